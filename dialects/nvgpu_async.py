@@ -1,0 +1,1095 @@
+"""The nvgpu_async dialect: the Hopper machine that arefs lower to.
+
+Shared memory is allocated statically (`smem_alloc`, `mbarrier_alloc` with byte
+offsets into the block's dynamic shared memory). A ring buffer
+`!nvgpu_async.smem<3x128x64xbf16>` holds `3` slots of a 128x64 tile each, every
+slot 1024-byte aligned and stored in the canonical 128-byte-swizzled layout: the
+tile is cut into column chunks 128 bytes wide (64 bf16), each chunk a stack of
+128-byte rows, exactly what one TMA box writes and what a wgmma descriptor reads.
+
+Tiles held in registers are builtin tensors whose encoding is a
+`#nvgpu_async.frag<...>` layout, so `arith`/`math` keep working on them; the PTX
+printer turns each elementwise op into per-register instructions.
+
+Execution model (what the barrier simulator checks, at warpgroup granularity):
+`role_dispatch` runs its producer region on one elected thread of the producer
+warpgroup and its consumer region on every thread of each consumer warpgroup;
+`mbarrier_arrive` counts once per executing warpgroup (one elected thread
+arrives); a phase of an mbarrier completes when its pending arrivals reach zero
+and its transaction bytes are all delivered.
+
+None of the ops with side effects is `Pure`: canonicalize must never delete a
+barrier, a copy or an MMA.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+from typing import ClassVar
+
+from tawa_xdsl.dialects.roles import (
+    MAX_REGS,
+    MIN_REGS,
+    ROLE_TRAITS,
+    RoleRegionsOp,
+)
+from tawa_xdsl.dialects.tile import MAX_BOX_DIM, element_bytes
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    I64,
+    ArrayAttr,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    TensorType,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    VarConstraint,
+    base,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+SWIZZLE_BYTES = 128
+"""Width of one swizzle span: a chunk row of a shared-memory tile."""
+
+SLOT_ALIGN = 1024
+"""128-byte swizzling repeats every 8 rows of 128 bytes; tiles start on that boundary."""
+
+MAX_SMEM_BYTES = 232448
+"""Opt-in dynamic shared memory per block on H100 (227 KB)."""
+
+WGMMA_INPUT_TYPES = (BFloat16Type, Float16Type)
+
+
+def _shape_str(shape: Sequence[int]) -> str:
+    return "x".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape)
+
+
+def _parse_shape_and_type(parser: AttrParser) -> tuple[list[int], Attribute]:
+    return parser.parse_ranked_shape()
+
+
+def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
+    return ArrayAttr(IntAttr(v) for v in values)
+
+
+# ------------------------------------------------------------------ layouts, types
+
+
+class FragmentKind(StrEnum):
+    ACC = auto()
+    """wgmma f32 accumulator layout (also the 16-bit A-operand layout: same pairs)."""
+    ROW = auto()
+    """One value per accumulator row: row reductions, row statistics (softmax m, l)."""
+    COL = auto()
+    """One value per accumulator column: a bias vector broadcast down the rows."""
+
+
+@irdl_attr_definition
+class FragmentKindAttr(EnumAttribute[FragmentKind], SpacedOpaqueSyntaxAttribute):
+    name = "nvgpu_async.frag_kind"
+
+
+@irdl_attr_definition
+class FragmentLayoutAttr(ParametrizedAttribute):
+    """`#nvgpu_async.frag<acc, warpgroups = 2>`: how a register tile is spread.
+
+    `warpgroups` consumer warpgroups share the tile along M, each owning a
+    contiguous band of M / warpgroups rows. Within a warpgroup the element layout is
+    the wgmma m64nNk16 accumulator layout, repeated for every 64 rows.
+    """
+
+    name = "nvgpu_async.frag"
+
+    kind: FragmentKindAttr
+    warpgroups: IntAttr
+
+    def __init__(self, kind: FragmentKind | str, warpgroups: int = 1):
+        super().__init__(FragmentKindAttr(FragmentKind(kind)), IntAttr(warpgroups))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            kind = parser.parse_identifier()
+            if kind not in set(FragmentKind):
+                parser.raise_error(
+                    f"unknown fragment kind '{kind}', expected one of "
+                    f"{', '.join(FragmentKind)}"
+                )
+            parser.parse_punctuation(",")
+            parser.parse_keyword("warpgroups")
+            parser.parse_punctuation("=")
+            wgs = parser.parse_integer(allow_boolean=False)
+        return FragmentKindAttr(FragmentKind(kind)), IntAttr(wgs)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.kind.data}, warpgroups = {self.warpgroups.data}>")
+
+    def verify(self) -> None:
+        if not 1 <= self.warpgroups.data <= 3:
+            raise VerifyException(
+                f"#nvgpu_async.frag spans 1 to 3 warpgroups, not {self.warpgroups.data}"
+            )
+
+
+def fragment_layout(t: Attribute) -> FragmentLayoutAttr | None:
+    """The register layout of a tile type, if it is a register fragment."""
+    if isinstance(t, TensorType) and isinstance(t.encoding, FragmentLayoutAttr):
+        return t.encoding
+    return None
+
+
+@irdl_attr_definition
+class TensorMapType(ParametrizedAttribute, TypeAttribute):
+    """A TMA tensor map passed by value: `!nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>`.
+
+    `box` is the hardware box (with a swizzle, its inner extent fits one swizzle
+    span); a tile wider than that is moved as several boxes.
+    """
+
+    name = "nvgpu_async.tensor_map"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+    box: ArrayAttr[IntAttr]
+    swizzle: IntAttr
+
+    def __init__(
+        self,
+        shape: Sequence[int],
+        element_type: Attribute,
+        box: Sequence[int],
+        swizzle: int = SWIZZLE_BYTES,
+    ):
+        super().__init__(_ints(shape), element_type, _ints(box), IntAttr(swizzle))
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+    def get_box(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.box.data)
+
+    @property
+    def box_bytes(self) -> int:
+        n = element_bytes(self.element_type)
+        for d in self.get_box():
+            n *= d
+        return n
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            shape, element_type = _parse_shape_and_type(parser)
+            parser.parse_punctuation(",")
+            parser.parse_keyword("box")
+            parser.parse_punctuation("=")
+            box = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_integer
+            )
+            parser.parse_punctuation(",")
+            parser.parse_keyword("swizzle")
+            parser.parse_punctuation("=")
+            swizzle = parser.parse_integer(allow_boolean=False)
+        return _ints(shape), element_type, _ints(box), IntAttr(swizzle)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{_shape_str(self.get_shape())}x")
+        printer.print_attribute(self.element_type)
+        printer.print_string(
+            f", box = [{', '.join(map(str, self.get_box()))}], swizzle = {self.swizzle.data}>"
+        )
+
+    def verify(self) -> None:
+        shape, box = self.get_shape(), self.get_box()
+        if not 1 <= len(shape) <= 5:
+            raise VerifyException(f"tensor maps have rank 1 to 5, not {len(shape)}")
+        if len(box) != len(shape):
+            raise VerifyException(
+                f"tensor map box rank {len(box)} differs from tensor rank {len(shape)}"
+            )
+        if any(not 1 <= b <= MAX_BOX_DIM for b in box):
+            raise VerifyException(
+                f"tensor map box dims must be in [1, {MAX_BOX_DIM}], got {list(box)}"
+            )
+        swizzle = self.swizzle.data
+        if swizzle not in (0, 32, 64, 128):
+            raise VerifyException(
+                f"swizzle must be 0, 32, 64 or 128 bytes, not {swizzle}"
+            )
+        inner = box[-1] * element_bytes(self.element_type)
+        if inner % 16:
+            raise VerifyException(
+                f"tensor map box inner extent is {inner} bytes; TMA needs a multiple of 16"
+            )
+        if swizzle and inner > swizzle:
+            raise VerifyException(
+                f"tensor map box inner extent is {inner} bytes, wider than its {swizzle}-byte swizzle"
+            )
+
+
+@irdl_attr_definition
+class GlobalTensorType(ParametrizedAttribute, TypeAttribute):
+    """A global tensor reached by plain loads and stores: base pointer, dims, strides."""
+
+    name = "nvgpu_async.global"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute):
+        super().__init__(_ints(shape), element_type)
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            shape, element_type = _parse_shape_and_type(parser)
+        return _ints(shape), element_type
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{_shape_str(self.get_shape())}x")
+        printer.print_attribute(self.element_type)
+        printer.print_string(">")
+
+
+@irdl_attr_definition
+class SmemType(ParametrizedAttribute, TypeAttribute):
+    """A ring of `depth` tile slots in shared memory: `!nvgpu_async.smem<3x128x64xbf16>`."""
+
+    name = "nvgpu_async.smem"
+
+    depth: IntAttr
+    tile: ArrayAttr[IntAttr]
+    element_type: Attribute
+
+    def __init__(self, depth: int, tile: Sequence[int], element_type: Attribute):
+        super().__init__(IntAttr(depth), _ints(tile), element_type)
+
+    def get_tile(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.tile.data)
+
+    @property
+    def chunk_cols(self) -> int:
+        """Columns of one 128-byte swizzle chunk (64 for 16-bit elements)."""
+        return SWIZZLE_BYTES // element_bytes(self.element_type)
+
+    @property
+    def tile_bytes(self) -> int:
+        n = element_bytes(self.element_type)
+        for d in self.get_tile():
+            n *= d
+        return n
+
+    @property
+    def slot_bytes(self) -> int:
+        """Bytes between consecutive slots (each slot starts 1024-byte aligned)."""
+        return -(-self.tile_bytes // SLOT_ALIGN) * SLOT_ALIGN
+
+    @property
+    def total_bytes(self) -> int:
+        return self.depth.data * self.slot_bytes
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            dims, element_type = _parse_shape_and_type(parser)
+        if len(dims) < 2:
+            parser.raise_error("!nvgpu_async.smem needs a depth and a tile shape")
+        return IntAttr(dims[0]), _ints(dims[1:]), element_type
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.depth.data}x{_shape_str(self.get_tile())}x")
+        printer.print_attribute(self.element_type)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if self.depth.data < 1:
+            raise VerifyException(
+                f"shared-memory ring depth must be >= 1, not {self.depth.data}"
+            )
+        tile = self.get_tile()
+        if not 1 <= len(tile) <= 2 or any(d < 1 for d in tile):
+            raise VerifyException(
+                f"shared-memory slots hold rank-1 or rank-2 tiles, not {_shape_str(tile)}"
+            )
+        if len(tile) == 2 and tile[-1] > self.chunk_cols and tile[-1] % self.chunk_cols:
+            raise VerifyException(
+                f"a {tile[-1]}-column tile does not split into {self.chunk_cols}-column "
+                "swizzle chunks"
+            )
+
+
+@irdl_attr_definition
+class SmemViewType(ParametrizedAttribute, TypeAttribute):
+    """One slot seen as a matrix operand: `!nvgpu_async.smem_view<64x128xbf16, transposed>`.
+
+    `transposed` means the slot stores the transpose of the logical matrix (a B
+    operand stored N x K is K-major; stored K x N it is MN-major).
+    """
+
+    name = "nvgpu_async.smem_view"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+    transposed: IntAttr
+
+    def __init__(
+        self, shape: Sequence[int], element_type: Attribute, transposed: bool = False
+    ):
+        super().__init__(_ints(shape), element_type, IntAttr(int(transposed)))
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+    @property
+    def is_transposed(self) -> bool:
+        return bool(self.transposed.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            shape, element_type = _parse_shape_and_type(parser)
+            transposed = False
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.parse_keyword("transposed")
+                transposed = True
+        return _ints(shape), element_type, IntAttr(int(transposed))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{_shape_str(self.get_shape())}x")
+        printer.print_attribute(self.element_type)
+        printer.print_string(", transposed>" if self.is_transposed else ">")
+
+
+@irdl_attr_definition
+class MBarrierType(ParametrizedAttribute, TypeAttribute):
+    """An array of `count` 64-bit mbarriers in shared memory: `!nvgpu_async.mbarrier<3>`."""
+
+    name = "nvgpu_async.mbarrier"
+
+    count: IntAttr
+
+    def __init__(self, count: int):
+        super().__init__(IntAttr(count))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (IntAttr(parser.parse_integer(allow_boolean=False)),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.count.data}>")
+
+    def verify(self) -> None:
+        if self.count.data < 1:
+            raise VerifyException(
+                f"an mbarrier array holds >= 1 barrier, not {self.count.data}"
+            )
+
+
+class RegAction(StrEnum):
+    INC = auto()
+    DEC = auto()
+
+
+@irdl_attr_definition
+class RegActionAttr(EnumAttribute[RegAction], SpacedOpaqueSyntaxAttribute):
+    name = "nvgpu_async.reg_action"
+
+
+# ------------------------------------------------------------- allocation, setup
+
+
+@irdl_op_definition
+class SmemAllocOp(IRDLOperation):
+    """Place a ring at a fixed byte offset of the block's dynamic shared memory."""
+
+    name = "nvgpu_async.smem_alloc"
+
+    offset = prop_def(IntegerAttr[I64])
+    result = result_def(SmemType)
+
+    assembly_format = "`offset` `=` $offset attr-dict `:` type($result)"
+
+    def __init__(self, offset: int, smem_type: SmemType):
+        super().__init__(
+            properties={"offset": IntegerAttr(offset, 64)}, result_types=[smem_type]
+        )
+
+    def verify_(self) -> None:
+        offset = self.offset.value.data
+        assert isinstance(self.result.type, SmemType)
+        if offset % SLOT_ALIGN:
+            raise VerifyException(
+                f"nvgpu_async.smem_alloc offset {offset} is not {SLOT_ALIGN}-byte aligned "
+                "(128-byte swizzle needs it)"
+            )
+        if offset + self.result.type.total_bytes > MAX_SMEM_BYTES:
+            raise VerifyException(
+                f"nvgpu_async.smem_alloc ends at byte {offset + self.result.type.total_bytes}, "
+                f"past the {MAX_SMEM_BYTES} bytes of shared memory a block can have"
+            )
+
+
+@irdl_op_definition
+class MBarrierAllocOp(IRDLOperation):
+    """Place an array of mbarriers at a fixed, 8-byte aligned shared-memory offset."""
+
+    name = "nvgpu_async.mbarrier_alloc"
+
+    offset = prop_def(IntegerAttr[I64])
+    result = result_def(MBarrierType)
+
+    assembly_format = "`offset` `=` $offset attr-dict `:` type($result)"
+
+    def __init__(self, offset: int, count: int):
+        super().__init__(
+            properties={"offset": IntegerAttr(offset, 64)},
+            result_types=[MBarrierType(count)],
+        )
+
+    def verify_(self) -> None:
+        offset = self.offset.value.data
+        if offset % 8:
+            raise VerifyException(
+                f"mbarriers are 8-byte aligned; offset {offset} is not"
+            )
+        if offset < 0 or offset + 8 * self.result.type.count.data > MAX_SMEM_BYTES:
+            raise VerifyException(
+                f"mbarrier array at offset {offset} leaves shared memory"
+            )
+
+
+@irdl_op_definition
+class MBarrierInitOp(IRDLOperation):
+    """Initialise every barrier of the array to expect `count` arrivals per phase."""
+
+    name = "nvgpu_async.mbarrier_init"
+
+    barriers = operand_def(MBarrierType)
+    count = prop_def(IntegerAttr[I64])
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "$barriers `,` `count` `=` $count attr-dict `:` type($barriers)"
+
+    def __init__(self, barriers: SSAValue | Operation, count: int):
+        super().__init__(
+            operands=[barriers], properties={"count": IntegerAttr(count, 64)}
+        )
+
+    def verify_(self) -> None:
+        if self.count.value.data < 1:
+            raise VerifyException(
+                f"nvgpu_async.mbarrier_init count must be >= 1, got {self.count.value.data}"
+            )
+
+
+class _NoOperandSideEffectOp(IRDLOperation):
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class FenceMBarrierInitOp(_NoOperandSideEffectOp):
+    """Make barrier initialisation visible to the async proxy (TMA) and other threads."""
+
+    name = "nvgpu_async.fence_mbarrier_init"
+
+
+@irdl_op_definition
+class CTABarrierOp(_NoOperandSideEffectOp):
+    """`bar.sync 0`: every thread of the block."""
+
+    name = "nvgpu_async.cta_barrier"
+
+
+@irdl_op_definition
+class FenceProxyAsyncOp(_NoOperandSideEffectOp):
+    """Order this thread's generic shared-memory writes before later async-proxy
+    reads (TMA store, wgmma)."""
+
+    name = "nvgpu_async.fence_proxy_async"
+
+
+# ------------------------------------------------------------------ mbarrier ops
+
+
+class _BarrierSlotOp(IRDLOperation):
+    barriers = operand_def(MBarrierType)
+    index = operand_def(IndexType)
+
+
+@irdl_op_definition
+class MBarrierArriveOp(_BarrierSlotOp):
+    """Arrive once on barrier `index` (one elected thread per executing warpgroup)."""
+
+    name = "nvgpu_async.mbarrier_arrive"
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "$barriers `[` $index `]` attr-dict `:` type($barriers)"
+
+    def __init__(self, barriers: SSAValue | Operation, index: SSAValue | Operation):
+        super().__init__(operands=[barriers, index])
+
+
+@irdl_op_definition
+class MBarrierArriveExpectTxOp(_BarrierSlotOp):
+    """Arrive once and add `bytes` to the transaction count the phase waits for."""
+
+    name = "nvgpu_async.mbarrier_arrive_expect_tx"
+
+    bytes = prop_def(IntegerAttr[I64])
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$barriers `[` $index `]` `,` `bytes` `=` $bytes attr-dict `:` type($barriers)"
+    )
+
+    def __init__(
+        self,
+        barriers: SSAValue | Operation,
+        index: SSAValue | Operation,
+        num_bytes: int,
+    ):
+        super().__init__(
+            operands=[barriers, index], properties={"bytes": IntegerAttr(num_bytes, 64)}
+        )
+
+    def verify_(self) -> None:
+        if self.bytes.value.data <= 0:
+            raise VerifyException(
+                f"nvgpu_async.mbarrier_arrive_expect_tx needs a positive byte count, "
+                f"got {self.bytes.value.data}"
+            )
+
+
+@irdl_op_definition
+class MBarrierWaitOp(_BarrierSlotOp):
+    """Spin until the phase of barrier `index` with parity `parity` has completed."""
+
+    name = "nvgpu_async.mbarrier_wait"
+
+    parity = operand_def(IndexType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$barriers `[` $index `]` `,` `parity` $parity attr-dict `:` type($barriers)"
+    )
+
+    def __init__(
+        self,
+        barriers: SSAValue | Operation,
+        index: SSAValue | Operation,
+        parity: SSAValue | Operation,
+    ):
+        super().__init__(operands=[barriers, index, parity])
+
+
+# ------------------------------------------------------------------------- TMA
+
+
+def _verify_tma_tile(
+    op_name: str, tmap: TensorMapType, ring: SmemType, num_coords: int
+) -> None:
+    if num_coords != len(tmap.get_shape()):
+        raise VerifyException(
+            f"{op_name} needs {len(tmap.get_shape())} coordinates, got {num_coords}"
+        )
+    if tmap.element_type != ring.element_type:
+        raise VerifyException(
+            f"{op_name}: tensor map of {tmap.element_type} and buffer of {ring.element_type}"
+        )
+    box = list(tmap.get_box())
+    while len(box) > 1 and box[0] == 1:
+        box.pop(0)
+    tile = ring.get_tile()
+    if len(box) != len(tile) or tuple(box[:-1]) != tile[:-1] or tile[-1] % box[-1]:
+        raise VerifyException(
+            f"{op_name}: a {_shape_str(tile)} tile is not a row of "
+            f"{_shape_str(tuple(box))} boxes"
+        )
+
+
+@irdl_op_definition
+class TMALoadOp(IRDLOperation):
+    """Copy the tile at `coords` (element offsets, outermost first) into slot `slot`
+    of `buffer`, one box per swizzle chunk; completion adds the tile's bytes to the
+    transaction count of barrier `barriers[barrier]`. Issued by one thread."""
+
+    name = "nvgpu_async.tma_load"
+
+    tensor_map = operand_def(TensorMapType)
+    coords = var_operand_def(IndexType)
+    buffer = operand_def(SmemType)
+    slot = operand_def(IndexType)
+    barriers = operand_def(MBarrierType)
+    barrier = operand_def(IndexType)
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$tensor_map `[` $coords `]` `,` $buffer `[` $slot `]` `,` $barriers `[` $barrier `]`"
+        " attr-dict `:` type($tensor_map) `,` type($buffer) `,` type($barriers)"
+    )
+
+    def __init__(
+        self,
+        tensor_map: SSAValue,
+        coords: Sequence[SSAValue],
+        buffer: SSAValue,
+        slot: SSAValue,
+        barriers: SSAValue,
+        barrier: SSAValue,
+    ):
+        super().__init__(operands=[tensor_map, coords, buffer, slot, barriers, barrier])
+
+    def verify_(self) -> None:
+        assert isinstance(self.tensor_map.type, TensorMapType)
+        assert isinstance(self.buffer.type, SmemType)
+        _verify_tma_tile(
+            self.name, self.tensor_map.type, self.buffer.type, len(self.coords)
+        )
+
+
+@irdl_op_definition
+class TMAStoreOp(IRDLOperation):
+    """Copy slot `slot` of `buffer` to the tile at `coords`; out-of-bounds parts are
+    dropped. Tracked by the issuing thread's bulk group."""
+
+    name = "nvgpu_async.tma_store"
+
+    buffer = operand_def(SmemType)
+    slot = operand_def(IndexType)
+    tensor_map = operand_def(TensorMapType)
+    coords = var_operand_def(IndexType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$buffer `[` $slot `]` `,` $tensor_map `[` $coords `]` attr-dict `:` "
+        "type($buffer) `,` type($tensor_map)"
+    )
+
+    def __init__(
+        self,
+        buffer: SSAValue,
+        slot: SSAValue,
+        tensor_map: SSAValue,
+        coords: Sequence[SSAValue],
+    ):
+        super().__init__(operands=[buffer, slot, tensor_map, coords])
+
+    def verify_(self) -> None:
+        assert isinstance(self.tensor_map.type, TensorMapType)
+        assert isinstance(self.buffer.type, SmemType)
+        _verify_tma_tile(
+            self.name, self.tensor_map.type, self.buffer.type, len(self.coords)
+        )
+
+
+@irdl_op_definition
+class TMAStoreCommitOp(_NoOperandSideEffectOp):
+    """Close the current bulk group of TMA stores."""
+
+    name = "nvgpu_async.tma_store_commit"
+
+
+@irdl_op_definition
+class TMAStoreWaitOp(IRDLOperation):
+    """Wait until at most `pending` bulk store groups are still reading shared memory."""
+
+    name = "nvgpu_async.tma_store_wait"
+
+    pending = prop_def(IntegerAttr[I64])
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "`pending` `=` $pending attr-dict"
+
+    def __init__(self, pending: int = 0):
+        super().__init__(properties={"pending": IntegerAttr(pending, 64)})
+
+    def verify_(self) -> None:
+        if self.pending.value.data < 0:
+            raise VerifyException(
+                "nvgpu_async.tma_store_wait pending count must be >= 0"
+            )
+
+
+# ------------------------------------------------------------- shared-memory views
+
+
+@irdl_op_definition
+class SmemSlotOp(IRDLOperation):
+    """View slot `slot` of a ring as a matrix operand."""
+
+    name = "nvgpu_async.smem_slot"
+
+    buffer = operand_def(SmemType)
+    slot = operand_def(IndexType)
+    result = result_def(SmemViewType)
+
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$buffer `[` $slot `]` attr-dict `:` type($buffer) `->` type($result)"
+    )
+
+    def __init__(self, buffer: SSAValue, slot: SSAValue):
+        assert isinstance(buffer.type, SmemType)
+        view = SmemViewType(buffer.type.get_tile(), buffer.type.element_type)
+        super().__init__(operands=[buffer, slot], result_types=[view])
+
+    def verify_(self) -> None:
+        assert isinstance(self.buffer.type, SmemType)
+        assert isinstance(self.result.type, SmemViewType)
+        ring, view = self.buffer.type, self.result.type
+        if (
+            view.is_transposed
+            or view.get_shape() != ring.get_tile()
+            or (view.element_type != ring.element_type)
+        ):
+            raise VerifyException(
+                f"nvgpu_async.smem_slot of {ring} gives "
+                f"{SmemViewType(ring.get_tile(), ring.element_type)}, not {view}"
+            )
+
+
+@irdl_op_definition
+class SmemTransOp(IRDLOperation):
+    """The same shared-memory tile seen as its transpose (no data moves)."""
+
+    name = "nvgpu_async.smem_trans"
+
+    source = operand_def(SmemViewType)
+    result = result_def(SmemViewType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(self, source: SSAValue):
+        assert isinstance(source.type, SmemViewType)
+        s = source.type
+        res = SmemViewType(s.get_shape()[::-1], s.element_type, not s.is_transposed)
+        super().__init__(operands=[source], result_types=[res])
+
+    def verify_(self) -> None:
+        assert isinstance(self.source.type, SmemViewType)
+        assert isinstance(self.result.type, SmemViewType)
+        s, r = self.source.type, self.result.type
+        if (
+            len(s.get_shape()) != 2
+            or r.get_shape() != s.get_shape()[::-1]
+            or r.element_type != s.element_type
+            or r.is_transposed == s.is_transposed
+        ):
+            raise VerifyException(f"nvgpu_async.smem_trans of {s} cannot give {r}")
+
+
+@irdl_op_definition
+class SmemLoadOp(IRDLOperation):
+    """Read a shared-memory tile into registers with a fragment layout (ld.shared)."""
+
+    name = "nvgpu_async.smem_load"
+
+    source = operand_def(SmemViewType)
+    result = result_def(TensorType)
+
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(self, source: SSAValue, result_type: TensorType):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        assert isinstance(self.source.type, SmemViewType)
+        res = self.result.type
+        assert isinstance(res, TensorType)
+        if fragment_layout(res) is None:
+            raise VerifyException("nvgpu_async.smem_load must give a register fragment")
+        if res.get_shape() != self.source.type.get_shape() or (
+            res.element_type != self.source.type.element_type
+        ):
+            raise VerifyException(
+                f"nvgpu_async.smem_load of {self.source.type} cannot give {res}"
+            )
+
+
+@irdl_op_definition
+class SmemStoreOp(IRDLOperation):
+    """Write a register fragment into a shared-memory tile (st.shared); a
+    `fence_proxy_async` must follow before TMA or wgmma read it."""
+
+    name = "nvgpu_async.smem_store"
+
+    value = operand_def(TensorType)
+    buffer = operand_def(SmemType)
+    slot = operand_def(IndexType)
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$value `,` $buffer `[` $slot `]` attr-dict `:` type($value) `->` type($buffer)"
+    )
+
+    def __init__(self, value: SSAValue, buffer: SSAValue, slot: SSAValue):
+        super().__init__(operands=[value, buffer, slot])
+
+    def verify_(self) -> None:
+        assert isinstance(self.value.type, TensorType)
+        assert isinstance(self.buffer.type, SmemType)
+        v, ring = self.value.type, self.buffer.type
+        if fragment_layout(v) is None:
+            raise VerifyException("nvgpu_async.smem_store stores a register fragment")
+        if v.get_shape() != ring.get_tile() or v.element_type != ring.element_type:
+            raise VerifyException(
+                f"nvgpu_async.smem_store of {v} does not fit a slot of {ring}"
+            )
+
+
+@irdl_op_definition
+class StoreGlobalOp(IRDLOperation):
+    """Store a register fragment to global memory at element offsets `indices`,
+    skipping elements outside the tensor."""
+
+    name = "nvgpu_async.store_global"
+
+    value = operand_def(TensorType)
+    target = operand_def(GlobalTensorType)
+    indices = var_operand_def(IndexType)
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "$value `,` $target `[` $indices `]` attr-dict `:` type($value) `->` type($target)"
+
+    def __init__(self, value: SSAValue, target: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[value, target, indices])
+
+    def verify_(self) -> None:
+        assert isinstance(self.value.type, TensorType)
+        assert isinstance(self.target.type, GlobalTensorType)
+        v, g = self.value.type, self.target.type
+        if fragment_layout(v) is None:
+            raise VerifyException("nvgpu_async.store_global stores a register fragment")
+        if len(self.indices) != len(g.get_shape()):
+            raise VerifyException(
+                f"nvgpu_async.store_global needs {len(g.get_shape())} indices, got "
+                f"{len(self.indices)}"
+            )
+        if v.element_type != g.element_type:
+            raise VerifyException(
+                f"nvgpu_async.store_global of {v.element_type} into a tensor of {g.element_type}"
+            )
+        if v.get_num_dims() > len(g.get_shape()):
+            raise VerifyException(
+                "nvgpu_async.store_global tile has a higher rank than the tensor"
+            )
+
+
+# ------------------------------------------------------------------------ wgmma
+
+
+@irdl_op_definition
+class WgmmaFenceOp(_NoOperandSideEffectOp):
+    """Order earlier register writes (accumulator, A fragment) before the next wgmma."""
+
+    name = "nvgpu_async.wgmma_fence"
+
+
+@irdl_op_definition
+class WgmmaCommitGroupOp(_NoOperandSideEffectOp):
+    """Close the group of wgmmas issued since the last commit."""
+
+    name = "nvgpu_async.wgmma_commit_group"
+
+
+@irdl_op_definition
+class WgmmaWaitGroupOp(IRDLOperation):
+    """Wait until at most `pending` committed wgmma groups are still running."""
+
+    name = "nvgpu_async.wgmma_wait_group"
+
+    pending = prop_def(IntegerAttr[I64])
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "`pending` `=` $pending attr-dict"
+
+    def __init__(self, pending: int):
+        super().__init__(properties={"pending": IntegerAttr(pending, 64)})
+
+    def verify_(self) -> None:
+        if not 0 <= self.pending.value.data <= 7:
+            raise VerifyException(
+                f"wgmma.wait_group takes 0 to 7 pending groups, not {self.pending.value.data}"
+            )
+
+
+@irdl_op_definition
+class WgmmaOp(IRDLOperation):
+    """`acc + a @ b` on the tensor cores, asynchronously: the result is readable only
+    after a `wgmma_wait_group` retires the group. `a` is a shared-memory view or a
+    16-bit register fragment; `b` is a shared-memory view."""
+
+    name = "nvgpu_async.wgmma"
+
+    C: ClassVar = VarConstraint("C", base(TensorType))
+    lhs = operand_def()
+    rhs = operand_def(SmemViewType)
+    acc = operand_def(C)
+    result = result_def(C)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "$lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, acc: SSAValue):
+        super().__init__(operands=[lhs, rhs, acc], result_types=[acc.type])
+
+    def verify_(self) -> None:
+        a, b, c = self.lhs.type, self.rhs.type, self.acc.type
+        assert isinstance(b, SmemViewType) and isinstance(c, TensorType)
+        if isinstance(a, SmemViewType) or (
+            isinstance(a, TensorType) and fragment_layout(a) is not None
+        ):
+            a_shape, a_et = a.get_shape(), a.element_type
+        else:
+            raise VerifyException(
+                "nvgpu_async.wgmma lhs must be a shared-memory view or a register fragment"
+            )
+        layout = fragment_layout(c)
+        if layout is None or layout.kind.data != FragmentKind.ACC:
+            raise VerifyException(
+                "nvgpu_async.wgmma accumulator must be an f32 fragment in the acc layout"
+            )
+        if not isinstance(c.element_type, Float32Type):
+            raise VerifyException("nvgpu_async.wgmma accumulates in f32")
+        if not isinstance(a_et, WGMMA_INPUT_TYPES) or a_et != b.element_type:
+            raise VerifyException(
+                f"nvgpu_async.wgmma inputs must both be bf16 or both f16, got {a_et} and "
+                f"{b.element_type}"
+            )
+        if len(a_shape) != 2 or len(b.get_shape()) != 2:
+            raise VerifyException("nvgpu_async.wgmma operands are matrices")
+        (m, k), (k2, n) = a_shape, b.get_shape()
+        if k != k2 or c.get_shape() != (m, n):
+            raise VerifyException(
+                f"nvgpu_async.wgmma shapes do not chain: {m}x{k} @ {k2}x{n} -> "
+                f"{_shape_str(c.get_shape())}"
+            )
+        wgs = layout.warpgroups.data
+        if m % (64 * wgs):
+            raise VerifyException(
+                f"nvgpu_async.wgmma M = {m} is not a multiple of 64 per warpgroup ({wgs})"
+            )
+        if n % 8 or not 8 <= n <= 256:
+            raise VerifyException(
+                f"nvgpu_async.wgmma N = {n} must be a multiple of 8 in [8, 256]"
+            )
+        if k % 16:
+            raise VerifyException(f"nvgpu_async.wgmma K = {k} is not a multiple of 16")
+
+
+# ---------------------------------------------------------------------- roles
+
+
+@irdl_op_definition
+class SetMaxNRegOp(IRDLOperation):
+    """`setmaxnreg.inc/dec`: this warpgroup's per-thread register budget."""
+
+    name = "nvgpu_async.setmaxnreg"
+
+    action = prop_def(RegActionAttr)
+    regs = prop_def(IntegerAttr[I64])
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "$action $regs attr-dict"
+
+    def __init__(self, action: RegAction | str, regs: int):
+        super().__init__(
+            properties={
+                "action": RegActionAttr(RegAction(action)),
+                "regs": IntegerAttr(regs, 64),
+            }
+        )
+
+    def verify_(self) -> None:
+        regs = self.regs.value.data
+        if regs % 8 or not MIN_REGS <= regs <= MAX_REGS:
+            raise VerifyException(
+                f"setmaxnreg {regs}: the budget must be a multiple of 8 in [{MIN_REGS}, {MAX_REGS}]"
+            )
+
+
+@irdl_op_definition
+class RoleDispatchOp(RoleRegionsOp):
+    """Branch the block's warpgroups into roles: warpgroup 0 runs the producer region
+    on one elected thread; warpgroups 1..consumers run the consumer region."""
+
+    name = "nvgpu_async.role_dispatch"
+
+    traits = traits_def(*ROLE_TRAITS)
+
+
+NVGPUAsync = Dialect(
+    "nvgpu_async",
+    [
+        SmemAllocOp,
+        MBarrierAllocOp,
+        MBarrierInitOp,
+        FenceMBarrierInitOp,
+        CTABarrierOp,
+        FenceProxyAsyncOp,
+        MBarrierArriveOp,
+        MBarrierArriveExpectTxOp,
+        MBarrierWaitOp,
+        TMALoadOp,
+        TMAStoreOp,
+        TMAStoreCommitOp,
+        TMAStoreWaitOp,
+        SmemSlotOp,
+        SmemTransOp,
+        SmemLoadOp,
+        SmemStoreOp,
+        StoreGlobalOp,
+        WgmmaFenceOp,
+        WgmmaCommitGroupOp,
+        WgmmaWaitGroupOp,
+        WgmmaOp,
+        SetMaxNRegOp,
+        RoleDispatchOp,
+    ],
+    [
+        FragmentKindAttr,
+        FragmentLayoutAttr,
+        TensorMapType,
+        GlobalTensorType,
+        SmemType,
+        SmemViewType,
+        MBarrierType,
+        RegActionAttr,
+    ],
+)

@@ -1,0 +1,725 @@
+"""The tile dialect: what one thread block computes, written on whole tiles.
+
+A tile kernel is a `func.func` carrying the unit attribute `tile.kernel`. Its
+arguments are global tensors (`!tile.desc`) and scalars; tiles are builtin
+`tensor` values, so elementwise math reuses `arith` and `math` unchanged. The ops
+here are the ones MLIR lacks: block coordinates, boxed loads and stores of global
+tensors (what TMA does), the tensor-core product, and the shape-changing ops an
+online softmax needs.
+
+Semantics (the reference interpreter implements exactly these):
+- `tile.load %d[%i, %j]` reads the box of `%d` whose first element is at element
+  offsets (i, j); elements outside the tensor read as zero.
+- `tile.store %v, %d[%i, %j]` writes the box; elements outside the tensor are
+  dropped. Together these make edge tiles of any problem size correct.
+- `tile.dot %a, %b, %acc` is acc + a @ b with 16-bit float inputs and f32
+  accumulation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    I64,
+    ArrayAttr,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    VarConstraint,
+    base,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+KERNEL_ATTR = "tile.kernel"
+"""Unit attribute that marks a `func.func` as a tile kernel."""
+
+MAX_BOX_DIM = 256
+"""Largest box extent a TMA tensor map accepts, per dimension."""
+
+DOT_INPUT_TYPES = (BFloat16Type, Float16Type)
+DESC_ELEMENT_TYPES = (BFloat16Type, Float16Type, Float32Type)
+
+
+def element_bytes(element_type: Attribute) -> int:
+    """Size in bytes of one element of a supported tile element type."""
+    if isinstance(element_type, BFloat16Type | Float16Type):
+        return 2
+    if isinstance(element_type, Float32Type):
+        return 4
+    if isinstance(element_type, IntegerType):
+        return max(1, element_type.width.data // 8)
+    raise ValueError(f"unsupported element type {element_type}")
+
+
+def _shape_str(shape: Sequence[int]) -> str:
+    return "x".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape)
+
+
+def _tensor(value: SSAValue) -> TensorType[Attribute]:
+    assert isinstance(value.type, TensorType)
+    return value.type
+
+
+# --------------------------------------------------------------------------- types
+
+
+@irdl_attr_definition
+class DescType(ParametrizedAttribute, TypeAttribute):
+    """A global tensor, read and written in boxes: `!tile.desc<?x?xbf16, box = [128, 64]>`.
+
+    The shape may be dynamic (`?`); the runtime reads it off the array it is given.
+    The box is the tile one load or store moves; the runtime builds the TMA tensor
+    map from it, so it obeys TMA's limits.
+    """
+
+    name = "tile.desc"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+    box: ArrayAttr[IntAttr]
+
+    def __init__(
+        self,
+        shape: Sequence[int],
+        element_type: Attribute,
+        box: Sequence[int],
+    ):
+        super().__init__(
+            ArrayAttr(IntAttr(d) for d in shape),
+            element_type,
+            ArrayAttr(IntAttr(d) for d in box),
+        )
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+    def get_box(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.box.data)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            shape, element_type = parser.parse_ranked_shape()
+            parser.parse_punctuation(",")
+            parser.parse_keyword("box")
+            parser.parse_punctuation("=")
+            box = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_integer
+            )
+        return (
+            ArrayAttr(IntAttr(d) for d in shape),
+            element_type,
+            ArrayAttr(IntAttr(d) for d in box),
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(_shape_str(self.get_shape()) + "x")
+            printer.print_attribute(self.element_type)
+            printer.print_string(", box = [")
+            printer.print_list(self.get_box(), lambda d: printer.print_string(str(d)))
+            printer.print_string("]")
+
+    def verify(self) -> None:
+        shape, box = self.get_shape(), self.get_box()
+        if not shape:
+            raise VerifyException("!tile.desc must have rank >= 1")
+        if not isinstance(self.element_type, DESC_ELEMENT_TYPES):
+            raise VerifyException(
+                f"!tile.desc element type must be bf16, f16 or f32, got {self.element_type}"
+            )
+        if any(d != DYNAMIC_INDEX and d <= 0 for d in shape):
+            raise VerifyException(
+                f"!tile.desc dimensions must be positive or '?', got {_shape_str(shape)}"
+            )
+        if len(box) != len(shape):
+            raise VerifyException(
+                f"!tile.desc box has rank {len(box)} but the tensor has rank {len(shape)}"
+            )
+        if any(not 1 <= b <= MAX_BOX_DIM for b in box):
+            raise VerifyException(
+                f"!tile.desc box dimensions must be in [1, {MAX_BOX_DIM}], got {list(box)}"
+            )
+        inner_bytes = box[-1] * element_bytes(self.element_type)
+        if inner_bytes % 16:
+            raise VerifyException(
+                f"!tile.desc box inner extent is {inner_bytes} bytes; TMA needs a multiple of 16"
+            )
+
+    def tile_shape(self) -> tuple[int, ...]:
+        """Shape of the tile a load returns: the box without its leading unit dims."""
+        box = list(self.get_box())
+        while len(box) > 1 and box[0] == 1:
+            box.pop(0)
+        return tuple(box)
+
+
+class ProgramAxis(StrEnum):
+    X = auto()
+    Y = auto()
+    Z = auto()
+
+
+@irdl_attr_definition
+class ProgramAxisAttr(EnumAttribute[ProgramAxis], SpacedOpaqueSyntaxAttribute):
+    """Grid axis of a program id: `x`, `y` or `z`."""
+
+    name = "tile.axis"
+
+    @property
+    def index(self) -> int:
+        return list(ProgramAxis).index(self.data)
+
+
+class ReduceKind(StrEnum):
+    MAX = auto()
+    MIN = auto()
+    SUM = auto()
+
+
+@irdl_attr_definition
+class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
+    """Combiner of a `tile.reduce`: `max`, `min` or `sum`."""
+
+    name = "tile.reduce_kind"
+
+
+class CmpiPredicate(StrEnum):
+    EQ = auto()
+    NE = auto()
+    SLT = auto()
+    SLE = auto()
+    SGT = auto()
+    SGE = auto()
+
+
+@irdl_attr_definition
+class CmpiPredicateAttr(EnumAttribute[CmpiPredicate], SpacedOpaqueSyntaxAttribute):
+    """Signed integer comparison of a `tile.cmpi`."""
+
+    name = "tile.cmpi_predicate"
+
+
+# ----------------------------------------------------------------------------- ops
+
+
+class _GridQueryOp(IRDLOperation):
+    axis = prop_def(ProgramAxisAttr)
+    result = result_def(IndexType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$axis attr-dict"
+
+    def __init__(self, axis: ProgramAxis | str):
+        super().__init__(
+            properties={"axis": ProgramAxisAttr(ProgramAxis(axis))},
+            result_types=[IndexType()],
+        )
+
+
+@irdl_op_definition
+class ProgramIdOp(_GridQueryOp):
+    """Coordinate of this thread block in the launch grid."""
+
+    name = "tile.program_id"
+
+
+@irdl_op_definition
+class NumProgramsOp(_GridQueryOp):
+    """Extent of the launch grid along one axis."""
+
+    name = "tile.num_programs"
+
+
+@irdl_op_definition
+class DimOp(IRDLOperation):
+    """Run-time extent of one dimension of a global tensor."""
+
+    name = "tile.dim"
+
+    desc = operand_def(DescType)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(IndexType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$desc `,` $axis attr-dict `:` type($desc)"
+
+    def __init__(self, desc: SSAValue | Operation, axis: int):
+        super().__init__(
+            operands=[desc],
+            properties={"axis": IntegerAttr(axis, 64)},
+            result_types=[IndexType()],
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(self.desc.type, DescType)
+        rank = self.desc.type.rank
+        if not 0 <= self.axis.value.data < rank:
+            raise VerifyException(
+                f"tile.dim axis {self.axis.value.data} is out of range for a rank-{rank} tensor"
+            )
+
+
+def _verify_box_access(
+    op_name: str, desc: DescType, indices: Sequence[SSAValue], tile: TensorType
+) -> None:
+    if len(indices) != desc.rank:
+        raise VerifyException(
+            f"{op_name} needs {desc.rank} indices for a rank-{desc.rank} tensor, got {len(indices)}"
+        )
+    if tile.element_type != desc.element_type:
+        raise VerifyException(
+            f"{op_name} tile element type {tile.element_type} does not match the tensor's {desc.element_type}"
+        )
+    shape = tile.get_shape()
+    if shape not in (desc.get_box(), desc.tile_shape()):
+        raise VerifyException(
+            f"{op_name} tile shape {_shape_str(shape)} does not match the box "
+            f"{_shape_str(desc.get_box())}"
+        )
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """Read the box at element offsets `[indices]`; out-of-bounds elements read as 0."""
+
+    name = "tile.load"
+
+    desc = operand_def(DescType)
+    indices = var_operand_def(IndexType)
+    result = result_def(TensorType)
+
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = (
+        "$desc `[` $indices `]` attr-dict `:` type($desc) `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        desc: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        result_type: Attribute,
+    ):
+        super().__init__(operands=[desc, indices], result_types=[result_type])
+
+    def verify_(self) -> None:
+        assert isinstance(self.desc.type, DescType)
+        _verify_box_access(
+            "tile.load", self.desc.type, self.indices, _tensor(self.result)
+        )
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """Write a tile to the box at `[indices]`; out-of-bounds elements are dropped."""
+
+    name = "tile.store"
+
+    value = operand_def(TensorType)
+    desc = operand_def(DescType)
+    indices = var_operand_def(IndexType)
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$value `,` $desc `[` $indices `]` attr-dict `:` type($value) `->` type($desc)"
+    )
+
+    def __init__(
+        self,
+        value: SSAValue | Operation,
+        desc: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+    ):
+        super().__init__(operands=[value, desc, indices])
+
+    def verify_(self) -> None:
+        assert isinstance(self.desc.type, DescType)
+        _verify_box_access(
+            "tile.store", self.desc.type, self.indices, _tensor(self.value)
+        )
+
+
+@irdl_op_definition
+class DotOp(IRDLOperation):
+    """`acc + a @ b`: 16-bit float inputs, f32 accumulation (one tensor-core GEMM)."""
+
+    name = "tile.dot"
+
+    C: ClassVar = VarConstraint("C", base(TensorType))
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    acc = operand_def(C)
+    result = result_def(C)
+
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+
+    def __init__(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        acc: SSAValue | Operation,
+    ):
+        acc_type = SSAValue.get(acc).type
+        super().__init__(operands=[lhs, rhs, acc], result_types=[acc_type])
+
+    def verify_(self) -> None:
+        a, b, c = _tensor(self.lhs), _tensor(self.rhs), _tensor(self.acc)
+        if (a.get_num_dims(), b.get_num_dims(), c.get_num_dims()) != (2, 2, 2):
+            raise VerifyException("tile.dot operands must all be rank-2 tiles")
+        if not isinstance(a.element_type, DOT_INPUT_TYPES):
+            raise VerifyException(
+                f"tile.dot inputs must be bf16 or f16, got {a.element_type}"
+            )
+        if a.element_type != b.element_type:
+            raise VerifyException(
+                f"tile.dot input element types differ: {a.element_type} and {b.element_type}"
+            )
+        if not isinstance(c.element_type, Float32Type):
+            raise VerifyException(
+                f"tile.dot accumulates in f32, got accumulator {c.element_type}"
+            )
+        (m, k), (k2, n) = a.get_shape(), b.get_shape()
+        if k != k2:
+            raise VerifyException(
+                f"tile.dot contraction mismatch: lhs is {m}x{k}, rhs is {k2}x{n}"
+            )
+        if c.get_shape() != (m, n):
+            raise VerifyException(
+                f"tile.dot accumulator is {_shape_str(c.get_shape())}, expected {m}x{n}"
+            )
+
+
+@irdl_op_definition
+class TransOp(IRDLOperation):
+    """Transpose of a rank-2 tile (free when it feeds `tile.dot`: a layout choice)."""
+
+    name = "tile.trans"
+
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(self, source: SSAValue | Operation):
+        t = _tensor(SSAValue.get(source))
+        rows, cols = t.get_shape()
+        super().__init__(
+            operands=[source], result_types=[TensorType(t.element_type, (cols, rows))]
+        )
+
+    def verify_(self) -> None:
+        src, res = _tensor(self.source), _tensor(self.result)
+        if src.get_num_dims() != 2:
+            raise VerifyException("tile.trans needs a rank-2 tile")
+        if (
+            res.element_type != src.element_type
+            or res.get_shape() != src.get_shape()[::-1]
+        ):
+            raise VerifyException(
+                f"tile.trans of {_shape_str(src.get_shape())}x{src.element_type} must give "
+                f"{_shape_str(src.get_shape()[::-1])}x{src.element_type}"
+            )
+
+
+@irdl_op_definition
+class ReduceOp(IRDLOperation):
+    """Reduce one axis of a float tile with max, min or sum."""
+
+    name = "tile.reduce"
+
+    kind = prop_def(ReduceKindAttr)
+    source = operand_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$kind $source `,` `axis` `=` $axis attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(
+        self,
+        kind: ReduceKind | str,
+        source: SSAValue | Operation,
+        axis: int,
+        result_type: Attribute,
+    ):
+        super().__init__(
+            operands=[source],
+            properties={
+                "kind": ReduceKindAttr(ReduceKind(kind)),
+                "axis": IntegerAttr(axis, 64),
+            },
+            result_types=[result_type],
+        )
+
+    def verify_(self) -> None:
+        src, res = _tensor(self.source), _tensor(self.result)
+        axis, shape = self.axis.value.data, src.get_shape()
+        if not 0 <= axis < len(shape):
+            raise VerifyException(
+                f"tile.reduce axis {axis} is out of range for a rank-{len(shape)} tile"
+            )
+        if not isinstance(src.element_type, Float32Type | Float16Type | BFloat16Type):
+            raise VerifyException(
+                f"tile.reduce needs a float tile, got {src.element_type}"
+            )
+        expected = shape[:axis] + shape[axis + 1 :]
+        if res.get_shape() != expected or res.element_type != src.element_type:
+            raise VerifyException(
+                f"tile.reduce along axis {axis} of {_shape_str(shape)}x{src.element_type} "
+                f"gives {_shape_str(expected)}x{src.element_type}, not "
+                f"{_shape_str(res.get_shape())}x{res.element_type}"
+            )
+
+
+@irdl_op_definition
+class ExpandDimsOp(IRDLOperation):
+    """Insert a unit dimension at `axis` (before a broadcast)."""
+
+    name = "tile.expand_dims"
+
+    source = operand_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$source `,` `axis` `=` $axis attr-dict `:` type($source) `->` type($result)"
+    )
+
+    def __init__(self, source: SSAValue | Operation, axis: int):
+        t = _tensor(SSAValue.get(source))
+        shape = list(t.get_shape())
+        shape.insert(axis, 1)
+        super().__init__(
+            operands=[source],
+            properties={"axis": IntegerAttr(axis, 64)},
+            result_types=[TensorType(t.element_type, shape)],
+        )
+
+    def verify_(self) -> None:
+        src, res = _tensor(self.source), _tensor(self.result)
+        axis, shape = self.axis.value.data, list(src.get_shape())
+        if not 0 <= axis <= len(shape):
+            raise VerifyException(
+                f"tile.expand_dims axis {axis} is out of range for a rank-{len(shape)} tile"
+            )
+        shape.insert(axis, 1)
+        if res.get_shape() != tuple(shape) or res.element_type != src.element_type:
+            raise VerifyException(
+                f"tile.expand_dims at axis {axis} must give {_shape_str(shape)}x{src.element_type}"
+            )
+
+
+@irdl_op_definition
+class BroadcastOp(IRDLOperation):
+    """Repeat a tile along its unit dimensions to a larger shape of the same rank."""
+
+    name = "tile.broadcast"
+
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(self, source: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        src, res = _tensor(self.source), _tensor(self.result)
+        if src.element_type != res.element_type:
+            raise VerifyException("tile.broadcast cannot change the element type")
+        s, r = src.get_shape(), res.get_shape()
+        if len(s) != len(r) or any(a not in (1, b) for a, b in zip(s, r, strict=False)):
+            raise VerifyException(
+                f"tile.broadcast cannot broadcast {_shape_str(s)} to {_shape_str(r)}: "
+                "ranks must match and only unit dimensions may grow"
+            )
+
+
+@irdl_op_definition
+class SplatOp(IRDLOperation):
+    """A tile with every element equal to a scalar."""
+
+    name = "tile.splat"
+
+    source = operand_def()
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(self, source: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        res = _tensor(self.result)
+        if self.source.type != res.element_type:
+            raise VerifyException(
+                f"tile.splat of a {self.source.type} cannot make a tile of {res.element_type}"
+            )
+
+
+@irdl_op_definition
+class IotaOp(IRDLOperation):
+    """The rank-1 tile [0, 1, ..., n-1] (row and column ids for masks)."""
+
+    name = "tile.iota"
+
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: Attribute):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        res = _tensor(self.result)
+        if res.get_num_dims() != 1 or not isinstance(res.element_type, IntegerType):
+            raise VerifyException(f"tile.iota gives a rank-1 integer tile, not {res}")
+
+
+@irdl_op_definition
+class CmpiOp(IRDLOperation):
+    """Elementwise signed comparison of two integer tiles, giving an i1 tile (masks).
+
+    xDSL's `arith.cmpi` compares scalars only; this is its tile form.
+    """
+
+    name = "tile.cmpi"
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    predicate = prop_def(CmpiPredicateAttr)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        predicate: CmpiPredicate | str,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+    ):
+        t = _tensor(SSAValue.get(lhs))
+        super().__init__(
+            operands=[lhs, rhs],
+            properties={"predicate": CmpiPredicateAttr(CmpiPredicate(predicate))},
+            result_types=[TensorType(IntegerType(1), t.get_shape(), t.encoding)],
+        )
+
+    def verify_(self) -> None:
+        operand, res = _tensor(self.lhs), _tensor(self.result)
+        if not isinstance(operand.element_type, IntegerType | IndexType):
+            raise VerifyException(
+                f"tile.cmpi compares integer tiles, not {operand.element_type}"
+            )
+        if res.get_shape() != operand.get_shape() or res.element_type != IntegerType(1):
+            raise VerifyException(
+                f"tile.cmpi of {_shape_str(operand.get_shape())} tiles gives an i1 tile "
+                "of the same shape"
+            )
+
+
+@irdl_op_definition
+class SelectOp(IRDLOperation):
+    """Elementwise `mask ? on_true : on_false` (xDSL's `arith.select` takes a scalar
+    condition only)."""
+
+    name = "tile.select"
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    mask = operand_def(TensorType)
+    on_true = operand_def(T)
+    on_false = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$mask `,` $on_true `,` $on_false attr-dict `:` type($mask) `,` type($result)"
+    )
+
+    def __init__(
+        self,
+        mask: SSAValue | Operation,
+        on_true: SSAValue | Operation,
+        on_false: SSAValue | Operation,
+    ):
+        super().__init__(
+            operands=[mask, on_true, on_false],
+            result_types=[SSAValue.get(on_true).type],
+        )
+
+    def verify_(self) -> None:
+        mask, res = _tensor(self.mask), _tensor(self.result)
+        if mask.element_type != IntegerType(1) or mask.get_shape() != res.get_shape():
+            raise VerifyException(
+                f"tile.select needs an i1 mask of shape {_shape_str(res.get_shape())}, "
+                f"got {_shape_str(mask.get_shape())}x{mask.element_type}"
+            )
+
+
+Tile = Dialect(
+    "tile",
+    [
+        ProgramIdOp,
+        NumProgramsOp,
+        DimOp,
+        LoadOp,
+        StoreOp,
+        DotOp,
+        TransOp,
+        ReduceOp,
+        ExpandDimsOp,
+        BroadcastOp,
+        SplatOp,
+        IotaOp,
+        CmpiOp,
+        SelectOp,
+    ],
+    [DescType, ProgramAxisAttr, ReduceKindAttr, CmpiPredicateAttr],
+)

@@ -1,0 +1,11 @@
+"""tawa-xdsl: automatic warp specialization for Hopper GPUs on xDSL.
+
+import tawa_xdsl
+module = tawa_xdsl.parse(Path("examples/gemm.mlir"))
+tawa_xdsl.interpret(module, "gemm_nt", a, b, c, grid=(m_tiles, n_tiles))
+"""
+
+from tawa_xdsl.api import apply, parse
+from tawa_xdsl.interp.reference import interpret
+
+__all__ = ["apply", "interpret", "parse"]

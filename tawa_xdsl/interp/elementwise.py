@@ -1,0 +1,211 @@
+"""`arith` and `math` on scalars and numpy tiles, for the reference interpreter.
+
+xDSL's own arith interpreter works on Python scalars only; tile kernels apply the
+same ops to whole tensors. Every op here computes with numpy and rounds its result
+to the MLIR result type (so bf16 math is f32 math rounded to bf16, as on the GPU).
+Index values stay Python ints; fixed-width integers wrap like the hardware.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    TensorType,
+)
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
+)
+from xdsl.ir import Attribute, Operation
+
+from tawa_xdsl.dtypes import numpy_dtype
+
+_CMP = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+
+def to_type(value: Any, t: Attribute) -> Any:
+    """Round or wrap a numpy/Python value to MLIR type `t`."""
+    if isinstance(t, TensorType):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray(value).astype(numpy_dtype(t.element_type), copy=False)
+    if isinstance(t, IndexType):
+        return int(value)
+    dtype = numpy_dtype(t)
+    if dtype == np.bool_:
+        return bool(value)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(value).astype(dtype)[()]
+
+
+def _wide(x: Any) -> Any:
+    """Integers widened to int64 so intermediate results do not wrap early."""
+    return np.asarray(x, dtype=np.int64) if not isinstance(x, int) else x
+
+
+def _div_trunc(a: Any, b: Any) -> Any:
+    a, b = _wide(a), _wide(b)
+    q = np.abs(a) // np.abs(b)
+    return np.where((np.sign(a) * np.sign(b)) < 0, -q, q)
+
+
+def _rem_trunc(a: Any, b: Any) -> Any:
+    return _wide(a) - _wide(b) * _div_trunc(a, b)
+
+
+def _ceil_div(a: Any, b: Any) -> Any:
+    return -(_wide(-a) // _wide(b))
+
+
+def _binary(fn: Callable[[Any, Any], Any]):
+    def run(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return (to_type(fn(args[0], args[1]), op.results[0].type),)
+
+    return run
+
+
+def _unary(fn: Callable[[Any], Any]):
+    def run(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+        x = args[0]
+        if isinstance(x, np.ndarray | np.generic) and x.dtype.itemsize < 4:
+            x = x.astype(np.float32)  # 16-bit math is computed in f32, then rounded
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return (to_type(fn(x), op.results[0].type),)
+
+    return run
+
+
+def _cast(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+    return (to_type(args[0], op.results[0].type),)
+
+
+def _fptoi(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+    return (
+        to_type(np.trunc(np.asarray(args[0], dtype=np.float64)), op.results[0].type),
+    )
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+@register_impls
+class ElementwiseFunctions(InterpreterFunctions):
+    """Numpy implementations of the `arith` and `math` ops tile kernels use."""
+
+    @impl(arith.ConstantOp)
+    def run_constant(
+        self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues
+    ) -> PythonValues:
+        value, t = op.value, op.result.type
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            assert isinstance(t, TensorType)
+            data = np.asarray(value.get_values(), dtype=np.float64)
+            if data.size == 1:
+                data = np.full(t.get_shape(), data[0])
+            return (to_type(data.reshape(t.get_shape()), t),)
+        if isinstance(value, IntegerAttr | FloatAttr):
+            return (to_type(value.value.data, t),)
+        interpreter.raise_error(f"arith.constant of {value} is not supported")
+
+    run_addi = impl(arith.AddiOp)(_binary(lambda a, b: _wide(a) + _wide(b)))
+    run_subi = impl(arith.SubiOp)(_binary(lambda a, b: _wide(a) - _wide(b)))
+    run_muli = impl(arith.MuliOp)(_binary(lambda a, b: _wide(a) * _wide(b)))
+    run_divsi = impl(arith.DivSIOp)(_binary(_div_trunc))
+    run_divui = impl(arith.DivUIOp)(_binary(lambda a, b: _wide(a) // _wide(b)))
+    run_remsi = impl(arith.RemSIOp)(_binary(_rem_trunc))
+    run_remui = impl(arith.RemUIOp)(_binary(lambda a, b: _wide(a) % _wide(b)))
+    run_ceildivsi = impl(arith.CeilDivSIOp)(_binary(_ceil_div))
+    run_ceildivui = impl(arith.CeilDivUIOp)(_binary(_ceil_div))
+    run_floordivsi = impl(arith.FloorDivSIOp)(
+        _binary(lambda a, b: _wide(a) // _wide(b))
+    )
+    run_minsi = impl(arith.MinSIOp)(_binary(np.minimum))
+    run_maxsi = impl(arith.MaxSIOp)(_binary(np.maximum))
+    run_minui = impl(arith.MinUIOp)(_binary(np.minimum))
+    run_maxui = impl(arith.MaxUIOp)(_binary(np.maximum))
+    run_andi = impl(arith.AndIOp)(_binary(np.bitwise_and))
+    run_ori = impl(arith.OrIOp)(_binary(np.bitwise_or))
+    run_xori = impl(arith.XOrIOp)(_binary(np.bitwise_xor))
+    run_shli = impl(arith.ShLIOp)(_binary(lambda a, b: _wide(a) << _wide(b)))
+    run_shrsi = impl(arith.ShRSIOp)(_binary(lambda a, b: _wide(a) >> _wide(b)))
+
+    run_addf = impl(arith.AddfOp)(_binary(np.add))
+    run_subf = impl(arith.SubfOp)(_binary(np.subtract))
+    run_mulf = impl(arith.MulfOp)(_binary(np.multiply))
+    run_divf = impl(arith.DivfOp)(_binary(np.divide))
+    run_maximumf = impl(arith.MaximumfOp)(_binary(np.maximum))
+    run_minimumf = impl(arith.MinimumfOp)(_binary(np.minimum))
+    run_maxnumf = impl(arith.MaxnumfOp)(_binary(np.fmax))
+    run_minnumf = impl(arith.MinnumfOp)(_binary(np.fmin))
+    run_negf = impl(arith.NegfOp)(_unary(np.negative))
+
+    run_extf = impl(arith.ExtFOp)(_cast)
+    run_truncf = impl(arith.TruncFOp)(_cast)
+    run_sitofp = impl(arith.SIToFPOp)(_cast)
+    run_uitofp = impl(arith.UIToFPOp)(_cast)
+    run_fptosi = impl(arith.FPToSIOp)(_fptoi)
+    run_fptoui = impl(arith.FPToUIOp)(_fptoi)
+    run_index_cast = impl(arith.IndexCastOp)(_cast)
+    run_extsi = impl(arith.ExtSIOp)(_cast)
+    run_extui = impl(arith.ExtUIOp)(_cast)
+    run_trunci = impl(arith.TruncIOp)(_cast)
+
+    @impl(arith.CmpiOp)
+    def run_cmpi(
+        self, interpreter: Interpreter, op: arith.CmpiOp, args: PythonValues
+    ) -> PythonValues:
+        name = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+        return (bool(_CMP[name.lstrip("su")](args[0], args[1])),)
+
+    @impl(arith.CmpfOp)
+    def run_cmpf(
+        self, interpreter: Interpreter, op: arith.CmpfOp, args: PythonValues
+    ) -> PythonValues:
+        name = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+        a, b = float(args[0]), float(args[1])
+        unordered = math.isnan(a) or math.isnan(b)
+        if name in ("false", "true"):
+            return (name == "true",)
+        if name in ("ord", "uno"):
+            return ((name == "uno") == unordered,)
+        if unordered:
+            return (name.startswith("u"),)
+        return (bool(_CMP[name[1:]](a, b)),)
+
+    @impl(arith.SelectOp)
+    def run_select(
+        self, interpreter: Interpreter, op: arith.SelectOp, args: PythonValues
+    ) -> PythonValues:
+        return (args[1] if args[0] else args[2],)
+
+    run_exp = impl(mathd.ExpOp)(_unary(np.exp))
+    run_exp2 = impl(mathd.Exp2Op)(_unary(np.exp2))
+    run_log = impl(mathd.LogOp)(_unary(np.log))
+    run_log2 = impl(mathd.Log2Op)(_unary(np.log2))
+    run_sqrt = impl(mathd.SqrtOp)(_unary(np.sqrt))
+    run_rsqrt = impl(mathd.RsqrtOp)(_unary(lambda x: 1 / np.sqrt(x)))
+    run_tanh = impl(mathd.TanhOp)(_unary(np.tanh))
+    run_erf = impl(mathd.ErfOp)(_unary(_erf))
+    run_absf = impl(mathd.AbsFOp)(_unary(np.abs))
+    run_floor = impl(mathd.FloorOp)(_unary(np.floor))
+    run_ceil = impl(mathd.CeilOp)(_unary(np.ceil))

@@ -1,0 +1,46 @@
+"""The reference interpreter: runs a tile kernel for every program id of a grid
+over numpy arrays. It is the oracle every transformation is checked against."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.interpreters.scf import ScfFunctions
+
+from tawa_xdsl.interp.elementwise import ElementwiseFunctions
+from tawa_xdsl.interp.tile import TileFunctions
+from tawa_xdsl.kernel import check_arguments, find_kernel, normalize_grid, program_ids
+
+
+def make_interpreter(module: ModuleOp) -> tuple[Interpreter, TileFunctions]:
+    """An xDSL interpreter with func, scf, arith/math on numpy and the tile ops."""
+    interpreter = Interpreter(module)
+    tile_functions = TileFunctions()
+    for functions in (
+        FuncFunctions(),
+        ScfFunctions(),
+        ElementwiseFunctions(),
+        tile_functions,
+    ):
+        interpreter.register_implementations(functions)
+    return interpreter, tile_functions
+
+
+def interpret(
+    module: ModuleOp, kernel_name: str, *args: Any, grid: Sequence[int] | int = 1
+) -> None:
+    """Run `kernel_name` for every program id of `grid`; stores write into the
+    numpy arrays passed as arguments."""
+    module.verify()
+    kernel = find_kernel(module, kernel_name)
+    checked = check_arguments(kernel, args)
+    grid3 = normalize_grid(grid)
+    interpreter, tile_functions = make_interpreter(module)
+    tile_functions.grid = grid3
+    for pid in program_ids(grid3):
+        tile_functions.program_id = pid
+        interpreter.call_op(kernel, checked)

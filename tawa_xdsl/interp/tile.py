@@ -1,0 +1,172 @@
+"""Semantics of the tile ops over numpy arrays: the oracle every level is tested
+against. Global tensors (`!tile.desc` values) are the caller's numpy arrays;
+`tile.store` writes into them in place."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
+)
+
+from tawa_xdsl.dialects import tile
+from tawa_xdsl.dtypes import numpy_dtype
+from tawa_xdsl.interp.elementwise import to_type
+
+
+def box_slices(
+    shape: Sequence[int], offsets: Sequence[int], box: Sequence[int]
+) -> tuple[tuple[slice, ...], tuple[slice, ...]] | None:
+    """The part of a box at `offsets` that lies inside a tensor of `shape`, as
+    (slices into the tensor, slices into the box); None if it misses entirely."""
+    inside, within = [], []
+    for dim, off, extent in zip(shape, offsets, box, strict=True):
+        lo, hi = max(off, 0), min(off + extent, dim)
+        if lo >= hi:
+            return None
+        inside.append(slice(lo, hi))
+        within.append(slice(lo - off, hi - off))
+    return tuple(inside), tuple(within)
+
+
+def read_box(
+    array: np.ndarray, offsets: Sequence[int], box: Sequence[int]
+) -> np.ndarray:
+    """TMA-load semantics: the box at `offsets`, zero where it leaves the tensor."""
+    out = np.zeros(tuple(box), dtype=array.dtype)
+    if (parts := box_slices(array.shape, offsets, box)) is not None:
+        inside, within = parts
+        out[within] = array[inside]
+    return out
+
+
+def write_box(array: np.ndarray, offsets: Sequence[int], value: np.ndarray) -> None:
+    """TMA-store semantics: write the box, dropping what falls outside the tensor."""
+    if (parts := box_slices(array.shape, offsets, value.shape)) is not None:
+        inside, within = parts
+        array[inside] = value[within]
+
+
+@register_impls
+class TileFunctions(InterpreterFunctions):
+    """Tile ops for one program; `program_id` and `grid` are set by the launcher."""
+
+    def __init__(self) -> None:
+        self.program_id: tuple[int, int, int] = (0, 0, 0)
+        self.grid: tuple[int, int, int] = (1, 1, 1)
+
+    @impl(tile.ProgramIdOp)
+    def run_program_id(
+        self, interpreter: Interpreter, op: tile.ProgramIdOp, args: PythonValues
+    ) -> PythonValues:
+        return (self.program_id[op.axis.index],)
+
+    @impl(tile.NumProgramsOp)
+    def run_num_programs(
+        self, interpreter: Interpreter, op: tile.NumProgramsOp, args: PythonValues
+    ) -> PythonValues:
+        return (self.grid[op.axis.index],)
+
+    @impl(tile.DimOp)
+    def run_dim(
+        self, interpreter: Interpreter, op: tile.DimOp, args: PythonValues
+    ) -> PythonValues:
+        return (int(args[0].shape[op.axis.value.data]),)
+
+    @impl(tile.LoadOp)
+    def run_load(
+        self, interpreter: Interpreter, op: tile.LoadOp, args: PythonValues
+    ) -> PythonValues:
+        desc = op.desc.type
+        assert isinstance(desc, tile.DescType)
+        array, *offsets = args
+        box = read_box(array, offsets, desc.get_box())
+        return (box.reshape(op.result.type.get_shape()),)
+
+    @impl(tile.StoreOp)
+    def run_store(
+        self, interpreter: Interpreter, op: tile.StoreOp, args: PythonValues
+    ) -> PythonValues:
+        desc = op.desc.type
+        assert isinstance(desc, tile.DescType)
+        value, array, *offsets = args
+        write_box(array, offsets, np.asarray(value).reshape(desc.get_box()))
+        return ()
+
+    @impl(tile.DotOp)
+    def run_dot(
+        self, interpreter: Interpreter, op: tile.DotOp, args: PythonValues
+    ) -> PythonValues:
+        a, b, acc = args
+        prod = a.astype(np.float32) @ b.astype(np.float32)
+        return ((acc + prod).astype(np.float32),)
+
+    @impl(tile.TransOp)
+    def run_trans(
+        self, interpreter: Interpreter, op: tile.TransOp, args: PythonValues
+    ) -> PythonValues:
+        return (np.ascontiguousarray(args[0].T),)
+
+    @impl(tile.ReduceOp)
+    def run_reduce(
+        self, interpreter: Interpreter, op: tile.ReduceOp, args: PythonValues
+    ) -> PythonValues:
+        reducer = {
+            tile.ReduceKind.MAX: np.max,
+            tile.ReduceKind.MIN: np.min,
+            tile.ReduceKind.SUM: np.sum,
+        }[op.kind.data]
+        x = args[0].astype(np.float32)
+        return (to_type(reducer(x, axis=op.axis.value.data), op.result.type),)
+
+    @impl(tile.ExpandDimsOp)
+    def run_expand_dims(
+        self, interpreter: Interpreter, op: tile.ExpandDimsOp, args: PythonValues
+    ) -> PythonValues:
+        return (np.expand_dims(args[0], op.axis.value.data),)
+
+    @impl(tile.BroadcastOp)
+    def run_broadcast(
+        self, interpreter: Interpreter, op: tile.BroadcastOp, args: PythonValues
+    ) -> PythonValues:
+        return (np.broadcast_to(args[0], op.result.type.get_shape()).copy(),)
+
+    @impl(tile.SplatOp)
+    def run_splat(
+        self, interpreter: Interpreter, op: tile.SplatOp, args: PythonValues
+    ) -> PythonValues:
+        t = op.result.type
+        return (np.full(t.get_shape(), args[0], dtype=numpy_dtype(t.element_type)),)
+
+    @impl(tile.IotaOp)
+    def run_iota(
+        self, interpreter: Interpreter, op: tile.IotaOp, args: PythonValues
+    ) -> PythonValues:
+        t = op.result.type
+        return (np.arange(t.get_shape()[0], dtype=numpy_dtype(t.element_type)),)
+
+    @impl(tile.CmpiOp)
+    def run_cmpi(
+        self, interpreter: Interpreter, op: tile.CmpiOp, args: PythonValues
+    ) -> PythonValues:
+        compare = {
+            tile.CmpiPredicate.EQ: np.equal,
+            tile.CmpiPredicate.NE: np.not_equal,
+            tile.CmpiPredicate.SLT: np.less,
+            tile.CmpiPredicate.SLE: np.less_equal,
+            tile.CmpiPredicate.SGT: np.greater,
+            tile.CmpiPredicate.SGE: np.greater_equal,
+        }[op.predicate.data]
+        return (compare(args[0], args[1]),)
+
+    @impl(tile.SelectOp)
+    def run_select(
+        self, interpreter: Interpreter, op: tile.SelectOp, args: PythonValues
+    ) -> PythonValues:
+        return (np.where(args[0], args[1], args[2]),)

@@ -1,0 +1,131 @@
+"""What a tile kernel is to its callers: found by name, with typed parameters that
+host arguments are checked against before anything runs."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, ModuleOp
+from xdsl.ir import Attribute
+
+from tawa_xdsl.dialects.tile import KERNEL_ATTR, DescType
+from tawa_xdsl.dtypes import numpy_dtype, type_name
+from tawa_xdsl.interp.elementwise import to_type
+
+
+class KernelArgumentError(ValueError):
+    """A host argument does not fit the kernel parameter it is passed for."""
+
+
+def kernels(module: ModuleOp) -> Iterator[func.FuncOp]:
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes:
+            yield op
+
+
+def find_kernel(module: ModuleOp, name: str) -> func.FuncOp:
+    """The `tile.kernel` function called `name`, or an error listing the kernels."""
+    found = {k.sym_name.data: k for k in kernels(module)}
+    if name not in found:
+        available = ", ".join(sorted(found)) or "none"
+        raise KeyError(f"no tile kernel named '{name}' (kernels here: {available})")
+    return found[name]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter: its name in the IR and its type."""
+
+    name: str
+    type: Attribute
+
+    @property
+    def is_tensor(self) -> bool:
+        return isinstance(self.type, DescType)
+
+
+def params(kernel: func.FuncOp) -> list[Param]:
+    return [
+        Param(arg.name_hint or f"arg{i}", arg.type)
+        for i, arg in enumerate(kernel.body.block.args)
+    ]
+
+
+def check_array(param: Param, value: Any) -> np.ndarray:
+    """A numpy array that matches a `!tile.desc` parameter in rank, dtype and shape."""
+    desc = param.type
+    assert isinstance(desc, DescType)
+    if not isinstance(value, np.ndarray):
+        raise KernelArgumentError(
+            f"argument '{param.name}' must be a numpy array for {desc}, got "
+            f"{type(value).__name__}"
+        )
+    want = numpy_dtype(desc.element_type)
+    if value.dtype != want:
+        raise KernelArgumentError(
+            f"argument '{param.name}' has dtype {type_name(value.dtype)}, the kernel "
+            f"expects {type_name(want)}"
+        )
+    if value.ndim != desc.rank:
+        raise KernelArgumentError(
+            f"argument '{param.name}' has rank {value.ndim}, the kernel expects {desc.rank}"
+        )
+    for axis, (got, expected) in enumerate(zip(value.shape, desc.get_shape(), strict=True)):
+        if expected != DYNAMIC_INDEX and got != expected:
+            raise KernelArgumentError(
+                f"argument '{param.name}' has extent {got} in dimension {axis}, the "
+                f"kernel expects {expected}"
+            )
+    return value
+
+
+def check_scalar(param: Param, value: Any) -> Any:
+    """A Python/numpy number converted to the parameter's scalar type."""
+    if isinstance(value, np.ndarray) and value.ndim:
+        raise KernelArgumentError(
+            f"argument '{param.name}' is a scalar of type {param.type}, got an array"
+        )
+    if not isinstance(value, int | float | np.number | np.ndarray):
+        raise KernelArgumentError(
+            f"argument '{param.name}' must be a number of type {param.type}, got "
+            f"{type(value).__name__}"
+        )
+    if isinstance(param.type, IndexType):
+        return int(value)
+    return to_type(value, param.type)
+
+
+def check_arguments(kernel: func.FuncOp, args: Sequence[Any]) -> tuple[Any, ...]:
+    """Validate host arguments against the kernel's signature, in order."""
+    ps = params(kernel)
+    if len(args) != len(ps):
+        names = ", ".join(p.name for p in ps)
+        raise KernelArgumentError(
+            f"kernel '{kernel.sym_name.data}' takes {len(ps)} arguments ({names}), "
+            f"got {len(args)}"
+        )
+    return tuple(
+        check_array(p, a) if p.is_tensor else check_scalar(p, a)
+        for p, a in zip(ps, args, strict=True)
+    )
+
+
+def normalize_grid(grid: Sequence[int] | int) -> tuple[int, int, int]:
+    """A 1- to 3-dimensional launch grid as (x, y, z), each extent >= 1."""
+    dims = (grid,) if isinstance(grid, int) else tuple(grid)
+    if not 1 <= len(dims) <= 3 or any(not isinstance(d, int) or d < 1 for d in dims):
+        raise KernelArgumentError(
+            f"grid must be 1 to 3 positive integers, got {grid!r}"
+        )
+    return (*dims, *(1,) * (3 - len(dims)))  # type: ignore[return-value]
+
+
+def program_ids(grid: tuple[int, int, int]) -> Iterator[tuple[int, int, int]]:
+    """Every (x, y, z) block coordinate of a grid."""
+    for z, y, x in itertools.product(*(range(n) for n in reversed(grid))):
+        yield x, y, z

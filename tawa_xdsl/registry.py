@@ -1,0 +1,41 @@
+"""One place that knows every dialect, pass and target tawa-xdsl adds to xDSL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.context import Context
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+from xdsl.utils.target import Target
+
+from tawa_xdsl.dialects import get_all_dialects
+from tawa_xdsl.transforms import get_all_passes
+
+
+def register_dialects(ctx: Context) -> None:
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+
+
+def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Our passes and named pipelines (xDSL's come from its own registry)."""
+    return get_all_passes()
+
+
+def all_targets() -> dict[str, Callable[[], type[Target]]]:
+    return {}
+
+
+def make_context() -> Context:
+    """A context with every xDSL dialect and ours, all loaded lazily."""
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    register_dialects(ctx)
+    return ctx
+
+
+def all_passes_with_xdsl() -> dict[str, Callable[[], type[ModulePass]]]:
+    """xDSL's passes plus ours: what a pipeline string may name."""
+    return {**Universe.get_multiverse().all_passes, **all_passes()}

@@ -1,0 +1,10 @@
+"""Our passes, one module each. `get_all_passes` maps pass names to lazy factories."""
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Name -> factory; imports are local so `tawa-opt` starts fast."""
+    return {}
