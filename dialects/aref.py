@@ -18,6 +18,7 @@ The contract, which `tawa_xdsl.simulate` enforces:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from tawa_xdsl.dialects.roles import ROLE_TRAITS, RoleRegionsOp, enclosing_role
 from xdsl.dialects.builtin import ArrayAttr, IndexType, IntAttr, TensorType
@@ -100,19 +101,68 @@ def _aref_type(value: SSAValue) -> ArefType:
     return value.type
 
 
-class _IndexedArefOp(IRDLOperation):
-    """Shared `%r[%i]` addressing and role check of put/get/consumed."""
+def _parse_ref(
+    parser: Parser,
+) -> tuple[SSAValue, SSAValue, list[SSAValue], dict[str, Attribute]]:
+    """`%r[%i] (, %v)* attr-dict : !aref.aref<...>`: the aref, the index, the values
+    (typed by the aref's payload) and the attributes."""
+    aref = parser.parse_unresolved_operand()
+    parser.parse_punctuation("[")
+    index = parser.parse_unresolved_operand()
+    parser.parse_punctuation("]")
+    values = []
+    while parser.parse_optional_punctuation(",") is not None:
+        values.append(parser.parse_unresolved_operand())
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    pos = parser.pos
+    aref_type = parser.parse_type()
+    if not isinstance(aref_type, ArefType):
+        parser.raise_error(f"expected an !aref.aref type, got {aref_type}", pos)
+    if values and len(values) != len(aref_type.types):
+        parser.raise_error(
+            f"the aref carries {len(aref_type.types)} values, {len(values)} given", pos
+        )
+    resolved = [
+        parser.resolve_operand(v, t)
+        for v, t in zip(values, aref_type.types, strict=False)
+    ]
+    return (
+        parser.resolve_operand(aref, aref_type),
+        parser.resolve_operand(index, IndexType()),
+        resolved,
+        attrs,
+    )
 
-    aref = operand_def(ArefType)
-    index = operand_def(IndexType)
-    role: str
+
+def _print_ref(
+    printer: Printer, op: _IndexedArefOp, values: Sequence[SSAValue]
+) -> None:
+    printer.print_string(" ")
+    printer.print_operand(op.aref)
+    printer.print_string("[")
+    printer.print_operand(op.index)
+    printer.print_string("]")
+    for v in values:
+        printer.print_string(", ")
+        printer.print_operand(v)
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(op.aref.type)
+
+
+class _IndexedArefOp(IRDLOperation):
+    """Role check shared by put/get/consumed, which each declare `aref` and
+    `index` first so their operands read `%r[%i]` in every syntax."""
+
+    ROLE: ClassVar[str]
 
     def _verify_role(self) -> None:
         role = enclosing_role(self, WarpSpecializeOp)
-        if role != self.role:
+        if role != self.ROLE:
             where = f"the {role} region" if role else "no aref.warp_specialize"
             raise VerifyException(
-                f"{self.name} belongs in the {self.role} region of an "
+                f"{self.name} belongs in the {self.ROLE} region of an "
                 f"aref.warp_specialize, found in {where}"
             )
 
@@ -136,12 +186,13 @@ class PutOp(_IndexedArefOp):
     """Producer: wait until the slot of `index` is free, then fill it with `values`."""
 
     name = "aref.put"
-    role = "producer"
+    ROLE: ClassVar[str] = "producer"
 
+    aref = operand_def(ArefType)
+    index = operand_def(IndexType)
     values = var_operand_def()
 
     traits = traits_def(MemoryWriteEffect())
-    assembly_format = "$aref `[` $index `]` `,` $values attr-dict `:` type($aref)"
 
     def __init__(
         self,
@@ -161,14 +212,26 @@ class PutOp(_IndexedArefOp):
             )
         self._verify_role()
 
+    def print(self, printer: Printer) -> None:
+        _print_ref(printer, self, self.values)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PutOp:
+        aref, index, values, attrs = _parse_ref(parser)
+        op = cls(aref, index, values)
+        op.attributes |= attrs
+        return op
+
 
 @irdl_op_definition
 class GetOp(_IndexedArefOp):
     """Consumer: wait until `index` was put, then read the slot's values."""
 
     name = "aref.get"
-    role = "consumer"
+    ROLE: ClassVar[str] = "consumer"
 
+    aref = operand_def(ArefType)
+    index = operand_def(IndexType)
     values = var_result_def()
 
     traits = traits_def(MemoryReadEffect())
@@ -188,30 +251,12 @@ class GetOp(_IndexedArefOp):
         self._verify_role()
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.aref)
-        printer.print_string("[")
-        printer.print_operand(self.index)
-        printer.print_string("]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.aref.type)
+        _print_ref(printer, self, ())
 
     @classmethod
     def parse(cls, parser: Parser) -> GetOp:
-        aref = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        index = parser.parse_unresolved_operand()
-        parser.parse_punctuation("]")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        aref_type = parser.parse_type()
-        if not isinstance(aref_type, ArefType):
-            parser.raise_error(f"aref.get expects an !aref.aref, got {aref_type}")
-        op = cls(
-            parser.resolve_operand(aref, aref_type),
-            parser.resolve_operand(index, IndexType()),
-        )
+        aref, index, _, attrs = _parse_ref(parser)
+        op = cls(aref, index)
         op.attributes |= attrs
         return op
 
@@ -221,7 +266,10 @@ class ConsumedOp(_IndexedArefOp):
     """Consumer: done with `index`; its slot may now be refilled by `index + depth`."""
 
     name = "aref.consumed"
-    role = "consumer"
+    ROLE: ClassVar[str] = "consumer"
+
+    aref = operand_def(ArefType)
+    index = operand_def(IndexType)
 
     traits = traits_def(MemoryWriteEffect())
     assembly_format = "$aref `[` $index `]` attr-dict `:` type($aref)"

@@ -480,11 +480,11 @@ class MBarrierAllocOp(IRDLOperation):
         offset = self.offset.value.data
         if offset % 8:
             raise VerifyException(
-                f"mbarriers are 8-byte aligned; offset {offset} is not"
+                f"nvgpu_async.mbarrier_alloc offset {offset} is not 8-byte aligned"
             )
         if offset < 0 or offset + 8 * self.result.type.count.data > MAX_SMEM_BYTES:
             raise VerifyException(
-                f"mbarrier array at offset {offset} leaves shared memory"
+                f"nvgpu_async.mbarrier_alloc at offset {offset} leaves shared memory"
             )
 
 
@@ -945,7 +945,7 @@ class WgmmaWaitGroupOp(IRDLOperation):
     def verify_(self) -> None:
         if not 0 <= self.pending.value.data <= 7:
             raise VerifyException(
-                f"wgmma.wait_group takes 0 to 7 pending groups, not {self.pending.value.data}"
+                f"nvgpu_async.wgmma_wait_group takes 0 to 7 pending groups, not {self.pending.value.data}"
             )
 
 
@@ -1040,7 +1040,7 @@ class SetMaxNRegOp(IRDLOperation):
         regs = self.regs.value.data
         if regs % 8 or not MIN_REGS <= regs <= MAX_REGS:
             raise VerifyException(
-                f"setmaxnreg {regs}: the budget must be a multiple of 8 in [{MIN_REGS}, {MAX_REGS}]"
+                f"nvgpu_async.setmaxnreg {regs}: the budget must be a multiple of 8 in [{MIN_REGS}, {MAX_REGS}]"
             )
 
 

@@ -105,9 +105,9 @@ class RoleRegionsOp(IRDLOperation):
             printer.print_string(" registers = [{}, {}]".format(*self.registers))
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" producer ")
-        printer.print_region(self.producer)
+        printer.print_region(self.producer, print_empty_block=False)
         printer.print_string(" consumer ")
-        printer.print_region(self.consumer)
+        printer.print_region(self.consumer, print_empty_block=False)
 
     @classmethod
     def parse(cls, parser: Parser):

@@ -8,11 +8,27 @@ passes) and, when verification or a pass fails, name the op and its line.
 
 from __future__ import annotations
 
+import math
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+MAX_DENSE_ELEMENTS = 1 << 24
+"""Largest dense literal we parse: far above any tile (a 256 x 256 tile is 2^16)."""
+
+
+PARSER_CRASHES = (
+    ArithmeticError,
+    ValueError,
+    IndexError,
+    KeyError,
+    TypeError,
+    MemoryError,
+)
+"""Exceptions xDSL's parser lets escape on malformed input."""
 
 
 class OpDiagnostic(DiagnosticException):
@@ -56,6 +72,15 @@ class LocatingParser(Parser):
         line_start = self._text.rfind("\n", 0, pos) + 1
         return self._scan_line + self._line_offset, pos - line_start + 1
 
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        # Some malformed literals crash inside xDSL (a float too large for f32, an
+        # integer too wide for its type) instead of raising a ParseError; report
+        # them where the parser stopped.
+        try:
+            return super().parse_module(allow_implicit_module)
+        except PARSER_CRASHES as e:
+            self.raise_error(f"invalid input here ({type(e).__name__}: {e})")
+
     def _parse_dialect_type_or_attribute_body(self, *args, **kwargs):
         # A type whose parameters fail its verifier is a parse error at the type.
         start = self.pos
@@ -63,6 +88,21 @@ class LocatingParser(Parser):
             return super()._parse_dialect_type_or_attribute_body(*args, **kwargs)
         except VerifyException as e:
             self.raise_error(str(e), start, self.pos)
+
+    def _parse_dense_literal_type(self):
+        # xDSL expands a splat literal element by element; refuse sizes no tile has
+        # before that exhausts memory.
+        pos = self.pos
+        literal_type = super()._parse_dense_literal_type()
+        count = math.prod(literal_type.get_shape())
+        if count > MAX_DENSE_ELEMENTS:
+            self.raise_error(
+                f"dense literal of {count} elements; tiles hold at most "
+                f"{MAX_DENSE_ELEMENTS}",
+                pos,
+                self.pos,
+            )
+        return literal_type
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start

@@ -75,7 +75,9 @@ def check_array(param: Param, value: Any) -> np.ndarray:
         raise KernelArgumentError(
             f"argument '{param.name}' has rank {value.ndim}, the kernel expects {desc.rank}"
         )
-    for axis, (got, expected) in enumerate(zip(value.shape, desc.get_shape(), strict=True)):
+    for axis, (got, expected) in enumerate(
+        zip(value.shape, desc.get_shape(), strict=True)
+    ):
         if expected != DYNAMIC_INDEX and got != expected:
             raise KernelArgumentError(
                 f"argument '{param.name}' has extent {got} in dimension {axis}, the "

@@ -1,0 +1,220 @@
+// RUN: TAWA_VERIFY_DIAG | filecheck %s
+
+func.func @k() {
+  %a = nvgpu_async.smem_alloc offset = 512 : !nvgpu_async.smem<2x128x64xbf16>
+  func.return
+}
+// CHECK: error: nvgpu_async.smem_alloc offset 512 is not 1024-byte aligned (128-byte swizzle needs it)
+
+// -----
+
+func.func @k() {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<8x128x128xbf16>
+  func.return
+}
+// CHECK: error: nvgpu_async.smem_alloc ends at byte 262144, past the 232448 bytes of shared memory a block can have
+
+// -----
+
+func.func @k() {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<0x128x64xbf16>
+  func.return
+}
+// CHECK: shared-memory ring depth must be >= 1, not 0
+
+// -----
+
+func.func @k() {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x96xbf16>
+  func.return
+}
+// CHECK: a 96-column tile does not split into 64-column swizzle chunks
+
+// -----
+
+func.func @k() {
+  %b = nvgpu_async.mbarrier_alloc offset = 4 : !nvgpu_async.mbarrier<2>
+  func.return
+}
+// CHECK: error: nvgpu_async.mbarrier_alloc offset 4 is not 8-byte aligned
+
+// -----
+
+func.func @k() {
+  %b = nvgpu_async.mbarrier_alloc offset = 8 : !nvgpu_async.mbarrier<2>
+  nvgpu_async.mbarrier_init %b, count = 0 : !nvgpu_async.mbarrier<2>
+  func.return
+}
+// CHECK: error: nvgpu_async.mbarrier_init count must be >= 1, got 0
+
+// -----
+
+func.func @k(%i: index) {
+  %b = nvgpu_async.mbarrier_alloc offset = 8 : !nvgpu_async.mbarrier<2>
+  nvgpu_async.mbarrier_arrive_expect_tx %b[%i], bytes = 0 : !nvgpu_async.mbarrier<2>
+  func.return
+}
+// CHECK: error: nvgpu_async.mbarrier_arrive_expect_tx needs a positive byte count, got 0
+
+// -----
+
+func.func @k(%m: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 128], swizzle = 128>) {
+  func.return
+}
+// CHECK: tensor map box inner extent is 256 bytes, wider than its 128-byte swizzle
+
+// -----
+
+func.func @k(%m: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 96>) {
+  func.return
+}
+// CHECK: swizzle must be 0, 32, 64 or 128 bytes, not 96
+
+// -----
+
+func.func @k(%m: !nvgpu_async.tensor_map<?x?xbf16, box = [64], swizzle = 128>) {
+  func.return
+}
+// CHECK: tensor map box rank 1 differs from tensor rank 2
+
+// -----
+
+func.func @k(%m: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x64x64xbf16>
+  %b = nvgpu_async.mbarrier_alloc offset = 65536 : !nvgpu_async.mbarrier<2>
+  nvgpu_async.tma_load %m[%i, %i], %a[%i], %b[%i] : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, !nvgpu_async.smem<2x64x64xbf16>, !nvgpu_async.mbarrier<2>
+  func.return
+}
+// CHECK: error: nvgpu_async.tma_load: a 64x64 tile is not a row of 128x64 boxes
+
+// -----
+
+func.func @k(%m: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x64xf16>
+  %b = nvgpu_async.mbarrier_alloc offset = 65536 : !nvgpu_async.mbarrier<2>
+  nvgpu_async.tma_load %m[%i, %i], %a[%i], %b[%i] : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, !nvgpu_async.smem<2x128x64xf16>, !nvgpu_async.mbarrier<2>
+  func.return
+}
+// CHECK: error: nvgpu_async.tma_load: tensor map of bf16 and buffer of f16
+
+// -----
+
+func.func @k(%m: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x64xbf16>
+  %b = nvgpu_async.mbarrier_alloc offset = 65536 : !nvgpu_async.mbarrier<2>
+  nvgpu_async.tma_load %m[%i], %a[%i], %b[%i] : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, !nvgpu_async.smem<2x128x64xbf16>, !nvgpu_async.mbarrier<2>
+  func.return
+}
+// CHECK: error: nvgpu_async.tma_load needs 2 coordinates, got 1
+
+// -----
+
+func.func @k(%a: !nvgpu_async.smem_view<128x64xbf16>, %b: !nvgpu_async.smem_view<32x128xbf16>, %acc: tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+  %d = nvgpu_async.wgmma %a, %b, %acc : !nvgpu_async.smem_view<128x64xbf16>, !nvgpu_async.smem_view<32x128xbf16> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma shapes do not chain: 128x64 @ 32x128 -> 128x128
+
+// -----
+
+func.func @k(%a: !nvgpu_async.smem_view<96x64xbf16>, %b: !nvgpu_async.smem_view<64x128xbf16>, %acc: tensor<96x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+  %d = nvgpu_async.wgmma %a, %b, %acc : !nvgpu_async.smem_view<96x64xbf16>, !nvgpu_async.smem_view<64x128xbf16> -> tensor<96x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma M = 96 is not a multiple of 64 per warpgroup (1)
+
+// -----
+
+func.func @k(%a: !nvgpu_async.smem_view<128x64xbf16>, %b: !nvgpu_async.smem_view<64x512xbf16>, %acc: tensor<128x512xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+  %d = nvgpu_async.wgmma %a, %b, %acc : !nvgpu_async.smem_view<128x64xbf16>, !nvgpu_async.smem_view<64x512xbf16> -> tensor<128x512xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma N = 512 must be a multiple of 8 in [8, 256]
+
+// -----
+
+func.func @k(%a: !nvgpu_async.smem_view<128x64xbf16>, %b: !nvgpu_async.smem_view<64x128xbf16>, %acc: tensor<128x128xf32>) {
+  %d = nvgpu_async.wgmma %a, %b, %acc : !nvgpu_async.smem_view<128x64xbf16>, !nvgpu_async.smem_view<64x128xbf16> -> tensor<128x128xf32>
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma accumulator must be an f32 fragment in the acc layout
+
+// -----
+
+func.func @k(%a: !nvgpu_async.smem_view<128x64xbf16>, %b: !nvgpu_async.smem_view<64x128xf16>, %acc: tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+  %d = nvgpu_async.wgmma %a, %b, %acc : !nvgpu_async.smem_view<128x64xbf16>, !nvgpu_async.smem_view<64x128xf16> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma inputs must both be bf16 or both f16, got bf16 and f16
+
+// -----
+
+func.func @k(%a: tensor<128x64xbf16>, %b: !nvgpu_async.smem_view<64x128xbf16>, %acc: tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+  %d = nvgpu_async.wgmma %a, %b, %acc : tensor<128x64xbf16>, !nvgpu_async.smem_view<64x128xbf16> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma lhs must be a shared-memory view or a register fragment
+
+// -----
+
+func.func @k() {
+  nvgpu_async.wgmma_wait_group pending = 9
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma_wait_group takes 0 to 7 pending groups, not 9
+
+// -----
+
+func.func @k() {
+  nvgpu_async.setmaxnreg inc 233
+  func.return
+}
+// CHECK: error: nvgpu_async.setmaxnreg 233: the budget must be a multiple of 8 in [24, 256]
+
+// -----
+
+func.func @k() {
+  nvgpu_async.role_dispatch consumers = 2 registers = [40, 248] producer {
+  } consumer {
+  }
+  func.return
+}
+// CHECK: error: nvgpu_async.role_dispatch: budgets 40 + 2 x 248 registers per thread need 68608 registers; an SM has 65536
+
+// -----
+
+func.func @k(%v: !nvgpu_async.smem_view<128x64xbf16>) {
+  %t = nvgpu_async.smem_trans %v : !nvgpu_async.smem_view<128x64xbf16> -> !nvgpu_async.smem_view<64x128xbf16>
+  func.return
+}
+// CHECK: error: nvgpu_async.smem_trans of !nvgpu_async.smem_view<128x64xbf16> cannot give !nvgpu_async.smem_view<64x128xbf16>
+
+// -----
+
+func.func @k(%v: !nvgpu_async.smem_view<128x64xbf16>) {
+  %t = nvgpu_async.smem_load %v : !nvgpu_async.smem_view<128x64xbf16> -> tensor<128x64xbf16>
+  func.return
+}
+// CHECK: error: nvgpu_async.smem_load must give a register fragment
+
+// -----
+
+func.func @k(%t: tensor<128x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>, %g: !nvgpu_async.global<?x?xf32>, %i: index) {
+  nvgpu_async.store_global %t, %g[%i, %i] : tensor<128x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.global<?x?xf32>
+  func.return
+}
+// CHECK: error: nvgpu_async.store_global of bf16 into a tensor of f32
+
+// -----
+
+func.func @k(%t: tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 4>>) {
+  func.return
+}
+// CHECK: #nvgpu_async.frag spans 1 to 3 warpgroups, not 4
+
+// -----
+
+func.func @k(%t: tensor<128x64xf32, #nvgpu_async.frag<diag, warpgroups = 1>>) {
+  func.return
+}
+// CHECK: unknown fragment kind 'diag', expected one of acc, row, col

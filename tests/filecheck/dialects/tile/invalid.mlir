@@ -1,0 +1,236 @@
+// RUN: TAWA_VERIFY_DIAG | filecheck %s
+
+// Each case breaks one rule of the tile dialect; each message names the problem.
+
+func.func @k(%a: tensor<128x64xbf16>, %b: tensor<32x128xbf16>, %c: tensor<128x128xf32>) {
+  %r = tile.dot %a, %b, %c : tensor<128x64xbf16>, tensor<32x128xbf16> -> tensor<128x128xf32>
+  func.return
+}
+// CHECK: error: tile.dot contraction mismatch: lhs is 128x64, rhs is 32x128
+
+// -----
+
+func.func @k(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>, %c: tensor<128x128xf32>) {
+  %r = tile.dot %a, %b, %c : tensor<128x64xf32>, tensor<64x128xf32> -> tensor<128x128xf32>
+  func.return
+}
+// CHECK: error: tile.dot inputs must be bf16 or f16, got f32
+
+// -----
+
+func.func @k(%a: tensor<128x64xbf16>, %b: tensor<64x128xf16>, %c: tensor<128x128xf32>) {
+  %r = tile.dot %a, %b, %c : tensor<128x64xbf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+  func.return
+}
+// CHECK: error: tile.dot input element types differ: bf16 and f16
+
+// -----
+
+func.func @k(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>, %c: tensor<128x128xbf16>) {
+  %r = tile.dot %a, %b, %c : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xbf16>
+  func.return
+}
+// CHECK: error: tile.dot accumulates in f32, got accumulator bf16
+
+// -----
+
+func.func @k(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>, %c: tensor<128x64xf32>) {
+  %r = tile.dot %a, %b, %c : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x64xf32>
+  func.return
+}
+// CHECK: error: tile.dot accumulator is 128x64, expected 128x128
+
+// -----
+
+func.func @k(%a: tensor<128x64x2xbf16>, %b: tensor<64x128xbf16>, %c: tensor<128x128xf32>) {
+  %r = tile.dot %a, %b, %c : tensor<128x64x2xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+  func.return
+}
+// CHECK: error: tile.dot operands must all be rank-2 tiles
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xbf16, box = [128, 64]>, %i: index) {
+  %t = tile.load %d[%i] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+  func.return
+}
+// CHECK: error: tile.load needs 2 indices for a rank-2 tensor, got 1
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xbf16, box = [128, 64]>, %i: index) {
+  %t = tile.load %d[%i, %i] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<64x64xbf16>
+  func.return
+}
+// CHECK: error: tile.load tile shape 64x64 does not match the box 128x64
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xbf16, box = [128, 64]>, %i: index) {
+  %t = tile.load %d[%i, %i] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xf16>
+  func.return
+}
+// CHECK: error: tile.load tile element type f16 does not match the tensor's bf16
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xbf16, box = [128, 64]>, %t: tensor<128x128xbf16>, %i: index) {
+  tile.store %t, %d[%i, %i] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 64]>
+  func.return
+}
+// CHECK: error: tile.store tile shape 128x128 does not match the box 128x64
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xbf16, box = [128, 64]>) {
+  %x = tile.dim %d, 2 : !tile.desc<?x?xbf16, box = [128, 64]>
+  func.return
+}
+// CHECK: error: tile.dim axis 2 is out of range for a rank-2 tensor
+
+// -----
+
+func.func @k(%x: tensor<128x64x2xbf16>) {
+  %t = tile.trans %x : tensor<128x64x2xbf16> -> tensor<2x64x128xbf16>
+  func.return
+}
+// CHECK: error: tile.trans needs a rank-2 tile
+
+// -----
+
+func.func @k(%x: tensor<128x64xbf16>) {
+  %t = tile.trans %x : tensor<128x64xbf16> -> tensor<128x64xbf16>
+  func.return
+}
+// CHECK: error: tile.trans of 128x64xbf16 must give 64x128xbf16
+
+// -----
+
+func.func @k(%x: tensor<128x64xf32>) {
+  %r = tile.reduce max %x, axis = 2 : tensor<128x64xf32> -> tensor<128xf32>
+  func.return
+}
+// CHECK: error: tile.reduce axis 2 is out of range for a rank-2 tile
+
+// -----
+
+func.func @k(%x: tensor<128x64xf32>) {
+  %r = tile.reduce sum %x, axis = 1 : tensor<128x64xf32> -> tensor<64xf32>
+  func.return
+}
+// CHECK: error: tile.reduce along axis 1 of 128x64xf32 gives 128xf32, not 64xf32
+
+// -----
+
+func.func @k(%x: tensor<128x64xi32>) {
+  %r = tile.reduce sum %x, axis = 1 : tensor<128x64xi32> -> tensor<128xi32>
+  func.return
+}
+// CHECK: error: tile.reduce needs a float tile, got i32
+
+// -----
+
+func.func @k(%x: tensor<128xf32>) {
+  %r = tile.expand_dims %x, axis = 1 : tensor<128xf32> -> tensor<1x128xf32>
+  func.return
+}
+// CHECK: error: tile.expand_dims at axis 1 must give 128x1xf32
+
+// -----
+
+func.func @k(%x: tensor<128xf32>) {
+  %r = tile.expand_dims %x, axis = 3 : tensor<128xf32> -> tensor<1x128xf32>
+  func.return
+}
+// CHECK: error: tile.expand_dims axis 3 is out of range for a rank-1 tile
+
+// -----
+
+func.func @k(%x: tensor<128x2xf32>) {
+  %r = tile.broadcast %x : tensor<128x2xf32> -> tensor<128x64xf32>
+  func.return
+}
+// CHECK: error: tile.broadcast cannot broadcast 128x2 to 128x64: ranks must match and only unit dimensions may grow
+
+// -----
+
+func.func @k(%x: tensor<128x1xf32>) {
+  %r = tile.broadcast %x : tensor<128x1xf32> -> tensor<128x64xf16>
+  func.return
+}
+// CHECK: error: tile.broadcast cannot change the element type
+
+// -----
+
+func.func @k(%x: f16) {
+  %r = tile.splat %x : f16 -> tensor<128x64xf32>
+  func.return
+}
+// CHECK: error: tile.splat of a f16 cannot make a tile of f32
+
+// -----
+
+func.func @k() {
+  %r = tile.iota : tensor<128x2xi32>
+  func.return
+}
+// CHECK: error: tile.iota gives a rank-1 integer tile
+
+// -----
+
+func.func @k(%x: tensor<4xf32>) {
+  %r = tile.cmpi slt, %x, %x : tensor<4xf32> -> tensor<4xi1>
+  func.return
+}
+// CHECK: error: tile.cmpi compares integer tiles, not f32
+
+// -----
+
+func.func @k(%x: tensor<4xi32>) {
+  %r = tile.cmpi slt, %x, %x : tensor<4xi32> -> tensor<8xi1>
+  func.return
+}
+// CHECK: error: tile.cmpi of 4 tiles gives an i1 tile of the same shape
+
+// -----
+
+func.func @k(%m: tensor<8xi1>, %x: tensor<4xf32>) {
+  %r = tile.select %m, %x, %x : tensor<8xi1>, tensor<4xf32>
+  func.return
+}
+// CHECK: error: tile.select needs an i1 mask of shape 4, got 8xi1
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xbf16, box = [128, 60]>) {
+  func.return
+}
+// CHECK: !tile.desc box inner extent is 120 bytes; TMA needs a multiple of 16
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xbf16, box = [512, 64]>) {
+  func.return
+}
+// CHECK: !tile.desc box dimensions must be in [1, 256], got [512, 64]
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xbf16, box = [64]>) {
+  func.return
+}
+// CHECK: !tile.desc box has rank 1 but the tensor has rank 2
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xi32, box = [64, 64]>) {
+  func.return
+}
+// CHECK: !tile.desc element type must be bf16, f16 or f32, got i32
+
+// -----
+
+func.func @k(%d: !tile.desc<0x?xf32, box = [64, 64]>) {
+  func.return
+}
+// CHECK: !tile.desc dimensions must be positive or '?', got 0x?

@@ -1,0 +1,65 @@
+// RUN: tawa-opt %s --split-input-file | filecheck %s
+// RUN: TAWA_ROUNDTRIP
+
+// Every tile op in its custom syntax; the second RUN line goes through the
+// generic form and back.
+
+// CHECK-LABEL: func.func @grid_and_dims
+// CHECK-SAME:    (%d: !tile.desc<?x64xf16, box = [128, 64]>)
+// CHECK-SAME:    attributes {tile.kernel}
+// CHECK-NEXT:    %{{.*}} = tile.program_id x
+// CHECK-NEXT:    %{{.*}} = tile.program_id z
+// CHECK-NEXT:    %{{.*}} = tile.num_programs y
+// CHECK-NEXT:    %{{.*}} = tile.dim %d, 1 : !tile.desc<?x64xf16, box = [128, 64]>
+func.func @grid_and_dims(%d: !tile.desc<?x64xf16, box = [128, 64]>) attributes {tile.kernel} {
+  %0 = tile.program_id x
+  %1 = tile.program_id z
+  %2 = tile.num_programs y
+  %3 = tile.dim %d, 1 : !tile.desc<?x64xf16, box = [128, 64]>
+  func.return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @load_store
+// CHECK:         %[[T:.*]] = tile.load %a[%i, %j] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+// CHECK-NEXT:    %[[H:.*]] = tile.load %q[%i, %j, %i] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
+// CHECK-NEXT:    %[[F:.*]] = tile.load %q[%i, %j, %i] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<1x128x64xbf16>
+// CHECK-NEXT:    tile.store %[[T]], %a[%j, %i] : tensor<128x64xbf16> -> !tile.desc<?x?xbf16, box = [128, 64]>
+func.func @load_store(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
+                      %q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>, %i: index, %j: index) {
+  %t = tile.load %a[%i, %j] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+  %h = tile.load %q[%i, %j, %i] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
+  %f = tile.load %q[%i, %j, %i] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<1x128x64xbf16>
+  tile.store %t, %a[%j, %i] : tensor<128x64xbf16> -> !tile.desc<?x?xbf16, box = [128, 64]>
+  func.return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @math
+// CHECK:      %[[BT:.*]] = tile.trans %b : tensor<128x64xf16> -> tensor<64x128xf16>
+// CHECK-NEXT: %{{.*}} = tile.dot %a, %[[BT]], %acc : tensor<64x64xf16>, tensor<64x128xf16> -> tensor<64x128xf32>
+// CHECK-NEXT: %[[R:.*]] = tile.reduce max %acc, axis = 1 : tensor<64x128xf32> -> tensor<64xf32>
+// CHECK-NEXT: %{{.*}} = tile.reduce sum %acc, axis = 0 : tensor<64x128xf32> -> tensor<128xf32>
+// CHECK-NEXT: %{{.*}} = tile.reduce min %acc, axis = 0 : tensor<64x128xf32> -> tensor<128xf32>
+// CHECK-NEXT: %[[E:.*]] = tile.expand_dims %[[R]], axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+// CHECK-NEXT: %{{.*}} = tile.broadcast %[[E]] : tensor<64x1xf32> -> tensor<64x128xf32>
+// CHECK-NEXT: %{{.*}} = tile.splat %s : f32 -> tensor<64x128xf32>
+// CHECK-NEXT: %[[I:.*]] = tile.iota : tensor<128xi32>
+// CHECK-NEXT: %[[M:.*]] = tile.cmpi sle, %[[I]], %[[I]] : tensor<128xi32> -> tensor<128xi1>
+// CHECK-NEXT: %{{.*}} = tile.select %[[M]], %{{.*}}, %{{.*}} : tensor<128xi1>, tensor<128xf32>
+func.func @math(%a: tensor<64x64xf16>, %b: tensor<128x64xf16>, %acc: tensor<64x128xf32>, %s: f32) {
+  %bt = tile.trans %b : tensor<128x64xf16> -> tensor<64x128xf16>
+  %d = tile.dot %a, %bt, %acc : tensor<64x64xf16>, tensor<64x128xf16> -> tensor<64x128xf32>
+  %r = tile.reduce max %acc, axis = 1 : tensor<64x128xf32> -> tensor<64xf32>
+  %c = tile.reduce sum %acc, axis = 0 : tensor<64x128xf32> -> tensor<128xf32>
+  %n = tile.reduce min %acc, axis = 0 : tensor<64x128xf32> -> tensor<128xf32>
+  %e = tile.expand_dims %r, axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+  %bc = tile.broadcast %e : tensor<64x1xf32> -> tensor<64x128xf32>
+  %sp = tile.splat %s : f32 -> tensor<64x128xf32>
+  %i = tile.iota : tensor<128xi32>
+  %m = tile.cmpi sle, %i, %i : tensor<128xi32> -> tensor<128xi1>
+  %sel = tile.select %m, %c, %n : tensor<128xi1>, tensor<128xf32>
+  func.return
+}

@@ -1,0 +1,1 @@
+"""Hypothesis tests: semantics, round trips, fuzzing."""

@@ -1,0 +1,169 @@
+"""A hypothesis strategy for random tile kernels, and the inputs to run them on.
+
+The kernels have the shapes the passes must handle: loads outside loops (like Q in
+attention), one or two loops in a row, one to three loads per iteration, chains of
+dots (a dot's result rounded to bf16 and fed to the next, as P in attention),
+elementwise epilogues, and trip counts of 0, 1 or many (the loop bounds are run-time
+tensor extents). Tiles are small (16 x 16) so the interpreters stay fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+from tawa_xdsl.dtypes import bfloat16
+
+T = 16  # every tile is T x T
+BF = f"tensor<{T}x{T}xbf16>"
+F32 = f"tensor<{T}x{T}xf32>"
+DESC = f"!tile.desc<?x?xbf16, box = [{T}, {T}]>"
+OUT_DESC = f"!tile.desc<?x?xf32, box = [{T}, {T}]>"
+EPILOGUE_OPS = ("scale", "add_bias", "relu", "exp2", "square", "round_bf16")
+
+
+@dataclass
+class Loop:
+    loads: int  # tiles loaded per iteration, one per input tensor
+    dots: list[tuple[str, str, bool]]  # (lhs, rhs, transpose rhs) per dot of the chain
+    trips: int  # iterations at run time
+
+
+@dataclass
+class TileProgram:
+    """A generated kernel: its text and how to call it."""
+
+    pre_loads: int
+    loops: list[Loop]
+    epilogue: list[str]
+    blocks: int  # programs in the grid (x)
+    name: str = "generated"
+    text: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.text = _render(self)
+
+    @property
+    def grid(self) -> tuple[int]:
+        return (self.blocks,)
+
+    def make_args(self, seed: int) -> list[Any]:
+        """Random inputs (M = blocks * T rows, K = trips * T columns per loop), a
+        poisoned f32 output, a scale scalar."""
+        rng = np.random.default_rng(seed)
+        rows = self.blocks * T
+
+        def tensor(cols: int) -> np.ndarray:
+            return (rng.standard_normal((rows, cols)) / 4).astype(bfloat16)
+
+        args: list[Any] = [tensor(T) for _ in range(self.pre_loads)]
+        for loop in self.loops:
+            args += [tensor(loop.trips * T) for _ in range(loop.loads)]
+        args.append(np.full((rows, T), np.nan, dtype=np.float32))
+        args.append(np.float32(rng.uniform(0.5, 1.5)))
+        return args
+
+
+def _render(p: TileProgram) -> str:
+    params = [f"%pre{i}: {DESC}" for i in range(p.pre_loads)]
+    for j, loop in enumerate(p.loops):
+        params += [f"%x{j}_{i}: {DESC}" for i in range(loop.loads)]
+    params += [f"%out: {OUT_DESC}", "%s: f32"]
+    lines = [
+        f"func.func @{p.name}({', '.join(params)}) attributes {{tile.kernel}} {{",
+        "  %pid = tile.program_id x",
+        "  %c0 = arith.constant 0 : index",
+        f"  %cT = arith.constant {T} : index",
+        "  %m0 = arith.muli %pid, %cT : index",
+        f"  %zero = arith.constant dense<0.000000e+00> : {F32}",
+    ]
+    lines += [
+        f"  %p{i} = tile.load %pre{i}[%m0, %c0] : {DESC} -> {BF}"
+        for i in range(p.pre_loads)
+    ]
+    acc = "%zero"
+    for j, loop in enumerate(p.loops):
+        lines.append(f"  %K{j} = tile.dim %x{j}_0, 1 : {DESC}")
+        lines.append(
+            f"  %acc{j} = scf.for %k{j} = %c0 to %K{j} step %cT "
+            f"iter_args(%a{j} = {acc}) -> ({F32}) {{"
+        )
+        for i in range(loop.loads):
+            lines.append(
+                f"    %l{j}_{i} = tile.load %x{j}_{i}[%m0, %k{j}] : {DESC} -> {BF}"
+            )
+        current = f"%a{j}"
+        for d, (lhs, rhs, trans) in enumerate(loop.dots):
+            lhs_v = f"%l{j}_{lhs}" if lhs.isdigit() else lhs
+            if lhs == "chain":
+                lines.append(f"    %r{j}_{d} = arith.truncf {current} : {F32} to {BF}")
+                lhs_v = f"%r{j}_{d}"
+            rhs_v = f"%l{j}_{rhs}" if rhs.isdigit() else f"%{rhs}"
+            if trans:
+                lines.append(f"    %t{j}_{d} = tile.trans {rhs_v} : {BF} -> {BF}")
+                rhs_v = f"%t{j}_{d}"
+            lines.append(
+                f"    %d{j}_{d} = tile.dot {lhs_v}, {rhs_v}, {current} : {BF}, {BF} -> {F32}"
+            )
+            current = f"%d{j}_{d}"
+        lines.append(f"    scf.yield {current} : {F32}")
+        lines.append("  }")
+        acc = f"%acc{j}"
+    for e, kind in enumerate(p.epilogue):
+        v = f"%e{e}"
+        match kind:
+            case "scale":
+                lines.append(f"  %sp{e} = tile.splat %s : f32 -> {F32}")
+                lines.append(f"  {v} = arith.mulf {acc}, %sp{e} : {F32}")
+            case "add_bias":
+                lines.append(f"  %one{e} = arith.constant dense<1.250000e-01> : {F32}")
+                lines.append(f"  {v} = arith.addf {acc}, %one{e} : {F32}")
+            case "relu":
+                lines.append(f"  {v} = arith.maximumf {acc}, %zero : {F32}")
+            case "exp2":
+                lines.append(f"  {v} = math.exp2 {acc} : {F32}")
+            case "square":
+                lines.append(f"  {v} = arith.mulf {acc}, {acc} : {F32}")
+            case "round_bf16":
+                lines.append(f"  %b{e} = arith.truncf {acc} : {F32} to {BF}")
+                lines.append(f"  {v} = arith.extf %b{e} : {BF} to {F32}")
+        acc = v
+    lines += [
+        f"  tile.store {acc}, %out[%m0, %c0] : {F32} -> {OUT_DESC}",
+        "  func.return",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@st.composite
+def loops(draw: st.DrawFn, pre_loads: int) -> Loop:
+    loads = draw(st.integers(1, 3))
+    operands = [str(i) for i in range(loads)] + [f"p{i}" for i in range(pre_loads)]
+    first = (
+        draw(st.sampled_from([str(i) for i in range(loads)])),
+        draw(st.sampled_from(operands)),
+        draw(st.booleans()),
+    )
+    chained = draw(
+        st.lists(
+            st.tuples(st.just("chain"), st.sampled_from(operands), st.booleans()),
+            max_size=2,
+        )
+    )
+    trips = draw(st.sampled_from([0, 1, 2, 3, 5]))
+    return Loop(loads, [first, *chained], trips)
+
+
+@st.composite
+def tile_programs(draw: st.DrawFn) -> TileProgram:
+    pre_loads = draw(st.integers(0, 1))
+    return TileProgram(
+        pre_loads=pre_loads,
+        loops=draw(st.lists(loops(pre_loads), min_size=1, max_size=2)),
+        epilogue=draw(st.lists(st.sampled_from(EPILOGUE_OPS), max_size=3)),
+        blocks=draw(st.integers(1, 2)),
+    )
