@@ -20,4 +20,6 @@ def test_every_package_is_listed_in_pyproject() -> None:
         for init in (REPO / directory).rglob("__init__.py"):
             rel = init.parent.relative_to(REPO / directory)
             found.add(".".join([package, *rel.parts]))
-    assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"
+    assert found <= listed, (
+        f"add to [tool.setuptools] packages: {sorted(found - listed)}"
+    )

@@ -75,55 +75,45 @@ def test_gemm_matches_numpy(gemm_module, m, n, k, layout, dtype, seed) -> None:
     assert rel_err(c, ref) < 1e-2
 
 
+def run_epilogue(module, kernel: str, m: int, n: int, k: int, seed: int, *scalars):
+    """Run an epilogue kernel on random inputs; return A @ B^T and the bias (in
+    float64) and the output."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(bfloat16)
+    b = rng.standard_normal((n, k)).astype(bfloat16)
+    bias = rng.standard_normal(n).astype(bfloat16)
+    c = poisoned((m, n), bfloat16)
+    grid = (cdiv(m, TILE), cdiv(n, TILE))
+    tawa_xdsl.interpret(module, kernel, a, b, bias, c, *scalars, grid=grid)
+    out = c.astype(np.float64)
+    assert not np.isnan(out).any(), "some outputs were never written"
+    product = a.astype(np.float64) @ b.astype(np.float64).T
+    return product, bias.astype(np.float64), out
+
+
+def assert_close(out: np.ndarray, ref: np.ndarray) -> None:
+    assert np.allclose(out, ref, rtol=2e-2, atol=2e-2 * (np.abs(ref).max() + 1))
+
+
 @SETTINGS
 @given(
     m=sizes, n=sizes, k=sizes, alpha=st.floats(-2, 2), seed=st.integers(0, 2**32 - 1)
 )
 def test_epilogue_relu_matches_numpy(epilogue_module, m, n, k, alpha, seed) -> None:
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal((m, k)).astype(bfloat16)
-    b = rng.standard_normal((n, k)).astype(bfloat16)
-    bias = rng.standard_normal(n).astype(bfloat16)
-    c = poisoned((m, n), bfloat16)
-    tawa_xdsl.interpret(
-        epilogue_module,
-        "gemm_scale_bias_relu",
-        a,
-        b,
-        bias,
-        c,
-        alpha,
-        grid=(cdiv(m, TILE), cdiv(n, TILE)),
+    product, bias, out = run_epilogue(
+        epilogue_module, "gemm_scale_bias_relu", m, n, k, seed, alpha
     )
-    a64, b64, bias64 = (x.astype(np.float64) for x in (a, b, bias))
-    ref = np.maximum(np.float32(alpha) * (a64 @ b64.T) + bias64, 0)
-    out = c.astype(np.float64)
-    assert not np.isnan(out).any()
-    assert np.allclose(out, ref, rtol=2e-2, atol=2e-2 * (np.abs(ref).max() + 1))
+    assert_close(out, np.maximum(np.float32(alpha) * product + bias, 0))
 
 
 @SETTINGS
 @given(m=sizes, n=sizes, k=sizes, seed=st.integers(0, 2**32 - 1))
 def test_epilogue_gelu_matches_numpy(epilogue_module, m, n, k, seed) -> None:
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal((m, k)).astype(bfloat16)
-    b = rng.standard_normal((n, k)).astype(bfloat16)
-    bias = rng.standard_normal(n).astype(bfloat16)
-    c = poisoned((m, n), bfloat16)
-    tawa_xdsl.interpret(
-        epilogue_module,
-        "gemm_bias_gelu",
-        a,
-        b,
-        bias,
-        c,
-        grid=(cdiv(m, TILE), cdiv(n, TILE)),
+    product, bias, out = run_epilogue(epilogue_module, "gemm_bias_gelu", m, n, k, seed)
+    x = product + bias
+    assert_close(
+        out, 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
     )
-    x = a.astype(np.float64) @ b.astype(np.float64).T + bias.astype(np.float64)
-    ref = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
-    out = c.astype(np.float64)
-    assert not np.isnan(out).any()
-    assert np.allclose(out, ref, rtol=2e-2, atol=2e-2 * (np.abs(ref).max() + 1))
 
 
 def attention_reference(q, k, v, scale: float, causal: bool) -> np.ndarray:
