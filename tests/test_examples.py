@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import dataclass
 
+import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
+from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import kernels
 
-from .conftest import EXAMPLE_FILES
+from .conftest import EXAMPLE_FILES, EXAMPLES
 
 TAWA_OPT = [sys.executable, "-m", "tawa_xdsl.tawa_opt"]
 
@@ -42,3 +45,69 @@ def test_example_cleanups_keep_kernels(path) -> None:
     assert names == {k.sym_name.data for k in kernels(tawa_xdsl.parse(path))}
     stores = [op for op in module.walk() if op.name == "tile.store"]
     assert len(stores) == len(names)
+
+
+PIPELINES = [
+    "aref-partition",
+    "aref-partition,pipeline",
+    "aref-partition,pipeline{num-stages=4 mma-depth=2}",
+    "aref-partition,pipeline{num-stages=3 mma-depth=2 two-stage=true}",
+]
+
+
+def _random(*shape: int):
+    return lambda rng: rng.standard_normal(shape).astype(bfloat16)
+
+
+@dataclass(frozen=True)
+class ExampleRun:
+    """A kernel of an example file with inputs that are not tile multiples."""
+
+    file: str
+    inputs: tuple  # input makers, each rng -> array
+    out_shape: tuple[int, ...]
+    grid: tuple[int, ...]
+    scalars: tuple = ()
+
+
+EXAMPLE_RUNS = {
+    "gemm_nt": ExampleRun(
+        "gemm.mlir", (_random(200, 330), _random(300, 330)), (200, 300), (2, 3)
+    ),
+    "gemm_nn": ExampleRun(
+        "gemm.mlir", (_random(200, 330), _random(330, 300)), (200, 300), (2, 3)
+    ),
+    "gemm_scale_bias_relu": ExampleRun(
+        "gemm_epilogue.mlir",
+        (_random(130, 70), _random(260, 70), _random(260)),
+        (130, 260),
+        (2, 3),
+        (0.75,),
+    ),
+    "attention_d64": ExampleRun(
+        "attention.mlir", (_random(2, 300, 64),) * 3, (2, 300, 64), (3, 2), (0.125,)
+    ),
+    "attention_causal_d128": ExampleRun(
+        "attention.mlir", (_random(2, 300, 128),) * 3, (2, 300, 128), (3, 2), (0.088,)
+    ),
+}
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("kernel", sorted(EXAMPLE_RUNS))
+def test_warp_specialized_examples_compute_the_reference(kernel, pipeline) -> None:
+    run = EXAMPLE_RUNS[kernel]
+    rng = np.random.default_rng(7)
+    inputs = [make(rng) for make in run.inputs]
+    expected = np.full(run.out_shape, np.nan, dtype=bfloat16)
+    source = EXAMPLES / run.file
+    tawa_xdsl.interpret(
+        tawa_xdsl.parse(source), kernel, *inputs, expected, *run.scalars, grid=run.grid
+    )
+    module = tawa_xdsl.apply(tawa_xdsl.parse(source), pipeline)
+    for seed in range(3):
+        out = np.full(run.out_shape, np.nan, dtype=bfloat16)
+        tawa_xdsl.simulate(
+            module, kernel, *inputs, out, *run.scalars, grid=run.grid, seed=seed
+        )
+        assert np.array_equal(out.view(np.uint16), expected.view(np.uint16))

@@ -7,4 +7,15 @@ from xdsl.passes import ModulePass
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Name -> factory; imports are local so `tawa-opt` starts fast."""
-    return {}
+
+    def aref_partition() -> type[ModulePass]:
+        from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
+
+        return ArefPartitionPass
+
+    def pipeline() -> type[ModulePass]:
+        from tawa_xdsl.transforms.pipeline import PipelinePass
+
+        return PipelinePass
+
+    return {"aref-partition": aref_partition, "pipeline": pipeline}

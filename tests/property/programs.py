@@ -2,7 +2,9 @@
 
 The kernels have the shapes the passes must handle: loads outside loops (like Q in
 attention), one or two loops in a row, one to three loads per iteration, chains of
-dots (a dot's result rounded to bf16 and fed to the next, as P in attention),
+dots (a dot's result rounded to bf16 and fed to the next, as P in attention; the
+first dot either accumulates into the loop's carry, as in GEMM, or starts from
+zero, as S = Q K^T does),
 elementwise epilogues, and trip counts of 0, 1 or many (the loop bounds are run-time
 tensor extents). Tiles are small (16 x 16) so the interpreters stay fast.
 """
@@ -30,6 +32,7 @@ class Loop:
     loads: int  # tiles loaded per iteration, one per input tensor
     dots: list[tuple[str, str, bool]]  # (lhs, rhs, transpose rhs) per dot of the chain
     trips: int  # iterations at run time
+    fresh_first: bool = False  # first dot starts from zero (S = Q K^T), not the carry
 
 
 @dataclass
@@ -95,7 +98,7 @@ def _render(p: TileProgram) -> str:
             lines.append(
                 f"    %l{j}_{i} = tile.load %x{j}_{i}[%m0, %k{j}] : {DESC} -> {BF}"
             )
-        current = f"%a{j}"
+        current = "%zero" if loop.fresh_first else f"%a{j}"
         for d, (lhs, rhs, trans) in enumerate(loop.dots):
             lhs_v = f"%l{j}_{lhs}" if lhs.isdigit() else lhs
             if lhs == "chain":
@@ -105,10 +108,14 @@ def _render(p: TileProgram) -> str:
             if trans:
                 lines.append(f"    %t{j}_{d} = tile.trans {rhs_v} : {BF} -> {BF}")
                 rhs_v = f"%t{j}_{d}"
+            acc_in = f"%a{j}" if loop.fresh_first and d == 1 else current
             lines.append(
-                f"    %d{j}_{d} = tile.dot {lhs_v}, {rhs_v}, {current} : {BF}, {BF} -> {F32}"
+                f"    %d{j}_{d} = tile.dot {lhs_v}, {rhs_v}, {acc_in} : {BF}, {BF} -> {F32}"
             )
             current = f"%d{j}_{d}"
+        if loop.fresh_first and len(loop.dots) == 1:
+            lines.append(f"    %sum{j} = arith.addf {current}, %a{j} : {F32}")
+            current = f"%sum{j}"
         lines.append(f"    scf.yield {current} : {F32}")
         lines.append("  }")
         acc = f"%acc{j}"
@@ -140,7 +147,7 @@ def _render(p: TileProgram) -> str:
 
 
 @st.composite
-def loops(draw: st.DrawFn, pre_loads: int) -> Loop:
+def loops(draw: st.DrawFn, pre_loads: int, min_trips: int = 0) -> Loop:
     loads = draw(st.integers(1, 3))
     operands = [str(i) for i in range(loads)] + [f"p{i}" for i in range(pre_loads)]
     first = (
@@ -154,16 +161,17 @@ def loops(draw: st.DrawFn, pre_loads: int) -> Loop:
             max_size=2,
         )
     )
-    trips = draw(st.sampled_from([0, 1, 2, 3, 5]))
-    return Loop(loads, [first, *chained], trips)
+    trips = draw(st.sampled_from([t for t in (0, 1, 2, 3, 5, 7) if t >= min_trips]))
+    return Loop(loads, [first, *chained], trips, fresh_first=draw(st.booleans()))
 
 
 @st.composite
-def tile_programs(draw: st.DrawFn) -> TileProgram:
+def tile_programs(draw: st.DrawFn, min_trips: int = 0) -> TileProgram:
+    """Random kernels; every loop runs at least `min_trips` (<= 7) iterations."""
     pre_loads = draw(st.integers(0, 1))
     return TileProgram(
         pre_loads=pre_loads,
-        loops=draw(st.lists(loops(pre_loads), min_size=1, max_size=2)),
+        loops=draw(st.lists(loops(pre_loads, min_trips), min_size=1, max_size=2)),
         epilogue=draw(st.lists(st.sampled_from(EPILOGUE_OPS), max_size=3)),
         blocks=draw(st.integers(1, 2)),
     )

@@ -1,0 +1,38 @@
+// Kernels aref-partition cannot split get a diagnostic at the offending load.
+// RUN: tawa-opt %s --split-input-file --verify-diagnostics -p aref-partition | filecheck %s
+
+func.func @load_under_if(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %c: i1) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  scf.if %c {
+    %t = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+  }
+  func.return
+}
+// CHECK: error: tile.load inside 'scf.if' cannot be partitioned: loads may only be nested in scf.for loops
+
+// -----
+
+func.func @indirect(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %b: !tile.desc<?x?xbf16, box = [16, 16]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+  %e = tensor.extract %t[%c0, %c0] : tensor<16x16xbf16>
+  %i = arith.fptosi %e : bf16 to i32
+  %ix = arith.index_cast %i : i32 to index
+  %u = tile.load %b[%ix, %c0] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+  func.return
+}
+// CHECK: error: tile.load address depends on tile data (%t : tensor<16x16xbf16>); the producer can only compute addresses from scalars
+
+// -----
+
+func.func @escaping(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %n: index) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %z = arith.constant dense<0.0> : tensor<16x16xbf16>
+  %last = scf.for %k = %c0 to %n step %c16 iter_args(%prev = %z) -> (tensor<16x16xbf16>) {
+    %t = tile.load %a[%c0, %k] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+    scf.yield %t : tensor<16x16xbf16>
+  }
+  func.return
+}
+// CHECK: error: tile.load result is carried out of its loop iteration; an aref slot only holds it for one iteration

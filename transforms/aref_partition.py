@@ -1,0 +1,440 @@
+"""aref-partition: split every tile kernel into a TMA producer role and an MMA
+consumer role that talk only through arefs.
+
+Contract (what the pass guarantees and assumes):
+- Seeds: every `tile.load` belongs to the producer; every op with a side effect
+  that is not a load (stores) belongs to the consumer, together with every load's
+  result, which it receives through an aref. Each role keeps the backward slice of
+  its seeds over `scf.for` (a loop is kept in a role with only the iteration
+  arguments that role needs); what both slices need (index math, loop bounds) is
+  duplicated.
+- One aref per loop body carries all tiles that body loads (one `aref.put` after
+  its last load, one `aref.get` where the first one was). Sibling loops that load
+  the same tile types share an aref: its logical index keeps counting from one loop
+  to the next. A load outside any loop (Q in attention) gets its own depth-1 aref.
+- Indices are counters threaded through the loops of both roles; `aref.consumed`
+  follows the last consumer use of the gotten tiles in the same block.
+- Rings are created with depth 1; `pipeline` deepens them.
+
+Kernels it cannot partition get a diagnostic at the offending op: a load nested in
+anything but `scf.for` loops, a load whose address (or an enclosing loop bound)
+depends on tile data, a loaded tile that escapes its loop iteration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.roles import Role
+from xdsl.context import Context
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IndexType, ModuleOp, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.traits import IsTerminator, Pure
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.kernel import kernels
+
+
+@dataclass(frozen=True)
+class ArefPartitionPass(ModulePass):
+    """Warp-specialize every tile kernel: producer (TMA loads) and consumer (MMAs,
+    epilogue, stores) roles connected by arefs."""
+
+    name = "aref-partition"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in list(kernels(op)):
+            if not any(isinstance(o, aref.WarpSpecializeOp) for o in kernel.walk()):
+                Partitioner(kernel).run()
+
+
+@dataclass(eq=False)
+class Channel:
+    """One aref: the loads it carries, grouped by the block that issues them."""
+
+    types: tuple[TensorType, ...]
+    in_loop: bool
+    groups: list[LoadGroup] = field(default_factory=list)
+    create: aref.CreateOp | None = None
+
+
+@dataclass(eq=False)
+class LoadGroup:
+    """Loads one block issues together into one slot of `channel`."""
+
+    loads: list[tile.LoadOp]
+    channel: Channel
+
+    @property
+    def block(self) -> Block:
+        block = self.loads[0].parent_block()
+        assert block is not None
+        return block
+
+
+def _enclosing_loops(op: Operation, kernel: func.FuncOp) -> list[scf.ForOp]:
+    """The loops around `op`, innermost first; a diagnostic for any other region."""
+    loops: list[scf.ForOp] = []
+    parent = op.parent_op()
+    while parent is not None and parent is not kernel:
+        if not isinstance(parent, scf.ForOp):
+            raise OpDiagnostic(
+                op,
+                f"tile.load inside '{parent.name}' cannot be partitioned: loads may "
+                "only be nested in scf.for loops",
+            )
+        loops.append(parent)
+        parent = parent.parent_op()
+    return loops
+
+
+class Partitioner:
+    """Partitions one kernel. See the module docstring for the contract."""
+
+    def __init__(self, kernel: func.FuncOp):
+        self.kernel = kernel
+        self.body = kernel.body.block
+        self.loads = [op for op in kernel.walk() if isinstance(op, tile.LoadOp)]
+
+    # ------------------------------------------------------------------ analysis
+
+    def _check_addresses(self) -> None:
+        for load in self.loads:
+            loops = _enclosing_loops(load, self.kernel)
+            roots = list(load.indices) + [
+                v for lp in loops for v in (lp.lb, lp.ub, lp.step)
+            ]
+            self._check_scalar_slice(load, roots)
+
+    def _check_scalar_slice(self, load: tile.LoadOp, roots: Iterable[SSAValue]) -> None:
+        """The producer computes addresses from scalars only: no tile data."""
+        seen: set[SSAValue] = set()
+        work = list(roots)
+        while work:
+            v = work.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if isinstance(v.type, TensorType):
+                raise OpDiagnostic(
+                    load,
+                    "tile.load address depends on tile data "
+                    f"(%{v.name_hint or '?'} : {v.type}); the producer can only "
+                    "compute addresses from scalars",
+                )
+            if isinstance(v, OpResult):
+                owner = v.op
+                if isinstance(owner, scf.ForOp):
+                    work += [
+                        owner.iter_args[v.index],
+                        owner.body.block.last_op.operands[v.index],
+                    ]
+                elif owner.regions:
+                    raise OpDiagnostic(
+                        load,
+                        f"tile.load address depends on the result of '{owner.name}', "
+                        "which the producer cannot compute",
+                    )
+                else:
+                    work += list(owner.operands)
+            elif isinstance(v, BlockArgument):
+                loop = v.block.parent_op()
+                if isinstance(loop, scf.ForOp):
+                    if v.index == 0:
+                        work += [loop.lb, loop.ub, loop.step]
+                    else:
+                        i = v.index - 1
+                        work += [loop.iter_args[i], loop.body.block.last_op.operands[i]]
+
+    def _check_no_escape(self) -> None:
+        """A loaded tile lives in its slot for one iteration of the loop issuing it."""
+        for load in self.loads:
+            block = load.parent_block()
+            if not isinstance(block.parent_op(), scf.ForOp):
+                continue
+            for use in load.result.uses:
+                if (
+                    isinstance(use.operation, scf.YieldOp)
+                    and use.operation.parent_block() is block
+                ):
+                    raise OpDiagnostic(
+                        load,
+                        "tile.load result is carried out of its loop iteration; an aref "
+                        "slot only holds it for one iteration",
+                    )
+
+    def _group_loads(self) -> list[LoadGroup]:
+        by_block: dict[Block, list[tile.LoadOp]] = {}
+        for load in self.loads:
+            by_block.setdefault(load.parent_block(), []).append(load)
+        groups: list[LoadGroup] = []
+        shared: dict[tuple[Block | None, tuple[TensorType, ...]], Channel] = {}
+        for block, loads in by_block.items():
+            loop = block.parent_op()
+            if isinstance(loop, scf.ForOp):
+                types = tuple(ld.result.type for ld in loads)
+                key = (loop.parent_block(), types)
+                if key not in shared:
+                    shared[key] = Channel(types, in_loop=True)
+                groups.append(LoadGroup(loads, shared[key]))
+            else:
+                for ld in loads:
+                    groups.append(
+                        LoadGroup([ld], Channel((ld.result.type,), in_loop=False))
+                    )
+        for g in groups:
+            g.channel.groups.append(g)
+        return groups
+
+    # ------------------------------------------------------------------- slicing
+
+    def _slice(self, role: Role, roots: Iterable[Operation]) -> RoleSlice:
+        s = RoleSlice(role, self.kernel)
+        for op in roots:
+            s.need_op(op)
+        return s
+
+    # ----------------------------------------------------------------- rewriting
+
+    def run(self) -> None:
+        if not self.loads:
+            return
+        self._check_addresses()
+        self._check_no_escape()
+        self.groups = self._group_loads()
+        self.group_of = {ld: g for g in self.groups for ld in g.loads}
+        self.channels = list(dict.fromkeys(g.channel for g in self.groups))
+
+        consumer_roots = [
+            op
+            for op in self.kernel.walk()
+            if op is not self.kernel
+            and not op.has_trait(Pure)
+            and not op.regions
+            and not op.has_trait(IsTerminator)
+        ]
+        producer = self._slice("producer", self.loads)
+        consumer = self._slice("consumer", consumer_roots + self.loads)
+
+        rings = 0
+        for ch in self.channels:
+            ch.create = aref.CreateOp(aref.ArefType(ch.types, 1))
+            if ch.in_loop:
+                ch.create.result.name_hint = f"ring{rings}"
+                rings += 1
+            else:
+                ch.create.result.name_hint = (
+                    f"{ch.groups[0].loads[0].result.name_hint or 'tile'}_ref"
+                )
+        producer_region = RoleBuilder(self, producer).build()
+        consumer_region = RoleBuilder(self, consumer).build()
+
+        ret = self.body.last_op
+        assert isinstance(ret, func.ReturnOp)
+        for old in reversed(list(self.body.ops)):
+            if old is not ret:
+                old.detach()
+                old.erase(safe_erase=False)
+        for ch in self.channels:
+            self.body.insert_op_before(ch.create, ret)
+        ws = aref.WarpSpecializeOp(producer_region, consumer_region)
+        self.body.insert_op_before(ws, ret)
+
+    def channels_inside(self, loop: scf.ForOp) -> list[Channel]:
+        """Channels whose loads sit somewhere inside `loop`, in a fixed order."""
+        inside = {
+            self.group_of[ld].channel
+            for ld in loop.walk()
+            if isinstance(ld, tile.LoadOp)
+        }
+        return [ch for ch in self.channels if ch in inside]
+
+
+class RoleSlice:
+    """The ops, and the loop-carried values, one role must keep (backward closure)."""
+
+    def __init__(self, role: Role, kernel: func.FuncOp):
+        self.role = role
+        self.kernel = kernel
+        self.ops: set[Operation] = set()
+        self.iters: set[tuple[scf.ForOp, int]] = set()
+
+    def need_op(self, op: Operation) -> None:
+        if op in self.ops:
+            return
+        self.ops.add(op)
+        parent = op.parent_op()
+        if isinstance(parent, scf.ForOp):
+            self.need_op(parent)
+        if isinstance(op, scf.ForOp):
+            operands: Sequence[SSAValue] = (op.lb, op.ub, op.step)
+        elif isinstance(op, tile.LoadOp) and self.role == "consumer":
+            operands = ()  # the consumer receives the tile; it needs no address
+        else:
+            operands = op.operands
+        for v in operands:
+            self.need_value(v)
+
+    def need_value(self, v: SSAValue) -> None:
+        if isinstance(v, OpResult):
+            if isinstance(v.op, scf.ForOp):
+                self.need_iter(v.op, v.index)
+            else:
+                self.need_op(v.op)
+        elif isinstance(v, BlockArgument):
+            loop = v.block.parent_op()
+            if isinstance(loop, scf.ForOp):
+                if v.index == 0:
+                    self.need_op(loop)
+                else:
+                    self.need_iter(loop, v.index - 1)
+
+    def need_iter(self, loop: scf.ForOp, i: int) -> None:
+        if (loop, i) in self.iters:
+            return
+        self.iters.add((loop, i))
+        self.need_op(loop)
+        self.need_value(loop.iter_args[i])
+        self.need_value(loop.body.block.last_op.operands[i])
+
+
+class RoleBuilder:
+    """Clones one role's slice of the kernel into a fresh region, turning loads into
+    `aref.put` (producer) or `aref.get` + `aref.consumed` (consumer) and threading
+    each aref's index counter through the loops."""
+
+    def __init__(self, partitioner: Partitioner, role_slice: RoleSlice):
+        self.p = partitioner
+        self.slice = role_slice
+        self.mapper: dict[SSAValue, SSAValue] = {}
+
+    def build(self) -> Region:
+        block = Block()
+        zero = arith.ConstantOp.from_int_and_width(0, IndexType())
+        zero.result.name_hint = "idx0"
+        block.add_op(zero)
+        counters = {ch: zero.result for ch in self.p.channels}
+        self._clone_block(self.p.body, block, counters)
+        return Region(block)
+
+    def lookup(self, v: SSAValue) -> SSAValue:
+        if v in self.mapper:
+            return self.mapper[v]
+        assert isinstance(v, BlockArgument) and v.block is self.p.body, (
+            f"aref-partition: {v} used before it was cloned"
+        )
+        return v
+
+    def _last_use_positions(self, block: Block) -> dict[LoadGroup, Operation]:
+        """For each group issued in `block`, the op of `block` after which its slot
+        can be released (the last op that uses a loaded tile, or the first load)."""
+        ops = list(block.ops)
+        position = {op: i for i, op in enumerate(ops)}
+        result: dict[LoadGroup, Operation] = {}
+        for g in self.p.groups:
+            if g.block is not block:
+                continue
+            last = position[g.loads[0]]
+            for ld in g.loads:
+                for use in ld.result.uses:
+                    anc = block.find_ancestor_op_in_block(use.operation)
+                    if anc is not None and anc in self.slice.ops:
+                        last = max(last, position[anc])
+            result[g] = ops[last]
+        return result
+
+    def _clone_block(
+        self, old: Block, new: Block, counters: dict[Channel, SSAValue]
+    ) -> None:
+        release_after = (
+            self._last_use_positions(old) if self.slice.role == "consumer" else {}
+        )
+        slot_index: dict[LoadGroup, SSAValue] = {}
+        for op in old.ops:
+            if op.has_trait(IsTerminator) or op not in self.slice.ops:
+                pass
+            elif isinstance(op, tile.LoadOp):
+                self._clone_load(op, new, counters, slot_index)
+            elif isinstance(op, scf.ForOp):
+                self._clone_loop(op, new, counters)
+            else:
+                new.add_op(op.clone(value_mapper=self.mapper))
+            for g, last in release_after.items():
+                if last is op:
+                    new.add_op(aref.ConsumedOp(g.channel.create, slot_index[g]))
+        issued_here = [g for g in self.p.groups if g.block is old]
+        if issued_here and isinstance(old.parent_op(), scf.ForOp):
+            one = arith.ConstantOp.from_int_and_width(1, IndexType())
+            new.add_op(one)
+            for g in issued_here:
+                step = arith.AddiOp(counters[g.channel], one)
+                new.add_op(step)
+                counters[g.channel] = step.result
+
+    def _clone_load(
+        self,
+        load: tile.LoadOp,
+        new: Block,
+        counters: dict[Channel, SSAValue],
+        slot_index: dict[LoadGroup, SSAValue],
+    ) -> None:
+        g = self.p.group_of[load]
+        index = counters[g.channel]
+        slot_index[g] = index
+        if self.slice.role == "producer":
+            clone = load.clone(value_mapper=self.mapper)
+            new.add_op(clone)
+            if load is g.loads[-1]:
+                values = [self.mapper[ld.result] for ld in g.loads]
+                new.add_op(aref.PutOp(g.channel.create, index, values))
+        elif load is g.loads[0]:
+            get = aref.GetOp(g.channel.create, index)
+            new.add_op(get)
+            for ld, value in zip(g.loads, get.values, strict=True):
+                value.name_hint = ld.result.name_hint
+                self.mapper[ld.result] = value
+
+    def _clone_loop(
+        self, loop: scf.ForOp, new: Block, counters: dict[Channel, SSAValue]
+    ) -> None:
+        iters = sorted(i for lp, i in self.slice.iters if lp is loop)
+        channels = self.p.channels_inside(loop)
+        old_body = loop.body.block
+        arg_types = [IndexType()] + [loop.iter_args[i].type for i in iters]
+        body = Block(arg_types=arg_types + [IndexType()] * len(channels))
+        self.mapper[old_body.args[0]] = body.args[0]
+        body.args[0].name_hint = old_body.args[0].name_hint
+        for k, i in enumerate(iters):
+            self.mapper[old_body.args[i + 1]] = body.args[k + 1]
+            body.args[k + 1].name_hint = old_body.args[i + 1].name_hint
+        inner = dict(counters)
+        for k, ch in enumerate(channels):
+            arg = body.args[1 + len(iters) + k]
+            arg.name_hint = "idx"
+            inner[ch] = arg
+        self._clone_block(old_body, body, inner)
+        old_yield = old_body.last_op
+        body.add_op(
+            scf.YieldOp(
+                *[self.lookup(old_yield.operands[i]) for i in iters],
+                *[inner[ch] for ch in channels],
+            )
+        )
+        clone = scf.ForOp(
+            self.lookup(loop.lb),
+            self.lookup(loop.ub),
+            self.lookup(loop.step),
+            [self.lookup(loop.iter_args[i]) for i in iters]
+            + [counters[ch] for ch in channels],
+            body,
+        )
+        new.add_op(clone)
+        for k, i in enumerate(iters):
+            self.mapper[loop.results[i]] = clone.results[k]
+            clone.results[k].name_hint = loop.results[i].name_hint
+        for k, ch in enumerate(channels):
+            counters[ch] = clone.results[len(iters) + k]

@@ -1,0 +1,163 @@
+"""pipeline{num-stages=D mma-depth=P two-stage=false}: software-pipeline
+warp-specialized kernels at the aref level.
+
+- num-stages D: every ring (an aref put inside a loop) gets D slots, so the
+  producer can run up to D loads ahead of the consumer.
+- mma-depth P: keep P MMA groups in flight. The consumer releases index i only
+  once the MMA of index i + P - 1 has been issued (its lowering waits for all but
+  the newest P - 1 groups there), so `aref.consumed %r[i]` moves P - 1
+  iterations later; the last P - 1 indices of a loop are released after it.
+- two-stage: in loops with two or more dots (attention), issue the first dot of
+  iteration j + 1 before the rest of iteration j (see `two_stage.py`).
+
+Preconditions, checked with a diagnostic: options with D >= 1, 1 <= P <= D (each
+MMA group in flight holds a slot), and with two-stage P + 1 <= D; the kernel was
+partitioned by `aref-partition`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.transforms.two_stage import counter_of, rotate
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, ModuleOp
+from xdsl.ir import Block, Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.kernel import kernels
+
+
+@dataclass(frozen=True)
+class PipelinePass(ModulePass):
+    """Deepen aref rings, keep MMAs in flight, optionally overlap two dots."""
+
+    name = "pipeline"
+
+    num_stages: int = 3
+    mma_depth: int = 1
+    two_stage: bool = False
+
+    def check_options(self) -> None:
+        if self.num_stages < 1:
+            raise PassFailedException(
+                f"pipeline: num-stages must be at least 1, got {self.num_stages}"
+            )
+        if not 1 <= self.mma_depth <= self.num_stages:
+            raise PassFailedException(
+                f"pipeline: mma-depth must be between 1 and num-stages "
+                f"({self.num_stages}), got {self.mma_depth}: each MMA in flight holds a slot"
+            )
+        if self.two_stage and self.mma_depth + 1 > self.num_stages:
+            raise PassFailedException(
+                f"pipeline: two-stage holds mma-depth + 1 = {self.mma_depth + 1} slots; "
+                f"num-stages is {self.num_stages}"
+            )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.check_options()
+        for kernel in kernels(op):
+            specialized = [
+                o for o in kernel.walk() if isinstance(o, aref.WarpSpecializeOp)
+            ]
+            if not specialized:
+                if any(isinstance(o, tile.LoadOp) for o in kernel.walk()):
+                    raise OpDiagnostic(
+                        kernel,
+                        f"pipeline: kernel @{kernel.sym_name.data} is not warp-specialized; "
+                        "run aref-partition first",
+                    )
+                continue
+            for ws in specialized:
+                self._pipeline(ws)
+
+    def _pipeline(self, ws: aref.WarpSpecializeOp) -> None:
+        if self.two_stage:
+            for loop in [o for o in ws.consumer.walk() if isinstance(o, scf.ForOp)]:
+                rotate(loop)
+        for create in _rings(ws):
+            _set_depth(create, self.num_stages)
+        if self.mma_depth > 1:
+            for release in [
+                o for o in ws.consumer.walk() if isinstance(o, aref.ConsumedOp)
+            ]:
+                _delay_release(release, self.mma_depth - 1)
+
+
+def _rings(ws: aref.WarpSpecializeOp) -> list[aref.CreateOp]:
+    """The arefs the producer puts from inside a loop."""
+    rings = []
+    for put in ws.producer.walk():
+        if isinstance(put, aref.PutOp) and isinstance(put.parent_op(), scf.ForOp):
+            create = put.aref.owner
+            if isinstance(create, aref.CreateOp) and create not in rings:
+                rings.append(create)
+    return rings
+
+
+def _set_depth(create: aref.CreateOp, depth: int) -> None:
+    old_type = create.result.type
+    if old_type.num_slots == depth:
+        return
+    new = aref.CreateOp(aref.ArefType(old_type.types, depth))
+    new.result.name_hint = create.result.name_hint
+    block = create.parent_block()
+    assert block is not None
+    block.insert_op_before(new, create)
+    create.result.replace_all_uses_with(new.result)
+    create.detach()
+    create.erase()
+
+
+def _delay_release(release: aref.ConsumedOp, lag: int) -> None:
+    """`consumed %r[idx]` in a loop body -> `consumed %r[idx - lag]` once
+    idx >= start + lag, and a loop releasing the tail after the loop."""
+    loop = release.parent_op()
+    if not isinstance(loop, scf.ForOp):
+        return
+    counter = counter_of(loop, release.index)
+    if counter is None:
+        return
+    start, end = loop.iter_args[counter], loop.results[counter]
+    block = loop.parent_block()
+    assert block is not None
+
+    lag_c = arith.ConstantOp.from_int_and_width(lag, IndexType())
+    lag_c.result.name_hint = "lag"
+    first = arith.AddiOp(start, lag_c)
+    first.result.name_hint = "release_from"
+    for op in (lag_c, first):
+        block.insert_op_before(op, loop)
+
+    body = release.parent_block()
+    ready = arith.CmpiOp(release.index, first, "sge")
+    older = arith.SubiOp(release.index, lag_c)
+    older.result.name_hint = "done_idx"
+    late = aref.ConsumedOp(release.aref, older)
+    late.location = release.location
+    guarded = scf.IfOp(ready, [], [Block([older, late, scf.YieldOp()])])
+    body.insert_op_before(ready, release)
+    body.insert_op_before(guarded, release)
+    release.detach()
+    release.erase()
+
+    after = loop.next_op
+    tail_start = arith.SubiOp(end, lag_c)
+    lo = arith.MaxSIOp(tail_start, start)
+    one = arith.ConstantOp.from_int_and_width(1, IndexType())
+    tail_body = Block(arg_types=[IndexType()])
+    tail_body.args[0].name_hint = "tail"
+    tail_release = aref.ConsumedOp(late.aref, tail_body.args[0])
+    tail_release.location = late.location
+    tail_body.add_ops([tail_release, scf.YieldOp()])
+    tail = scf.ForOp(lo, end, one, [], tail_body)
+    ops: list[Operation] = [tail_start, lo, one, tail]
+    for op in ops:
+        if after is None:
+            block.add_op(op)
+        else:
+            block.insert_op_before(op, after)
