@@ -58,103 +58,82 @@ def test_a_correct_protocol_runs_under_every_schedule() -> None:
     )
 
 
-def test_get_of_an_index_never_put() -> None:
-    with pytest.raises(
-        Deadlock, match=r"consumer waits at aref.get %r\[2\].*index 2 is never put"
-    ):
-        run(
-            kernel(
-                PUT_TWO,
-                """
+GET_AND_RELEASE_ZERO = """
+    %v = aref.get %r[%c0] : RING
+    aref.consumed %r[%c0] : RING"""
+
+BROKEN = {
+    "get of an index never put": (
+        PUT_TWO,
+        """
     scf.for %i = %c0 to %c3 step %c1 {
       %v = aref.get %r[%i] : RING
       aref.consumed %r[%i] : RING
     }""",
-            )
-        )
-
-
-def test_put_that_would_overwrite_an_unconsumed_slot() -> None:
-    with pytest.raises(
+        1,
         Deadlock,
-        match=r"producer waits at aref.put %r\[1\].*overwrite slot 0, which holds index 0 "
-        r"\(gotten, never consumed\)",
-    ):
-        run(
-            kernel(
-                PUT_TWO,
-                """
+        r"consumer waits at aref.get %r\[2\].*index 2 is never put",
+    ),
+    "put that would overwrite a slot never consumed": (
+        PUT_TWO,
+        """
     %v = aref.get %r[%c0] : RING
     %w = aref.get %r[%c1] : RING""",
-            )
-        )
-
-
-def test_mutual_wait_names_both_roles() -> None:
-    with pytest.raises(
+        1,
         Deadlock,
-        match=r"producer waits at aref.put %r\[1\].*; consumer waits at aref.get %r\[1\]",
-    ):
-        run(
-            kernel(
-                PUT_TWO,
-                """
+        r"producer waits at aref.put %r\[1\].*overwrite slot 0, which holds index 0 "
+        r"\(gotten, never consumed\)",
+    ),
+    "both roles waiting": (
+        PUT_TWO,
+        """
     %v = aref.get %r[%c0] : RING
     %w = aref.get %r[%c1] : RING
     aref.consumed %r[%c0] : RING""",
-            )
-        )
-
-
-def test_index_put_twice() -> None:
-    with pytest.raises(
-        ProtocolViolation, match=r"aref.put %r\[0\].*index 0 is put twice"
-    ):
-        run(
-            kernel(
-                """
+        1,
+        Deadlock,
+        r"producer waits at aref.put %r\[1\].*; consumer waits at aref.get %r\[1\]",
+    ),
+    "index put twice": (
+        """
     aref.put %r[%c0], %t : RING
     aref.put %r[%c0], %t : RING""",
-                """
-    %v = aref.get %r[%c0] : RING
-    aref.consumed %r[%c0] : RING""",
-                depth=2,
-            )
-        )
-
-
-def test_release_of_an_index_never_gotten() -> None:
-    with pytest.raises(
-        ProtocolViolation, match=r"aref.consumed %r\[1\].*index 1 was never gotten"
-    ):
-        run(
-            kernel(
-                PUT_TWO,
-                """
+        GET_AND_RELEASE_ZERO,
+        2,
+        ProtocolViolation,
+        r"aref.put %r\[0\].*index 0 is put twice",
+    ),
+    "release of an index never gotten": (
+        PUT_TWO,
+        """
     %v = aref.get %r[%c0] : RING
     aref.consumed %r[%c1] : RING""",
-                depth=2,
-            )
-        )
+        2,
+        ProtocolViolation,
+        r"aref.consumed %r\[1\].*index 1 was never gotten",
+    ),
+    "put but never gotten": (
+        PUT_TWO,
+        GET_AND_RELEASE_ZERO,
+        2,
+        ProtocolViolation,
+        r"index 1 of %r was put but never gotten",
+    ),
+    "gotten but never released": (
+        "aref.put %r[%c0], %t : RING",
+        "%v = aref.get %r[%c0] : RING",
+        1,
+        ProtocolViolation,
+        r"index 0 of %r was gotten but never consumed",
+    ),
+}
 
 
-def test_leftovers_are_reported_when_the_roles_finish() -> None:
-    with pytest.raises(
-        ProtocolViolation, match=r"index 1 of %r was put but never gotten"
-    ):
-        run(
-            kernel(
-                PUT_TWO,
-                """
-    %v = aref.get %r[%c0] : RING
-    aref.consumed %r[%c0] : RING""",
-                depth=2,
-            )
-        )
-    with pytest.raises(
-        ProtocolViolation, match=r"index 0 of %r was gotten but never consumed"
-    ):
-        run(kernel("aref.put %r[%c0], %t : RING", "%v = aref.get %r[%c0] : RING"))
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_broken_protocols_are_named(case: str) -> None:
+    producer, consumer, depth, error, pattern = BROKEN[case]
+    with pytest.raises(error, match=pattern):
+        run(kernel(producer, consumer, depth))
 
 
 def test_seeds_choose_different_interleavings() -> None:
