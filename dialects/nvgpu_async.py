@@ -545,30 +545,52 @@ class FenceProxyAsyncOp(_NoOperandSideEffectOp):
 # ------------------------------------------------------------------ mbarrier ops
 
 
-class _BarrierSlotOp(IRDLOperation):
-    barriers = operand_def(MBarrierType)
-    index = operand_def(IndexType)
+class ArriveScope(StrEnum):
+    WARPGROUP = auto()
+    """One elected thread per executing warpgroup arrives (after a wgmma wait the
+    whole warpgroup is done with the slot)."""
+    THREAD = auto()
+    """Every executing thread arrives (it read the slot with its own loads)."""
+
+
+@irdl_attr_definition
+class ArriveScopeAttr(EnumAttribute[ArriveScope], SpacedOpaqueSyntaxAttribute):
+    name = "nvgpu_async.arrive_scope"
 
 
 @irdl_op_definition
-class MBarrierArriveOp(_BarrierSlotOp):
-    """Arrive once on barrier `index` (one elected thread per executing warpgroup)."""
+class MBarrierArriveOp(IRDLOperation):
+    """Arrive on barrier `index`, once per warpgroup or once per thread."""
 
     name = "nvgpu_async.mbarrier_arrive"
 
-    traits = traits_def(MemoryWriteEffect())
-    assembly_format = "$barriers `[` $index `]` attr-dict `:` type($barriers)"
+    barriers = operand_def(MBarrierType)
+    index = operand_def(IndexType)
+    scope = prop_def(ArriveScopeAttr)
 
-    def __init__(self, barriers: SSAValue | Operation, index: SSAValue | Operation):
-        super().__init__(operands=[barriers, index])
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "$scope $barriers `[` $index `]` attr-dict `:` type($barriers)"
+
+    def __init__(
+        self,
+        barriers: SSAValue | Operation,
+        index: SSAValue | Operation,
+        scope: ArriveScope | str = ArriveScope.WARPGROUP,
+    ):
+        super().__init__(
+            operands=[barriers, index],
+            properties={"scope": ArriveScopeAttr(ArriveScope(scope))},
+        )
 
 
 @irdl_op_definition
-class MBarrierArriveExpectTxOp(_BarrierSlotOp):
+class MBarrierArriveExpectTxOp(IRDLOperation):
     """Arrive once and add `bytes` to the transaction count the phase waits for."""
 
     name = "nvgpu_async.mbarrier_arrive_expect_tx"
 
+    barriers = operand_def(MBarrierType)
+    index = operand_def(IndexType)
     bytes = prop_def(IntegerAttr[I64])
 
     traits = traits_def(MemoryWriteEffect())
@@ -595,11 +617,13 @@ class MBarrierArriveExpectTxOp(_BarrierSlotOp):
 
 
 @irdl_op_definition
-class MBarrierWaitOp(_BarrierSlotOp):
+class MBarrierWaitOp(IRDLOperation):
     """Spin until the phase of barrier `index` with parity `parity` has completed."""
 
     name = "nvgpu_async.mbarrier_wait"
 
+    barriers = operand_def(MBarrierType)
+    index = operand_def(IndexType)
     parity = operand_def(IndexType)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -1091,5 +1115,6 @@ NVGPUAsync = Dialect(
         SmemViewType,
         MBarrierType,
         RegActionAttr,
+        ArriveScopeAttr,
     ],
 )

@@ -6,7 +6,7 @@ tawa_xdsl.interpret(module, "gemm_nt", a, b, c, grid=(m_tiles, n_tiles))
 """
 
 from tawa_xdsl.api import apply, parse
-from tawa_xdsl.interp.aref_sim import simulate
 from tawa_xdsl.interp.reference import interpret
+from tawa_xdsl.interp.simulate import simulate
 
 __all__ = ["apply", "interpret", "parse", "simulate"]

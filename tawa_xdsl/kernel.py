@@ -10,7 +10,13 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, ModuleOp
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    FunctionType,
+    IndexType,
+    ModuleOp,
+)
 from xdsl.ir import Attribute
 
 from tawa_xdsl.dialects.tile import KERNEL_ATTR, DescType
@@ -49,7 +55,21 @@ class Param:
         return isinstance(self.type, DescType)
 
 
+SIGNATURE_ATTR = "tile.signature"
+ARG_NAMES_ATTR = "tile.arg_names"
+
+
 def params(kernel: func.FuncOp) -> list[Param]:
+    """The parameters callers pass: the tile-level ones, also after lowering (which
+    records them in `tile.signature` / `tile.arg_names`)."""
+    signature = kernel.attributes.get(SIGNATURE_ATTR)
+    if isinstance(signature, FunctionType):
+        names = kernel.attributes[ARG_NAMES_ATTR]
+        assert isinstance(names, ArrayAttr)
+        return [
+            Param(n.data, t)
+            for n, t in zip(names.data, signature.inputs.data, strict=True)
+        ]
     return [
         Param(arg.name_hint or f"arg{i}", arg.type)
         for i, arg in enumerate(kernel.body.block.args)

@@ -10,6 +10,7 @@ from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
 from tawa_xdsl.dialects import get_all_dialects
+from tawa_xdsl.lowering import get_all_lowering_passes
 from tawa_xdsl.transforms import get_all_passes
 
 
@@ -20,7 +21,7 @@ def register_dialects(ctx: Context) -> None:
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Our passes and named pipelines (xDSL's come from its own registry)."""
-    return get_all_passes()
+    return {**get_all_passes(), **get_all_lowering_passes()}
 
 
 def all_targets() -> dict[str, Callable[[], type[Target]]]:

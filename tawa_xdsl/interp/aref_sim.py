@@ -39,7 +39,7 @@ from xdsl.utils.scoped_dict import ScopedDict
 from tawa_xdsl.dialects import aref
 from tawa_xdsl.interp.reference import make_interpreter
 from tawa_xdsl.interp.scheduler import RoleScheduler, SimulationError
-from tawa_xdsl.kernel import check_arguments, find_kernel, normalize_grid, program_ids
+from tawa_xdsl.kernel import program_ids
 
 
 class ProtocolViolation(SimulationError):
@@ -202,19 +202,14 @@ class ArefFunctions(InterpreterFunctions):
         return ()
 
 
-def simulate(
+def run_aref_level(
     module: ModuleOp,
     kernel_name: str,
-    *args: Any,
-    grid: Sequence[int] | int = 1,
-    seed: int = 0,
+    checked: Sequence[Any],
+    grid3: tuple[int, int, int],
+    seed: int,
 ) -> None:
-    """Run `kernel_name` like `interpret`, with aref roles interleaved as `seed`
-    chooses; raises `Deadlock` or `ProtocolViolation` on a broken protocol."""
-    module.verify()
-    kernel = find_kernel(module, kernel_name)
-    checked = check_arguments(kernel, args)
-    grid3 = normalize_grid(grid)
+    """Run a tile- or aref-level kernel for every program id; see the module docstring."""
     interpreter, tile_functions = make_interpreter(module)
     arefs = ArefFunctions(RoleScheduler(seed))
     interpreter.register_implementations(arefs)
@@ -223,7 +218,7 @@ def simulate(
         tile_functions.program_id = pid
         arefs.live = []
         try:
-            interpreter.call_op(kernel, checked)
+            interpreter.call_op(kernel_name, checked)
         except SimulationError as e:
             # xDSL's interpreter attaches a dump of the module per nesting level.
             raise type(e)(f"@{kernel_name} program {pid}: {e.args[0]}") from None

@@ -91,6 +91,11 @@ class RoleScheduler:
             for t in threads:
                 t.join()
 
+    def current(self) -> str | None:
+        """The name of the role running now (None outside the roles)."""
+        role = getattr(self._local, "role", None)
+        return role.name if role is not None else None
+
     def finished(self, name: str) -> bool:
         """Whether the role called `name` has run to its end (for diagnostics)."""
         return name in self._done_names

@@ -29,7 +29,7 @@
 // CHECK-NEXT:   %[[D:.*]] = nvgpu_async.wgmma %[[VA]], %[[VBT]], %acc : !nvgpu_async.smem_view<128x64xbf16>, !nvgpu_async.smem_view<64x128xbf16, transposed> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
 // CHECK-NEXT:   nvgpu_async.wgmma_commit_group
 // CHECK-NEXT:   nvgpu_async.wgmma_wait_group pending = 0
-// CHECK-NEXT:   nvgpu_async.mbarrier_arrive %[[EMPTY]][%s] : !nvgpu_async.mbarrier<2>
+// CHECK-NEXT:   nvgpu_async.mbarrier_arrive warpgroup %[[EMPTY]][%s] : !nvgpu_async.mbarrier<2>
 // CHECK-NEXT:   %[[P:.*]] = arith.truncf %[[D]] : tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>> to tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
 // CHECK-NEXT:   %{{.*}} = nvgpu_async.smem_load %[[VA]] : !nvgpu_async.smem_view<128x64xbf16> -> tensor<128x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
 // CHECK-NEXT:   nvgpu_async.store_global %[[P]], %gc[%i, %i] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.global<?x?xbf16>
@@ -69,7 +69,7 @@ func.func @ws_gemm_step(%ma: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], 
     %d = nvgpu_async.wgmma %va, %vbt, %acc : !nvgpu_async.smem_view<128x64xbf16>, !nvgpu_async.smem_view<64x128xbf16, transposed> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
     nvgpu_async.wgmma_commit_group
     nvgpu_async.wgmma_wait_group pending = 0
-    nvgpu_async.mbarrier_arrive %empty[%s] : !nvgpu_async.mbarrier<2>
+    nvgpu_async.mbarrier_arrive warpgroup %empty[%s] : !nvgpu_async.mbarrier<2>
     %p = arith.truncf %d : tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>> to tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
     %l = nvgpu_async.smem_load %va : !nvgpu_async.smem_view<128x64xbf16> -> tensor<128x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
     nvgpu_async.store_global %p, %gc[%i, %i] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.global<?x?xbf16>

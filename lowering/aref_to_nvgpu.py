@@ -1,0 +1,609 @@
+"""convert-aref-to-nvgpu-async: warp-specialized aref IR -> the Hopper machine.
+
+Contract. Input: kernels after `aref-partition` (and usually `pipeline`): the
+body holds `aref.create`s and one `aref.warp_specialize`. Output, per kernel:
+
+- Parameters: each `!tile.desc` becomes what its uses need: a TMA tensor map if
+  the producer loads it, a plain global tensor if the consumer stores it, and an
+  index parameter per `tile.dim`; scalars stay. The ABI is recorded in
+  `nvgpu_async.abi` (one "kind:arg[:axis]" entry per parameter) for the runtime.
+- Each aref becomes one shared-memory ring per payload tile (`depth` 1024-byte
+  aligned slots in the swizzled TMA layout) and two mbarrier arrays, `full` (count
+  1: the producer's expect_tx arrival) and `empty` (one arrival per consumer
+  warpgroup, or per consumer thread when the tiles are read with plain loads).
+- Producer: `aref.put %r[i]` waits on `empty[i mod D]` with parity
+  ((i div D) + 1) mod 2 (a fresh barrier passes parity 1), arms `full[i mod D]`
+  with the slot's exact byte count and issues one TMA load per tile.
+- Consumer: `aref.get %r[i]` waits on `full[i mod D]` with parity (i div D) mod 2
+  and yields shared-memory views; `tile.dot` becomes fence + wgmma + commit;
+  `aref.consumed` arrives on `empty`; `wgmma_wait_group` is placed by
+  `wgmma_waits.plan_waits`; register tiles get fragment layouts (`layouts.py`);
+  `tile.store` becomes `store_global`.
+- Register budgets (`setmaxnreg`) default to 40 for the producer and 232 for the
+  consumers (32/160 with three consumer warpgroups); the consumer only raises its
+  budget when the launch leaves it below that.
+
+Kernels outside what the hardware path supports get a diagnostic at the op: MMA
+shapes wgmma cannot issue, tiles TMA cannot move in the swizzled layout,
+transposed register tiles, reductions across rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, THREADS_PER_WARPGROUP
+from tawa_xdsl.dialects.tile import element_bytes
+from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
+from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
+from xdsl.context import Context
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR, kernels
+
+ABI_ATTR = "nvgpu_async.abi"
+LAUNCH_ATTR = "nvgpu_async.launch"
+SMEM_ALIGN_SLACK = 1024
+"""Dynamic shared memory is only 16-byte aligned; the kernel rounds its base up."""
+
+
+def default_registers(num_consumers: int) -> tuple[int, int]:
+    """setmaxnreg budgets (producer, consumer) that fill the register file."""
+    return (32, 160) if num_consumers >= 3 else (40, 232)
+
+
+def entry_register_cap(threads: int) -> int:
+    """Registers per thread ptxas gives a kernel launched with `threads` threads."""
+    return min(255, REGISTERS_PER_SM // threads // 8 * 8)
+
+
+@dataclass(frozen=True)
+class ConvertArefToNVGPUAsyncPass(ModulePass):
+    """Lower warp-specialized aref IR to mbarriers, TMA and wgmma."""
+
+    name = "convert-aref-to-nvgpu-async"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in list(kernels(op)):
+            specialized = [
+                o for o in kernel.body.block.ops if isinstance(o, aref.WarpSpecializeOp)
+            ]
+            if specialized:
+                KernelLowering(kernel, specialized[0]).run()
+            elif any(isinstance(o, tile.LoadOp) for o in kernel.walk()):
+                raise OpDiagnostic(
+                    kernel,
+                    f"convert-aref-to-nvgpu-async: kernel @{kernel.sym_name.data} is not "
+                    "warp-specialized; run aref-partition first",
+                )
+
+
+@dataclass
+class Channel:
+    """The shared memory and barriers of one aref."""
+
+    create: aref.CreateOp
+    rings: list[SSAValue] = field(default_factory=list)
+    full: SSAValue | None = None
+    empty: SSAValue | None = None
+    thread_release: bool = False
+
+    @property
+    def depth(self) -> int:
+        return self.create.result.type.num_slots
+
+    @property
+    def slot_bytes(self) -> int:
+        return sum(
+            element_bytes(t.element_type) * _product(t.get_shape())
+            for t in self.create.result.type.types
+        )
+
+
+def _product(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _const(value: int, ops: list[Operation]) -> SSAValue:
+    c = arith.ConstantOp.from_int_and_width(value, IndexType())
+    ops.append(c)
+    return c.result
+
+
+def slot_of(index: SSAValue, depth: int, ops: list[Operation]) -> SSAValue:
+    """The ring slot of a logical index: index mod depth."""
+    slot = arith.RemUIOp(index, _const(depth, ops))
+    slot.result.name_hint = "slot"
+    ops.append(slot)
+    return slot.result
+
+
+def parity_of(
+    index: SSAValue, depth: int, producer: bool, ops: list[Operation]
+) -> SSAValue:
+    """The phase parity a wait for `index` uses: (index div depth) mod 2 on `full`;
+    flipped on `empty`, so a fresh barrier lets the first `depth` puts through."""
+    one = _const(1, ops)
+    rounds = arith.DivUIOp(index, _const(depth, ops))
+    parity = arith.AndIOp(rounds.result, one)
+    ops += [rounds, parity]
+    if producer:
+        parity = arith.XOrIOp(parity.result, one)
+        ops.append(parity)
+    parity.result.name_hint = "parity"
+    return parity.result
+
+
+class KernelLowering:
+    """Lowers one warp-specialized kernel. See the module docstring."""
+
+    def __init__(self, kernel: func.FuncOp, ws: aref.WarpSpecializeOp):
+        self.kernel = kernel
+        self.ws = ws
+        self.body = kernel.body.block
+        self.num_consumers = ws.num_consumers.value.data
+        self.threads = THREADS_PER_WARPGROUP * (1 + self.num_consumers)
+        self.channels: dict[aref.CreateOp, Channel] = {}
+
+    # --------------------------------------------------------------- checks
+
+    def _check(self) -> None:
+        for op in self.body.ops:
+            if not isinstance(
+                op, aref.CreateOp | aref.WarpSpecializeOp | func.ReturnOp
+            ):
+                raise OpDiagnostic(
+                    op,
+                    "convert-aref-to-nvgpu-async expects only aref.create and one "
+                    "aref.warp_specialize at the top of a kernel",
+                )
+        for op in self.ws.consumer.walk():
+            if isinstance(op, tile.DotOp):
+                (m, k), n = op.lhs.type.get_shape(), op.rhs.type.get_shape()[1]
+                if m % (64 * self.num_consumers):
+                    raise OpDiagnostic(
+                        op,
+                        f"tile.dot with M = {m} cannot be split into 64-row wgmma "
+                        f"blocks over {self.num_consumers} consumer warpgroup(s)",
+                    )
+                if n % 8 or n > 256:
+                    raise OpDiagnostic(
+                        op,
+                        f"tile.dot with N = {n}: wgmma needs a multiple of 8 up to 256",
+                    )
+                if k % 16:
+                    raise OpDiagnostic(
+                        op, f"tile.dot with K = {k}: wgmma needs a multiple of 16"
+                    )
+            if (
+                isinstance(op, tile.ReduceOp)
+                and op.axis.value.data != op.source.type.get_num_dims() - 1
+            ):
+                raise OpDiagnostic(
+                    op,
+                    "only reductions along rows (the last axis) are supported in registers",
+                )
+
+    # ------------------------------------------------------------ parameters
+
+    def _lower_params(self) -> None:
+        producer_loads = [
+            o for o in self.ws.producer.walk() if isinstance(o, tile.LoadOp)
+        ]
+        stores = [o for o in self.ws.consumer.walk() if isinstance(o, tile.StoreOp)]
+        dims = [o for o in self.kernel.walk() if isinstance(o, tile.DimOp)]
+        old_args = list(self.body.args)
+        abi: list[str] = []
+        new_types: list[Attribute] = []
+        replacements: list[tuple[str, BlockArgument, object]] = []
+        for i, arg in enumerate(old_args):
+            if not isinstance(arg.type, tile.DescType):
+                abi.append(f"scalar:{i}")
+                new_types.append(arg.type)
+                replacements.append(("scalar", arg, None))
+                continue
+            desc = arg.type
+            if any(ld.desc is arg for ld in producer_loads):
+                abi.append(f"map:{i}")
+                new_types.append(
+                    _tensor_map(
+                        desc, next(ld for ld in producer_loads if ld.desc is arg)
+                    )
+                )
+                replacements.append(("map", arg, None))
+            if any(st.desc is arg for st in stores):
+                abi.append(f"global:{i}")
+                new_types.append(
+                    nv.GlobalTensorType(desc.get_shape(), desc.element_type)
+                )
+                replacements.append(("global", arg, None))
+            for axis in sorted({d.axis.value.data for d in dims if d.desc is arg}):
+                abi.append(f"dim:{i}:{axis}")
+                new_types.append(IndexType())
+                replacements.append(("dim", arg, axis))
+        new_args = [self.body.insert_arg(t, len(self.body.args)) for t in new_types]
+        self.param: dict[tuple[str, BlockArgument, object], BlockArgument] = {}
+        for (kind, arg, axis), new in zip(replacements, new_args, strict=True):
+            new.name_hint = (
+                arg.name_hint if kind != "dim" else f"{arg.name_hint}_dim{axis}"
+            )
+            self.param[(kind, arg, axis)] = new
+            if kind == "scalar":
+                arg.replace_all_uses_with(new)
+        for d in dims:
+            d.result.replace_all_uses_with(
+                self.param[("dim", d.desc, d.axis.value.data)]
+            )
+            d.detach()
+            d.erase()
+        self._old_args = old_args
+        self.kernel.attributes[ABI_ATTR] = ArrayAttr(StringAttr(a) for a in abi)
+        self.kernel.attributes[SIGNATURE_ATTR] = FunctionType.from_lists(
+            [a.type for a in old_args], []
+        )
+        self.kernel.attributes[ARG_NAMES_ATTR] = ArrayAttr(
+            StringAttr(a.name_hint or f"arg{i}") for i, a in enumerate(old_args)
+        )
+
+    def _drop_old_args(self) -> None:
+        for arg in reversed(self._old_args):
+            self.body.erase_arg(arg)
+        self.kernel.function_type = FunctionType.from_lists(
+            [a.type for a in self.body.args], []
+        )
+
+    # ---------------------------------------------------------- shared memory
+
+    def _plan_shared_memory(self) -> list[Operation]:
+        ops: list[Operation] = []
+        offset = 0
+        for create in [o for o in self.body.ops if isinstance(o, aref.CreateOp)]:
+            ch = Channel(create)
+            for t in create.result.type.types:
+                ring_type = nv.SmemType(ch.depth, t.get_shape(), t.element_type)
+                alloc = nv.SmemAllocOp(offset, ring_type)
+                alloc.result.name_hint = create.result.name_hint
+                offset += ring_type.total_bytes
+                ops.append(alloc)
+                ch.rings.append(alloc.result)
+            self.channels[create] = ch
+        for ch in self.channels.values():
+            ch.thread_release = self._read_by_threads(ch)
+            for name in ("full", "empty"):
+                bars = nv.MBarrierAllocOp(offset, ch.depth)
+                bars.result.name_hint = f"{ch.create.result.name_hint}_{name}"
+                offset += 8 * ch.depth
+                setattr(ch, name, bars.result)
+                ops.append(bars)
+        for ch in self.channels.values():
+            per_thread = THREADS_PER_WARPGROUP if ch.thread_release else 1
+            ops += [
+                nv.MBarrierInitOp(ch.full, 1),
+                nv.MBarrierInitOp(ch.empty, per_thread * self.num_consumers),
+            ]
+        ops += [nv.FenceMBarrierInitOp(), nv.CTABarrierOp()]
+        self.smem_bytes = offset + SMEM_ALIGN_SLACK
+        if offset > nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK:
+            raise OpDiagnostic(
+                self.kernel,
+                f"the aref rings need {offset} bytes of shared memory; a block can have "
+                f"{nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK}. Use fewer stages or smaller tiles",
+            )
+        return ops
+
+    def _read_by_threads(self, ch: Channel) -> bool:
+        """Whether a consumer reads this aref's tiles with plain shared loads."""
+        gets = [
+            u.operation
+            for u in ch.create.result.uses
+            if isinstance(u.operation, aref.GetOp)
+        ]
+        return any(
+            not isinstance(use.operation, tile.DotOp | tile.TransOp | scf.YieldOp)
+            for get in gets
+            for v in get.values
+            for use in v.uses
+        )
+
+    # -------------------------------------------------------------- producer
+
+    def _lower_producer(self, region: Region) -> None:
+        for put in [o for o in region.walk() if isinstance(o, aref.PutOp)]:
+            ch = self.channels[put.aref.owner]
+            ops: list[Operation] = []
+            slot = slot_of(put.index, ch.depth, ops)
+            parity = parity_of(put.index, ch.depth, True, ops)
+            ops += [
+                nv.MBarrierWaitOp(ch.empty, slot, parity),
+                nv.MBarrierArriveExpectTxOp(ch.full, slot, ch.slot_bytes),
+            ]
+            loads = []
+            for value, ring in zip(put.values, ch.rings, strict=True):
+                load = value.owner
+                if not isinstance(load, tile.LoadOp) or len(list(value.uses)) != 1:
+                    raise OpDiagnostic(
+                        put, "aref.put must carry tiles loaded only for it"
+                    )
+                tmap = self.param[("map", load.desc, None)]
+                ops.append(
+                    nv.TMALoadOp(tmap, list(load.indices), ring, slot, ch.full, slot)
+                )
+                loads.append(load)
+            block = put.parent_block()
+            for o in ops:
+                block.insert_op_before(o, put)
+            put.detach()
+            put.erase()
+            for load in loads:
+                load.detach()
+                load.erase()
+
+    # -------------------------------------------------------------- consumer
+
+    def _lower_consumer(self, region: Region) -> None:
+        copy_polymorphic_per_use(region)
+        layouts = ConsumerLayouts(region, self.num_consumers)
+        try:
+            waits = plan_waits(region)
+        except ReleaseBeforeReadError as e:
+            raise OpDiagnostic(self.ws, str(e)) from e
+        for op, pending in waits:
+            op.parent_block().insert_op_before(nv.WgmmaWaitGroupOp(pending), op)
+        self._materialize_view_constants(region, layouts)
+
+        def is_view(v: SSAValue) -> bool:
+            # lowered gets give view types; carried views are retyped at the end
+            return isinstance(v.type, nv.SmemViewType) or layouts.in_smem(v)
+
+        for op in list(region.walk()):
+            if isinstance(op, aref.GetOp):
+                self._lower_get(op)
+            elif isinstance(op, tile.TransOp) and is_view(op.source):
+                self._replace(op, [nv.SmemTransOp(op.source)])
+            elif isinstance(op, tile.DotOp):
+                self._lower_dot(op, is_view)
+            elif isinstance(op, aref.ConsumedOp):
+                ch = self.channels[op.aref.owner]
+                ops = []
+                slot = slot_of(op.index, ch.depth, ops)
+                scope = "thread" if ch.thread_release else "warpgroup"
+                self._replace(op, [*ops, nv.MBarrierArriveOp(ch.empty, slot, scope)])
+            elif isinstance(op, tile.StoreOp):
+                target = self.param[("global", op.desc, None)]
+                self._replace(
+                    op, [nv.StoreGlobalOp(op.value, target, list(op.indices))]
+                )
+
+        self._retype(region, layouts)
+        self._pad_commits(region)
+        block = region.block
+        block.add_op(nv.WgmmaWaitGroupOp(0))
+
+    def _materialize_view_constants(
+        self, region: Region, layouts: ConsumerLayouts
+    ) -> None:
+        """A constant standing for a view (what a skipped two-stage prefetch yields;
+        never read) becomes a view of slot 0 of the same ring."""
+        for op in list(region.walk()):
+            if not isinstance(op, arith.ConstantOp) or not layouts.in_smem(op.result):
+                continue
+            source = layouts.smem_source[op.result]
+            get = source.owner
+            ring = self.channels[get.aref.owner].rings[list(get.values).index(source)]
+            ops: list[Operation] = []
+            slot0 = _const(0, ops)
+            view = nv.SmemSlotOp(ring, slot0)
+            ops.append(view)
+            if layouts.placement[op.result].transposed:
+                ops.append(nv.SmemTransOp(view.result))
+            layouts.placement[ops[-1].results[0]] = layouts.placement[op.result]
+            self._replace(op, ops)
+
+    def _lower_get(self, get: aref.GetOp) -> None:
+        ch = self.channels[get.aref.owner]
+        ops: list[Operation] = []
+        slot = slot_of(get.index, ch.depth, ops)
+        ops.append(
+            nv.MBarrierWaitOp(ch.full, slot, parity_of(get.index, ch.depth, False, ops))
+        )
+        views = []
+        for ring in ch.rings:
+            view = nv.SmemSlotOp(ring, slot)
+            ops.append(view)
+            views.append(view.result)
+        block = get.parent_block()
+        for o in ops:
+            block.insert_op_before(o, get)
+        for old, new in zip(get.values, views, strict=True):
+            new.name_hint = old.name_hint
+            old.replace_all_uses_with(new)
+        get.detach()
+        get.erase()
+
+    def _lower_dot(self, dot: tile.DotOp, is_view) -> None:
+        if not is_view(dot.rhs):
+            raise OpDiagnostic(
+                dot,
+                "the B operand of tile.dot must come from shared memory (an aref tile)",
+            )
+        if isinstance(dot.lhs.type, nv.SmemViewType) and dot.lhs.type.is_transposed:
+            raise OpDiagnostic(
+                dot, "a transposed A operand is not supported; load A as M x K"
+            )
+        wgmma = nv.WgmmaOp(dot.lhs, dot.rhs, dot.acc)
+        self._replace(dot, [nv.WgmmaFenceOp(), wgmma, nv.WgmmaCommitGroupOp()], wgmma)
+
+    @staticmethod
+    def _replace(
+        op: Operation, new_ops: list[Operation], result_op: Operation | None = None
+    ) -> None:
+        block = op.parent_block()
+        for o in new_ops:
+            block.insert_op_before(o, op)
+        if op.results:
+            source = result_op or new_ops[-1]
+            for old, new in zip(op.results, source.results, strict=True):
+                new.name_hint = old.name_hint
+                old.replace_all_uses_with(new)
+        op.detach()
+        op.erase()
+
+    def _retype(self, region: Region, layouts: ConsumerLayouts) -> None:
+        """Give register tiles their fragment types; load shared tiles used as registers."""
+
+        def new_type(v: SSAValue) -> Attribute:
+            place = layouts.placement[v]
+            if isinstance(place, Smem):
+                return nv.SmemViewType(
+                    v.type.get_shape(), v.type.element_type, place.transposed
+                )
+            return layouts.type_of(v)
+
+        for op in list(region.walk()):
+            values = list(op.results) + [
+                a for reg in op.regions for block in reg.blocks for a in block.args
+            ]
+            for v in values:
+                if isinstance(v.type, TensorType) and v in layouts.placement:
+                    Rewriter.replace_value_with_new_type(v, new_type(v))
+            if isinstance(op, arith.ConstantOp) and isinstance(
+                op.value, DenseIntOrFPElementsAttr
+            ):
+                self._retype_constant(op)
+        for op in list(region.walk()):
+            if isinstance(op, nv.WgmmaOp | nv.SmemTransOp | scf.YieldOp | scf.ForOp):
+                continue
+            for i, v in enumerate(op.operands):
+                if isinstance(v.type, nv.SmemViewType):
+                    target = next(
+                        (r.type for r in op.results if isinstance(r.type, TensorType)),
+                        None,
+                    )
+                    if target is None or nv.fragment_layout(target) is None:
+                        raise OpDiagnostic(
+                            op, f"cannot read the shared tile %{v.name_hint} here"
+                        )
+                    load = nv.SmemLoadOp(
+                        v,
+                        TensorType(
+                            v.type.element_type, v.type.get_shape(), target.encoding
+                        ),
+                    )
+                    op.parent_block().insert_op_before(load, op)
+                    op.operands[i] = load.result
+        # wgmma results follow their accumulator's new type
+        for op in list(region.walk()):
+            if isinstance(op, nv.WgmmaOp) and op.result.type != op.acc.type:
+                Rewriter.replace_value_with_new_type(op.result, op.acc.type)
+
+    def _retype_constant(self, op: arith.ConstantOp) -> None:
+        """A register constant must be a splat; its value takes the fragment type."""
+        values = set(op.value.get_values())
+        if len(values) != 1:
+            raise OpDiagnostic(op, "only splat constants can live in register tiles")
+        new = arith.ConstantOp(
+            DenseIntOrFPElementsAttr.from_list(op.result.type, [values.pop()])
+        )
+        self._replace(op, [new])
+
+    @staticmethod
+    def _pad_commits(region: Region) -> None:
+        """Commit as many wgmma groups on every branch of an `scf.if` (empty groups
+        where a branch has fewer), so group counts do not depend on the branch."""
+        for op in region.walk():
+            if not isinstance(op, scf.IfOp):
+                continue
+            counts = [
+                sum(1 for o in r.walk() if isinstance(o, nv.WgmmaCommitGroupOp))
+                for r in op.regions
+            ]
+            for r, n in zip(op.regions, counts, strict=True):
+                if not r.blocks:
+                    if max(counts) == 0:
+                        continue
+                    r.add_block(Block([scf.YieldOp()]))
+                for _ in range(max(counts) - n):
+                    r.block.insert_op_before(nv.WgmmaCommitGroupOp(), r.block.last_op)
+
+    # ------------------------------------------------------------------- run
+
+    def run(self) -> None:
+        self._check()
+        self._lower_params()
+        prologue = self._plan_shared_memory()
+        producer, consumer = self.ws.producer, self.ws.consumer
+        self._lower_producer(producer)
+        self._lower_consumer(consumer)
+
+        registers = self.ws.registers or default_registers(self.num_consumers)
+        _prepend(producer.block, nv.SetMaxNRegOp("dec", registers[0]))
+        if registers[1] > entry_register_cap(self.threads):
+            _prepend(consumer.block, nv.SetMaxNRegOp("inc", registers[1]))
+
+        dispatch = nv.RoleDispatchOp(Region(), Region(), self.num_consumers, registers)
+        producer.move_blocks(dispatch.producer)
+        consumer.move_blocks(dispatch.consumer)
+        ret = self.body.last_op
+        for op in prologue:
+            self.body.insert_op_before(op, ret)
+        self.body.insert_op_before(dispatch, ret)
+        for op in [
+            o
+            for o in self.body.ops
+            if isinstance(o, aref.CreateOp | aref.WarpSpecializeOp)
+        ]:
+            op.detach()
+            op.erase(safe_erase=False)
+        self._drop_old_args()
+        self.kernel.attributes[LAUNCH_ATTR] = DictionaryAttr(
+            {
+                "threads": IntegerAttr(self.threads, 64),
+                "smem": IntegerAttr(self.smem_bytes, 64),
+            }
+        )
+
+
+def _prepend(block: Block, op: Operation) -> None:
+    if block.first_op is None:
+        block.add_op(op)
+    else:
+        block.insert_op_before(op, block.first_op)
+
+
+def _tensor_map(desc: tile.DescType, load: tile.LoadOp) -> nv.TensorMapType:
+    """The TMA map of a loaded tensor: the tile's box, cut into 128-byte chunks
+    (128-byte swizzle) when the tile is a matrix, unswizzled for vectors."""
+    box = list(desc.get_box())
+    esize = element_bytes(desc.element_type)
+    tile_rank = len(load.result.type.get_shape())
+    inner_bytes = box[-1] * esize
+    if tile_rank == 1:
+        return nv.TensorMapType(desc.get_shape(), desc.element_type, box, 0)
+    if inner_bytes % nv.SWIZZLE_BYTES:
+        raise OpDiagnostic(
+            load,
+            f"tile rows of {inner_bytes} bytes: the swizzled TMA path needs rows that are "
+            f"a multiple of {nv.SWIZZLE_BYTES} bytes ({nv.SWIZZLE_BYTES // esize} elements)",
+        )
+    box[-1] = nv.SWIZZLE_BYTES // esize
+    return nv.TensorMapType(desc.get_shape(), desc.element_type, box, nv.SWIZZLE_BYTES)

@@ -1,0 +1,231 @@
+"""Where each tile of a consumer role lives once lowered: shared memory or registers.
+
+- Tiles an `aref.get` returns stay in their shared-memory slot (a view); a
+  `tile.trans` of a view is a transposed view. wgmma reads views directly.
+- Every other tile is a register fragment. Its layout follows from its shape:
+  an M x N tile (both > 1) is in the wgmma accumulator layout, an M x 1 tile holds
+  one value per accumulator row, a 1 x N tile one value per column. Rank-1 tiles
+  take the kind their context gives them: a row reduction gives rows,
+  `expand_dims` at axis 1 wants rows, at axis 0 columns; elementwise ops, loop
+  arguments and branch results share one kind.
+
+Shape-polymorphic producers (`tile.iota`, `tile.splat`, dense constants) are first
+copied per use, so a value like an iota used both as row ids and as column ids gets
+one copy of each kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+
+POLYMORPHIC = (tile.IotaOp, tile.SplatOp)
+
+
+def is_polymorphic(op: Operation) -> bool:
+    if isinstance(op, POLYMORPHIC):
+        return True
+    return isinstance(op, arith.ConstantOp) and isinstance(
+        op.value, DenseIntOrFPElementsAttr
+    )
+
+
+@dataclass(frozen=True)
+class Smem:
+    """A tile read in place from its shared-memory slot."""
+
+    transposed: bool = False
+
+
+def copy_polymorphic_per_use(region: Region) -> None:
+    """Give every use of an iota, splat or dense constant its own copy."""
+    for op in list(region.walk()):
+        if not is_polymorphic(op) or not isinstance(op.results[0].type, TensorType):
+            continue
+        uses = list(op.results[0].uses)
+        for use in uses[1:]:
+            clone = op.clone()
+            clone.results[0].name_hint = op.results[0].name_hint
+            op.parent_block().insert_op_after(clone, op)
+            use.operation.operands[use.index] = clone.results[0]
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[SSAValue, SSAValue] = {}
+
+    def find(self, v: SSAValue) -> SSAValue:
+        self.parent.setdefault(v, v)
+        while self.parent[v] is not v:
+            self.parent[v] = self.parent[self.parent[v]]
+            v = self.parent[v]
+        return v
+
+    def union(self, a: SSAValue, b: SSAValue) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+
+def _tensor_values(region: Region) -> list[SSAValue]:
+    values: list[SSAValue] = []
+    for op in region.walk():
+        for r in op.results:
+            if isinstance(r.type, TensorType):
+                values.append(r)
+        for reg in op.regions:
+            for block in reg.blocks:
+                values += [a for a in block.args if isinstance(a.type, TensorType)]
+    return values
+
+
+def _same_layout_edges(op: Operation) -> list[tuple[SSAValue, SSAValue]]:
+    """Pairs of tensor values that must share one layout because of `op`."""
+    tensors = [v for v in (*op.operands, *op.results) if isinstance(v.type, TensorType)]
+    if isinstance(op, scf.ForOp):
+        body = op.body.block
+        edges = []
+        for i, init in enumerate(op.iter_args):
+            if isinstance(init.type, TensorType):
+                edges += [
+                    (init, body.args[i + 1]),
+                    (init, op.results[i]),
+                    (init, body.last_op.operands[i]),
+                ]
+        return edges
+    if isinstance(op, scf.IfOp):
+        edges = []
+        for i, r in enumerate(op.results):
+            if isinstance(r.type, TensorType):
+                for region in op.regions:
+                    if region.blocks:
+                        edges.append((r, region.block.last_op.operands[i]))
+        return edges
+    if op.dialect_name() in ("arith", "math") or isinstance(
+        op, tile.SelectOp | tile.CmpiOp
+    ):
+        return [(tensors[0], t) for t in tensors[1:]]
+    return []
+
+
+class ConsumerLayouts:
+    """The placement (an `Smem` view or a fragment layout) of every tile value of a
+    consumer region at the aref level; `warpgroups` consumer warpgroups share it."""
+
+    def __init__(self, consumer: Region, warpgroups: int):
+        self.warpgroups = warpgroups
+        self.placement: dict[SSAValue, Smem | FragmentKind] = {}
+        self.smem_source: dict[SSAValue, SSAValue] = {}
+        """For each shared-memory tile, the `aref.get` result whose slot it views."""
+        self._place_views(consumer)
+        self._assign(consumer)
+
+    def _place_views(self, consumer: Region) -> None:
+        """Views start at `aref.get` results and follow transposes, loop-carried
+        values and branch results."""
+        for op in consumer.walk():
+            if isinstance(op, aref.GetOp):
+                for v in op.values:
+                    self.placement[v] = Smem()
+                    self.smem_source[v] = v
+        changed = True
+        while changed:
+            changed = False
+            for op in consumer.walk():
+                if isinstance(op, tile.TransOp) and op.source in self.smem_source:
+                    pairs = [(op.source, op.result, True)]
+                elif isinstance(op, scf.ForOp | scf.IfOp):
+                    pairs = [(a, b, False) for a, b in _same_layout_edges(op)]
+                    pairs += [(b, a, False) for a, b in _same_layout_edges(op)]
+                else:
+                    continue
+                for src, dst, flip in pairs:
+                    if src in self.smem_source and dst not in self.smem_source:
+                        view = self.placement[src]
+                        assert isinstance(view, Smem)
+                        self.placement[dst] = Smem(view.transposed != flip)
+                        self.smem_source[dst] = self.smem_source[src]
+                        changed = True
+        for op in consumer.walk():
+            if isinstance(op, tile.TransOp) and op.source not in self.smem_source:
+                raise OpDiagnostic(
+                    op,
+                    "tile.trans of a register tile is not supported; transpose tiles as "
+                    "they come from shared memory",
+                )
+
+    def _assign(self, consumer: Region) -> None:
+        groups = _UnionFind()
+        for op in consumer.walk():
+            for a, b in _same_layout_edges(op):
+                if a not in self.placement and b not in self.placement:
+                    groups.union(a, b)
+
+        kinds: dict[SSAValue, set[FragmentKind]] = {}
+
+        def want(v: SSAValue, kind: FragmentKind) -> None:
+            kinds.setdefault(groups.find(v), set()).add(kind)
+
+        values = _tensor_values(consumer)
+        for v in values:
+            if v in self.placement:
+                continue
+            shape = v.type.get_shape()
+            if len(shape) == 2:
+                want(v, _kind_of_matrix(shape))
+        for op in consumer.walk():
+            if isinstance(op, tile.ReduceOp):
+                want(
+                    op.result,
+                    FragmentKind.ROW if op.axis.value.data == 1 else FragmentKind.COL,
+                )
+            elif (
+                isinstance(op, tile.ExpandDimsOp) and op.source.type.get_num_dims() == 1
+            ):
+                want(
+                    op.source,
+                    FragmentKind.ROW if op.axis.value.data == 1 else FragmentKind.COL,
+                )
+        for v in values:
+            if v in self.placement:
+                continue
+            found = kinds.get(groups.find(v), set())
+            if len(found) != 1:
+                owner = v.owner if isinstance(v, OpResult) else v.block.parent_op()
+                why = (
+                    "no"
+                    if not found
+                    else "conflicting (" + ", ".join(sorted(found)) + ")"
+                )
+                raise OpDiagnostic(
+                    owner,
+                    f"cannot place the {v.type} value %{v.name_hint or '?'} in registers: "
+                    f"{why} layout constraints",
+                )
+            self.placement[v] = next(iter(found))
+
+    def type_of(self, v: SSAValue) -> Attribute:
+        """The lowered type of a register tile (its tensor type with a layout)."""
+        kind = self.placement[v]
+        assert isinstance(kind, FragmentKind), f"{v} is not in registers"
+        t = v.type
+        return TensorType(
+            t.element_type, t.get_shape(), FragmentLayoutAttr(kind, self.warpgroups)
+        )
+
+    def in_smem(self, v: SSAValue) -> bool:
+        return isinstance(self.placement.get(v), Smem)
+
+
+def _kind_of_matrix(shape: tuple[int, ...]) -> FragmentKind:
+    rows, cols = shape
+    if cols == 1 and rows > 1:
+        return FragmentKind.ROW
+    if rows == 1 and cols > 1:
+        return FragmentKind.COL
+    return FragmentKind.ACC

@@ -1,0 +1,286 @@
+"""Where the consumer must wait for wgmma groups, and how many may stay in flight.
+
+Every `tile.dot` becomes one asynchronous wgmma group. Two things must wait for
+a group to complete:
+
+- a read of its result registers by anything but a wgmma accumulating into them
+  (the softmax reading S, the epilogue reading the accumulator);
+- the release (`aref.consumed`) of a slot the group reads from shared memory.
+
+Groups complete in order, so "wait until group g is done" is
+`wgmma.wait_group k` with k = the number of groups committed after g. This module
+counts them statically on aref-level IR. Inside a loop body, a position is the
+number of groups the iteration has committed so far (a top-level `scf.if` holding
+dots counts as its dots: the lowering commits as many groups on every branch). A
+value or slot from `a` iterations ago adds the groups committed after it in its
+iteration and all groups of the iterations between. Where a path could commit
+fewer groups (the first iteration, whose carried values come from before the
+loop) the smaller count is taken, which is always safe. Outside loop bodies the
+consumer waits for every group.
+
+`plan_waits` returns (op, k) pairs: emit `wgmma_wait_group k` right before op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tawa_xdsl.dialects import aref, tile
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+
+MAX_PENDING = 7
+"""`wgmma.wait_group` takes 0..7; waiting with fewer pending groups is always safe."""
+
+
+def _commits(op: Operation) -> int:
+    """Groups a top-level op of a loop body commits (nested loops: at least 0)."""
+    if isinstance(op, tile.DotOp):
+        return 1
+    if isinstance(op, scf.IfOp):
+        return max(
+            (
+                sum(1 for o in region.walk() if isinstance(o, tile.DotOp))
+                for region in op.regions
+            ),
+            default=0,
+        )
+    return 0
+
+
+class BodyClock:
+    """Commit positions inside one loop body."""
+
+    def __init__(self, body: Block):
+        self.body = body
+        self.start: dict[Operation, int] = {}
+        total = 0
+        for op in body.ops:
+            self.start[op] = total
+            total += _commits(op)
+        self.per_iteration = total
+
+    def position(self, op: Operation) -> int:
+        """Groups committed earlier in the iteration when `op` runs."""
+        top = self.body.find_ancestor_op_in_block(op)
+        assert top is not None
+        pos = self.start[top]
+        if top is not op and isinstance(top, scf.IfOp):
+            branch = next(
+                r.block
+                for r in top.regions
+                if r.blocks and r.block.find_ancestor_op_in_block(op)
+            )
+            inner = branch.find_ancestor_op_in_block(op)
+            for o in branch.ops:
+                if o is inner:
+                    break
+                pos += sum(1 for d in o.walk() if isinstance(d, tile.DotOp))
+        return pos
+
+    def after(self, dot: tile.DotOp) -> int:
+        """Groups committed later in the iteration that committed `dot`."""
+        return self.per_iteration - self.position(dot) - 1
+
+    def since(self, dot: tile.DotOp, ago: int, here: int) -> int:
+        """Groups committed after `dot` (run `ago` iterations back) until `here`."""
+        if ago == 0:
+            return here - self.position(dot) - 1
+        return self.after(dot) + (ago - 1) * self.per_iteration + here
+
+
+def _loop_body(op: Operation, consumer: Region) -> Block | None:
+    """The body of the innermost loop of the consumer region around `op`."""
+    parent = op.parent_op()
+    while parent is not None and parent is not consumer.parent_op():
+        if isinstance(parent, scf.ForOp):
+            return parent.body.block
+        parent = parent.parent_op()
+    return None
+
+
+def _inside(op: Operation, body: Block) -> bool:
+    return body.find_ancestor_op_in_block(op) is not None
+
+
+Source = tuple  # ("op", op, ago) | ("outside", value) | ("unknown",)
+
+
+def _trace(
+    v: SSAValue, body: Block, stop: type, ago: int = 0, seen: set | None = None
+) -> Iterator[Source]:
+    """Where the tile `v` comes from, seen from a loop body: an op of type `stop`
+    run `ago` iterations back, a value defined before the loop, or a nested loop."""
+    seen = set() if seen is None else seen
+    if (v, ago) in seen or ago > 2:
+        return
+    seen.add((v, ago))
+    if isinstance(v, BlockArgument):
+        if v.block is body:
+            if v.index > 0:  # a carried value: last iteration's, or the loop's init
+                yield from _trace(
+                    body.last_op.operands[v.index - 1], body, stop, ago + 1, seen
+                )
+                yield ("outside", body.parent_op().iter_args[v.index - 1])
+            return
+        owner = v.block.parent_op()
+        yield (
+            ("outside", v)
+            if owner is None or not _inside(owner, body)
+            else ("unknown",)
+        )
+        return
+    assert isinstance(v, OpResult)
+    op = v.op
+    if not _inside(op, body):
+        yield ("outside", v)
+    elif isinstance(op, stop):
+        yield ("op", op, ago)
+    elif isinstance(op, scf.IfOp):
+        for region in op.regions:
+            if region.blocks:
+                yield from _trace(
+                    region.block.last_op.operands[v.index], body, stop, ago, seen
+                )
+    elif isinstance(op, scf.ForOp):
+        yield ("unknown",)
+    elif isinstance(op, tile.TransOp):
+        yield from _trace(op.source, body, stop, ago, seen)
+
+
+def _from_dot(v: SSAValue, seen: set | None = None) -> bool:
+    """Whether `v` may hold the (pending) result registers of a wgmma."""
+    seen = set() if seen is None else seen
+    if v in seen:
+        return False
+    seen.add(v)
+    if isinstance(v, BlockArgument):
+        loop = v.block.parent_op()
+        if isinstance(loop, scf.ForOp) and v.index > 0:
+            i = v.index - 1
+            return _from_dot(loop.iter_args[i], seen) or _from_dot(
+                loop.body.block.last_op.operands[i], seen
+            )
+        return False
+    op = v.op
+    if isinstance(op, tile.DotOp):
+        return True
+    if isinstance(op, scf.IfOp | scf.ForOp):
+        return any(
+            _from_dot(region.block.last_op.operands[v.index], seen)
+            for region in op.regions
+            if region.blocks
+        )
+    return False
+
+
+def _offset(v: SSAValue, body: Block) -> tuple[BlockArgument, int] | None:
+    """`v` as (loop counter of `body`, constant offset), if it has that form."""
+    if isinstance(v, BlockArgument) and v.block is body:
+        return v, 0
+    if isinstance(v, OpResult) and isinstance(v.op, arith.AddiOp | arith.SubiOp):
+        base = _offset(v.op.lhs, body)
+        rhs = v.op.rhs
+        if base and isinstance(rhs, OpResult) and isinstance(rhs.op, arith.ConstantOp):
+            value = rhs.op.value
+            if isinstance(value, IntegerAttr):
+                step = value.value.data
+                return base[0], base[1] + (
+                    step if isinstance(v.op, arith.AddiOp) else -step
+                )
+    return None
+
+
+def read_wait(user: Operation, v: SSAValue, consumer: Region) -> int | None:
+    """Groups that may stay pending when `user` reads `v`; None if `v` never is."""
+    if not _from_dot(v):
+        return None
+    body = _loop_body(user, consumer)
+    if body is None:
+        return 0
+    clock = BodyClock(body)
+    here = clock.position(user)
+    candidates = []
+    for source in _trace(v, body, tile.DotOp):
+        if source[0] == "op":
+            candidates.append(clock.since(source[1], source[2], here))
+        elif source[0] == "unknown" or _from_dot(source[1]):
+            candidates.append(here if source[0] == "outside" else 0)
+    return min(candidates, default=None)
+
+
+class ReleaseBeforeReadError(Exception):
+    """A slot would be released before an MMA that reads it (a compiler bug)."""
+
+
+def release_wait(release: aref.ConsumedOp, consumer: Region) -> int | None:
+    """Groups that may stay pending when `release` frees its slot; None if no MMA
+    reads the slot."""
+    readers = [
+        (dot, source)
+        for dot in consumer.walk()
+        if isinstance(dot, tile.DotOp)
+        for operand in (dot.lhs, dot.rhs)
+        for source in _trace(operand, consumer.block, aref.GetOp)
+        if source[0] == "op" and source[1].aref is release.aref
+    ]
+    body = _loop_body(release, consumer)
+    released = _offset(release.index, body) if body is not None else None
+    if not readers or released is None:
+        return 0 if readers else None
+    counter, k_release = released
+    clock = BodyClock(body)
+    here = clock.position(release)
+    # Dots before the loop (a rotated loop's prologue) read what the first
+    # iterations release: groups committed since then may be as few as `here`.
+    read_before_loop = any(not _inside(dot, body) for dot, _ in readers)
+    candidates = []
+    for dot in (d for d in body.walk() if isinstance(d, tile.DotOp)):
+        for operand in (dot.lhs, dot.rhs):
+            for source in _trace(operand, body, aref.GetOp):
+                if source[0] == "unknown":
+                    candidates.append(0)
+                    continue
+                if source[0] == "outside":
+                    # The first iterations read what was fetched before the loop.
+                    if any(
+                        s[0] == "op" and s[1].aref is release.aref
+                        for s in _trace(source[1], consumer.block, aref.GetOp)
+                    ):
+                        candidates.append(here)
+                    continue
+                _, get, ago = source
+                if get.aref is not release.aref:
+                    continue
+                fetched = _offset(get.index, body)
+                if fetched is None or fetched[0] is not counter:
+                    candidates.append(0)
+                    continue
+                lag = fetched[1] - ago - k_release
+                if lag < 0 or (lag == 0 and clock.position(dot) >= here):
+                    raise ReleaseBeforeReadError(
+                        "aref.consumed frees a slot before the tile.dot that reads it"
+                    )
+                candidates.append(clock.since(dot, lag, here))
+                if lag > 0 and read_before_loop:
+                    candidates.append(here)
+    return min(candidates, default=0)
+
+
+def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
+    """(op, k): the consumer must `wgmma_wait_group k` right before op."""
+    plan: list[tuple[Operation, int]] = []
+    for op in consumer.walk():
+        if isinstance(op, aref.ConsumedOp):
+            k = release_wait(op, consumer)
+        elif isinstance(op, tile.DotOp | scf.YieldOp | scf.ForOp | scf.IfOp):
+            # a wgmma accumulating into pending registers needs no wait; yields and
+            # loop inits only pass values on
+            continue
+        else:
+            ks = [read_wait(op, v, consumer) for v in op.operands]
+            k = min((x for x in ks if x is not None), default=None)
+        if k is not None:
+            plan.append((op, min(k, MAX_PENDING)))
+    return plan

@@ -1,0 +1,422 @@
+"""The barrier simulator: runs lowered (nvgpu_async) kernels at warpgroup granularity.
+
+Three actors run as seeded coroutines: the producer (one elected thread), the
+consumer (the consumer warpgroups in lock step: an arrival by "one thread per
+warpgroup" counts once per warpgroup) and the TMA engine, which delivers issued
+copies in any order the seed picks. It models what makes Hopper kernels hang or
+race, the way the hardware behaves:
+
+- mbarriers: arrival counts per phase, transaction bytes (`expect_tx` against the
+  bytes copies deliver), completed phases, and `try_wait.parity` answering true
+  iff the phase of that parity is the last completed one (a fresh barrier passes
+  parity 1);
+- wgmma groups: results are unreadable until a `wgmma_wait_group` retires their
+  group; a TMA copy into a slot that an unretired group still reads is a race;
+- data: TMA copies, wgmma products, fragment math and stores are computed on whole
+  tiles, so the output can be compared with the reference interpreter.
+
+A state where no actor can move is reported as a predicted hang, naming each
+actor's barrier and its state; hazards raise at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
+)
+from xdsl.ir import Operation
+from xdsl.utils.scoped_dict import ScopedDict
+
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.dtypes import numpy_dtype
+from tawa_xdsl.interp.reference import make_interpreter
+from tawa_xdsl.interp.scheduler import Deadlock, RoleScheduler, SimulationError
+from tawa_xdsl.interp.tile import read_box, write_box
+from tawa_xdsl.kernel import program_ids
+
+TMA_ENGINE = "tma"
+
+
+class PredictedHang(Deadlock):
+    """No actor can make progress: on a GPU this kernel would hang."""
+
+
+class Hazard(SimulationError):
+    """A read of data that is not there yet, or a write over data still in use."""
+
+
+class PendingTile(np.ndarray):
+    """A wgmma result; readable once `group` has been retired by a wait."""
+
+    group: Group | None
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.group = None  # values computed from it are ordinary tiles
+
+
+@dataclass(eq=False)
+class Group:
+    reads: set[tuple[int, int]] = field(default_factory=set)  # (ring id, slot)
+    retired: bool = False
+
+
+@dataclass(eq=False)
+class MBarrier:
+    name: str
+    count: int = 0
+    pending: int = 0
+    tx: int = 0
+    completed: int = 0
+
+    def state(self) -> str:
+        return (
+            f"phases completed: {self.completed}; {self.pending} of {self.count} arrivals "
+            f"missing; {self.tx} transaction bytes outstanding"
+        )
+
+
+@dataclass(eq=False)
+class Ring:
+    name: str
+    data: np.ndarray  # [depth, *tile]
+
+
+@dataclass(frozen=True)
+class View:
+    ring: Ring
+    slot: int
+    transposed: bool = False
+
+    def tile(self) -> np.ndarray:
+        t = self.ring.data[self.slot]
+        return t.T if self.transposed else t
+
+
+@dataclass(eq=False)
+class Transfer:
+    ring: Ring
+    slot: int
+    data: np.ndarray
+    barrier: MBarrier
+    nbytes: int
+
+
+def _bar(op: Operation, bars: list[MBarrier], i: int) -> str:
+    return f"%{op.operands[0].name_hint or 'bars'}[{i}]"
+
+
+def _no_effect(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+    """Ordering ops: the simulator executes every actor's ops in program order."""
+    return ()
+
+
+@register_impls
+class HopperFunctions(InterpreterFunctions):
+    """The nvgpu_async ops over simulated shared memory, barriers and wgmma groups."""
+
+    def __init__(self, scheduler: RoleScheduler, warpgroups: int):
+        self.scheduler = scheduler
+        self.warpgroups = warpgroups
+        self.transfers: list[Transfer] = []
+        self.uncommitted = Group()
+        self.groups: list[Group] = []
+
+    # ------------------------------------------------------ memory, barriers
+
+    @impl(nv.SmemAllocOp)
+    def run_smem_alloc(
+        self, interpreter: Interpreter, op: nv.SmemAllocOp, args: PythonValues
+    ):
+        t = op.result.type
+        data = np.zeros(
+            (t.depth.data, *t.get_tile()), dtype=numpy_dtype(t.element_type)
+        )
+        return (Ring(op.result.name_hint or "smem", data),)
+
+    @impl(nv.MBarrierAllocOp)
+    def run_mbarrier_alloc(
+        self, interpreter: Interpreter, op: nv.MBarrierAllocOp, args: PythonValues
+    ):
+        name = op.result.name_hint or "mbarrier"
+        return ([MBarrier(f"{name}[{i}]") for i in range(op.result.type.count.data)],)
+
+    @impl(nv.MBarrierInitOp)
+    def run_mbarrier_init(
+        self, interpreter: Interpreter, op: nv.MBarrierInitOp, args: PythonValues
+    ):
+        for bar in args[0]:
+            bar.count = bar.pending = op.count.value.data
+        return ()
+
+    def _arrive(self, bar: MBarrier, n: int, where: str) -> None:
+        bar.pending -= n
+        if bar.pending < 0:
+            raise Hazard(
+                f"{where}: more arrivals than the {bar.count} a phase of %{bar.name} expects"
+            )
+        self._maybe_complete(bar)
+
+    def _maybe_complete(self, bar: MBarrier) -> None:
+        if bar.pending == 0 and bar.tx == 0:
+            if any(t.barrier is bar for t in self.transfers):
+                raise Hazard(
+                    f"a phase of %{bar.name} completes while copies it tracks are still in "
+                    "flight: expect_tx armed fewer bytes than the copies deliver"
+                )
+            bar.completed += 1
+            bar.pending = bar.count
+
+    @impl(nv.MBarrierArriveOp)
+    def run_arrive(
+        self, interpreter: Interpreter, op: nv.MBarrierArriveOp, args: PythonValues
+    ):
+        bars, i = args
+        if self.scheduler.current() == "producer":
+            n = 1
+        else:
+            per_wg = (
+                THREADS_PER_WARPGROUP if op.scope.data == nv.ArriveScope.THREAD else 1
+            )
+            n = per_wg * self.warpgroups
+        self._arrive(bars[i], n, f"{op.name} {_bar(op, bars, i)}")
+        return ()
+
+    @impl(nv.MBarrierArriveExpectTxOp)
+    def run_arrive_expect_tx(
+        self,
+        interpreter: Interpreter,
+        op: nv.MBarrierArriveExpectTxOp,
+        args: PythonValues,
+    ):
+        bars, i = args
+        bars[i].tx += op.bytes.value.data
+        self._arrive(bars[i], 1, f"{op.name} {_bar(op, bars, i)}")
+        return ()
+
+    @impl(nv.MBarrierWaitOp)
+    def run_wait(
+        self, interpreter: Interpreter, op: nv.MBarrierWaitOp, args: PythonValues
+    ):
+        bars, i, parity = args
+        bar = bars[i]
+        self.scheduler.sync(
+            lambda: bar.completed % 2 != parity,
+            lambda: f"{op.name} on %{bar.name} for parity {parity} ({bar.state()})",
+        )
+        return ()
+
+    run_fence_init = impl(nv.FenceMBarrierInitOp)(_no_effect)
+    run_cta_barrier = impl(nv.CTABarrierOp)(_no_effect)
+    run_fence_proxy = impl(nv.FenceProxyAsyncOp)(_no_effect)
+    run_setmaxnreg = impl(nv.SetMaxNRegOp)(_no_effect)
+    run_wgmma_fence = impl(nv.WgmmaFenceOp)(_no_effect)
+
+    # ------------------------------------------------------------------ TMA
+
+    def _check_not_read(self, ring: Ring, slot: int, what: str) -> None:
+        for g in self.groups:
+            if not g.retired and (id(ring), slot) in g.reads:
+                raise Hazard(
+                    f"{what} writes slot {slot} of %{ring.name} while a wgmma group that "
+                    "reads it is still in flight (missing wgmma_wait_group before the release?)"
+                )
+
+    @impl(nv.TMALoadOp)
+    def run_tma_load(
+        self, interpreter: Interpreter, op: nv.TMALoadOp, args: PythonValues
+    ):
+        array = args[0]
+        coords = args[1 : 1 + len(op.coords)]
+        ring, slot, bars, bi = args[1 + len(op.coords) :]
+        tile_shape = ring.data.shape[1:]
+        box = (1,) * (array.ndim - len(tile_shape)) + tile_shape
+        self._check_not_read(ring, slot, op.name)
+        data = read_box(array, coords, box).reshape(tile_shape)
+        self.transfers.append(Transfer(ring, slot, data, bars[bi], data.nbytes))
+        return ()
+
+    def run_engine(self) -> None:
+        """The TMA engine: delivers issued copies, in an order the seed picks."""
+        while True:
+            self.scheduler.sync(
+                lambda: (
+                    bool(self.transfers)
+                    or (
+                        self.scheduler.finished("producer")
+                        and self.scheduler.finished("consumer")
+                    )
+                ),
+                lambda: "nothing (no copies in flight)",
+            )
+            if not self.transfers:
+                return
+            t = self.transfers.pop(self.scheduler.rng.randrange(len(self.transfers)))
+            self._check_not_read(t.ring, t.slot, "a TMA copy")
+            t.ring.data[t.slot] = t.data
+            t.barrier.tx -= t.nbytes
+            if t.barrier.tx < 0:
+                raise Hazard(
+                    f"%{t.barrier.name} received {-t.barrier.tx} more bytes than expect_tx armed"
+                )
+            self._maybe_complete(t.barrier)
+
+    # --------------------------------------------------------------- views
+
+    @impl(nv.SmemSlotOp)
+    def run_smem_slot(
+        self, interpreter: Interpreter, op: nv.SmemSlotOp, args: PythonValues
+    ):
+        return (View(args[0], args[1]),)
+
+    @impl(nv.SmemTransOp)
+    def run_smem_trans(
+        self, interpreter: Interpreter, op: nv.SmemTransOp, args: PythonValues
+    ):
+        v = args[0]
+        return (View(v.ring, v.slot, not v.transposed),)
+
+    @impl(nv.SmemLoadOp)
+    def run_smem_load(
+        self, interpreter: Interpreter, op: nv.SmemLoadOp, args: PythonValues
+    ):
+        return (np.array(args[0].tile()),)
+
+    @impl(nv.StoreGlobalOp)
+    def run_store_global(
+        self, interpreter: Interpreter, op: nv.StoreGlobalOp, args: PythonValues
+    ):
+        value, array, *offsets = args
+        box = (1,) * (array.ndim - value.ndim) + value.shape
+        write_box(array, offsets, np.asarray(value).reshape(box))
+        return ()
+
+    # --------------------------------------------------------------- wgmma
+
+    @impl(nv.WgmmaOp)
+    def run_wgmma(self, interpreter: Interpreter, op: nv.WgmmaOp, args: PythonValues):
+        lhs, rhs, acc = args
+        reads = {(id(v.ring), v.slot) for v in (lhs, rhs) if isinstance(v, View)}
+        a = lhs.tile() if isinstance(lhs, View) else lhs
+        product = a.astype(np.float32) @ rhs.tile().astype(np.float32)
+        result = (np.asarray(acc) + product).astype(np.float32).view(PendingTile)
+        result.group = self.uncommitted
+        self.uncommitted.reads |= reads
+        return (result,)
+
+    @impl(nv.WgmmaCommitGroupOp)
+    def run_commit(self, interpreter: Interpreter, op: Operation, args: PythonValues):
+        self.groups.append(self.uncommitted)
+        self.uncommitted = Group()
+        return ()
+
+    @impl(nv.WgmmaWaitGroupOp)
+    def run_wait_group(
+        self, interpreter: Interpreter, op: nv.WgmmaWaitGroupOp, args: PythonValues
+    ):
+        keep = op.pending.value.data
+        live = [g for g in self.groups if not g.retired]
+        for g in live[: max(0, len(live) - keep)]:
+            g.retired = True
+        self.groups = [g for g in self.groups if not g.retired]
+        return ()
+
+    # --------------------------------------------------------------- roles
+
+    @impl(nv.RoleDispatchOp)
+    def run_roles(
+        self, interpreter: Interpreter, op: nv.RoleDispatchOp, args: PythonValues
+    ):
+        def role(region):
+            def body() -> None:
+                scope = ScopedDict(parent=interpreter._ctx, name="role")
+                dataclasses.replace(interpreter, _ctx=scope).run_ssacfg_region(
+                    region, ()
+                )
+
+            return body
+
+        self.scheduler.run(
+            {
+                "producer": role(op.producer),
+                "consumer": role(op.consumer),
+                TMA_ENGINE: self.run_engine,
+            }
+        )
+        if any(not g.retired for g in self.groups) or self.uncommitted.reads:
+            raise Hazard("the consumer exits with wgmma groups still in flight")
+        return ()
+
+
+class PendingReads(Interpreter.Listener):
+    """Flags a read of wgmma result registers before their group was retired."""
+
+    PASS_THROUGH = (scf.YieldOp, scf.ForOp, scf.IfOp)
+
+    def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
+        if isinstance(op, self.PASS_THROUGH):
+            return
+        checked = args[:1] if isinstance(op, nv.WgmmaOp) else args  # acc may be pending
+        for value, arg in zip(checked, op.operands, strict=False):
+            group = getattr(value, "group", None)
+            if group is not None and not group.retired:
+                raise Hazard(
+                    f"{op.name} reads %{arg.name_hint or '?'} before a wgmma_wait_group "
+                    "retired the wgmma group that computes it"
+                )
+
+
+def abi_arguments(kernel: func.FuncOp, args: Sequence[Any]) -> list[Any]:
+    """The lowered kernel's parameters, from the tile-level arguments."""
+    abi = kernel.attributes["nvgpu_async.abi"]
+    assert isinstance(abi, ArrayAttr)
+    values = []
+    for entry in abi.data:
+        kind, index, *axis = entry.data.split(":")
+        value = args[int(index)]
+        values.append(value.shape[int(axis[0])] if kind == "dim" else value)
+    return values
+
+
+def run_lowered(
+    module: ModuleOp,
+    kernel: func.FuncOp,
+    checked: Sequence[Any],
+    grid3: tuple[int, int, int],
+    seed: int,
+) -> None:
+    """Run a lowered kernel for every program id; see the module docstring."""
+    interpreter, tile_functions = make_interpreter(module)
+    scheduler = RoleScheduler(seed)
+    launch = kernel.attributes["nvgpu_async.launch"]
+    threads = launch.data["threads"].value.data
+    hopper = HopperFunctions(scheduler, threads // THREADS_PER_WARPGROUP - 1)
+    interpreter.register_implementations(hopper)
+    interpreter = dataclasses.replace(interpreter, listeners=(PendingReads(),))
+    params = abi_arguments(kernel, checked)
+    tile_functions.grid = grid3
+    for pid in program_ids(grid3):
+        tile_functions.program_id = pid
+        try:
+            interpreter.call_op(kernel, params)
+        except Deadlock as e:
+            raise PredictedHang(
+                f"@{kernel.sym_name.data} program {pid}: predicted hang: "
+                f"{e.args[0].removeprefix('deadlock: ')}"
+            ) from None
+        except SimulationError as e:
+            raise type(e)(
+                f"@{kernel.sym_name.data} program {pid}: {e.args[0]}"
+            ) from None

@@ -1,0 +1,39 @@
+"""`simulate`: run a kernel at whatever level it is, checking its synchronisation.
+
+Tile and aref IR run in the aref simulator (roles as coroutines over the slot
+protocol); lowered nvgpu_async IR runs in the barrier simulator (mbarriers, TMA
+transactions, wgmma groups). Both compute the kernel's output, so every stage of
+the compiler can be compared with the reference interpreter on the same inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+
+from tawa_xdsl.interp.aref_sim import run_aref_level
+from tawa_xdsl.interp.barrier_sim import run_lowered
+from tawa_xdsl.kernel import check_arguments, find_kernel, normalize_grid
+from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
+
+
+def simulate(
+    module: ModuleOp,
+    kernel_name: str,
+    *args: Any,
+    grid: Sequence[int] | int = 1,
+    seed: int = 0,
+) -> None:
+    """Run `kernel_name` on numpy arrays with its roles interleaved as `seed`
+    chooses; stores write into the arrays. Raises `Deadlock` (`PredictedHang` for
+    lowered IR), `ProtocolViolation` or `Hazard` when synchronisation is broken."""
+    module.verify()
+    kernel = find_kernel(module, kernel_name)
+    checked = check_arguments(kernel, args)
+    grid3 = normalize_grid(grid)
+    if LAUNCH_ATTR in kernel.attributes:
+        run_lowered(module, kernel, checked, grid3, seed)
+    else:
+        run_aref_level(module, kernel_name, checked, grid3, seed)
