@@ -21,11 +21,26 @@ def register_dialects(ctx: Context) -> None:
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Our passes and named pipelines (xDSL's come from its own registry)."""
-    return {**get_all_passes(), **get_all_lowering_passes()}
+
+    def hopper_pipeline() -> type[ModulePass]:
+        from tawa_xdsl.pipelines import TawaHopperPipeline
+
+        return TawaHopperPipeline
+
+    return {
+        **get_all_passes(),
+        **get_all_lowering_passes(),
+        "tawa-hopper-pipeline": hopper_pipeline,
+    }
 
 
 def all_targets() -> dict[str, Callable[[], type[Target]]]:
-    return {}
+    def ptx() -> type[Target]:
+        from tawa_xdsl.lowering.ptx_target import PTXTarget
+
+        return PTXTarget
+
+    return {"ptx": ptx}
 
 
 def make_context() -> Context:

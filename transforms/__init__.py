@@ -18,4 +18,13 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return PipelinePass
 
-    return {"aref-partition": aref_partition, "pipeline": pipeline}
+    def cooperative() -> type[ModulePass]:
+        from tawa_xdsl.transforms.cooperative import CooperativePass
+
+        return CooperativePass
+
+    return {
+        "aref-partition": aref_partition,
+        "pipeline": pipeline,
+        "cooperative": cooperative,
+    }

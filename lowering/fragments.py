@@ -1,0 +1,95 @@
+"""Which elements of a register tile each consumer thread holds.
+
+Notation (per consumer warpgroup): tid in 0..127, w = tid / 32, lane = tid % 32,
+g = lane / 4, t = lane % 4. With W warpgroups sharing an M x N tile, warpgroup c
+owns rows [c M / W, (c + 1) M / W), cut into 64-row blocks b. In each block the
+wgmma m64nNk16 f32 accumulator layout (reference/ptx.md section 3) gives register i:
+
+    row = 64 b + 16 w + g + 8 ((i >> 1) & 1)
+    col = 8 (i >> 2) + 2 t + (i & 1)
+
+Each thread holds `(M / 64 / W) * N / 2` accumulator elements, numbered
+`b * N/2 + i`. A row tile (one value per row) holds the 2 rows per block a thread
+touches, numbered `2 b + h` for rows 64 b + 16 w + g + 8 h; a column tile holds the
+N / 4 columns 8 j + 2 t + e, numbered `2 j + e`. 16-bit tiles pack element pairs
+(2k, 2k + 1), adjacent columns, into one 32-bit register: this is exactly the
+wgmma A-operand layout, so P = bf16(S) feeds the next MMA without shuffles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """A register tile's shape and layout, as counts and per-element offsets."""
+
+    kind: FragmentKind
+    shape: tuple[int, ...]
+    warpgroups: int
+
+    @staticmethod
+    def of(shape: tuple[int, ...], layout: FragmentLayoutAttr) -> Geometry:
+        return Geometry(FragmentKind(layout.kind.data), shape, layout.warpgroups.data)
+
+    @property
+    def rows(self) -> int:
+        return self.shape[0] if self.kind != FragmentKind.COL else 1
+
+    @property
+    def cols(self) -> int:
+        return self.shape[-1] if self.kind != FragmentKind.ROW else 1
+
+    @property
+    def blocks(self) -> int:
+        """64-row blocks per warpgroup."""
+        return max(1, self.rows // (64 * self.warpgroups))
+
+    @property
+    def rows_per_warpgroup(self) -> int:
+        return self.rows // self.warpgroups
+
+    @property
+    def count(self) -> int:
+        """Elements one thread holds."""
+        if self.kind == FragmentKind.ACC:
+            return self.blocks * self.cols // 2
+        if self.kind == FragmentKind.ROW:
+            return 2 * self.blocks
+        return self.cols // 4
+
+    def acc_offsets(self, k: int) -> tuple[int, int]:
+        """(row, col) offsets of accumulator element k from the thread's base
+        (row base = warpgroup band + 16 w + g, column base = 2 t)."""
+        half = self.cols // 2
+        b, i = divmod(k, half)
+        return 64 * b + 8 * ((i >> 1) & 1), 8 * (i >> 2) + (i & 1)
+
+    def row_offset(self, k: int) -> int:
+        """Row offset of row-tile element k from the thread's row base."""
+        b, h = divmod(k, 2)
+        return 64 * b + 8 * h
+
+    def col_offset(self, k: int) -> int:
+        """Column offset of column-tile element k from the thread's column base."""
+        j, e = divmod(k, 2)
+        return 8 * j + e
+
+    def row_of_acc(self, k: int) -> int:
+        """Index of the row-tile element that accumulator element k broadcasts from."""
+        b, i = divmod(k, self.cols // 2)
+        return 2 * b + ((i >> 1) & 1)
+
+    def col_of_acc(self, k: int) -> int:
+        """Index of the column-tile element that accumulator element k broadcasts from."""
+        i = k % (self.cols // 2)
+        return 2 * (i >> 2) + (i & 1)
+
+    def row_members(self, r: int) -> list[int]:
+        """Accumulator elements this thread holds of row-tile element r (a row)."""
+        b, h = divmod(r, 2)
+        half = self.cols // 2
+        return [b * half + i for i in range(half) if (i >> 1) & 1 == h]

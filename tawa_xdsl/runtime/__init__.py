@@ -1,0 +1,6 @@
+"""Running compiled kernels on a Hopper GPU through cuda-python."""
+
+from tawa_xdsl.runtime.driver import CudaError, GPUUnavailable, gpu_available
+from tawa_xdsl.runtime.kernel import Kernel, compile
+
+__all__ = ["CudaError", "GPUUnavailable", "Kernel", "compile", "gpu_available"]

@@ -1,0 +1,112 @@
+"""The CUDA driver through cuda-python: checked calls, the context, PTX loading.
+
+PTX is loaded with the driver JIT (`cuModuleLoadDataEx`): nvJitLink and cuLink
+compile it as relocatable code and drop `setmaxnreg` (reference/ptx.md §5.4).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+
+class CudaError(RuntimeError):
+    """A CUDA driver call failed; the message names the kernel and the call."""
+
+
+class GPUUnavailable(CudaError):
+    """cuda-python or a CUDA driver with a device is missing."""
+
+
+def _driver() -> Any:
+    try:
+        from cuda.bindings import driver
+    except ImportError:  # cuda-python < 12.6 layout
+        try:
+            from cuda import cuda as driver  # type: ignore[no-redef]
+        except ImportError as e:
+            raise GPUUnavailable(
+                "cuda-python is not installed: pip install 'tawa-xdsl[gpu]'"
+            ) from e
+    return driver
+
+
+def check(result: tuple, what: str) -> Any:
+    """The outputs of a cuda-python call, or a `CudaError` naming `what` failed."""
+    cu = _driver()
+    err, *out = result
+    if err != cu.CUresult.CUDA_SUCCESS:
+        _, name = cu.cuGetErrorName(err)
+        _, text = cu.cuGetErrorString(err)
+        raise CudaError(
+            f"{what}: {name.decode() if name else err} ({text.decode() if text else 'no description'})"
+        )
+    if not out:
+        return None
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@functools.cache
+def context() -> tuple[Any, Any]:
+    """(driver module, the device's primary context), made current; torch and cupy
+    use the same primary context, so their pointers are valid here."""
+    cu = _driver()
+    try:
+        check(cu.cuInit(0), "cuInit")
+    except CudaError:
+        raise
+    except Exception as e:  # no driver library on this machine
+        raise GPUUnavailable(f"no CUDA driver: {e}") from e
+    if check(cu.cuDeviceGetCount(), "cuDeviceGetCount") < 1:
+        raise GPUUnavailable("no CUDA device")
+    device = check(cu.cuDeviceGet(0), "cuDeviceGet")
+    major = check(
+        cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device
+        ),
+        "cuDeviceGetAttribute",
+    )
+    if major != 9:
+        raise GPUUnavailable(
+            f"device 0 has compute capability {major}.x; sm_90a needs 9.0"
+        )
+    ctx = check(cu.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
+    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    return cu, ctx
+
+
+def gpu_available() -> bool:
+    """Whether a Hopper GPU and cuda-python are usable here."""
+    try:
+        context()
+    except (GPUUnavailable, CudaError):
+        return False
+    return True
+
+
+def load_ptx(ptx: str, kernel_name: str) -> tuple[Any, Any, str]:
+    """(module, function, JIT info log); a failed JIT raises with its error log."""
+    cu, _ = context()
+    err_log, info_log = bytearray(65536), bytearray(65536)
+    opts = [
+        cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER,
+        cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        cu.CUjit_option.CU_JIT_INFO_LOG_BUFFER,
+        cu.CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+        cu.CUjit_option.CU_JIT_LOG_VERBOSE,
+    ]
+    values = [err_log, len(err_log), info_log, len(info_log), 1]
+    result = cu.cuModuleLoadDataEx(ptx.encode() + b"\0", len(opts), opts, values)
+    if result[0] != cu.CUresult.CUDA_SUCCESS:
+        log = bytes(err_log).split(b"\0")[0].decode(errors="replace")
+        try:
+            check(result, f"{kernel_name}: loading PTX")
+        except CudaError as e:
+            raise CudaError(f"{e}\nJIT log:\n{log}") from None
+    module = result[1]
+    function = check(
+        cu.cuModuleGetFunction(module, kernel_name.encode()),
+        f"{kernel_name}: cuModuleGetFunction",
+    )
+    info = bytes(info_log).split(b"\0")[0].decode(errors="replace")
+    return module, function, info

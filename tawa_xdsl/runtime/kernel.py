@@ -1,0 +1,356 @@
+"""`compile`: a tile kernel in, a callable GPU kernel out.
+
+    gemm = tawa_xdsl.compile("examples/gemm.mlir", "gemm_nt", num_stages=4)
+    gemm(a, b, c)                      # torch / cupy / numpy; grid from c's shape
+
+The kernel is lowered with `tawa-hopper-pipeline` and printed as PTX on the first
+call for a given IR and options (cached by a hash of both); it is loaded with the
+driver JIT on first launch. Each call checks its arguments against the kernel's
+signature before anything reaches the GPU (dtype, rank, static extents, a
+contiguous innermost dimension, 16-byte aligned base and strides as TMA needs),
+builds the TMA tensor maps, picks the grid from the output's shape unless `grid=`
+is given, launches, and reports any CUDA error with the kernel's name.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    Float32Type,
+    ModuleOp,
+)
+
+from tawa_xdsl.api import apply, parse
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.tile import DescType, StoreOp, element_bytes
+from tawa_xdsl.dtypes import numpy_dtype, type_name
+from tawa_xdsl.grid import grid_rule, infer_grid
+from tawa_xdsl.kernel import (
+    KernelArgumentError,
+    Param,
+    check_scalar,
+    find_kernel,
+    params,
+)
+from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR
+from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.runtime.arrays import DeviceArray, device_array
+from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx
+
+TMA_ALIGN = 16
+_CACHE: dict[str, Kernel] = {}
+
+
+def pipeline_spec(
+    num_stages: int = 3,
+    mma_depth: int = 2,
+    two_stage: bool = False,
+    num_consumers: int = 1,
+) -> str:
+    return (
+        f"tawa-hopper-pipeline{{num-stages={num_stages} mma-depth={mma_depth} "
+        f"two-stage={str(two_stage).lower()} num-consumers={num_consumers}}}"
+    )
+
+
+def compile(
+    source: ModuleOp | str | Path,
+    kernel_name: str,
+    **options: Any,
+) -> Kernel:
+    """A GPU kernel for `kernel_name`; `options` are those of `tawa-hopper-pipeline`
+    (num_stages, mma_depth, two_stage, num_consumers)."""
+    if isinstance(source, ModuleOp):
+        text = str(source)
+    elif isinstance(source, Path) or (
+        isinstance(source, str) and source.endswith(".mlir")
+    ):
+        text = Path(source).read_text()
+    else:
+        text = source
+    spec = pipeline_spec(**options)
+    key = hashlib.sha256(f"{text}\0{kernel_name}\0{spec}".encode()).hexdigest()
+    if key not in _CACHE:
+        tile_level = parse(text)
+        kernel = find_kernel(tile_level, kernel_name)
+        rules = grid_rule(kernel) if _stores(kernel) else None
+        lowered = apply(parse(text), spec)
+        lowered_kernel = find_kernel(lowered, kernel_name)
+        _CACHE[key] = Kernel(
+            kernel_name, emit_module([lowered_kernel]), lowered_kernel, rules
+        )
+    return _CACHE[key]
+
+
+def _stores(kernel: func.FuncOp) -> bool:
+    return any(isinstance(op, StoreOp) for op in kernel.walk())
+
+
+@dataclass
+class Kernel:
+    """A compiled kernel: its PTX, its ABI, and (after the first launch) its CUDA
+    function. Call it like the tile kernel, with arrays for the tensors."""
+
+    name: str
+    ptx: str
+    lowered: func.FuncOp
+    grid_rules: list | None
+    _function: Any = None
+    jit_log: str = ""
+    num_regs: int = 0
+    params: list[Param] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.params = params(self.lowered)
+        launch = self.lowered.attributes[LAUNCH_ATTR]
+        self.threads = launch.data["threads"].value.data
+        self.smem = launch.data["smem"].value.data
+
+    # ------------------------------------------------------------ loading
+
+    def load(self) -> Any:
+        """Load the PTX with the driver JIT (once); returns the CUDA function."""
+        if self._function is None:
+            cu, _ = context()
+            self._module, function, self.jit_log = load_ptx(self.ptx, self.name)
+            check(
+                cu.cuFuncSetAttribute(
+                    function,
+                    cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    self.smem,
+                ),
+                f"{self.name}: setting {self.smem} bytes of dynamic shared memory",
+            )
+            self.num_regs = check(
+                cu.cuFuncGetAttribute(
+                    cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, function
+                ),
+                f"{self.name}: cuFuncGetAttribute",
+            )
+            self._function = function
+        return self._function
+
+    # ----------------------------------------------------------- arguments
+
+    def _check_array(self, p: Param, array: DeviceArray) -> None:
+        desc = p.type
+        assert isinstance(desc, DescType)
+        want = type_name(numpy_dtype(desc.element_type))
+        if array.dtype != want:
+            raise KernelArgumentError(
+                f"{self.name}: argument '{p.name}' has dtype {array.dtype}, the kernel expects {want}"
+            )
+        if len(array.shape) != desc.rank:
+            raise KernelArgumentError(
+                f"{self.name}: argument '{p.name}' has rank {len(array.shape)}, the kernel expects {desc.rank}"
+            )
+        for axis, (got, expected) in enumerate(
+            zip(array.shape, desc.get_shape(), strict=True)
+        ):
+            if expected != DYNAMIC_INDEX and got != expected:
+                raise KernelArgumentError(
+                    f"{self.name}: argument '{p.name}' has extent {got} in dimension {axis}, "
+                    f"the kernel expects {expected}"
+                )
+        if any(d == 0 for d in array.shape):
+            raise KernelArgumentError(
+                f"{self.name}: argument '{p.name}' is empty: shape {array.shape}"
+            )
+        if array.strides[-1] != 1 and array.shape[-1] > 1:
+            raise KernelArgumentError(
+                f"{self.name}: argument '{p.name}' must be contiguous in its last dimension "
+                f"(stride {array.strides[-1]})"
+            )
+        esize = element_bytes(desc.element_type)
+        if array.ptr % TMA_ALIGN:
+            raise KernelArgumentError(
+                f"{self.name}: argument '{p.name}' starts at an address that is not "
+                f"{TMA_ALIGN}-byte aligned"
+            )
+        for axis, stride in enumerate(array.strides[:-1]):
+            if (stride * esize) % TMA_ALIGN:
+                raise KernelArgumentError(
+                    f"{self.name}: argument '{p.name}' has a stride of {stride * esize} bytes in "
+                    f"dimension {axis}; TMA needs a multiple of {TMA_ALIGN} (pad the rows)"
+                )
+
+    def _tensor_map(self, array: DeviceArray, t: nv.TensorMapType, name: str) -> Any:
+        cu, _ = context()
+        data_type = {
+            "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+            "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+            "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        }[array.dtype]
+        swizzle = {
+            0: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+            128: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        }[t.swizzle.data]
+        esize = element_bytes(t.element_type)
+        rank = len(array.shape)
+        return check(
+            cu.cuTensorMapEncodeTiled(
+                data_type,
+                rank,
+                array.ptr,
+                [cu.cuuint64_t(d) for d in reversed(array.shape)],
+                [cu.cuuint64_t(s * esize) for s in reversed(array.strides[:-1])],
+                [cu.cuuint32_t(b) for b in reversed(t.get_box())],
+                [cu.cuuint32_t(1)] * rank,
+                cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+                swizzle,
+                cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            ),
+            f"{self.name}: cuTensorMapEncodeTiled for '{name}'",
+        )
+
+    def _pack(self, values: Sequence[Any]) -> Packed:
+        """The kernel parameters as a `void**` array, in the order of the PTX ABI."""
+        abi = self.lowered.attributes[ABI_ATTR]
+        assert isinstance(abi, ArrayAttr)
+        packed = Packed()
+        for entry, arg in zip(abi.data, self.lowered.body.block.args, strict=True):
+            kind, index, *axis = entry.data.split(":")
+            p, value = self.params[int(index)], values[int(index)]
+            if kind == "map":
+                packed.add_object(self._tensor_map(value, arg.type, p.name))
+            elif kind == "global":
+                packed.add(ctypes.c_uint64(value.ptr))
+                for d in value.shape:
+                    packed.add(ctypes.c_uint32(d))
+                for stride in value.strides[:-1]:
+                    packed.add(ctypes.c_uint32(stride))
+            elif kind == "dim":
+                packed.add(ctypes.c_uint32(value.shape[int(axis[0])]))
+            elif isinstance(arg.type, Float32Type):
+                packed.add(ctypes.c_float(float(value)))
+            else:
+                packed.add(ctypes.c_uint32(int(value)))
+        return packed
+
+    def _prepare(self, args: Sequence[Any], grid: Sequence[int] | None) -> tuple:
+        """Checked device arrays, scalars, grid and packed parameters for a launch."""
+        if len(args) != len(self.params):
+            names = ", ".join(p.name for p in self.params)
+            raise KernelArgumentError(
+                f"{self.name} takes {len(self.params)} arguments ({names}), got {len(args)}"
+            )
+        arrays: list[DeviceArray] = []
+        values: list[Any] = []
+        try:
+            for p, a in zip(self.params, args, strict=True):
+                if p.is_tensor:
+                    array = device_array(a, p.name)
+                    arrays.append(array)
+                    self._check_array(p, array)
+                    values.append(array)
+                else:
+                    values.append(check_scalar(p, a))
+            return arrays, self._grid(values, grid), self._pack(values)
+        except BaseException:
+            for a in arrays:
+                a.free()
+            raise
+
+    def _launch(
+        self, launch_grid: tuple[int, int, int], packed: Packed, stream: int
+    ) -> None:
+        cu, _ = context()
+        check(
+            cu.cuLaunchKernel(
+                self.load(),
+                *launch_grid,
+                self.threads,
+                1,
+                1,
+                self.smem,
+                stream,
+                packed.pointer(),
+                0,
+            ),
+            f"{self.name}: cuLaunchKernel (grid {launch_grid}, {self.threads} threads, "
+            f"{self.smem} bytes of shared memory)",
+        )
+
+    def __call__(
+        self, *args: Any, grid: Sequence[int] | None = None, stream: int = 0
+    ) -> None:
+        """Launch on `stream` (numpy outputs are copied back, which synchronizes)."""
+        arrays, launch_grid, packed = self._prepare(args, grid)
+        try:
+            self._launch(launch_grid, packed, stream)
+            if any(a.host is not None for a in arrays):
+                cu, _ = context()
+                check(
+                    cu.cuStreamSynchronize(stream), f"{self.name}: running the kernel"
+                )
+                for a in arrays:
+                    a.copy_back()
+        finally:
+            for a in arrays:
+                a.free()
+
+    def bind(self, *args: Any, grid: Sequence[int] | None = None, stream: int = 0):
+        """A zero-argument launcher with everything checked and packed once (for
+        timing loops). The arrays must live on the device (torch, cupy)."""
+        arrays, launch_grid, packed = self._prepare(args, grid)
+        if any(a.host is not None for a in arrays):
+            for a in arrays:
+                a.free()
+            raise KernelArgumentError(
+                f"{self.name}.bind needs device arrays (torch or cupy)"
+            )
+        self.load()
+        return lambda: self._launch(launch_grid, packed, stream)
+
+    def _grid(
+        self, values: Sequence[Any], grid: Sequence[int] | None
+    ) -> tuple[int, int, int]:
+        if grid is not None:
+            dims = tuple(grid) + (1,) * (3 - len(grid))
+            if len(dims) != 3 or any(not isinstance(d, int) or d < 1 for d in dims):
+                raise KernelArgumentError(
+                    f"{self.name}: grid must be 1 to 3 positive integers, got {grid}"
+                )
+            return dims  # type: ignore[return-value]
+        if self.grid_rules is None:
+            raise KernelArgumentError(
+                f"{self.name}: the kernel stores nothing; pass grid="
+            )
+        shapes = [v.shape if isinstance(v, DeviceArray) else None for v in values]
+        return infer_grid(self.grid_rules, shapes)
+
+
+class Packed:
+    """Kernel parameters laid out for cuLaunchKernel's `void** kernelParams`, with
+    the objects they point into kept alive."""
+
+    def __init__(self) -> None:
+        self.keep: list[Any] = []
+        self.addresses: list[int] = []
+
+    def add(self, value: ctypes._SimpleCData) -> None:
+        self.keep.append(value)
+        self.addresses.append(ctypes.addressof(value))
+
+    def add_object(self, obj: Any) -> None:
+        """A cuda-python object passed by value (a CUtensorMap's 128 bytes)."""
+        self.keep.append(obj)
+        self.addresses.append(int(obj.getPtr()))
+
+    def pointer(self) -> int:
+        array = (ctypes.c_void_p * len(self.addresses))(*self.addresses)
+        self.keep.append(array)
+        return ctypes.addressof(array)
+
+
+__all__ = ["CudaError", "Kernel", "compile"]

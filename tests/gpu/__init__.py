@@ -1,0 +1,1 @@
+"""GPU tests: marked `gpu`, skipped without a Hopper GPU, cuda-python and torch."""

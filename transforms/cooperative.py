@@ -1,0 +1,46 @@
+"""cooperative{num-consumers=N}: N consumer warpgroups share each output tile.
+
+The consumer role stays one region; at lowering, its register tiles are split by
+rows over the N warpgroups (each owns M / N rows of every M-row tile) and each
+warpgroup issues the wgmmas for its rows. This halves (for N = 2) the registers a
+warpgroup needs for an accumulator, which is what lets a 128 x 256 tile fit.
+Precondition, checked with a diagnostic: every `tile.dot` has M divisible by 64 N.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tawa_xdsl.dialects import aref, tile
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+
+
+@dataclass(frozen=True)
+class CooperativePass(ModulePass):
+    """Split each consumer role over `num-consumers` warpgroups."""
+
+    name = "cooperative"
+
+    num_consumers: int = 2
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not 1 <= self.num_consumers <= 3:
+            raise PassFailedException(
+                f"cooperative: num-consumers must be 1, 2 or 3, got {self.num_consumers}"
+            )
+        for ws in [o for o in op.walk() if isinstance(o, aref.WarpSpecializeOp)]:
+            for dot in ws.consumer.walk():
+                if isinstance(dot, tile.DotOp):
+                    m = dot.lhs.type.get_shape()[0]
+                    if m % (64 * self.num_consumers):
+                        raise OpDiagnostic(
+                            dot,
+                            f"cooperative: M = {m} rows cannot be split into 64-row "
+                            f"wgmma blocks over {self.num_consumers} warpgroups",
+                        )
+            ws.properties["num_consumers"] = IntegerAttr(self.num_consumers, 64)
