@@ -345,8 +345,11 @@ class KernelLowering:
                         put, "aref.put must carry tiles loaded only for it"
                     )
                 tmap = self.param[("map", load.desc, None)]
+                coords = list(load.indices)
+                lifted = len(tmap.type.get_shape()) - len(coords)
+                coords = [_const(0, ops) for _ in range(lifted)] + coords
                 ops.append(
-                    nv.TMALoadOp(tmap, list(load.indices), ring, slot, ch.full, slot)
+                    nv.TMALoadOp(tmap, coords, ring, slot, ch.full, slot)
                 )
                 loads.append(load)
             block = put.parent_block()
@@ -369,19 +372,15 @@ class KernelLowering:
             raise OpDiagnostic(self.ws, str(e)) from e
         for op, pending in waits:
             op.parent_block().insert_op_before(nv.WgmmaWaitGroupOp(pending), op)
-        self._materialize_view_constants(region, layouts)
 
-        def is_view(v: SSAValue) -> bool:
-            # lowered gets give view types; carried views are retyped at the end
-            return isinstance(v.type, nv.SmemViewType) or layouts.in_smem(v)
-
+        self._retype_carried_views(region, layouts)
         for op in list(region.walk()):
             if isinstance(op, aref.GetOp):
                 self._lower_get(op)
-            elif isinstance(op, tile.TransOp) and is_view(op.source):
+            elif isinstance(op, tile.TransOp) and isinstance(op.source.type, nv.SmemViewType):
                 self._replace(op, [nv.SmemTransOp(op.source)])
             elif isinstance(op, tile.DotOp):
-                self._lower_dot(op, is_view)
+                self._lower_dot(op)
             elif isinstance(op, aref.ConsumedOp):
                 ch = self.channels[op.aref.owner]
                 ops = []
@@ -395,29 +394,8 @@ class KernelLowering:
                 )
 
         self._retype(region, layouts)
-        self._pad_commits(region)
         block = region.block
         block.add_op(nv.WgmmaWaitGroupOp(0))
-
-    def _materialize_view_constants(
-        self, region: Region, layouts: ConsumerLayouts
-    ) -> None:
-        """A constant standing for a view (what a skipped two-stage prefetch yields;
-        never read) becomes a view of slot 0 of the same ring."""
-        for op in list(region.walk()):
-            if not isinstance(op, arith.ConstantOp) or not layouts.in_smem(op.result):
-                continue
-            source = layouts.smem_source[op.result]
-            get = source.owner
-            ring = self.channels[get.aref.owner].rings[list(get.values).index(source)]
-            ops: list[Operation] = []
-            slot0 = _const(0, ops)
-            view = nv.SmemSlotOp(ring, slot0)
-            ops.append(view)
-            if layouts.placement[op.result].transposed:
-                ops.append(nv.SmemTransOp(view.result))
-            layouts.placement[ops[-1].results[0]] = layouts.placement[op.result]
-            self._replace(op, ops)
 
     def _lower_get(self, get: aref.GetOp) -> None:
         ch = self.channels[get.aref.owner]
@@ -440,8 +418,8 @@ class KernelLowering:
         get.detach()
         get.erase()
 
-    def _lower_dot(self, dot: tile.DotOp, is_view) -> None:
-        if not is_view(dot.rhs):
+    def _lower_dot(self, dot: tile.DotOp) -> None:
+        if not isinstance(dot.rhs.type, nv.SmemViewType):
             raise OpDiagnostic(
                 dot,
                 "the B operand of tile.dot must come from shared memory (an aref tile)",
@@ -468,24 +446,37 @@ class KernelLowering:
         op.detach()
         op.erase()
 
-    def _retype(self, region: Region, layouts: ConsumerLayouts) -> None:
-        """Give register tiles their fragment types; load shared tiles used as registers."""
-
-        def new_type(v: SSAValue) -> Attribute:
-            place = layouts.placement[v]
-            if isinstance(place, Smem):
-                return nv.SmemViewType(
-                    v.type.get_shape(), v.type.element_type, place.transposed
-                )
-            return layouts.type_of(v)
-
+    @staticmethod
+    def _structural_values(region: Region):
+        """Results and block arguments of the ops of `region`, loop and branch
+        values included."""
         for op in list(region.walk()):
-            values = list(op.results) + [
+            yield op, list(op.results) + [
                 a for reg in op.regions for block in reg.blocks for a in block.args
             ]
+
+    def _retype_carried_views(self, region: Region, layouts: ConsumerLayouts) -> None:
+        """Views that loops carry and branches yield (two-stage) become view-typed
+        before the ops that use them are lowered."""
+        for op, values in self._structural_values(region):
+            if isinstance(op, scf.ForOp | scf.IfOp):
+                for v in values:
+                    place = layouts.placement.get(v)
+                    if isinstance(place, Smem):
+                        Rewriter.replace_value_with_new_type(
+                            v,
+                            nv.SmemViewType(
+                                v.type.get_shape(), v.type.element_type, place.transposed
+                            ),
+                        )
+
+    def _retype(self, region: Region, layouts: ConsumerLayouts) -> None:
+        """Give register tiles their fragment types; load shared tiles used as registers."""
+        for op, values in self._structural_values(region):
             for v in values:
-                if isinstance(v.type, TensorType) and v in layouts.placement:
-                    Rewriter.replace_value_with_new_type(v, new_type(v))
+                placed = isinstance(v.type, TensorType) and v in layouts.placement
+                if placed and not layouts.in_smem(v):
+                    Rewriter.replace_value_with_new_type(v, layouts.type_of(v))
             if isinstance(op, arith.ConstantOp) and isinstance(
                 op.value, DenseIntOrFPElementsAttr
             ):
@@ -525,25 +516,6 @@ class KernelLowering:
             DenseIntOrFPElementsAttr.from_list(op.result.type, [values.pop()])
         )
         self._replace(op, [new])
-
-    @staticmethod
-    def _pad_commits(region: Region) -> None:
-        """Commit as many wgmma groups on every branch of an `scf.if` (empty groups
-        where a branch has fewer), so group counts do not depend on the branch."""
-        for op in region.walk():
-            if not isinstance(op, scf.IfOp):
-                continue
-            counts = [
-                sum(1 for o in r.walk() if isinstance(o, nv.WgmmaCommitGroupOp))
-                for r in op.regions
-            ]
-            for r, n in zip(op.regions, counts, strict=True):
-                if not r.blocks:
-                    if max(counts) == 0:
-                        continue
-                    r.add_block(Block([scf.YieldOp()]))
-                for _ in range(max(counts) - n):
-                    r.block.insert_op_before(nv.WgmmaCommitGroupOp(), r.block.last_op)
 
     # ------------------------------------------------------------------- run
 
@@ -597,6 +569,9 @@ def _tensor_map(desc: tile.DescType, load: tile.LoadOp) -> nv.TensorMapType:
     esize = element_bytes(desc.element_type)
     tile_rank = len(load.result.type.get_shape())
     inner_bytes = box[-1] * esize
+    if tile_rank == 1 and desc.rank == 1:
+        # A 1-D tensor gets a unit outer dimension: the driver rejects rank-1 maps.
+        return nv.TensorMapType((1, *desc.get_shape()), desc.element_type, (1, *box), 0)
     if tile_rank == 1:
         return nv.TensorMapType(desc.get_shape(), desc.element_type, box, 0)
     if inner_bytes % nv.SWIZZLE_BYTES:

@@ -120,8 +120,6 @@ class ConsumerLayouts:
     def __init__(self, consumer: Region, warpgroups: int):
         self.warpgroups = warpgroups
         self.placement: dict[SSAValue, Smem | FragmentKind] = {}
-        self.smem_source: dict[SSAValue, SSAValue] = {}
-        """For each shared-memory tile, the `aref.get` result whose slot it views."""
         self._place_views(consumer)
         self._assign(consumer)
 
@@ -132,12 +130,11 @@ class ConsumerLayouts:
             if isinstance(op, aref.GetOp):
                 for v in op.values:
                     self.placement[v] = Smem()
-                    self.smem_source[v] = v
         changed = True
         while changed:
             changed = False
             for op in consumer.walk():
-                if isinstance(op, tile.TransOp) and op.source in self.smem_source:
+                if isinstance(op, tile.TransOp) and self.in_smem(op.source):
                     pairs = [(op.source, op.result, True)]
                 elif isinstance(op, scf.ForOp | scf.IfOp):
                     pairs = [(a, b, False) for a, b in _same_layout_edges(op)]
@@ -145,14 +142,13 @@ class ConsumerLayouts:
                 else:
                     continue
                 for src, dst, flip in pairs:
-                    if src in self.smem_source and dst not in self.smem_source:
+                    if self.in_smem(src) and dst not in self.placement:
                         view = self.placement[src]
                         assert isinstance(view, Smem)
                         self.placement[dst] = Smem(view.transposed != flip)
-                        self.smem_source[dst] = self.smem_source[src]
                         changed = True
         for op in consumer.walk():
-            if isinstance(op, tile.TransOp) and op.source not in self.smem_source:
+            if isinstance(op, tile.TransOp) and not self.in_smem(op.source):
                 raise OpDiagnostic(
                     op,
                     "tile.trans of a register tile is not supported; transpose tiles as "

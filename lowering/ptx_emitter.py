@@ -417,6 +417,18 @@ class KernelEmitter:
         self.emit(f"mov.u32 {r}, %nctaid.{op.axis.data};")
         self.env[op.result] = r
 
+    def ceildiv(self, op: arith.CeilDivSIOp | arith.CeilDivUIOp) -> None:
+        """ceil(a / b) for the non-negative trip counts it is used for: (a + b - 1) / b."""
+        a, b = self.reg(self.scalar(op.lhs)), self.scalar(op.rhs)
+        t, d = self.new("r"), self.new("r")
+        self.emit(f"add.s32 {t}, {a}, {b};")
+        self.emit(f"sub.s32 {t}, {t}, 1;")
+        if b.isdigit() and _power_of_two(int(b)):
+            self.emit(f"shr.s32 {d}, {t}, {int(b).bit_length() - 1};")
+        else:
+            self.emit(f"div.s32 {d}, {t}, {b};")
+        self.env[op.result] = d
+
     def index_cast(self, op: arith.IndexCastOp) -> None:
         self.env[op.result] = self.env[op.input]
 
@@ -1117,6 +1129,8 @@ def _product(shape: Sequence[int]) -> int:
 KernelEmitter.HANDLERS = {
     arith.ConstantOp: KernelEmitter.constant,
     arith.IndexCastOp: KernelEmitter.index_cast,
+    arith.CeilDivSIOp: KernelEmitter.ceildiv,
+    arith.CeilDivUIOp: KernelEmitter.ceildiv,
     arith.CmpiOp: KernelEmitter.cmpi,
     arith.SelectOp: KernelEmitter.select,
     arith.TruncFOp: KernelEmitter.truncf,

@@ -10,8 +10,8 @@ a group to complete:
 Groups complete in order, so "wait until group g is done" is
 `wgmma.wait_group k` with k = the number of groups committed after g. This module
 counts them statically on aref-level IR. Inside a loop body, a position is the
-number of groups the iteration has committed so far (a top-level `scf.if` holding
-dots counts as its dots: the lowering commits as many groups on every branch). A
+number of groups the iteration has committed so far (a top-level `scf.if` counts
+the dots of its branch that has fewer, which can only make waits stricter). A
 value or slot from `a` iterations ago adds the groups committed after it in its
 iteration and all groups of the iterations between. Where a path could commit
 fewer groups (the first iteration, whose carried values come from before the
@@ -268,19 +268,64 @@ def release_wait(release: aref.ConsumedOp, consumer: Region) -> int | None:
     return min(candidates, default=0)
 
 
+def _accumulates_in_place(v: SSAValue, arg: BlockArgument) -> bool:
+    """Whether the registers of `v` are those of the loop argument `arg`: `v` is a
+    dot accumulating into `arg`, or into an elementwise update of `arg` (the
+    rescaled attention accumulator) that `arg` dies into. The PTX printer then
+    keeps both in the same registers, so yielding `v` copies nothing."""
+    while isinstance(v, OpResult) and isinstance(v.op, tile.DotOp):
+        v = v.op.acc
+        if len(list(v.uses)) != 1:  # the printer copies an accumulator read elsewhere too
+            return False
+    if v is arg:
+        return True
+    if isinstance(v, OpResult) and v.op.dialect_name() in ("arith", "math"):
+        uses = list(arg.uses)
+        return bool(v.op.operands) and v.op.operands[0] is arg and len(uses) == 1
+    return False
+
+
+def _copied(op: Operation) -> list[SSAValue]:
+    """Values a structured op copies between registers (PTX `mov`s that read
+    them): loop inits; loop results yielded from other registers; branch results
+    yielded from values defined outside the branch."""
+    if isinstance(op, scf.ForOp):
+        return list(op.iter_args)
+    if not isinstance(op, scf.YieldOp):
+        return []
+    parent = op.parent_op()
+    block = op.parent_block()
+    if isinstance(parent, scf.ForOp):
+        return [
+            v for i, v in enumerate(op.operands)
+            if not _accumulates_in_place(v, block.args[i + 1])
+        ]
+    if isinstance(parent, scf.IfOp):
+        return [v for v in op.operands if not (isinstance(v, OpResult) and v.op.parent_block() is block)]
+    return []
+
+
 def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
     """(op, k): the consumer must `wgmma_wait_group k` right before op."""
     plan: list[tuple[Operation, int]] = []
     for op in consumer.walk():
         if isinstance(op, aref.ConsumedOp):
             k = release_wait(op, consumer)
-        elif isinstance(op, tile.DotOp | scf.YieldOp | scf.ForOp | scf.IfOp):
-            # a wgmma accumulating into pending registers needs no wait; yields and
-            # loop inits only pass values on
-            continue
         else:
-            ks = [read_wait(op, v, consumer) for v in op.operands]
+            # a wgmma accumulating into pending registers needs no wait; structured
+            # ops read only the registers they copy
+            if isinstance(op, tile.DotOp):
+                read = [op.lhs]
+            elif isinstance(op, scf.ForOp | scf.YieldOp | scf.IfOp):
+                read = _copied(op)
+            else:
+                read = list(op.operands)
+            ks = [read_wait(op, v, consumer) for v in read]
             k = min((x for x in ks if x is not None), default=None)
+            if k is not None and isinstance(op, scf.YieldOp) and isinstance(op.parent_op(), scf.ForOp):
+                # ptxas cannot follow pending groups around a back edge: copying an
+                # accumulator there with groups in flight makes it serialize all wgmmas
+                k = 0
         if k is not None:
             plan.append((op, min(k, MAX_PENDING)))
     return plan

@@ -331,7 +331,8 @@ class RoleBuilder:
 
     def _last_use_positions(self, block: Block) -> dict[LoadGroup, Operation]:
         """For each group issued in `block`, the op of `block` after which its slot
-        can be released (the last op that uses a loaded tile, or the first load)."""
+        can be released: the last op that reads a loaded tile, directly or through a
+        transpose (which is a view of the slot, not a copy), or else the first load."""
         ops = list(block.ops)
         position = {op: i for i, op in enumerate(ops)}
         result: dict[LoadGroup, Operation] = {}
@@ -339,9 +340,13 @@ class RoleBuilder:
             if g.block is not block:
                 continue
             last = position[g.loads[0]]
-            for ld in g.loads:
-                for use in ld.result.uses:
-                    anc = block.find_ancestor_op_in_block(use.operation)
+            views = [ld.result for ld in g.loads]
+            while views:
+                for use in views.pop().uses:
+                    user = use.operation
+                    if isinstance(user, tile.TransOp):
+                        views.append(user.result)
+                    anc = block.find_ancestor_op_in_block(user)
                     if anc is not None and anc in self.slice.ops:
                         last = max(last, position[anc])
             result[g] = ops[last]

@@ -5,15 +5,19 @@ Q K^T in attention), issue that dot one iteration early: iteration j computes
 the first dot of iteration j + 1 before the rest of iteration j (the softmax and
 P V), so the tensor cores work while the softmax runs.
 
-Rotation, with S1 = the get and the ops feeding the first dot:
+Rotation, with S1 = the get and the ops feeding the first dot, and R = the rest
+of the body (reading the carried X, the values S1 hands over, instead of S1's
+results):
 
-    prologue:      if lb < ub:          X0 = S1(lb, start)
-    loop j:        if iv + step < ub:   Xn = S1(iv + step, idx + 1)
-                   rest of the body, reading the carried X instead of S1's results
-                   yield ..., Xn
+    if lb < ub:
+        X = S1(lb, start)
+        for iv in [lb, last):       Xn = S1(iv + step, idx + 1); R(iv, idx, X); X = Xn
+        R(last, idx, X)             # the last iteration, peeled
+    else: the loop's initial values
 
-X are the values S1 hands to the rest of the body. The loop holds two slots at
-a time (idx and idx + 1), so the ring needs depth >= 2.
+The steady-state loop has no branch (a branch around a wgmma makes ptxas
+serialize them). It holds two slots at a time (idx and idx + 1), so the ring
+needs depth >= 2.
 """
 
 from __future__ import annotations
@@ -21,14 +25,9 @@ from __future__ import annotations
 from tawa_xdsl.dialects import aref, tile
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
-    AnyFloat,
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
     IndexType,
-    IntegerAttr,
-    TensorType,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 
 def counter_of(loop: scf.ForOp, value: SSAValue) -> int | None:
@@ -40,17 +39,6 @@ def counter_of(loop: scf.ForOp, value: SSAValue) -> int | None:
     ):
         return value.index - 1
     return None
-
-
-def _zero(t: Attribute) -> Operation:
-    """A zero of type `t`: what a skipped early stage hands over (never read)."""
-    element = t.element_type if isinstance(t, TensorType) else t
-    zero: float | int = 0.0 if isinstance(element, AnyFloat) else 0
-    if isinstance(t, TensorType):
-        return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [zero]))
-    if isinstance(t, AnyFloat):
-        return arith.ConstantOp(FloatAttr(zero, t))
-    return arith.ConstantOp(IntegerAttr(zero, t))
 
 
 def _stage_one(
@@ -80,9 +68,9 @@ def _stage_one(
     return [op for op in body.ops if op in needed]
 
 
-def rotate(loop: scf.ForOp) -> scf.ForOp | None:
+def rotate(loop: scf.ForOp) -> scf.IfOp | None:
     """Rotate `loop` if it has one ring get, two or more dots and a first dot that
-    reads no loop-carried state; return the new loop, or None (loop unchanged)."""
+    reads no loop-carried state; return the op replacing it, or None (unchanged)."""
     body = loop.body.block
     gets = [op for op in body.ops if isinstance(op, aref.GetOp)]
     dots = [op for op in body.ops if isinstance(op, tile.DotOp)]
@@ -102,84 +90,82 @@ def rotate(loop: scf.ForOp) -> scf.ForOp | None:
         for r in op.results
         if any(use.operation not in in_stage_one for use in r.uses)
     ]
-    parent = loop.parent_block()
-    assert parent is not None
     start = loop.iter_args[counter]
 
-    def emit_stage_one(block: Block, iv: SSAValue, idx: SSAValue) -> list[SSAValue]:
-        mapper: dict[SSAValue, SSAValue] = {
-            body.args[0]: iv,
-            body.args[counter + 1]: idx,
-        }
+    def stage_one_at(block: Block, iv: SSAValue, idx: SSAValue) -> list[SSAValue]:
+        mapper: dict[SSAValue, SSAValue] = {body.args[0]: iv, body.args[counter + 1]: idx}
         for op in stage_one:
             block.add_op(op.clone(value_mapper=mapper))
         return [mapper[v] for v in handed_over]
 
-    def guarded(block: Block, cond: SSAValue, iv: SSAValue, idx: SSAValue) -> scf.IfOp:
-        then, other = Block(), Block()
-        then.add_op(scf.YieldOp(*emit_stage_one(then, iv, idx)))
-        zeros = [_zero(v.type) for v in handed_over]
-        for z in zeros:
-            other.add_op(z)
-        other.add_op(scf.YieldOp(*[z.results[0] for z in zeros]))
-        branch = scf.IfOp(cond, [v.type for v in handed_over], [then], [other])
-        block.add_op(branch)
-        return branch
+    def rest_at(block: Block, mapper: dict[SSAValue, SSAValue]) -> list[SSAValue]:
+        """The body without stage one; returns what it yields."""
+        for op in body.ops:
+            if isinstance(op, scf.YieldOp):
+                return [mapper.get(v, v) for v in op.operands]
+            if op not in in_stage_one:
+                block.add_op(op.clone(value_mapper=mapper))
+        raise AssertionError("loop body without a yield")
 
-    pre = Block()
+    then = Block()
+    first = stage_one_at(then, loop.lb, start)
+    last = _last_iv(then, loop)
+
+    steady_body = Block(arg_types=[a.type for a in body.args] + [v.type for v in handed_over])
+    carried = steady_body.args[len(body.args) :]
+    iv, idx = steady_body.args[0], steady_body.args[counter + 1]
+    iv_next = arith.AddiOp(iv, loop.step)
+    idx_next = arith.AddiOp(idx, _index(steady_body, 1))
+    idx_next.result.name_hint = "idx_next"
+    steady_body.add_ops([iv_next, idx_next])
+    ahead = stage_one_at(steady_body, iv_next.result, idx_next.result)
+    mapper = dict(zip(body.args, steady_body.args, strict=False))
+    mapper.update(zip(handed_over, carried, strict=True))
+    steady_body.add_op(scf.YieldOp(*rest_at(steady_body, mapper), *ahead))
+    steady = scf.ForOp(loop.lb, last, loop.step, [*loop.iter_args, *first], steady_body)
+    then.add_op(steady)
+
+    # the last iteration, peeled: nothing left to fetch ahead
+    mapper = {body.args[0]: last}
+    mapper.update(zip(body.args[1:], steady.results, strict=False))
+    mapper.update(zip(handed_over, steady.results[len(loop.iter_args) :], strict=True))
+    then.add_op(scf.YieldOp(*rest_at(then, mapper)))
+
     has_first = arith.CmpiOp(loop.lb, loop.ub, "slt")
     has_first.result.name_hint = "has_first"
-    pre.add_op(has_first)
-    prologue = guarded(pre, has_first.result, loop.lb, start)
-    for op in list(pre.ops):
-        op.detach()
-        parent.insert_op_before(op, loop)
-
-    n_old = len(loop.iter_args)
-    new_body = Block(
-        arg_types=[a.type for a in body.args] + [v.type for v in handed_over]
+    rotated = scf.IfOp(
+        has_first, [r.type for r in loop.results], [then], [Block([scf.YieldOp(*loop.iter_args)])]
     )
-    carried = new_body.args[1 + n_old :]
-    iv, idx = new_body.args[0], new_body.args[counter + 1]
-    iv_next = arith.AddiOp(iv, loop.step)
-    has_next = arith.CmpiOp(iv_next, loop.ub, "slt")
-    one = arith.ConstantOp.from_int_and_width(1, IndexType())
-    idx_next = arith.AddiOp(idx, one)
-    has_next.result.name_hint, idx_next.result.name_hint = "has_next", "idx_next"
-    for op in (iv_next, has_next, one, idx_next):
-        new_body.add_op(op)
-    ahead = guarded(new_body, has_next.result, iv_next.result, idx_next.result)
-
-    mapper: dict[SSAValue, SSAValue] = dict(zip(body.args, new_body.args, strict=False))
-    mapper.update(zip(handed_over, carried, strict=True))
-    for op in body.ops:
-        if op in in_stage_one:
-            continue
-        if isinstance(op, scf.YieldOp):
-            new_body.add_op(
-                scf.YieldOp(*[mapper.get(v, v) for v in op.operands], *ahead.results)
-            )
-        else:
-            new_body.add_op(op.clone(value_mapper=mapper))
-
-    rotated = scf.ForOp(
-        loop.lb, loop.ub, loop.step, [*loop.iter_args, *prologue.results], new_body
-    )
-    for old, new in zip(body.args, new_body.args, strict=False):
+    for old, new in zip(body.args, steady_body.args, strict=False):
         new.name_hint = old.name_hint
-    for v, arg, first, nxt in zip(
-        handed_over, carried, prologue.results, ahead.results, strict=True
-    ):
-        hint = v.name_hint or "stage1"
-        arg.name_hint, first.name_hint, nxt.name_hint = (
-            hint,
-            f"{hint}_first",
-            f"{hint}_next",
-        )
+    for v, arg in zip(handed_over, carried, strict=True):
+        arg.name_hint = v.name_hint
+    parent = loop.parent_block()
+    assert parent is not None
+    parent.insert_op_before(has_first, loop)
     parent.insert_op_before(rotated, loop)
-    for old, new in zip(loop.results, rotated.results, strict=False):
+    for old, new in zip(loop.results, rotated.results, strict=True):
         new.name_hint = old.name_hint
         old.replace_all_uses_with(new)
     loop.detach()
     loop.erase()
     return rotated
+
+
+def _index(block: Block, value: int) -> SSAValue:
+    c = arith.ConstantOp.from_int_and_width(value, IndexType())
+    block.add_op(c)
+    return c.result
+
+
+def _last_iv(block: Block, loop: scf.ForOp) -> SSAValue:
+    """lb + (ceil((ub - lb) / step) - 1) * step: the induction value of the last
+    iteration of a loop that runs at least once."""
+    span = arith.SubiOp(loop.ub, loop.lb)
+    trips = arith.CeilDivSIOp(span, loop.step)
+    before_last = arith.SubiOp(trips, _index(block, 1))
+    offset = arith.MuliOp(before_last, loop.step)
+    last = arith.AddiOp(loop.lb, offset)
+    last.result.name_hint = "last_iv"
+    block.add_ops([span, trips, before_last, offset, last])
+    return last.result

@@ -195,14 +195,19 @@ class Kernel:
             128: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
         }[t.swizzle.data]
         esize = element_bytes(t.element_type)
-        rank = len(array.shape)
+        rank = len(t.get_shape())
+        shape, strides = list(array.shape), list(array.strides[:-1])
+        while len(shape) < rank:  # a map with unit outer dimensions (1-D tensors)
+            row = -(-shape[0] * (strides[0] if strides else 1) * esize // TMA_ALIGN) * TMA_ALIGN
+            shape.insert(0, 1)
+            strides.insert(0, row // esize)
         return check(
             cu.cuTensorMapEncodeTiled(
                 data_type,
                 rank,
                 array.ptr,
-                [cu.cuuint64_t(d) for d in reversed(array.shape)],
-                [cu.cuuint64_t(s * esize) for s in reversed(array.strides[:-1])],
+                [cu.cuuint64_t(d) for d in reversed(shape)],
+                [cu.cuuint64_t(s * esize) for s in reversed(strides)],
                 [cu.cuuint32_t(b) for b in reversed(t.get_box())],
                 [cu.cuuint32_t(1)] * rank,
                 cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,

@@ -19,11 +19,8 @@ from hypothesis import strategies as st
 
 from tawa_xdsl.dtypes import bfloat16
 
-T = 16  # every tile is T x T
-BF = f"tensor<{T}x{T}xbf16>"
-F32 = f"tensor<{T}x{T}xf32>"
-DESC = f"!tile.desc<?x?xbf16, box = [{T}, {T}]>"
-OUT_DESC = f"!tile.desc<?x?xf32, box = [{T}, {T}]>"
+T = 16
+"""Tiles are T x T; 16 keeps the interpreters fast, 64 is what wgmma can lower."""
 EPILOGUE_OPS = ("scale", "add_bias", "relu", "exp2", "square", "round_bf16")
 
 
@@ -43,6 +40,7 @@ class TileProgram:
     loops: list[Loop]
     epilogue: list[str]
     blocks: int  # programs in the grid (x)
+    tile: int = T
     name: str = "generated"
     text: str = field(init=False)
 
@@ -57,20 +55,26 @@ class TileProgram:
         """Random inputs (M = blocks * T rows, K = trips * T columns per loop), a
         poisoned f32 output, a scale scalar."""
         rng = np.random.default_rng(seed)
-        rows = self.blocks * T
+        t = self.tile
+        rows = self.blocks * t
 
         def tensor(cols: int) -> np.ndarray:
             return (rng.standard_normal((rows, cols)) / 4).astype(bfloat16)
 
-        args: list[Any] = [tensor(T) for _ in range(self.pre_loads)]
+        args: list[Any] = [tensor(t) for _ in range(self.pre_loads)]
         for loop in self.loops:
-            args += [tensor(loop.trips * T) for _ in range(loop.loads)]
-        args.append(np.full((rows, T), np.nan, dtype=np.float32))
+            args += [tensor(loop.trips * t) for _ in range(loop.loads)]
+        args.append(np.full((rows, t), np.nan, dtype=np.float32))
         args.append(np.float32(rng.uniform(0.5, 1.5)))
         return args
 
 
 def _render(p: TileProgram) -> str:
+    t = p.tile
+    BF = f"tensor<{t}x{t}xbf16>"
+    F32 = f"tensor<{t}x{t}xf32>"
+    DESC = f"!tile.desc<?x?xbf16, box = [{t}, {t}]>"
+    OUT_DESC = f"!tile.desc<?x?xf32, box = [{t}, {t}]>"
     params = [f"%pre{i}: {DESC}" for i in range(p.pre_loads)]
     for j, loop in enumerate(p.loops):
         params += [f"%x{j}_{i}: {DESC}" for i in range(loop.loads)]
@@ -79,7 +83,7 @@ def _render(p: TileProgram) -> str:
         f"func.func @{p.name}({', '.join(params)}) attributes {{tile.kernel}} {{",
         "  %pid = tile.program_id x",
         "  %c0 = arith.constant 0 : index",
-        f"  %cT = arith.constant {T} : index",
+        f"  %cT = arith.constant {t} : index",
         "  %m0 = arith.muli %pid, %cT : index",
         f"  %zero = arith.constant dense<0.000000e+00> : {F32}",
     ]
@@ -166,12 +170,14 @@ def loops(draw: st.DrawFn, pre_loads: int, min_trips: int = 0) -> Loop:
 
 
 @st.composite
-def tile_programs(draw: st.DrawFn, min_trips: int = 0) -> TileProgram:
-    """Random kernels; every loop runs at least `min_trips` (<= 7) iterations."""
+def tile_programs(draw: st.DrawFn, min_trips: int = 0, tile: int = T) -> TileProgram:
+    """Random kernels of `tile` x `tile` tiles; every loop runs at least
+    `min_trips` (<= 7) iterations."""
     pre_loads = draw(st.integers(0, 1))
     return TileProgram(
         pre_loads=pre_loads,
         loops=draw(st.lists(loops(pre_loads, min_trips), min_size=1, max_size=2)),
         epilogue=draw(st.lists(st.sampled_from(EPILOGUE_OPS), max_size=3)),
         blocks=draw(st.integers(1, 2)),
+        tile=tile,
     )

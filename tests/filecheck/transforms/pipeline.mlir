@@ -37,29 +37,33 @@
 // EPI-NEXT:    aref.create : !aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 2>
 // EPI-NEXT:    aref.create : !aref.aref<[tensor<128xbf16>], depth = 1>
 
-// Two-stage: S = Q K^T of the first block is issued before the loop, and each
-// iteration issues the next block's QK^T before the softmax of the current one.
+// Two-stage: S = Q K^T of the first block is issued before the loop; each
+// iteration of the steady loop issues the next block's QK^T before the softmax of
+// the current one; the last block's softmax and P V are peeled after the loop.
 // ATTN-LABEL: func.func @attention_d64
 // ATTN:         %[[KV:.*]] = aref.create : !aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 2>
 // ATTN:       } consumer {
 // ATTN:         %[[QT:.*]] = aref.get
 // ATTN:         %[[HAS:.*]] = arith.cmpi slt
-// ATTN-NEXT:    %[[V0:.*]], %[[S0:.*]] = scf.if %[[HAS]] -> (tensor<128x64xbf16>, tensor<128x128xf32>) {
-// ATTN-NEXT:      %{{.*}}, %[[V:.*]] = aref.get %[[KV]]
+// ATTN-NEXT:    %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = scf.if %[[HAS]] -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>, index) {
+// ATTN-NEXT:      %{{.*}}, %[[V0:.*]] = aref.get %[[KV]]
 // ATTN-NEXT:      %[[KT:.*]] = tile.trans
-// ATTN-NEXT:      %[[S:.*]] = tile.dot %[[QT]], %[[KT]], %zero_s
-// ATTN-NEXT:      scf.yield %[[V]], %[[S]]
-// ATTN:         scf.for {{.*}} iter_args({{.*}}, %[[I:.*]] = %{{.*}}, %[[VC:.*]] = %[[V0]], %[[SC:.*]] = %[[S0]])
-// ATTN:           %[[NEXT:.*]] = arith.cmpi slt
-// ATTN:           %[[INEXT:.*]] = arith.addi %[[I]]
-// ATTN-NEXT:      %[[VN:.*]], %[[SN:.*]] = scf.if %[[NEXT]]
-// ATTN-NEXT:        aref.get %[[KV]][%[[INEXT]]]
-// ATTN:             tile.dot %[[QT]]
-// ATTN:           arith.mulf %[[SC]], %scale_t
+// ATTN-NEXT:      %[[S0:.*]] = tile.dot %[[QT]], %[[KT]], %zero_s
+// ATTN:           %[[LAST:.*]] = arith.addi
+// ATTN-NEXT:      {{.*}} = scf.for %{{.*}} = %{{.*}} to %[[LAST]] step {{.*}} iter_args({{.*}}, %[[I:.*]] = %{{.*}}, %[[VC:.*]] = %[[V0]], %[[SC:.*]] = %[[S0]])
+// ATTN:             %[[INEXT:.*]] = arith.addi %[[I]]
+// ATTN-NEXT:        %{{.*}}, %[[VN:.*]] = aref.get %[[KV]][%[[INEXT]]]
+// ATTN:             %[[SN:.*]] = tile.dot %[[QT]]
+// ATTN-NEXT:        arith.mulf %[[SC]], %scale_t
+// ATTN:             tile.reduce max
+// ATTN:             tile.dot %{{.*}}, %[[VC]]
+// ATTN-NEXT:        aref.consumed %[[KV]][%[[I]]]
+// ATTN:             scf.yield {{.*}}, %[[VN]], %[[SN]]
+// ATTN:           }
 // ATTN:           tile.reduce max
-// ATTN:           tile.dot %{{.*}}, %[[VC]]
-// ATTN-NEXT:      aref.consumed %[[KV]][%[[I]]]
-// ATTN:           scf.yield {{.*}}, %[[VN]], %[[SN]]
+// ATTN:           tile.dot
+// ATTN-NEXT:      aref.consumed %[[KV]]
+// ATTN:         } else {
 
 // GEMM's only dot accumulates into the loop carry: nothing to overlap, unchanged.
 // NOROT-LABEL: func.func @gemm_nt

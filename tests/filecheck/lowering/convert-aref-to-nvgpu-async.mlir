@@ -1,0 +1,75 @@
+// convert-aref-to-nvgpu-async on the examples.
+// RUN: tawa-opt %examples/gemm.mlir -p 'aref-partition,pipeline{num-stages=3 mma-depth=2},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=GEMM
+// RUN: tawa-opt %examples/gemm_epilogue.mlir -p 'aref-partition,cooperative,pipeline{num-stages=2},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=EPI
+// RUN: tawa-opt %examples/attention.mlir -p 'aref-partition,cooperative,pipeline{num-stages=2},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=ATTN
+
+// Parameters follow their uses: A and B are TMA maps, C a plain global tensor, K a dim.
+// GEMM-LABEL: func.func @gemm_nt(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %a_dim1: index, %b: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %c: !nvgpu_async.global<?x?xbf16>)
+// GEMM-SAME:    nvgpu_async.abi = ["map:0", "dim:0:1", "map:1", "global:2"]
+// GEMM-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 99376 : i64}
+// One 3-slot ring per tile, 1024-byte aligned, then full/empty barriers.
+// GEMM-NEXT:    %[[A:.*]] = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<3x128x64xbf16>
+// GEMM-NEXT:    %[[B:.*]] = nvgpu_async.smem_alloc offset = 49152 : !nvgpu_async.smem<3x128x64xbf16>
+// GEMM-NEXT:    %[[FULL:.*]] = nvgpu_async.mbarrier_alloc offset = 98304 : !nvgpu_async.mbarrier<3>
+// GEMM-NEXT:    %[[EMPTY:.*]] = nvgpu_async.mbarrier_alloc offset = 98328 : !nvgpu_async.mbarrier<3>
+// GEMM-NEXT:    nvgpu_async.mbarrier_init %[[FULL]], count = 1
+// GEMM-NEXT:    nvgpu_async.mbarrier_init %[[EMPTY]], count = 1
+// GEMM-NEXT:    nvgpu_async.fence_mbarrier_init
+// GEMM-NEXT:    nvgpu_async.cta_barrier
+// GEMM-NEXT:    nvgpu_async.role_dispatch consumers = 1 registers = [40, 232] producer {
+// GEMM-NEXT:      nvgpu_async.setmaxnreg dec 40
+// The producer waits for a free slot (parity flipped: a fresh barrier lets the
+// first round through), arms the full barrier with both tiles' bytes, issues TMA.
+// GEMM:           scf.for
+// GEMM:             %[[SLOT:.*]] = arith.remui %[[IDX:.*]], %{{.*}} : index
+// GEMM:             %[[PAR:.*]] = arith.andi
+// GEMM-NEXT:        %[[FLIP:.*]] = arith.xori %[[PAR]], %{{.*}} : index
+// GEMM-NEXT:        nvgpu_async.mbarrier_wait %[[EMPTY]][%[[SLOT]]], parity %[[FLIP]]
+// GEMM-NEXT:        nvgpu_async.mbarrier_arrive_expect_tx %[[FULL]][%[[SLOT]]], bytes = 32768
+// GEMM-NEXT:        nvgpu_async.tma_load %a[%{{.*}}, %{{.*}}], %[[A]][%[[SLOT]]], %[[FULL]][%[[SLOT]]]
+// GEMM-NEXT:        nvgpu_async.tma_load %b[%{{.*}}, %{{.*}}], %[[B]][%[[SLOT]]], %[[FULL]][%[[SLOT]]]
+// GEMM:         } consumer {
+// GEMM-NOT:       setmaxnreg
+// GEMM:           scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>, index)
+// GEMM:             nvgpu_async.mbarrier_wait %[[FULL]]
+// GEMM-NEXT:        %[[TA:.*]] = nvgpu_async.smem_slot %[[A]]
+// GEMM-NEXT:        %[[TB:.*]] = nvgpu_async.smem_slot %[[B]]
+// GEMM-NEXT:        %[[TBT:.*]] = nvgpu_async.smem_trans %[[TB]] : !nvgpu_async.smem_view<128x64xbf16> -> !nvgpu_async.smem_view<64x128xbf16, transposed>
+// GEMM-NEXT:        nvgpu_async.wgmma_fence
+// GEMM-NEXT:        %{{.*}} = nvgpu_async.wgmma %[[TA]], %[[TBT]], %[[ACC]]
+// GEMM-NEXT:        nvgpu_async.wgmma_commit_group
+// With two MMA groups in flight, the previous slot is released after waiting for
+// all but the newest group.
+// GEMM:             scf.if
+// GEMM:               nvgpu_async.wgmma_wait_group pending = 1
+// GEMM:               nvgpu_async.mbarrier_arrive warpgroup %[[EMPTY]]
+// GEMM:           scf.for %tail
+// GEMM-NEXT:        nvgpu_async.wgmma_wait_group pending = 0
+// GEMM:             nvgpu_async.mbarrier_arrive warpgroup %[[EMPTY]]
+// GEMM:           nvgpu_async.wgmma_wait_group pending = 0
+// GEMM-NEXT:      %[[OUT:.*]] = arith.truncf
+// GEMM-NEXT:      nvgpu_async.store_global %[[OUT]], %c[%{{.*}}, %{{.*}}] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.global<?x?xbf16>
+
+// Two consumer warpgroups: the empty barriers expect two arrivals, or 256 where
+// every thread reads the slot (the bias, loaded into registers).
+// EPI-LABEL: func.func @gemm_scale_bias_relu
+// EPI-SAME:    nvgpu_async.launch = {threads = 384 : i64
+// EPI:         nvgpu_async.mbarrier_init %{{.*}}, count = 2
+// EPI:         nvgpu_async.mbarrier_init %{{.*}}, count = 256
+// EPI:         nvgpu_async.role_dispatch consumers = 2 registers = [40, 232] producer {
+// EPI:           nvgpu_async.tma_load %bias
+// EPI:         } consumer {
+// EPI-NEXT:      nvgpu_async.setmaxnreg inc 232
+// EPI:           %[[BIAS:.*]] = nvgpu_async.smem_load %{{.*}} : !nvgpu_async.smem_view<128xbf16> -> tensor<128xbf16, #nvgpu_async.frag<col, warpgroups = 2>>
+// EPI-NEXT:      arith.extf %[[BIAS]]
+// EPI:           nvgpu_async.mbarrier_arrive thread
+
+// Attention: row statistics live one value per row; P feeds the second wgmma from
+// registers.
+// ATTN-LABEL: func.func @attention_d64
+// ATTN:         } consumer {
+// ATTN:           scf.for {{.*}} -> (tensor<128xf32, #nvgpu_async.frag<row, warpgroups = 2>>, tensor<128xf32, #nvgpu_async.frag<row, warpgroups = 2>>, tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>, index)
+// ATTN:             nvgpu_async.wgmma %{{.*}}, %{{.*}}, %{{.*}} : !nvgpu_async.smem_view<128x64xbf16>, !nvgpu_async.smem_view<64x128xbf16, transposed> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 2>>
+// ATTN:             tile.reduce max %{{.*}}, axis = 1 : tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128xf32, #nvgpu_async.frag<row, warpgroups = 2>>
+// ATTN:             %[[P:.*]] = arith.truncf %{{.*}} : tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 2>> to tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 2>>
+// ATTN:             nvgpu_async.wgmma %[[P]], %{{.*}}, %{{.*}} : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 2>>, !nvgpu_async.smem_view<128x64xbf16> -> tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>

@@ -1,0 +1,54 @@
+// The Hopper lowering refuses what the hardware path cannot do, at the op.
+// RUN: not tawa-opt %examples/gemm.mlir -p convert-aref-to-nvgpu-async 2>&1 | filecheck %s --check-prefix=ORDER
+// RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,cooperative{num-consumers=3}' 2>&1 | filecheck %s --check-prefix=COOP
+// RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,cooperative{num-consumers=4}' 2>&1 | filecheck %s --check-prefix=COOPN
+// RUN: not tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-stages=4 num-consumers=2}' 2>&1 | filecheck %s --check-prefix=SMEM
+// RUN: not tawa-opt %examples/gemm.mlir -t ptx 2>&1 | filecheck %s --check-prefix=PTX
+// RUN: tawa-opt %s --split-input-file --verify-diagnostics -p 'aref-partition,convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=SHAPE
+
+// ORDER: error: func.func: convert-aref-to-nvgpu-async: kernel @gemm_nt is not warp-specialized; run aref-partition first
+// COOP: error: tile.dot: cooperative: M = 128 rows cannot be split into 64-row wgmma blocks over 3 warpgroups
+// COOPN: tawa-opt: cooperative: num-consumers must be 1, 2 or 3, got 4
+// SMEM: error: func.func: the aref rings need {{[0-9]+}} bytes of shared memory; a block can have 231424. Use fewer stages or smaller tiles
+// PTX: tawa-opt: -t ptx needs lowered kernels: run tawa-hopper-pipeline
+
+// SHAPE: error: tile.dot with K = 24: wgmma needs a multiple of 16
+func.func @k24(%a: !tile.desc<?x?xbf16, box = [64, 24]>, %b: !tile.desc<?x?xbf16, box = [24, 64]>,
+               %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 24]> -> tensor<64x24xbf16>
+  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [24, 64]> -> tensor<24x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %ta, %tb, %z : tensor<64x24xbf16>, tensor<24x64xbf16> -> tensor<64x64xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// -----
+
+// SHAPE: error: tile.dot with M = 32 cannot be split into 64-row wgmma blocks over 1 consumer warpgroup(s)
+func.func @m32(%a: !tile.desc<?x?xbf16, box = [32, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
+               %c: !tile.desc<?x?xf32, box = [32, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [32, 64]> -> tensor<32x64xbf16>
+  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<32x64xf32>
+  %d = tile.dot %ta, %tb, %z : tensor<32x64xbf16>, tensor<64x64xbf16> -> tensor<32x64xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<32x64xf32> -> !tile.desc<?x?xf32, box = [32, 64]>
+  func.return
+}
+
+// -----
+
+// SHAPE: error: tile.load: tile rows of 64 bytes: the swizzled TMA path needs rows that are a multiple of 128 bytes (64 elements)
+func.func @narrow(%a: !tile.desc<?x?xbf16, box = [64, 32]>, %b: !tile.desc<?x?xbf16, box = [64, 32]>,
+                  %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 32]> -> tensor<64x32xbf16>
+  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 32]> -> tensor<64x32xbf16>
+  %tbt = tile.trans %tb : tensor<64x32xbf16> -> tensor<32x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %ta, %tbt, %z : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}

@@ -1,0 +1,40 @@
+// `-t ptx` prints a complete PTX module for sm_90a.
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{num-stages=3 mma-depth=2 num-consumers=2}' -t ptx | filecheck %s
+// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-consumers=2 num-stages=2}' -t ptx | filecheck %s --check-prefix=ATTN
+
+// CHECK:      .version 8.0
+// CHECK-NEXT: .target sm_90a
+// CHECK-NEXT: .address_size 64
+// CHECK:      .extern .shared .align 1024 .b8 smem[];
+// CHECK-LABEL: .visible .entry gemm_nt(
+// CHECK-NEXT:    .param .align 64 .b8 p_a[128],
+// CHECK-NEXT:    .param .u32 p_a_dim1,
+// CHECK-NEXT:    .param .align 64 .b8 p_b[128],
+// CHECK-NEXT:    .param .u64 p_c_ptr,
+// CHECK:       .maxntid 384, 1, 1
+// CHECK-NEXT:  .minnctapersm 1
+// CHECK:         mbarrier.init.shared::cta.b64
+// CHECK:         fence.mbarrier_init.release.cluster;
+// CHECK:         bar.sync 0;
+// CHECK:         setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK:         mbarrier.try_wait.parity.shared::cta.b64
+// CHECK:         mbarrier.arrive.expect_tx.shared::cta.b64 _, [%{{.*}}], 32768;
+// CHECK:         cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// CHECK:         setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK:         wgmma.fence.sync.aligned;
+// CHECK:         wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK:         wgmma.commit_group.sync.aligned;
+// CHECK:         wgmma.wait_group.sync.aligned 1;
+// CHECK:         mbarrier.arrive.shared::cta.b64 _,
+// CHECK:         cvt.rn.bf16x2.f32
+// CHECK:         st.global.b32
+
+// Row max and sum: per-thread, then across the quad of lanes holding a row.
+// ATTN-LABEL: .visible .entry attention_d64(
+// ATTN:         cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes
+// ATTN:         max.NaN.f32
+// ATTN:         shfl.sync.bfly.b32 %{{.*}}, %{{.*}}, 1, 31, -1;
+// ATTN:         shfl.sync.bfly.b32 %{{.*}}, %{{.*}}, 2, 31, -1;
+// ATTN:         ex2.approx.ftz.f32
+// P = bf16(S) goes to the second wgmma straight from registers.
+// ATTN:         wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1, 1;
