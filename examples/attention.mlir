@@ -1,13 +1,14 @@
 // FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per
 // (128-query block, batch * head). Q, K, V and O are [batch * heads, seq_len, head_dim]
-// bf16 tensors. The key loop keeps the online-softmax state: running row max m,
-// running row sum l and the unnormalised output acc, rescaled by exp2(m_old - m_new)
-// whenever the max grows. Launch grid: (ceil(seq_len / 128), batch * heads).
+// bf16 tensors. The key loop walks 128-key blocks keeping the online-softmax state:
+// running row max m, running row sum l and the unnormalised output acc, rescaled by
+// exp2(m_old - m_new) whenever the max grows. Launch grid: (ceil(seq_len / 128),
+// batch * heads).
 //
 //   @attention_d64, @attention_d128: every key; keys past seq_len are masked.
-//   @attention_causal_d64, @attention_causal_d128: keys up to the query position:
-//     one loop over the blocks left of the diagonal (no mask), then the diagonal block
-//     with the causal and sequence-length masks.
+//   @attention_causal_d64, @attention_causal_d128: keys up to the query
+//     position: one loop over the blocks left of the diagonal (no mask), then the
+//     diagonal blocks with the causal and sequence-length masks.
 
 func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
     %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
@@ -33,8 +34,8 @@ func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
   %acc_init = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
   %seq_len_i32 = arith.index_cast %seq_len : index to i32
   %seq_len_t = tile.splat %seq_len_i32 : i32 -> tensor<128x128xi32>
-  %iota = tile.iota : tensor<128xi32>
-  %col_iota = tile.expand_dims %iota, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %col_iota_1d = tile.iota : tensor<128xi32>
+  %col_iota = tile.expand_dims %col_iota_1d, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
   %m_f, %l_f, %acc_f = scf.for %n = %c0 to %seq_len step %c128 iter_args(%m_i = %m_init, %l_i = %l_init, %acc = %acc_init) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
     %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
     %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
@@ -62,8 +63,8 @@ func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
     %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x64xf32>
     %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x64xf32>
-    %p_bf = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
-    %acc_new = tile.dot %p_bf, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
+    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
   }
   %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
@@ -98,8 +99,8 @@ func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
   %acc_init = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
   %seq_len_i32 = arith.index_cast %seq_len : index to i32
   %seq_len_t = tile.splat %seq_len_i32 : i32 -> tensor<128x128xi32>
-  %iota = tile.iota : tensor<128xi32>
-  %col_iota = tile.expand_dims %iota, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %col_iota_1d = tile.iota : tensor<128xi32>
+  %col_iota = tile.expand_dims %col_iota_1d, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
   %m_f, %l_f, %acc_f = scf.for %n = %c0 to %seq_len step %c128 iter_args(%m_i = %m_init, %l_i = %l_init, %acc = %acc_init) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
     %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
     %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
@@ -127,8 +128,8 @@ func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
     %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x128xf32>
-    %p_bf = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
-    %acc_new = tile.dot %p_bf, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
+    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
   }
   %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
@@ -163,11 +164,12 @@ func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
   %acc_init = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
   %seq_len_i32 = arith.index_cast %seq_len : index to i32
   %seq_len_t = tile.splat %seq_len_i32 : i32 -> tensor<128x128xi32>
-  %iota = tile.iota : tensor<128xi32>
-  %col_iota = tile.expand_dims %iota, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %col_iota_1d = tile.iota : tensor<128xi32>
+  %col_iota = tile.expand_dims %col_iota_1d, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
   %m0_i32 = arith.index_cast %m0 : index to i32
   %m0_col = tile.splat %m0_i32 : i32 -> tensor<128x1xi32>
-  %row_iota = tile.expand_dims %iota, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %row_iota_1d = tile.iota : tensor<128xi32>
+  %row_iota = tile.expand_dims %row_iota_1d, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
   %row_ids = arith.addi %row_iota, %m0_col : tensor<128x1xi32>
   %rows_b = tile.broadcast %row_ids : tensor<128x1xi32> -> tensor<128x128xi32>
   // keys strictly before this query block: no mask needed
@@ -191,8 +193,8 @@ func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
     %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x64xf32>
     %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x64xf32>
-    %p_bf = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
-    %acc_new = tile.dot %p_bf, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
+    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
   }
   // the diagonal block: causal and sequence-length masks
@@ -227,8 +229,8 @@ func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
     %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x64xf32>
     %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x64xf32>
-    %p_bf = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
-    %acc_new = tile.dot %p_bf, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
+    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
   }
   %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
@@ -263,11 +265,12 @@ func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128
   %acc_init = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
   %seq_len_i32 = arith.index_cast %seq_len : index to i32
   %seq_len_t = tile.splat %seq_len_i32 : i32 -> tensor<128x128xi32>
-  %iota = tile.iota : tensor<128xi32>
-  %col_iota = tile.expand_dims %iota, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %col_iota_1d = tile.iota : tensor<128xi32>
+  %col_iota = tile.expand_dims %col_iota_1d, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
   %m0_i32 = arith.index_cast %m0 : index to i32
   %m0_col = tile.splat %m0_i32 : i32 -> tensor<128x1xi32>
-  %row_iota = tile.expand_dims %iota, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %row_iota_1d = tile.iota : tensor<128xi32>
+  %row_iota = tile.expand_dims %row_iota_1d, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
   %row_ids = arith.addi %row_iota, %m0_col : tensor<128x1xi32>
   %rows_b = tile.broadcast %row_ids : tensor<128x1xi32> -> tensor<128x128xi32>
   // keys strictly before this query block: no mask needed
@@ -291,8 +294,8 @@ func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128
     %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x128xf32>
-    %p_bf = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
-    %acc_new = tile.dot %p_bf, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
+    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
   }
   // the diagonal block: causal and sequence-length masks
@@ -327,8 +330,8 @@ func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128
     %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x128xf32>
-    %p_bf = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
-    %acc_new = tile.dot %p_bf, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
+    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
   }
   %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>

@@ -348,9 +348,7 @@ class KernelLowering:
                 coords = list(load.indices)
                 lifted = len(tmap.type.get_shape()) - len(coords)
                 coords = [_const(0, ops) for _ in range(lifted)] + coords
-                ops.append(
-                    nv.TMALoadOp(tmap, coords, ring, slot, ch.full, slot)
-                )
+                ops.append(nv.TMALoadOp(tmap, coords, ring, slot, ch.full, slot))
                 loads.append(load)
             block = put.parent_block()
             for o in ops:
@@ -377,7 +375,9 @@ class KernelLowering:
         for op in list(region.walk()):
             if isinstance(op, aref.GetOp):
                 self._lower_get(op)
-            elif isinstance(op, tile.TransOp) and isinstance(op.source.type, nv.SmemViewType):
+            elif isinstance(op, tile.TransOp) and isinstance(
+                op.source.type, nv.SmemViewType
+            ):
                 self._replace(op, [nv.SmemTransOp(op.source)])
             elif isinstance(op, tile.DotOp):
                 self._lower_dot(op)
@@ -451,9 +451,11 @@ class KernelLowering:
         """Results and block arguments of the ops of `region`, loop and branch
         values included."""
         for op in list(region.walk()):
-            yield op, list(op.results) + [
-                a for reg in op.regions for block in reg.blocks for a in block.args
-            ]
+            yield (
+                op,
+                list(op.results)
+                + [a for reg in op.regions for block in reg.blocks for a in block.args],
+            )
 
     def _retype_carried_views(self, region: Region, layouts: ConsumerLayouts) -> None:
         """Views that loops carry and branches yield (two-stage) become view-typed
@@ -466,7 +468,9 @@ class KernelLowering:
                         Rewriter.replace_value_with_new_type(
                             v,
                             nv.SmemViewType(
-                                v.type.get_shape(), v.type.element_type, place.transposed
+                                v.type.get_shape(),
+                                v.type.element_type,
+                                place.transposed,
                             ),
                         )
 

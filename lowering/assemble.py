@@ -36,8 +36,11 @@ class Assembly:
     def remarks(self) -> list[str]:
         """C75xx info lines the kernel is responsible for."""
         return [
-            m for m in REMARK.findall(self.log)
-            if not (self.tool == "nvjitlink" and any(code in m for code in NVJITLINK_ONLY))
+            m
+            for m in REMARK.findall(self.log)
+            if not (
+                self.tool == "nvjitlink" and any(code in m for code in NVJITLINK_ONLY)
+            )
         ]
 
     @property
@@ -65,7 +68,14 @@ def assemble(ptx: str) -> Assembly:
             src = Path(tmp) / "kernel.ptx"
             src.write_text(ptx)
             result = subprocess.run(
-                [ptxas, "-arch=sm_90a", "-v", str(src), "-o", str(Path(tmp) / "kernel.cubin")],
+                [
+                    ptxas,
+                    "-arch=sm_90a",
+                    "-v",
+                    str(src),
+                    "-o",
+                    str(Path(tmp) / "kernel.cubin"),
+                ],
                 capture_output=True,
                 text=True,
             )
@@ -79,7 +89,9 @@ def assemble(ptx: str) -> Assembly:
     handle = nvjitlink.create(3, ["-arch=sm_90a", "-O3", "-verbose"])
     try:
         data = ptx.encode()
-        nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
+        nvjitlink.add_data(
+            handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx"
+        )
         ok = True
         try:
             nvjitlink.complete(handle)

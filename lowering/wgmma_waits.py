@@ -275,7 +275,9 @@ def _accumulates_in_place(v: SSAValue, arg: BlockArgument) -> bool:
     keeps both in the same registers, so yielding `v` copies nothing."""
     while isinstance(v, OpResult) and isinstance(v.op, tile.DotOp):
         v = v.op.acc
-        if len(list(v.uses)) != 1:  # the printer copies an accumulator read elsewhere too
+        if (
+            len(list(v.uses)) != 1
+        ):  # the printer copies an accumulator read elsewhere too
             return False
     if v is arg:
         return True
@@ -297,11 +299,16 @@ def _copied(op: Operation) -> list[SSAValue]:
     block = op.parent_block()
     if isinstance(parent, scf.ForOp):
         return [
-            v for i, v in enumerate(op.operands)
+            v
+            for i, v in enumerate(op.operands)
             if not _accumulates_in_place(v, block.args[i + 1])
         ]
     if isinstance(parent, scf.IfOp):
-        return [v for v in op.operands if not (isinstance(v, OpResult) and v.op.parent_block() is block)]
+        return [
+            v
+            for v in op.operands
+            if not (isinstance(v, OpResult) and v.op.parent_block() is block)
+        ]
     return []
 
 
@@ -322,7 +329,11 @@ def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
                 read = list(op.operands)
             ks = [read_wait(op, v, consumer) for v in read]
             k = min((x for x in ks if x is not None), default=None)
-            if k is not None and isinstance(op, scf.YieldOp) and isinstance(op.parent_op(), scf.ForOp):
+            if (
+                k is not None
+                and isinstance(op, scf.YieldOp)
+                and isinstance(op.parent_op(), scf.ForOp)
+            ):
                 # ptxas cannot follow pending groups around a back edge: copying an
                 # accumulator there with groups in flight makes it serialize all wgmmas
                 k = 0

@@ -39,7 +39,9 @@ def configs_for(kernel: str):
 CASES = [(k, c) for k in sorted(EXAMPLE_RUNS) for c in configs_for(k)]
 
 
-@pytest.mark.parametrize(("kernel", "config"), CASES, ids=[f"{k}-{c}" for k, c in CASES])
+@pytest.mark.parametrize(
+    ("kernel", "config"), CASES, ids=[f"{k}-{c}" for k, c in CASES]
+)
 def test_lowered_examples_compute_the_reference(kernel, config) -> None:
     run = EXAMPLE_RUNS[kernel]
     rng = np.random.default_rng(3)
@@ -47,22 +49,28 @@ def test_lowered_examples_compute_the_reference(kernel, config) -> None:
     out_dtype = inputs[0].dtype
     expected = np.full(run.out_shape, np.nan, dtype=out_dtype)
     source = EXAMPLES / run.file
-    tawa_xdsl.interpret(tawa_xdsl.parse(source), kernel, *inputs, expected, *run.scalars, grid=run.grid)
+    tawa_xdsl.interpret(
+        tawa_xdsl.parse(source), kernel, *inputs, expected, *run.scalars, grid=run.grid
+    )
     lowered = tawa_xdsl.apply(tawa_xdsl.parse(source), hopper(config))
     for seed in range(2):
         out = np.full(run.out_shape, np.nan, dtype=out_dtype)
-        tawa_xdsl.simulate(lowered, kernel, *inputs, out, *run.scalars, grid=run.grid, seed=seed)
+        tawa_xdsl.simulate(
+            lowered, kernel, *inputs, out, *run.scalars, grid=run.grid, seed=seed
+        )
         assert np.array_equal(out.view(np.uint16), expected.view(np.uint16))
 
 
-PTX_CASES = [
-    ("gemm.mlir", c) for c in GEMM_CONFIGS
-] + [("gemm_epilogue.mlir", c) for c in GEMM_CONFIGS[1:4]] + [
-    ("attention.mlir", c) for c in ATTENTION_CONFIGS
-]
+PTX_CASES = (
+    [("gemm.mlir", c) for c in GEMM_CONFIGS]
+    + [("gemm_epilogue.mlir", c) for c in GEMM_CONFIGS[1:4]]
+    + [("attention.mlir", c) for c in ATTENTION_CONFIGS]
+)
 
 
-@pytest.mark.parametrize(("example", "config"), PTX_CASES, ids=[f"{e}-{c}" for e, c in PTX_CASES])
+@pytest.mark.parametrize(
+    ("example", "config"), PTX_CASES, ids=[f"{e}-{c}" for e, c in PTX_CASES]
+)
 def test_ptx_assembles_without_remarks(example, config) -> None:
     lowered = tawa_xdsl.apply(tawa_xdsl.parse(EXAMPLES / example), hopper(config))
     ptx = to_ptx(lowered)
@@ -94,14 +102,27 @@ def test_correct_lowering_is_clean() -> None:
     run_gemm(lowered_gemm()[0])
 
 
-@pytest.mark.parametrize(("scale", "error", "pattern"), [
-    (2, PredictedHang, r"consumer waits at nvgpu_async.mbarrier_wait on %ring0_full\[0\].*"
-                       r"32768 transaction bytes outstanding"),
-    (0.5, Hazard, r"a phase of %ring0_full\[0\] completes while copies it tracks are still in flight"),
-])
+@pytest.mark.parametrize(
+    ("scale", "error", "pattern"),
+    [
+        (
+            2,
+            PredictedHang,
+            r"consumer waits at nvgpu_async.mbarrier_wait on %ring0_full\[0\].*"
+            r"32768 transaction bytes outstanding",
+        ),
+        (
+            0.5,
+            Hazard,
+            r"a phase of %ring0_full\[0\] completes while copies it tracks are still in flight",
+        ),
+    ],
+)
 def test_wrong_expect_tx_bytes(scale, error, pattern) -> None:
     module, kernel = lowered_gemm()
-    arm = next(op for op in kernel.walk() if isinstance(op, nv.MBarrierArriveExpectTxOp))
+    arm = next(
+        op for op in kernel.walk() if isinstance(op, nv.MBarrierArriveExpectTxOp)
+    )
     arm.properties["bytes"] = type(arm.bytes)(int(arm.bytes.value.data * scale), 64)
     with pytest.raises(error, match=pattern):
         run_gemm(module)
@@ -112,7 +133,10 @@ def test_wrong_initial_parity_is_a_predicted_hang() -> None:
     module, kernel = lowered_gemm()
     flip = next(op for op in kernel.walk() if isinstance(op, arith.XOrIOp))
     flip.result.replace_all_uses_with(flip.lhs)
-    with pytest.raises(PredictedHang, match=r"producer waits at nvgpu_async.mbarrier_wait on %ring0_empty\[0\] for parity 0"):
+    with pytest.raises(
+        PredictedHang,
+        match=r"producer waits at nvgpu_async.mbarrier_wait on %ring0_empty\[0\] for parity 0",
+    ):
         run_gemm(module)
 
 
@@ -121,7 +145,9 @@ def test_missing_arrive_is_a_predicted_hang() -> None:
     release = next(op for op in kernel.walk() if isinstance(op, nv.MBarrierArriveOp))
     release.detach()
     release.erase()
-    with pytest.raises(PredictedHang, match=r"%ring0_empty\[\d\].*1 of 1 arrivals missing"):
+    with pytest.raises(
+        PredictedHang, match=r"%ring0_empty\[\d\].*1 of 1 arrivals missing"
+    ):
         run_gemm(module)
 
 
@@ -132,16 +158,21 @@ def test_missing_wgmma_wait_is_a_race() -> None:
         if wait.pending.value.data == 1:
             wait.detach()
             wait.erase()
-    with pytest.raises(Hazard, match=r"writes slot \d of %ring0 while a wgmma group that reads it"):
+    with pytest.raises(
+        Hazard, match=r"writes slot \d of %ring0 while a wgmma group that reads it"
+    ):
         run_gemm(module)
 
 
 def test_reading_an_unretired_result_is_a_hazard() -> None:
     """The softmax must wait for the S = Q K^T group before reading S."""
-    module = tawa_xdsl.apply(tawa_xdsl.parse(EXAMPLES / "attention.mlir"), hopper((2, 1, 2)))
+    module = tawa_xdsl.apply(
+        tawa_xdsl.parse(EXAMPLES / "attention.mlir"), hopper((2, 1, 2))
+    )
     kernel = find_kernel(module, "attention_d64")
     scale = next(
-        op for op in kernel.walk()
+        op
+        for op in kernel.walk()
         if isinstance(op, arith.MulfOp) and op.result.name_hint == "s_scaled"
     )
     wait = scale.prev_op
@@ -152,5 +183,9 @@ def test_reading_an_unretired_result_is_a_hazard() -> None:
     rng = np.random.default_rng(0)
     inputs = [make(rng) for make in run.inputs]
     out = np.zeros(run.out_shape, dtype=inputs[0].dtype)
-    with pytest.raises(Hazard, match=r"arith\.mulf reads %s before a wgmma_wait_group retired"):
-        tawa_xdsl.simulate(module, "attention_d64", *inputs, out, *run.scalars, grid=run.grid)
+    with pytest.raises(
+        Hazard, match=r"arith\.mulf reads %s before a wgmma_wait_group retired"
+    ):
+        tawa_xdsl.simulate(
+            module, "attention_d64", *inputs, out, *run.scalars, grid=run.grid
+        )

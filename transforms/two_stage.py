@@ -93,7 +93,10 @@ def rotate(loop: scf.ForOp) -> scf.IfOp | None:
     start = loop.iter_args[counter]
 
     def stage_one_at(block: Block, iv: SSAValue, idx: SSAValue) -> list[SSAValue]:
-        mapper: dict[SSAValue, SSAValue] = {body.args[0]: iv, body.args[counter + 1]: idx}
+        mapper: dict[SSAValue, SSAValue] = {
+            body.args[0]: iv,
+            body.args[counter + 1]: idx,
+        }
         for op in stage_one:
             block.add_op(op.clone(value_mapper=mapper))
         return [mapper[v] for v in handed_over]
@@ -111,7 +114,9 @@ def rotate(loop: scf.ForOp) -> scf.IfOp | None:
     first = stage_one_at(then, loop.lb, start)
     last = _last_iv(then, loop)
 
-    steady_body = Block(arg_types=[a.type for a in body.args] + [v.type for v in handed_over])
+    steady_body = Block(
+        arg_types=[a.type for a in body.args] + [v.type for v in handed_over]
+    )
     carried = steady_body.args[len(body.args) :]
     iv, idx = steady_body.args[0], steady_body.args[counter + 1]
     iv_next = arith.AddiOp(iv, loop.step)
@@ -134,7 +139,10 @@ def rotate(loop: scf.ForOp) -> scf.IfOp | None:
     has_first = arith.CmpiOp(loop.lb, loop.ub, "slt")
     has_first.result.name_hint = "has_first"
     rotated = scf.IfOp(
-        has_first, [r.type for r in loop.results], [then], [Block([scf.YieldOp(*loop.iter_args)])]
+        has_first,
+        [r.type for r in loop.results],
+        [then],
+        [Block([scf.YieldOp(*loop.iter_args)])],
     )
     for old, new in zip(body.args, steady_body.args, strict=False):
         new.name_hint = old.name_hint

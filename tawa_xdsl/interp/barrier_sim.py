@@ -240,7 +240,9 @@ class HopperFunctions(InterpreterFunctions):
     ):
         coords = args[1 : 1 + len(op.coords)]
         array = args[0]
-        array = array.reshape((1,) * (len(coords) - array.ndim) + array.shape)  # lifted maps
+        array = array.reshape(
+            (1,) * (len(coords) - array.ndim) + array.shape
+        )  # lifted maps
         ring, slot, bars, bi = args[1 + len(op.coords) :]
         tile_shape = ring.data.shape[1:]
         box = (1,) * (array.ndim - len(tile_shape)) + tile_shape

@@ -1,6 +1,13 @@
 """Running compiled kernels on a Hopper GPU through cuda-python."""
 
 from tawa_xdsl.runtime.driver import CudaError, GPUUnavailable, gpu_available
-from tawa_xdsl.runtime.kernel import Kernel, compile
+from tawa_xdsl.runtime.kernel import Kernel, ResourceError, compile
 
-__all__ = ["CudaError", "GPUUnavailable", "Kernel", "compile", "gpu_available"]
+__all__ = [
+    "CudaError",
+    "GPUUnavailable",
+    "Kernel",
+    "ResourceError",
+    "compile",
+    "gpu_available",
+]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,12 +40,18 @@ from tawa_xdsl.kernel import (
     Param,
     check_scalar,
     find_kernel,
+    kernels,
     params,
 )
 from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR
 from tawa_xdsl.lowering.ptx_emitter import emit_module
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx
+
+
+class ResourceError(CudaError):
+    """The kernel does not fit the hardware budget it is compiled for."""
+
 
 TMA_ALIGN = 16
 _CACHE: dict[str, Kernel] = {}
@@ -54,7 +61,7 @@ def pipeline_spec(
     num_stages: int = 3,
     mma_depth: int = 2,
     two_stage: bool = False,
-    num_consumers: int = 1,
+    num_consumers: int = 2,
 ) -> str:
     return (
         f"tawa-hopper-pipeline{{num-stages={num_stages} mma-depth={mma_depth} "
@@ -83,7 +90,11 @@ def compile(
         tile_level = parse(text)
         kernel = find_kernel(tile_level, kernel_name)
         rules = grid_rule(kernel) if _stores(kernel) else None
-        lowered = apply(parse(text), spec)
+        for other in list(kernels(tile_level)):
+            if other is not kernel:  # lower only what is asked for
+                other.detach()
+                other.erase()
+        lowered = apply(tile_level, spec)
         lowered_kernel = find_kernel(lowered, kernel_name)
         _CACHE[key] = Kernel(
             kernel_name, emit_module([lowered_kernel]), lowered_kernel, rules
@@ -107,6 +118,7 @@ class Kernel:
     _function: Any = None
     jit_log: str = ""
     num_regs: int = 0
+    allow_spills: bool = False
     params: list[Param] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -136,6 +148,14 @@ class Kernel:
                 ),
                 f"{self.name}: cuFuncGetAttribute",
             )
+            spilled = re.search(r"([1-9]\d*) bytes spill stores", self.jit_log)
+            if spilled and not self.allow_spills:
+                raise ResourceError(
+                    f"{self.name} does not fit the register budget: the JIT spills "
+                    f"{spilled.group(1)} bytes per thread. Use num_consumers=2 (each "
+                    "consumer warpgroup then holds half of every tile) or smaller tiles; "
+                    "compile(..., allow_spills=True) runs it anyway"
+                )
             self._function = function
         return self._function
 
@@ -198,7 +218,10 @@ class Kernel:
         rank = len(t.get_shape())
         shape, strides = list(array.shape), list(array.strides[:-1])
         while len(shape) < rank:  # a map with unit outer dimensions (1-D tensors)
-            row = -(-shape[0] * (strides[0] if strides else 1) * esize // TMA_ALIGN) * TMA_ALIGN
+            row = (
+                -(-shape[0] * (strides[0] if strides else 1) * esize // TMA_ALIGN)
+                * TMA_ALIGN
+            )
             shape.insert(0, 1)
             strides.insert(0, row // esize)
         return check(
@@ -358,4 +381,4 @@ class Packed:
         return ctypes.addressof(array)
 
 
-__all__ = ["CudaError", "Kernel", "compile"]
+__all__ = ["CudaError", "Kernel", "ResourceError", "compile"]

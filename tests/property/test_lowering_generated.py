@@ -29,15 +29,21 @@ def hopper_options(draw: st.DrawFn) -> str:
 
 
 @settings(max_examples=40, deadline=None)
-@given(program=tile_programs(tile=64), options=hopper_options(), seed=st.integers(0, 2**16))
+@given(
+    program=tile_programs(tile=64), options=hopper_options(), seed=st.integers(0, 2**16)
+)
 def test_lowered_programs_compute_the_reference(program, options, seed) -> None:
     args = program.make_args(seed)
-    tawa_xdsl.interpret(tawa_xdsl.parse(program.text), program.name, *args, grid=program.grid)
+    tawa_xdsl.interpret(
+        tawa_xdsl.parse(program.text), program.name, *args, grid=program.grid
+    )
     expected = args[-2].copy()
     lowered = tawa_xdsl.apply(tawa_xdsl.parse(program.text), options)
     for schedule in range(3):
         args[-2][...] = np.nan
-        tawa_xdsl.simulate(lowered, program.name, *args, grid=program.grid, seed=seed + schedule)
+        tawa_xdsl.simulate(
+            lowered, program.name, *args, grid=program.grid, seed=seed + schedule
+        )
         np.testing.assert_array_equal(args[-2], expected)
 
 
