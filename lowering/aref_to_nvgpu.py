@@ -19,9 +19,10 @@ body holds `aref.create`s and one `aref.warp_specialize`. Output, per kernel:
   `aref.consumed` arrives on `empty`; `wgmma_wait_group` is placed by
   `wgmma_waits.plan_waits`; register tiles get fragment layouts (`layouts.py`);
   `tile.store` becomes `store_global`.
-- Register budgets (`setmaxnreg`) default to 40 for the producer and 232 for the
-  consumers (32/160 with three consumer warpgroups); the consumer only raises its
-  budget when the launch leaves it below that.
+- Register budgets (`setmaxnreg`) come from `register-budget`, or default to
+  `default_registers` (24/240 with two consumer warpgroups, as FlashAttention-3:
+  the TMA producer needs few); the consumer only raises its budget when the
+  launch leaves it below that.
 
 Kernels outside what the hardware path supports get a diagnostic at the op: MMA
 shapes wgmma cannot issue, tiles TMA cannot move in the swizzled layout,
@@ -38,6 +39,7 @@ from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes
 from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
+from tawa_xdsl.transforms.specialized import warp_specialized
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
@@ -56,7 +58,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR, kernels
+from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR
 
 ABI_ATTR = "nvgpu_async.abi"
 LAUNCH_ATTR = "nvgpu_async.launch"
@@ -66,7 +68,7 @@ SMEM_ALIGN_SLACK = 1024
 
 def default_registers(num_consumers: int) -> tuple[int, int]:
     """setmaxnreg budgets (producer, consumer) that fill the register file."""
-    return (32, 160) if num_consumers >= 3 else (40, 232)
+    return {1: (40, 232), 2: (24, 240), 3: (32, 160)}[num_consumers]
 
 
 def entry_register_cap(threads: int) -> int:
@@ -81,18 +83,10 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
     name = "convert-aref-to-nvgpu-async"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in list(kernels(op)):
-            specialized = [
-                o for o in kernel.body.block.ops if isinstance(o, aref.WarpSpecializeOp)
-            ]
-            if specialized:
-                KernelLowering(kernel, specialized[0]).run()
-            elif any(isinstance(o, tile.LoadOp) for o in kernel.walk()):
-                raise OpDiagnostic(
-                    kernel,
-                    f"convert-aref-to-nvgpu-async: kernel @{kernel.sym_name.data} is not "
-                    "warp-specialized; run aref-partition first",
-                )
+        for ws in warp_specialized(op, self.name):
+            kernel = ws.parent_op()
+            assert isinstance(kernel, func.FuncOp), "aref-partition nests it directly"
+            KernelLowering(kernel, ws).run()
 
 
 @dataclass

@@ -9,26 +9,32 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.assemble import _ptxas, assemble
+from tawa_xdsl.lowering.ptx_emitter import emit_module
 from tawa_xdsl.lowering.ptx_target import to_ptx
 from xdsl.dialects import arith
 
 import tawa_xdsl
 from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang
 from tawa_xdsl.kernel import find_kernel
+from tawa_xdsl.pipelines import TawaHopperPipeline
 
 from .conftest import EXAMPLES
 from .test_examples import EXAMPLE_RUNS
 
-GEMM_CONFIGS = [(1, 1, 1), (2, 1, 1), (3, 2, 1), (4, 2, 2), (4, 3, 2)]
-ATTENTION_CONFIGS = [(2, 1, 2), (3, 2, 2)]
+# (num-stages, mma-depth, num-consumers, two-stage)
+GEMM_CONFIGS = [(1, 1, 1, 0), (2, 1, 1, 0), (3, 2, 1, 0), (4, 2, 2, 0), (4, 3, 2, 0)]
+ATTENTION_CONFIGS = [(2, 1, 2, 0), (3, 2, 2, 0), (2, 1, 2, 1), (3, 2, 2, 1)]
 
 
-def hopper(config) -> str:
-    stages, mma, consumers = config
-    return (
-        f"tawa-hopper-pipeline{{num-stages={stages} mma-depth={mma} "
-        f"num-consumers={consumers}}}"
+def hopper(config, **registers: int) -> str:
+    stages, mma, consumers, two_stage = config
+    return TawaHopperPipeline.spec(
+        num_stages=stages,
+        mma_depth=mma,
+        num_consumers=consumers,
+        two_stage=bool(two_stage),
+        **registers,
     )
 
 
@@ -64,7 +70,12 @@ def test_lowered_examples_compute_the_reference(kernel, config) -> None:
 PTX_CASES = (
     [("gemm.mlir", c) for c in GEMM_CONFIGS]
     + [("gemm_epilogue.mlir", c) for c in GEMM_CONFIGS[1:4]]
-    + [("attention.mlir", c) for c in ATTENTION_CONFIGS]
+    + [
+        (f, c)
+        for f in ("attention.mlir", "attention_f16.mlir", "attention_d256.mlir")
+        for c in ATTENTION_CONFIGS
+        if f != "attention_d256.mlir" or c[:2] == (2, 1)
+    ]
 )
 
 
@@ -81,10 +92,29 @@ def test_ptx_assembles_without_remarks(example, config) -> None:
     assert not result.spills, result.log[-3000:]
 
 
+@pytest.mark.skipif(
+    _ptxas() is None, reason="nvJitLink ignores setmaxnreg; needs a ptxas binary"
+)
+def test_ptxas_honours_the_register_budget() -> None:
+    """Causal head-dim-256 attention with the two-stage overlap needs 240 registers
+    per consumer thread: it spills at 232 and fits at 240."""
+    config = (2, 1, 2, 1)
+    spills = {}
+    for consumer in (232, 240):
+        lowered = tawa_xdsl.apply(
+            tawa_xdsl.parse(EXAMPLES / "attention_d256.mlir"),
+            hopper(config, producer_registers=24, consumer_registers=consumer),
+        )
+        ptx = emit_module([find_kernel(lowered, "attention_causal_d256")])
+        assert f"setmaxnreg.inc.sync.aligned.u32 {consumer};" in ptx
+        spills[consumer] = assemble(ptx).spills
+    assert spills == {232: True, 240: False}
+
+
 # ---------------------------------------------------------------- broken sync
 
 
-def lowered_gemm(config=(2, 2, 1)):
+def lowered_gemm(config=(2, 2, 1, 0)):
     module = tawa_xdsl.apply(tawa_xdsl.parse(EXAMPLES / "gemm.mlir"), hopper(config))
     return module, find_kernel(module, "gemm_nt")
 
@@ -167,7 +197,7 @@ def test_missing_wgmma_wait_is_a_race() -> None:
 def test_reading_an_unretired_result_is_a_hazard() -> None:
     """The softmax must wait for the S = Q K^T group before reading S."""
     module = tawa_xdsl.apply(
-        tawa_xdsl.parse(EXAMPLES / "attention.mlir"), hopper((2, 1, 2))
+        tawa_xdsl.parse(EXAMPLES / "attention.mlir"), hopper((2, 1, 2, 0))
     )
     kernel = find_kernel(module, "attention_d64")
     scale = next(

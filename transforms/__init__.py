@@ -23,8 +23,14 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return CooperativePass
 
+    def register_budget() -> type[ModulePass]:
+        from tawa_xdsl.transforms.register_budget import RegisterBudgetPass
+
+        return RegisterBudgetPass
+
     return {
         "aref-partition": aref_partition,
         "pipeline": pipeline,
         "cooperative": cooperative,
+        "register-budget": register_budget,
     }

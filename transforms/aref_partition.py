@@ -242,6 +242,7 @@ class Partitioner:
         for ch in self.channels:
             self.body.insert_op_before(ch.create, ret)
         ws = aref.WarpSpecializeOp(producer_region, consumer_region)
+        ws.location = self.kernel.location  # later passes report against the kernel
         self.body.insert_op_before(ws, ret)
 
     def channels_inside(self, loop: scf.ForOp) -> list[Channel]:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects import tile
+from tawa_xdsl.dialects.roles import check_register_budget
+from tawa_xdsl.transforms.specialized import warp_specialized
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
+from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
 
@@ -33,7 +35,7 @@ class CooperativePass(ModulePass):
             raise PassFailedException(
                 f"cooperative: num-consumers must be 1, 2 or 3, got {self.num_consumers}"
             )
-        for ws in [o for o in op.walk() if isinstance(o, aref.WarpSpecializeOp)]:
+        for ws in warp_specialized(op, self.name):
             for dot in ws.consumer.walk():
                 if isinstance(dot, tile.DotOp):
                     m = dot.lhs.type.get_shape()[0]
@@ -44,3 +46,12 @@ class CooperativePass(ModulePass):
                             f"wgmma blocks over {self.num_consumers} warpgroups",
                         )
             ws.properties["num_consumers"] = IntegerAttr(self.num_consumers, 64)
+            if ws.registers is not None:
+                try:
+                    check_register_budget(
+                        "cooperative", self.num_consumers, *ws.registers
+                    )
+                except VerifyException as e:
+                    raise OpDiagnostic(
+                        ws, f"{e}; run register-budget after cooperative"
+                    ) from None

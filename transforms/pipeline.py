@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects import aref
+from tawa_xdsl.transforms.specialized import warp_specialized
 from tawa_xdsl.transforms.two_stage import counter_of, rotate
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
@@ -27,9 +28,6 @@ from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
-
-from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.kernel import kernels
 
 
 @dataclass(frozen=True)
@@ -60,20 +58,8 @@ class PipelinePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
-        for kernel in kernels(op):
-            specialized = [
-                o for o in kernel.walk() if isinstance(o, aref.WarpSpecializeOp)
-            ]
-            if not specialized:
-                if any(isinstance(o, tile.LoadOp) for o in kernel.walk()):
-                    raise OpDiagnostic(
-                        kernel,
-                        f"pipeline: kernel @{kernel.sym_name.data} is not warp-specialized; "
-                        "run aref-partition first",
-                    )
-                continue
-            for ws in specialized:
-                self._pipeline(ws)
+        for ws in warp_specialized(op, self.name):
+            self._pipeline(ws)
 
     def _pipeline(self, ws: aref.WarpSpecializeOp) -> None:
         if self.two_stage:

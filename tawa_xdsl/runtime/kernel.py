@@ -45,6 +45,7 @@ from tawa_xdsl.kernel import (
 )
 from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR
 from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx
 
@@ -57,25 +58,20 @@ TMA_ALIGN = 16
 _CACHE: dict[str, Kernel] = {}
 
 
-def pipeline_spec(
-    num_stages: int = 3,
-    mma_depth: int = 2,
-    two_stage: bool = False,
-    num_consumers: int = 2,
-) -> str:
-    return (
-        f"tawa-hopper-pipeline{{num-stages={num_stages} mma-depth={mma_depth} "
-        f"two-stage={str(two_stage).lower()} num-consumers={num_consumers}}}"
-    )
+RUNTIME_DEFAULTS = {"num_consumers": 2}
+"""Where the runtime's defaults differ from `tawa-hopper-pipeline`'s."""
 
 
 def compile(
     source: ModuleOp | str | Path,
     kernel_name: str,
+    allow_spills: bool = False,
     **options: Any,
 ) -> Kernel:
     """A GPU kernel for `kernel_name`; `options` are those of `tawa-hopper-pipeline`
-    (num_stages, mma_depth, two_stage, num_consumers)."""
+    (num_stages, mma_depth, two_stage, num_consumers, producer_registers,
+    consumer_registers). A kernel whose registers spill is refused at load unless
+    `allow_spills`."""
     if isinstance(source, ModuleOp):
         text = str(source)
     elif isinstance(source, Path) or (
@@ -84,8 +80,10 @@ def compile(
         text = Path(source).read_text()
     else:
         text = source
-    spec = pipeline_spec(**options)
-    key = hashlib.sha256(f"{text}\0{kernel_name}\0{spec}".encode()).hexdigest()
+    spec = TawaHopperPipeline.spec(**{**RUNTIME_DEFAULTS, **options})
+    key = hashlib.sha256(
+        f"{text}\0{kernel_name}\0{spec}\0{allow_spills}".encode()
+    ).hexdigest()
     if key not in _CACHE:
         tile_level = parse(text)
         kernel = find_kernel(tile_level, kernel_name)
@@ -97,7 +95,11 @@ def compile(
         lowered = apply(tile_level, spec)
         lowered_kernel = find_kernel(lowered, kernel_name)
         _CACHE[key] = Kernel(
-            kernel_name, emit_module([lowered_kernel]), lowered_kernel, rules
+            kernel_name,
+            emit_module([lowered_kernel]),
+            lowered_kernel,
+            rules,
+            allow_spills=allow_spills,
         )
     return _CACHE[key]
 

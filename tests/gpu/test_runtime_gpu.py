@@ -34,3 +34,29 @@ def test_cupy_arrays(torch) -> None:
     ref = a.astype(cupy.float64) @ b.astype(cupy.float64).T
     err = float(cupy.linalg.norm(c.astype(cupy.float64) - ref) / cupy.linalg.norm(ref))
     assert err < 1e-2
+
+
+def test_register_budgets_reach_the_jit(torch) -> None:
+    """Causal head-dim-256 attention with the two-stage overlap fits 240 registers
+    per consumer thread (the default) but spills at 232: the driver JIT sees the
+    budget we ask for, and allow_spills runs the spilling kernel anyway."""
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    q, k, v = (
+        torch.randn(2, 256, 256, device="cuda", generator=gen).to(torch.bfloat16)
+        for _ in range(3)
+    )
+    source = EXAMPLES / "attention_d256.mlir"
+    options = dict(num_stages=2, mma_depth=1, two_stage=True)
+    tight = dict(producer_registers=40, consumer_registers=232)
+    with pytest.raises(tawa_xdsl.runtime.ResourceError, match="spills"):
+        tawa_xdsl.compile(source, "attention_causal_d256", **options, **tight).load()
+    ref = torch.nn.functional.scaled_dot_product_attention(
+        q.double(), k.double(), v.double(), is_causal=True
+    )
+    for extra in ({}, dict(tight, allow_spills=True)):
+        o = torch.full_like(q, float("nan"))
+        kernel = tawa_xdsl.compile(source, "attention_causal_d256", **options, **extra)
+        kernel(q, k, v, o, 1 / 16)
+        torch.cuda.synchronize()
+        err = float((o.double() - ref).norm() / ref.norm())
+        assert err < 1e-2

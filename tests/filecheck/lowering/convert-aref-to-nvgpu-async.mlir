@@ -56,10 +56,10 @@
 // EPI-SAME:    nvgpu_async.launch = {threads = 384 : i64
 // EPI:         nvgpu_async.mbarrier_init %{{.*}}, count = 2
 // EPI:         nvgpu_async.mbarrier_init %{{.*}}, count = 256
-// EPI:         nvgpu_async.role_dispatch consumers = 2 registers = [40, 232] producer {
+// EPI:         nvgpu_async.role_dispatch consumers = 2 registers = [24, 240] producer {
 // EPI:           nvgpu_async.tma_load %bias
 // EPI:         } consumer {
-// EPI-NEXT:      nvgpu_async.setmaxnreg inc 232
+// EPI-NEXT:      nvgpu_async.setmaxnreg inc 240
 // EPI:           %[[BIAS:.*]] = nvgpu_async.smem_load %{{.*}} : !nvgpu_async.smem_view<128xbf16> -> tensor<128xbf16, #nvgpu_async.frag<col, warpgroups = 2>>
 // EPI-NEXT:      arith.extf %[[BIAS]]
 // EPI:           nvgpu_async.mbarrier_arrive thread

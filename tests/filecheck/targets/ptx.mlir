@@ -1,6 +1,12 @@
 // `-t ptx` prints a complete PTX module for sm_90a.
 // RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{num-stages=3 mma-depth=2 num-consumers=2}' -t ptx | filecheck %s
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{num-consumers=2 producer-registers=40 consumer-registers=232}' -t ptx | filecheck %s --check-prefix=REGS
 // RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-consumers=2 num-stages=2}' -t ptx | filecheck %s --check-prefix=ATTN
+
+// Register budgets: 24/240 by default with two consumer warpgroups, or as asked.
+// REGS-LABEL: .visible .entry gemm_nt(
+// REGS:         setmaxnreg.dec.sync.aligned.u32 40;
+// REGS:         setmaxnreg.inc.sync.aligned.u32 232;
 
 // CHECK:      .version 8.0
 // CHECK-NEXT: .target sm_90a
@@ -16,11 +22,11 @@
 // CHECK:         mbarrier.init.shared::cta.b64
 // CHECK:         fence.mbarrier_init.release.cluster;
 // CHECK:         bar.sync 0;
-// CHECK:         setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK:         setmaxnreg.dec.sync.aligned.u32 24;
 // CHECK:         mbarrier.try_wait.parity.shared::cta.b64
 // CHECK:         mbarrier.arrive.expect_tx.shared::cta.b64 _, [%{{.*}}], 32768;
 // CHECK:         cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
-// CHECK:         setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK:         setmaxnreg.inc.sync.aligned.u32 240;
 // CHECK:         wgmma.fence.sync.aligned;
 // CHECK:         wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK:         wgmma.commit_group.sync.aligned;

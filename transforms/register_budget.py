@@ -1,0 +1,47 @@
+"""register-budget{producer=P consumer=C}: per-role register budgets.
+
+The producer warpgroup only issues TMA loads and their index math, so it gives
+registers back (`setmaxnreg.dec P`) and the consumer warpgroups take them
+(`setmaxnreg.inc C`). The pass records the budgets on each
+`aref.warp_specialize`; the lowering emits the `setmaxnreg`s. Run it after
+`cooperative`: whether P + N x C registers per thread fit the SM's 64K depends on
+the number N of consumer warpgroups. Without this pass the lowering picks
+`default_registers(N)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tawa_xdsl.dialects.roles import check_register_budget
+from tawa_xdsl.transforms.specialized import warp_specialized
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+
+
+@dataclass(frozen=True)
+class RegisterBudgetPass(ModulePass):
+    """Set the `setmaxnreg` budgets of every warp-specialized kernel."""
+
+    name = "register-budget"
+
+    producer: int = 24
+    consumer: int = 240
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for ws in warp_specialized(op, self.name):
+            try:
+                check_register_budget(
+                    "register-budget",
+                    ws.num_consumers.value.data,
+                    self.producer,
+                    self.consumer,
+                )
+            except VerifyException as e:
+                raise OpDiagnostic(ws, str(e)) from None
+            ws.producer_regs = IntegerAttr(self.producer, 64)
+            ws.consumer_regs = IntegerAttr(self.consumer, 64)
