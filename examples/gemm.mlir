@@ -6,19 +6,20 @@
 // Tiles at the edges of M, N and K read zeros and are stored clipped, so any problem
 // size works. Launch grid: (ceil(M / 128), ceil(N / 128)).
 
-func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
-    %b: !tile.desc<?x?xbf16, box = [128, 64]>,
-    %c: !tile.desc<?x?xbf16, box = [128, 128]>) attributes {tile.kernel} {
+func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"]},
+    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
   %c0 = arith.constant 0 : index
-  %c64 = arith.constant 64 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
-  %n0 = arith.muli %pid_n, %c128 : index
+  %bk = arith.constant {tile.size = "BK"} 64 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
   %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
-  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
     %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
     %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
     %tbt = tile.trans %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
@@ -30,19 +31,20 @@ func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
   func.return
 }
 
-func.func @gemm_nn(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
-    %b: !tile.desc<?x?xbf16, box = [64, 128]>,
-    %c: !tile.desc<?x?xbf16, box = [128, 128]>) attributes {tile.kernel} {
+func.func @gemm_nn(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"]},
+    %b: !tile.desc<?x?xbf16, box = [64, 128]> {tile.box = ["BK", "BN"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
   %c0 = arith.constant 0 : index
-  %c64 = arith.constant 64 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
-  %n0 = arith.muli %pid_n, %c128 : index
+  %bk = arith.constant {tile.size = "BK"} 64 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
   %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
-  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
     %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
     %tb = tile.load %b[%k, %n0] : !tile.desc<?x?xbf16, box = [64, 128]> -> tensor<64x128xbf16>
     %next = tile.dot %ta, %tb, %acc_k : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
@@ -53,19 +55,20 @@ func.func @gemm_nn(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
   func.return
 }
 
-func.func @gemm_nt_f16(%a: !tile.desc<?x?xf16, box = [128, 64]>,
-    %b: !tile.desc<?x?xf16, box = [128, 64]>,
-    %c: !tile.desc<?x?xf16, box = [128, 128]>) attributes {tile.kernel} {
+func.func @gemm_nt_f16(%a: !tile.desc<?x?xf16, box = [128, 64]> {tile.box = ["BM", "BK"]},
+    %b: !tile.desc<?x?xf16, box = [128, 64]> {tile.box = ["BN", "BK"]},
+    %c: !tile.desc<?x?xf16, box = [128, 128]> {tile.box = ["BM", "BN"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xf16, box = [128, 64]>
   %c0 = arith.constant 0 : index
-  %c64 = arith.constant 64 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
-  %n0 = arith.muli %pid_n, %c128 : index
+  %bk = arith.constant {tile.size = "BK"} 64 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
   %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
-  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
     %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xf16, box = [128, 64]> -> tensor<128x64xf16>
     %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xf16, box = [128, 64]> -> tensor<128x64xf16>
     %tbt = tile.trans %tb : tensor<128x64xf16> -> tensor<64x128xf16>
@@ -77,19 +80,20 @@ func.func @gemm_nt_f16(%a: !tile.desc<?x?xf16, box = [128, 64]>,
   func.return
 }
 
-func.func @gemm_nn_f16(%a: !tile.desc<?x?xf16, box = [128, 64]>,
-    %b: !tile.desc<?x?xf16, box = [64, 128]>,
-    %c: !tile.desc<?x?xf16, box = [128, 128]>) attributes {tile.kernel} {
+func.func @gemm_nn_f16(%a: !tile.desc<?x?xf16, box = [128, 64]> {tile.box = ["BM", "BK"]},
+    %b: !tile.desc<?x?xf16, box = [64, 128]> {tile.box = ["BK", "BN"]},
+    %c: !tile.desc<?x?xf16, box = [128, 128]> {tile.box = ["BM", "BN"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xf16, box = [128, 64]>
   %c0 = arith.constant 0 : index
-  %c64 = arith.constant 64 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
-  %n0 = arith.muli %pid_n, %c128 : index
+  %bk = arith.constant {tile.size = "BK"} 64 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
   %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
-  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
     %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xf16, box = [128, 64]> -> tensor<128x64xf16>
     %tb = tile.load %b[%k, %n0] : !tile.desc<?x?xf16, box = [64, 128]> -> tensor<64x128xf16>
     %next = tile.dot %ta, %tb, %acc_k : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>

@@ -265,6 +265,7 @@ class KernelLowering:
         self.kernel.function_type = FunctionType.from_lists(
             [a.type for a in self.body.args], []
         )
+        self.kernel.arg_attrs = None  # they described the tile-level parameters
 
     # ---------------------------------------------------------- shared memory
 

@@ -280,47 +280,51 @@ class KernelEmitter:
         abi = self.kernel.attributes["nvgpu_async.abi"]
         assert isinstance(abi, ArrayAttr)
         names: set[str] = set()
+
+        def param(decl: str, name: str, suffix: str = "") -> str:
+            """Declare `.param DECL NAME SUFFIX` under a name no other parameter has."""
+            while name in names:
+                name += "_"
+            names.add(name)
+            self.params.append(f".param {decl} {name}{suffix}")
+            return name
+
         for arg, entry in zip(self.kernel.body.block.args, abi.data, strict=True):
-            base = "".join(c if c.isalnum() else "_" for c in (arg.name_hint or "arg"))
-            base = f"p_{base}"
-            while base in names:
-                base += "_"
-            names.add(base)
+            base = "p_" + "".join(
+                c if c.isalnum() else "_" for c in (arg.name_hint or "arg")
+            )
             kind = entry.data.split(":")[0]
             t = arg.type
             if kind == "map":
-                self.params.append(f".param .align 64 .b8 {base}[128]")
+                name = param(".align 64 .b8", base, "[128]")
                 raw, generic = self.new("rd"), self.new("rd")
-                self.emit(f"mov.b64 {raw}, {base};")
+                self.emit(f"mov.b64 {raw}, {name};")
                 self.emit(f"cvta.param.u64 {generic}, {raw};")
                 self.env[arg] = generic
             elif kind == "global":
                 assert isinstance(t, nv.GlobalTensorType)
                 rank = len(t.get_shape())
-                self.params.append(f".param .u64 {base}_ptr")
                 ptr = self.new("rd")
-                self.emit(f"ld.param.u64 {ptr}, [{base}_ptr];")
+                self.emit(f"ld.param.u64 {ptr}, [{param('.u64', f'{base}_ptr')}];")
                 dims, strides = [], []
                 for k in range(rank):
-                    self.params.append(f".param .u32 {base}_dim{k}")
                     dims.append(self.new("r"))
-                    self.emit(f"ld.param.u32 {dims[-1]}, [{base}_dim{k}];")
+                    name = param(".u32", f"{base}_dim{k}")
+                    self.emit(f"ld.param.u32 {dims[-1]}, [{name}];")
                 for k in range(rank - 1):
-                    self.params.append(f".param .u32 {base}_stride{k}")
                     strides.append(self.new("r"))
-                    self.emit(f"ld.param.u32 {strides[-1]}, [{base}_stride{k}];")
+                    name = param(".u32", f"{base}_stride{k}")
+                    self.emit(f"ld.param.u32 {strides[-1]}, [{name}];")
                 global_ptr = self.new("rd")
                 self.emit(f"cvta.to.global.u64 {global_ptr}, {ptr};")
                 self.env[arg] = GlobalTensor(global_ptr, dims, strides, t.element_type)
             elif isinstance(t, Float32Type):
-                self.params.append(f".param .f32 {base}")
                 r = self.new("f")
-                self.emit(f"ld.param.f32 {r}, [{base}];")
+                self.emit(f"ld.param.f32 {r}, [{param('.f32', base)}];")
                 self.env[arg] = r
             elif isinstance(t, IndexType | IntegerType) and reg_class(t) == "r":
-                self.params.append(f".param .u32 {base}")
                 r = self.new("r")
-                self.emit(f"ld.param.u32 {r}, [{base}];")
+                self.emit(f"ld.param.u32 {r}, [{param('.u32', base)}];")
                 self.env[arg] = r
             else:
                 raise OpDiagnostic(

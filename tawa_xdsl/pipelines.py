@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -20,20 +19,24 @@ from tawa_xdsl.lowering.aref_to_nvgpu import (
 )
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
 from tawa_xdsl.transforms.cooperative import CooperativePass
+from tawa_xdsl.transforms.persistent import PersistentPass
 from tawa_xdsl.transforms.pipeline import PipelinePass
 from tawa_xdsl.transforms.register_budget import RegisterBudgetPass
+from tawa_xdsl.transforms.tile_shape import TileShapePass
 
 
 @dataclass(frozen=True)
 class TawaHopperPipeline(ModulePass):
     """Tile IR -> lowered nvgpu_async IR, ready for `-t ptx`:
 
-    canonicalize, cse, aref-partition, cooperative{num-consumers},
+    tile-shape{block-m block-n block-k}, [persistent{group-m}], canonicalize,
+    cse, aref-partition, cooperative{num-consumers},
     [register-budget{producer consumer}], pipeline{num-stages mma-depth two-stage},
     convert-aref-to-nvgpu-async, canonicalize, cse, dce.
 
-    `producer-registers` / `consumer-registers` of 0 leave the budgets to the
-    lowering's defaults for the number of consumer warpgroups.
+    Block sizes of 0 keep the kernel's written tile shape; `producer-registers` /
+    `consumer-registers` of 0 leave the budgets to the lowering's defaults for the
+    number of consumer warpgroups.
     """
 
     name = "tawa-hopper-pipeline"
@@ -44,9 +47,16 @@ class TawaHopperPipeline(ModulePass):
     num_consumers: int = 1
     producer_registers: int = 0
     consumer_registers: int = 0
+    block_m: int = 0
+    block_n: int = 0
+    block_k: int = 0
+    persistent: bool = False
+    group_m: int = 8
 
     def passes(self) -> list[ModulePass]:
         return [
+            self.tile_shape(),
+            *([PersistentPass(self.group_m)] if self.persistent else []),
             CanonicalizePass(),
             CommonSubexpressionElimination(),
             ArefPartitionPass(),
@@ -59,25 +69,8 @@ class TawaHopperPipeline(ModulePass):
             DeadCodeElimination(),
         ]
 
-    @classmethod
-    def spec(cls, **options: Any) -> str:
-        """`tawa-hopper-pipeline{...}` for keyword options named like the fields."""
-        known = [f.name for f in fields(cls)]
-        unknown = sorted(set(options) - set(known))
-        if unknown:
-            raise TypeError(
-                f"unknown option(s) {', '.join(unknown)}; the options of {cls.name} "
-                f"are {', '.join(known)}"
-            )
-        return (
-            cls.name
-            + "{"
-            + " ".join(
-                f"{k.replace('_', '-')}={str(v).lower() if isinstance(v, bool) else v}"
-                for k, v in options.items()
-            )
-            + "}"
-        )
+    def tile_shape(self) -> TileShapePass:
+        return TileShapePass(self.block_m, self.block_n, self.block_k)
 
     def register_budget(self) -> list[ModulePass]:
         if not (self.producer_registers or self.consumer_registers):

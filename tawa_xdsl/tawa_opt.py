@@ -7,6 +7,7 @@ one located diagnostic on stderr with exit code 1, never as a Python traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
@@ -82,6 +83,15 @@ def main(args: Sequence[str] | None = None) -> int:
     except USER_ERRORS as e:
         print(f"tawa-opt: {e}", file=sys.stderr)
         return 1
+    except Exception as e:  # a compiler bug: one line, the traceback on request
+        if os.environ.get("TAWA_TRACEBACK"):
+            raise
+        print(
+            f"tawa-opt: internal error: {type(e).__name__}: {e} "
+            "(a bug in tawa-xdsl; TAWA_TRACEBACK=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return 2
     return 0
 
 

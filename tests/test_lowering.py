@@ -29,13 +29,14 @@ ATTENTION_CONFIGS = [(2, 1, 2, 0), (3, 2, 2, 0), (2, 1, 2, 1), (3, 2, 2, 1)]
 
 def hopper(config, **registers: int) -> str:
     stages, mma, consumers, two_stage = config
-    return TawaHopperPipeline.spec(
+    pipeline = TawaHopperPipeline(
         num_stages=stages,
         mma_depth=mma,
         num_consumers=consumers,
         two_stage=bool(two_stage),
         **registers,
     )
+    return str(pipeline.pipeline_pass_spec())
 
 
 def configs_for(kernel: str):

@@ -28,7 +28,19 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return RegisterBudgetPass
 
+    def tile_shape() -> type[ModulePass]:
+        from tawa_xdsl.transforms.tile_shape import TileShapePass
+
+        return TileShapePass
+
+    def persistent() -> type[ModulePass]:
+        from tawa_xdsl.transforms.persistent import PersistentPass
+
+        return PersistentPass
+
     return {
+        "tile-shape": tile_shape,
+        "persistent": persistent,
         "aref-partition": aref_partition,
         "pipeline": pipeline,
         "cooperative": cooperative,

@@ -2,7 +2,11 @@
 warp-specialized kernels at the aref level.
 
 - num-stages D: every ring (an aref put inside a loop) gets D slots, so the
-  producer can run up to D loads ahead of the consumer.
+  producer can run up to D loads ahead of the consumer. A ring put in a loop
+  that itself holds loops with puts (Q in a persistent attention kernel: once
+  per tile, around the key loop) gets min(2, D): double buffering lets the
+  producer fetch the next tile's Q during this tile, and more would only take
+  shared memory from the inner rings.
 - mma-depth P: keep P MMA groups in flight. The consumer releases index i only
   once the MMA of index i + P - 1 has been issued (its lowering waits for all but
   the newest P - 1 groups there), so `aref.consumed %r[i]` moves P - 1
@@ -65,30 +69,43 @@ class PipelinePass(ModulePass):
         if self.two_stage:
             for loop in [o for o in ws.consumer.walk() if isinstance(o, scf.ForOp)]:
                 rotate(loop)
-        for create in _rings(ws):
-            _set_depth(create, self.num_stages)
+        inner_rings: set[aref.CreateOp] = set()  # the rings MMAs read
+        for create, outer in _rings(ws).items():
+            if outer:
+                _set_depth(create, min(2, self.num_stages))
+            else:
+                inner_rings.add(_set_depth(create, self.num_stages))
         if self.mma_depth > 1:
             for release in [
-                o for o in ws.consumer.walk() if isinstance(o, aref.ConsumedOp)
+                o
+                for o in ws.consumer.walk()
+                if isinstance(o, aref.ConsumedOp) and o.aref.owner in inner_rings
             ]:
                 _delay_release(release, self.mma_depth - 1)
 
 
-def _rings(ws: aref.WarpSpecializeOp) -> list[aref.CreateOp]:
-    """The arefs the producer puts from inside a loop."""
-    rings = []
+def _rings(ws: aref.WarpSpecializeOp) -> dict[aref.CreateOp, bool]:
+    """The arefs the producer puts from inside a loop, each with whether that
+    loop also holds loops that put (an outer ring)."""
+    rings: dict[aref.CreateOp, bool] = {}
     for put in ws.producer.walk():
-        if isinstance(put, aref.PutOp) and isinstance(put.parent_op(), scf.ForOp):
+        loop = put.parent_op()
+        if isinstance(put, aref.PutOp) and isinstance(loop, scf.ForOp):
             create = put.aref.owner
-            if isinstance(create, aref.CreateOp) and create not in rings:
-                rings.append(create)
+            if isinstance(create, aref.CreateOp):
+                outer = any(
+                    isinstance(o, aref.PutOp) and o.parent_op() is not loop
+                    for o in loop.walk()
+                )
+                rings[create] = rings.get(create, False) or outer
     return rings
 
 
-def _set_depth(create: aref.CreateOp, depth: int) -> None:
+def _set_depth(create: aref.CreateOp, depth: int) -> aref.CreateOp:
+    """Give `create` `depth` slots; returns the op that now defines the aref."""
     old_type = create.result.type
     if old_type.num_slots == depth:
-        return
+        return create
     new = aref.CreateOp(aref.ArefType(old_type.types, depth))
     new.result.name_hint = create.result.name_hint
     block = create.parent_block()
@@ -97,6 +114,7 @@ def _set_depth(create: aref.CreateOp, depth: int) -> None:
     create.result.replace_all_uses_with(new.result)
     create.detach()
     create.erase()
+    return new
 
 
 def _delay_release(release: aref.ConsumedOp, lag: int) -> None:

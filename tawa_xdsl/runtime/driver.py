@@ -75,6 +75,20 @@ def context() -> tuple[Any, Any]:
     return cu, ctx
 
 
+@functools.cache
+def sm_count() -> int:
+    """Streaming multiprocessors of device 0: how many programs a persistent
+    kernel launches at most (one per SM)."""
+    cu, _ = context()
+    device = check(cu.cuDeviceGet(0), "cuDeviceGet")
+    return check(
+        cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device
+        ),
+        "cuDeviceGetAttribute",
+    )
+
+
 def gpu_available() -> bool:
     """Whether a Hopper GPU and cuda-python are usable here."""
     try:

@@ -18,7 +18,7 @@ import ctypes
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +32,9 @@ from xdsl.dialects.builtin import (
 
 from tawa_xdsl.api import apply, parse
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.tile import DescType, StoreOp, element_bytes
+from tawa_xdsl.dialects.tile import DescType, element_bytes
 from tawa_xdsl.dtypes import numpy_dtype, type_name
-from tawa_xdsl.grid import grid_rule, infer_grid
+from tawa_xdsl.grid import GridInferenceError, grid_rule, infer_grid
 from tawa_xdsl.kernel import (
     KernelArgumentError,
     Param,
@@ -47,7 +47,8 @@ from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR
 from tawa_xdsl.lowering.ptx_emitter import emit_module
 from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
-from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx
+from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
 
 class ResourceError(CudaError):
@@ -80,18 +81,21 @@ def compile(
         text = Path(source).read_text()
     else:
         text = source
-    spec = TawaHopperPipeline.spec(**{**RUNTIME_DEFAULTS, **options})
+    pipeline = _pipeline(options)
+    spec = str(pipeline.pipeline_pass_spec())
     key = hashlib.sha256(
         f"{text}\0{kernel_name}\0{spec}\0{allow_spills}".encode()
     ).hexdigest()
     if key not in _CACHE:
         tile_level = parse(text)
         kernel = find_kernel(tile_level, kernel_name)
-        rules = grid_rule(kernel) if _stores(kernel) else None
         for other in list(kernels(tile_level)):
             if other is not kernel:  # lower only what is asked for
                 other.detach()
                 other.erase()
+        # the grid follows the tile shape the kernel is compiled for
+        apply(tile_level, str(pipeline.tile_shape().pipeline_pass_spec()))
+        rules = _grid_rules(kernel)
         lowered = apply(tile_level, spec)
         lowered_kernel = find_kernel(lowered, kernel_name)
         _CACHE[key] = Kernel(
@@ -104,8 +108,26 @@ def compile(
     return _CACHE[key]
 
 
-def _stores(kernel: func.FuncOp) -> bool:
-    return any(isinstance(op, StoreOp) for op in kernel.walk())
+def _pipeline(options: dict[str, Any]) -> TawaHopperPipeline:
+    known = [f.name for f in fields(TawaHopperPipeline)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise TypeError(
+            f"compile: unknown option(s) {', '.join(unknown)}; the options are "
+            f"{', '.join(known)} and allow_spills"
+        )
+    return TawaHopperPipeline(**{**RUNTIME_DEFAULTS, **options})
+
+
+def _grid_rules(kernel: func.FuncOp) -> list[tuple[int, int, int, int]] | None:
+    """How the launch grid follows the arguments' shapes; None when it cannot be
+    read off the kernel (launches then need `grid=`)."""
+    if PERSISTENT_ATTR in kernel.attributes:
+        return None  # the lowered kernel carries the rule of its tiles
+    try:
+        return grid_rule(kernel)
+    except GridInferenceError:
+        return None
 
 
 @dataclass
@@ -122,9 +144,16 @@ class Kernel:
     num_regs: int = 0
     allow_spills: bool = False
     params: list[Param] = field(init=False)
+    persistent_rules: list[tuple[int, ...]] | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.params = params(self.lowered)
+        persistent = self.lowered.attributes.get(PERSISTENT_ATTR)
+        self.persistent_rules = (
+            None
+            if persistent is None
+            else [tuple(x.value.data for x in rule.data) for rule in persistent.data]
+        )
         launch = self.lowered.attributes[LAUNCH_ATTR]
         self.threads = launch.data["threads"].value.data
         self.smem = launch.data["smem"].value.data
@@ -352,11 +381,15 @@ class Kernel:
                     f"{self.name}: grid must be 1 to 3 positive integers, got {grid}"
                 )
             return dims  # type: ignore[return-value]
+        shapes = [v.shape if isinstance(v, DeviceArray) else None for v in values]
+        if self.persistent_rules is not None:
+            x, y, z = infer_grid(self.persistent_rules, shapes)
+            return min(x * y * z, sm_count()), 1, 1
         if self.grid_rules is None:
             raise KernelArgumentError(
-                f"{self.name}: the kernel stores nothing; pass grid="
+                f"{self.name}: the launch grid cannot be read off the kernel's "
+                "stores; pass grid="
             )
-        shapes = [v.shape if isinstance(v, DeviceArray) else None for v in values]
         return infer_grid(self.grid_rules, shapes)
 
 
