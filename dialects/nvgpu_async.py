@@ -535,6 +535,14 @@ class CTABarrierOp(_NoOperandSideEffectOp):
 
 
 @irdl_op_definition
+class ConsumerBarrierOp(_NoOperandSideEffectOp):
+    """`bar.sync 1, 128 N`: the N consumer warpgroups only (the producer never
+    joins), e.g. around a staging tile that one thread then stores with TMA."""
+
+    name = "nvgpu_async.consumer_barrier"
+
+
+@irdl_op_definition
 class FenceProxyAsyncOp(_NoOperandSideEffectOp):
     """Order this thread's generic shared-memory writes before later async-proxy
     reads (TMA store, wgmma)."""
@@ -707,8 +715,10 @@ class TMALoadOp(IRDLOperation):
 
 @irdl_op_definition
 class TMAStoreOp(IRDLOperation):
-    """Copy slot `slot` of `buffer` to the tile at `coords`; out-of-bounds parts are
-    dropped. Tracked by the issuing thread's bulk group."""
+    """Copy slot `slot` of `buffer` to the tile at `coords`, one box per swizzle
+    chunk; out-of-bounds parts are dropped. Issued by one thread (in a consumer
+    role, its first thread) and tracked by that thread's bulk group; a
+    `fence_proxy_async` must order the writes of the slot before it."""
 
     name = "nvgpu_async.tma_store"
 
@@ -749,7 +759,8 @@ class TMAStoreCommitOp(_NoOperandSideEffectOp):
 
 @irdl_op_definition
 class TMAStoreWaitOp(IRDLOperation):
-    """Wait until at most `pending` bulk store groups are still reading shared memory."""
+    """The issuing thread waits until at most `pending` of its bulk store groups
+    are still reading shared memory (their slots may be written again)."""
 
     name = "nvgpu_async.tma_store_wait"
 
@@ -1086,6 +1097,7 @@ NVGPUAsync = Dialect(
         MBarrierInitOp,
         FenceMBarrierInitOp,
         CTABarrierOp,
+        ConsumerBarrierOp,
         FenceProxyAsyncOp,
         MBarrierArriveOp,
         MBarrierArriveExpectTxOp,

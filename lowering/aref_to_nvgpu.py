@@ -82,11 +82,13 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
 
     name = "convert-aref-to-nvgpu-async"
 
+    tma_store: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for ws in warp_specialized(op, self.name):
             kernel = ws.parent_op()
             assert isinstance(kernel, func.FuncOp), "aref-partition nests it directly"
-            KernelLowering(kernel, ws).run()
+            KernelLowering(kernel, ws, self.tma_store).run()
 
 
 @dataclass
@@ -105,10 +107,11 @@ class Channel:
 
     @property
     def slot_bytes(self) -> int:
-        return sum(
-            element_bytes(t.element_type) * _product(t.get_shape())
-            for t in self.create.result.type.types
-        )
+        return sum(_tile_bytes(t) for t in self.create.result.type.types)
+
+
+def _tile_bytes(t: TensorType) -> int:
+    return element_bytes(t.element_type) * _product(t.get_shape())
 
 
 def _product(shape: tuple[int, ...]) -> int:
@@ -151,9 +154,14 @@ def parity_of(
 class KernelLowering:
     """Lowers one warp-specialized kernel. See the module docstring."""
 
-    def __init__(self, kernel: func.FuncOp, ws: aref.WarpSpecializeOp):
+    def __init__(
+        self, kernel: func.FuncOp, ws: aref.WarpSpecializeOp, tma_store: bool = True
+    ):
         self.kernel = kernel
         self.ws = ws
+        self.tma_store = tma_store
+        self.tma_stores: list[tile.StoreOp] = []
+        self.staging: dict[tile.StoreOp, SSAValue] = {}
         self.body = kernel.body.block
         self.num_consumers = ws.num_consumers.value.data
         self.threads = THREADS_PER_WARPGROUP * (1 + self.num_consumers)
@@ -217,15 +225,17 @@ class KernelLowering:
                 replacements.append(("scalar", arg, None))
                 continue
             desc = arg.type
-            if any(ld.desc is arg for ld in producer_loads):
+            loads = [ld for ld in producer_loads if ld.desc is arg]
+            stored = [st for st in stores if st.desc is arg]
+            if loads or (stored and self._tma_stores(stored)):
+                first = loads[0] if loads else stored[0]
+                tile_type = first.result.type if loads else stored[0].value.type
                 abi.append(f"map:{i}")
-                new_types.append(
-                    _tensor_map(
-                        desc, next(ld for ld in producer_loads if ld.desc is arg)
-                    )
-                )
+                new_types.append(_tensor_map(desc, tile_type, first))
                 replacements.append(("map", arg, None))
-            if any(st.desc is arg for st in stores):
+                if not loads:
+                    self.tma_stores += stored
+            elif stored:
                 abi.append(f"global:{i}")
                 new_types.append(
                     nv.GlobalTensorType(desc.get_shape(), desc.element_type)
@@ -259,6 +269,29 @@ class KernelLowering:
             StringAttr(a.name_hint or f"arg{i}") for i, a in enumerate(old_args)
         )
 
+    def _tma_stores(self, stores: list[tile.StoreOp]) -> bool:
+        """Whether these stores (of one tensor the producer does not load) go
+        through a swizzled staging tile and TMA: matrix tiles of 128-byte rows, when
+        the staging tiles fit in shared memory next to the rings (else the stores
+        go straight from registers)."""
+        if not self.tma_store or not all(
+            len(st.value.type.get_shape()) >= 2
+            and st.value.type.get_shape()[-1]
+            * element_bytes(st.value.type.element_type)
+            % nv.SWIZZLE_BYTES
+            == 0
+            for st in stores
+        ):
+            return False
+        rings = [Channel(c) for c in self.body.ops if isinstance(c, aref.CreateOp)]
+        staged = [*self.tma_stores, *stores]
+        need = (
+            sum(ch.depth * (ch.slot_bytes + 16) for ch in rings)
+            + sum(_tile_bytes(st.value.type) for st in staged)
+            + 1024  # aligning the staging tiles
+        )
+        return need <= nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK
+
     def _drop_old_args(self) -> None:
         for arg in reversed(self._old_args):
             self.body.erase_arg(arg)
@@ -282,6 +315,16 @@ class KernelLowering:
                 ops.append(alloc)
                 ch.rings.append(alloc.result)
             self.channels[create] = ch
+        for store in self.tma_stores:
+            t = store.value.type
+            offset = -(-offset // 1024) * 1024  # swizzled tiles are 1024-byte aligned
+            alloc = nv.SmemAllocOp(
+                offset, nv.SmemType(1, t.get_shape(), t.element_type)
+            )
+            alloc.result.name_hint = f"{store.desc.name_hint or 'out'}_staging"
+            offset += alloc.result.type.total_bytes
+            ops.append(alloc)
+            self.staging[store] = alloc.result
         for ch in self.channels.values():
             ch.thread_release = self._read_by_threads(ch)
             for name in ("full", "empty"):
@@ -301,7 +344,8 @@ class KernelLowering:
         if offset > nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK:
             raise OpDiagnostic(
                 self.kernel,
-                f"the aref rings need {offset} bytes of shared memory; a block can have "
+                f"the aref rings{' and the store staging tiles' if self.staging else ''} "
+                f"need {offset} bytes of shared memory; a block can have "
                 f"{nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK}. Use fewer stages or smaller tiles",
             )
         return ops
@@ -382,6 +426,8 @@ class KernelLowering:
                 slot = slot_of(op.index, ch.depth, ops)
                 scope = "thread" if ch.thread_release else "warpgroup"
                 self._replace(op, [*ops, nv.MBarrierArriveOp(ch.empty, slot, scope)])
+            elif isinstance(op, tile.StoreOp) and op in self.staging:
+                self._replace(op, self._tma_store(op))
             elif isinstance(op, tile.StoreOp):
                 target = self.param[("global", op.desc, None)]
                 self._replace(
@@ -391,6 +437,31 @@ class KernelLowering:
         self._retype(region, layouts)
         block = region.block
         block.add_op(nv.WgmmaWaitGroupOp(0))
+        if self.staging:  # the staging tiles must be read out before the block exits
+            block.add_op(nv.TMAStoreWaitOp(0))
+
+    def _tma_store(self, store: tile.StoreOp) -> list[Operation]:
+        """Registers -> swizzled staging tile -> one TMA store by the first consumer
+        thread. The staging tile is only rewritten once the previous store has read
+        it out, and only stored once every consumer thread has written and fenced."""
+        ops: list[Operation] = []
+        zero = _const(0, ops)
+        staging = self.staging[store]
+        tmap = self.param[("map", store.desc, None)]
+        coords = list(store.indices)
+        coords = [
+            _const(0, ops) for _ in range(len(tmap.type.get_shape()) - len(coords))
+        ] + coords
+        return [
+            *ops,
+            nv.TMAStoreWaitOp(0),
+            nv.ConsumerBarrierOp(),
+            nv.SmemStoreOp(store.value, staging, zero),
+            nv.FenceProxyAsyncOp(),
+            nv.ConsumerBarrierOp(),
+            nv.TMAStoreOp(staging, zero, tmap, coords),
+            nv.TMAStoreCommitOp(),
+        ]
 
     def _lower_get(self, get: aref.GetOp) -> None:
         ch = self.channels[get.aref.owner]
@@ -561,12 +632,15 @@ def _prepend(block: Block, op: Operation) -> None:
         block.insert_op_before(op, block.first_op)
 
 
-def _tensor_map(desc: tile.DescType, load: tile.LoadOp) -> nv.TensorMapType:
-    """The TMA map of a loaded tensor: the tile's box, cut into 128-byte chunks
-    (128-byte swizzle) when the tile is a matrix, unswizzled for vectors."""
+def _tensor_map(
+    desc: tile.DescType, tile_type: TensorType, where: Operation
+) -> nv.TensorMapType:
+    """The TMA map of a tensor moved in tiles of `tile_type`: the tile's box, cut
+    into 128-byte chunks (128-byte swizzle) when the tile is a matrix, unswizzled
+    for vectors."""
     box = list(desc.get_box())
     esize = element_bytes(desc.element_type)
-    tile_rank = len(load.result.type.get_shape())
+    tile_rank = len(tile_type.get_shape())
     inner_bytes = box[-1] * esize
     if tile_rank == 1 and desc.rank == 1:
         # A 1-D tensor gets a unit outer dimension: the driver rejects rank-1 maps.
@@ -575,7 +649,7 @@ def _tensor_map(desc: tile.DescType, load: tile.LoadOp) -> nv.TensorMapType:
         return nv.TensorMapType(desc.get_shape(), desc.element_type, box, 0)
     if inner_bytes % nv.SWIZZLE_BYTES:
         raise OpDiagnostic(
-            load,
+            where,
             f"tile rows of {inner_bytes} bytes: the swizzled TMA path needs rows that are "
             f"a multiple of {nv.SWIZZLE_BYTES} bytes ({nv.SWIZZLE_BYTES // esize} elements)",
         )

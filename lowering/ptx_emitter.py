@@ -360,6 +360,8 @@ class KernelEmitter:
             self.emit(expr.format(d=t[name], c=ctid))
         t["col0"] = self.new("r")
         self.emit(f"shl.b32 {t['col0']}, {t['t']}, 1;")
+        t["consumer_leader"] = self.new("p")
+        self.emit(f"setp.eq.u32 {t['consumer_leader']}, {ctid}, 0;")
         t["wg_leader"] = self.new("p")
         lane_in_wg = self.new("r")
         self.emit(f"and.b32 {lane_in_wg}, {ctid}, 127;")
@@ -909,6 +911,82 @@ class KernelEmitter:
                 f"[{dst}+{c * chunk_bytes}], [{tmap}, {{{where}}}], [{bar}];"
             )
 
+    def tma_store(self, op: nv.TMAStoreOp) -> None:
+        ring = self.env[op.buffer]
+        assert isinstance(ring, Ring)
+        src = self._slot(ring, op.slot)
+        tmap = self.env[op.tensor_map]
+        box = op.tensor_map.type.get_box()
+        coords = [self.reg(self.scalar(c)) for c in op.coords][::-1]  # innermost first
+        chunk_cols = box[-1]
+        chunk_bytes = element_bytes(ring.type.element_type) * _product(box)
+        for c in range(ring.type.get_tile()[-1] // chunk_cols):
+            inner = coords[0]
+            if c:
+                inner = self.new("r")
+                self.emit(f"add.s32 {inner}, {coords[0]}, {c * chunk_cols};")
+            where = ", ".join([inner, *coords[1:]])
+            self.emit(
+                f"@{self.thread['consumer_leader']} cp.async.bulk.tensor."
+                f"{len(coords)}d.global.shared::cta.bulk_group [{tmap}, {{{where}}}], "
+                f"[{src}+{c * chunk_bytes}];"
+            )
+
+    def tma_store_commit(self, op: Operation) -> None:
+        self.emit(f"@{self.thread['consumer_leader']} cp.async.bulk.commit_group;")
+
+    def tma_store_wait(self, op: nv.TMAStoreWaitOp) -> None:
+        self.emit(
+            f"@{self.thread['consumer_leader']} cp.async.bulk.wait_group.read "
+            f"{op.pending.value.data};"
+        )
+
+    def consumer_barrier(self, op: Operation) -> None:
+        self.emit(f"bar.sync 1, {THREADS_PER_WARPGROUP * self.warpgroups};")
+
+    def smem_store(self, op: nv.SmemStoreOp) -> None:
+        """Each thread writes its accumulator elements into the staging tile, in the
+        128-byte-swizzled layout TMA reads: 16-byte chunk k of row r sits at chunk
+        k ^ (r % 8), and r % 8 is the thread's g for every row it holds."""
+        value = self.env[op.value]
+        ring = self.env[op.buffer]
+        assert isinstance(value, Frag) and isinstance(ring, Ring)
+        if value.geom.kind != FragmentKind.ACC:
+            raise OpDiagnostic(op, "only accumulator-layout tiles can be staged")
+        geom, et = value.geom, value.etype
+        esize = element_bytes(et)
+        rows = geom.rows
+        chunk_cols = nv.SWIZZLE_BYTES // esize
+        base = self._slot(ring, op.slot)
+        row_addr = self.new("r")  # this thread's first row, 128 bytes per row
+        self.emit(f"mad.lo.u32 {row_addr}, {self.row0(rows)}, 128, {base};")
+        g16 = self.new("r")
+        self.emit(f"shl.b32 {g16}, {self.thread['g']}, 4;")
+        t_bytes = self.new("r")  # the thread's column pair within 8 columns
+        self.emit(f"mul.lo.u32 {t_bytes}, {self.thread['t']}, {2 * esize};")
+        half = geom.cols // 2
+        for j in range(geom.cols // 8):
+            chunk, in_chunk = divmod(8 * j, chunk_cols)
+            byte = self.new("r")
+            self.emit(f"add.u32 {byte}, {t_bytes}, {in_chunk * esize};")
+            swizzled = self.new("r")
+            self.emit(f"and.b32 {swizzled}, {byte}, -16;")
+            self.emit(f"xor.b32 {swizzled}, {swizzled}, {g16};")
+            self.emit(f"and.b32 {byte}, {byte}, 15;")
+            self.emit(f"add.u32 {swizzled}, {swizzled}, {byte};")
+            self.emit(f"add.u32 {swizzled}, {swizzled}, {row_addr};")
+            for b in range(geom.blocks):
+                for h in (0, 1):
+                    i = b * half + 4 * j + 2 * h  # first of the pair
+                    offset = chunk * rows * nv.SWIZZLE_BYTES + (64 * b + 8 * h) * 128
+                    if is_16bit(et):
+                        self.emit(
+                            f"st.shared.b32 [{swizzled}+{offset}], {value.regs[i // 2]};"
+                        )
+                    else:
+                        pair = f"{{{value.regs[i]}, {value.regs[i + 1]}}}"
+                        self.emit(f"st.shared.v2.f32 [{swizzled}+{offset}], {pair};")
+
     def smem_slot(self, op: nv.SmemSlotOp) -> None:
         ring = self.env[op.buffer]
         self.env[op.result] = View(
@@ -1162,6 +1240,11 @@ KernelEmitter.HANDLERS = {
     nv.MBarrierArriveOp: KernelEmitter.mbarrier_arrive,
     nv.MBarrierArriveExpectTxOp: KernelEmitter.mbarrier_arrive_expect_tx,
     nv.TMALoadOp: KernelEmitter.tma_load,
+    nv.TMAStoreOp: KernelEmitter.tma_store,
+    nv.TMAStoreCommitOp: KernelEmitter.tma_store_commit,
+    nv.TMAStoreWaitOp: KernelEmitter.tma_store_wait,
+    nv.ConsumerBarrierOp: KernelEmitter.consumer_barrier,
+    nv.SmemStoreOp: KernelEmitter.smem_store,
     nv.SmemSlotOp: KernelEmitter.smem_slot,
     nv.SmemTransOp: KernelEmitter.smem_trans,
     nv.SmemLoadOp: KernelEmitter.smem_load,

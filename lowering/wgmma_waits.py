@@ -79,14 +79,29 @@ class BodyClock:
                 pos += sum(1 for d in o.walk() if isinstance(d, tile.DotOp))
         return pos
 
+    def nested(self, op: Operation) -> bool:
+        """Whether `op` runs in a loop nested in the body (which counts its
+        commits as 0: they are at least 0)."""
+        top = self.body.find_ancestor_op_in_block(op)
+        return top is not op and isinstance(top, scf.ForOp)
+
+    def precedes(self, a: Operation, b: Operation) -> bool:
+        """Whether `a` runs before `b` in one iteration (different top-level ops)."""
+        ta = self.body.find_ancestor_op_in_block(a)
+        tb = self.body.find_ancestor_op_in_block(b)
+        assert ta is not None and tb is not None
+        return ta is not tb and self.body.get_operation_index(
+            ta
+        ) < self.body.get_operation_index(tb)
+
     def after(self, dot: tile.DotOp) -> int:
         """Groups committed later in the iteration that committed `dot`."""
         return self.per_iteration - self.position(dot) - 1
 
     def since(self, dot: tile.DotOp, ago: int, here: int) -> int:
         """Groups committed after `dot` (run `ago` iterations back) until `here`."""
-        if ago == 0:
-            return here - self.position(dot) - 1
+        if ago == 0:  # a dot of a nested loop is not in the count: nothing to skip
+            return here - self.position(dot) - (0 if self.nested(dot) else 1)
         return self.after(dot) + (ago - 1) * self.per_iteration + here
 
 
@@ -258,7 +273,11 @@ def release_wait(release: aref.ConsumedOp, consumer: Region) -> int | None:
                     candidates.append(0)
                     continue
                 lag = fetched[1] - ago - k_release
-                if lag < 0 or (lag == 0 and clock.position(dot) >= here):
+                if lag < 0 or (
+                    lag == 0
+                    and clock.position(dot) >= here
+                    and not clock.precedes(dot, release)
+                ):
                     raise ReleaseBeforeReadError(
                         "aref.consumed frees a slot before the tile.dot that reads it"
                     )

@@ -32,7 +32,7 @@ class TawaHopperPipeline(ModulePass):
     tile-shape{block-m block-n block-k}, [persistent{group-m}], canonicalize,
     cse, aref-partition, cooperative{num-consumers},
     [register-budget{producer consumer}], pipeline{num-stages mma-depth two-stage},
-    convert-aref-to-nvgpu-async, canonicalize, cse, dce.
+    convert-aref-to-nvgpu-async{tma-store}, canonicalize, cse, dce.
 
     Block sizes of 0 keep the kernel's written tile shape; `producer-registers` /
     `consumer-registers` of 0 leave the budgets to the lowering's defaults for the
@@ -52,6 +52,7 @@ class TawaHopperPipeline(ModulePass):
     block_k: int = 0
     persistent: bool = False
     group_m: int = 8
+    tma_store: bool = True
 
     def passes(self) -> list[ModulePass]:
         return [
@@ -63,7 +64,7 @@ class TawaHopperPipeline(ModulePass):
             CooperativePass(self.num_consumers),
             *self.register_budget(),
             PipelinePass(self.num_stages, self.mma_depth, self.two_stage),
-            ConvertArefToNVGPUAsyncPass(),
+            ConvertArefToNVGPUAsyncPass(self.tma_store),
             CanonicalizePass(),
             CommonSubexpressionElimination(),
             DeadCodeElimination(),

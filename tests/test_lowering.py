@@ -220,3 +220,45 @@ def test_reading_an_unretired_result_is_a_hazard() -> None:
         tawa_xdsl.simulate(
             module, "attention_d64", *inputs, out, *run.scalars, grid=run.grid
         )
+
+
+def lowered_persistent_gemm():
+    pipeline = TawaHopperPipeline(num_stages=2, mma_depth=1, persistent=True)
+    module = tawa_xdsl.apply(
+        tawa_xdsl.parse(EXAMPLES / "gemm.mlir"), str(pipeline.pipeline_pass_spec())
+    )
+    return module, find_kernel(module, "gemm_nt")
+
+
+def run_persistent_gemm(module) -> np.ndarray:
+    """Two programs walk the 2 x 3 output tiles, three stores each."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((200, 130)).astype(tawa_xdsl.dtypes.bfloat16)
+    b = rng.standard_normal((300, 130)).astype(tawa_xdsl.dtypes.bfloat16)
+    c = np.full((200, 300), np.nan, dtype=a.dtype)
+    for seed in range(3):
+        tawa_xdsl.simulate(module, "gemm_nt", a, b, c, grid=(2,), seed=seed)
+    ref = a.astype(np.float64) @ b.astype(np.float64).T
+    return np.abs(c.astype(np.float64) - ref).max() / np.abs(ref).max()
+
+
+def test_persistent_tma_store_epilogue_is_clean() -> None:
+    assert run_persistent_gemm(lowered_persistent_gemm()[0]) < 1e-2
+
+
+@pytest.mark.parametrize(
+    ("victim", "which", "pattern"),
+    [
+        (nv.FenceProxyAsyncOp, 0, r"not yet fenced: TMA may see stale data"),
+        (nv.TMAStoreWaitOp, 0, r"writes slot 0 of %c_staging while a TMA store"),
+        (nv.TMAStoreWaitOp, -1, r"exits before a tma_store_wait saw its TMA stores"),
+    ],
+    ids=["no-fence", "no-wait-before-rewrite", "no-wait-before-exit"],
+)
+def test_broken_tma_store_protocol(victim, which, pattern) -> None:
+    module, kernel = lowered_persistent_gemm()
+    op = [o for o in kernel.walk() if isinstance(o, victim)][which]
+    op.detach()
+    op.erase()
+    with pytest.raises(Hazard, match=pattern):
+        run_persistent_gemm(module)

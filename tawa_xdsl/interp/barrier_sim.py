@@ -12,6 +12,10 @@ race, the way the hardware behaves:
   parity 1);
 - wgmma groups: results are unreadable until a `wgmma_wait_group` retires their
   group; a TMA copy into a slot that an unretired group still reads is a race;
+- TMA stores: a staging tile written with `smem_store` must be fenced
+  (`fence_proxy_async`) before a TMA store reads it, and must not be written
+  again until a `tma_store_wait` has seen the store read it out; the engine
+  performs stores, like loads, whenever the seed says;
 - data: TMA copies, wgmma products, fragment math and stores are computed on whole
   tiles, so the output can be compared with the reference interpreter.
 
@@ -114,6 +118,18 @@ class Transfer:
     nbytes: int
 
 
+@dataclass(eq=False)
+class StoreTransfer:
+    """A TMA store in flight: it reads its slot when the engine performs it."""
+
+    ring: Ring
+    slot: int
+    array: np.ndarray
+    coords: tuple[int, ...]
+    group: int
+    done: bool = False
+
+
 def _bar(op: Operation, bars: list[MBarrier], i: int) -> str:
     return f"%{op.operands[0].name_hint or 'bars'}[{i}]"
 
@@ -133,6 +149,11 @@ class HopperFunctions(InterpreterFunctions):
         self.transfers: list[Transfer] = []
         self.uncommitted = Group()
         self.groups: list[Group] = []
+        self.stores: list[StoreTransfer] = []  # issued and not yet waited for
+        self.store_groups = 0  # bulk groups committed so far
+        self.unfenced: set[tuple[int, int]] = (
+            set()
+        )  # (ring id, slot) written by threads
 
     # ------------------------------------------------------ memory, barriers
 
@@ -220,7 +241,15 @@ class HopperFunctions(InterpreterFunctions):
 
     run_fence_init = impl(nv.FenceMBarrierInitOp)(_no_effect)
     run_cta_barrier = impl(nv.CTABarrierOp)(_no_effect)
-    run_fence_proxy = impl(nv.FenceProxyAsyncOp)(_no_effect)
+    run_consumer_barrier = impl(nv.ConsumerBarrierOp)(_no_effect)
+
+    @impl(nv.FenceProxyAsyncOp)
+    def run_fence_proxy(
+        self, interpreter: Interpreter, op: nv.FenceProxyAsyncOp, args: PythonValues
+    ):
+        self.unfenced.clear()
+        return ()
+
     run_setmaxnreg = impl(nv.SetMaxNRegOp)(_no_effect)
     run_wgmma_fence = impl(nv.WgmmaFenceOp)(_no_effect)
 
@@ -251,12 +280,71 @@ class HopperFunctions(InterpreterFunctions):
         self.transfers.append(Transfer(ring, slot, data, bars[bi], data.nbytes))
         return ()
 
+    @impl(nv.SmemStoreOp)
+    def run_smem_store(
+        self, interpreter: Interpreter, op: nv.SmemStoreOp, args: PythonValues
+    ):
+        value, ring, slot = args
+        for st in self.stores:
+            if st.ring is ring and st.slot == slot:
+                raise Hazard(
+                    f"{op.name} writes slot {slot} of %{ring.name} while a TMA store "
+                    "may still be reading it (missing tma_store_wait before the write?)"
+                )
+        ring.data[slot] = np.asarray(value)
+        self.unfenced.add((id(ring), slot))
+        return ()
+
+    @impl(nv.TMAStoreOp)
+    def run_tma_store(
+        self, interpreter: Interpreter, op: nv.TMAStoreOp, args: PythonValues
+    ):
+        ring, slot, array, *coords = args
+        if (id(ring), slot) in self.unfenced:
+            raise Hazard(
+                f"{op.name} reads slot {slot} of %{ring.name}, written with smem_store "
+                "and not yet fenced: TMA may see stale data (missing fence_proxy_async)"
+            )
+        array = array.reshape((1,) * (len(coords) - array.ndim) + array.shape)
+        self.stores.append(
+            StoreTransfer(ring, slot, array, tuple(coords), self.store_groups)
+        )
+        return ()
+
+    @impl(nv.TMAStoreCommitOp)
+    def run_tma_store_commit(
+        self, interpreter: Interpreter, op: nv.TMAStoreCommitOp, args: PythonValues
+    ):
+        self.store_groups += 1
+        return ()
+
+    @impl(nv.TMAStoreWaitOp)
+    def run_tma_store_wait(
+        self, interpreter: Interpreter, op: nv.TMAStoreWaitOp, args: PythonValues
+    ):
+        first_kept = self.store_groups - op.pending.value.data
+        waited = [st for st in self.stores if st.group < first_kept]
+        self.scheduler.sync(
+            lambda: all(st.done for st in waited),
+            lambda: f"{op.name}: {sum(not st.done for st in waited)} TMA stores",
+        )
+        self.stores = [st for st in self.stores if st not in waited]
+        return ()
+
+    def _deliver_store(self, st: StoreTransfer) -> None:
+        tile = st.ring.data[st.slot]
+        box = (1,) * (st.array.ndim - tile.ndim) + tile.shape
+        write_box(st.array, st.coords, tile.reshape(box))
+        st.done = True
+
     def run_engine(self) -> None:
-        """The TMA engine: delivers issued copies, in an order the seed picks."""
+        """The TMA engine: performs issued copies and stores, in an order the seed
+        picks."""
         while True:
             self.scheduler.sync(
                 lambda: (
                     bool(self.transfers)
+                    or any(not st.done for st in self.stores)
                     or (
                         self.scheduler.finished("producer")
                         and self.scheduler.finished("consumer")
@@ -264,9 +352,14 @@ class HopperFunctions(InterpreterFunctions):
                 ),
                 lambda: "nothing (no copies in flight)",
             )
-            if not self.transfers:
+            pending = [st for st in self.stores if not st.done]
+            if not self.transfers and not pending:
                 return
-            t = self.transfers.pop(self.scheduler.rng.randrange(len(self.transfers)))
+            pick = self.scheduler.rng.randrange(len(self.transfers) + len(pending))
+            if pick >= len(self.transfers):
+                self._deliver_store(pending[pick - len(self.transfers)])
+                continue
+            t = self.transfers.pop(pick)
             self._check_not_read(t.ring, t.slot, "a TMA copy")
             t.ring.data[t.slot] = t.data
             t.barrier.tx -= t.nbytes
@@ -360,6 +453,11 @@ class HopperFunctions(InterpreterFunctions):
         )
         if any(not g.retired for g in self.groups) or self.uncommitted.reads:
             raise Hazard("the consumer exits with wgmma groups still in flight")
+        if self.stores:
+            raise Hazard(
+                "the consumer exits before a tma_store_wait saw its TMA stores read "
+                "their staging tiles out (shared memory is freed at exit)"
+            )
         return ()
 
 

@@ -41,7 +41,9 @@ CONFIGS = [  # (num_stages, mma_depth, num_consumers)
 ]
 
 
-def run_gemm(torch, kernel: str, m: int, n: int, k: int, dtype, config=(3, 2, 1)):
+def run_gemm(
+    torch, kernel: str, m: int, n: int, k: int, dtype, config=(3, 2, 1), **options
+):
     stages, mma, consumers = config
     gen = torch.Generator(device="cuda").manual_seed(m * 7 + n * 13 + k)
     a = torch.randn(m, k, device="cuda", generator=gen).to(dtype)
@@ -54,6 +56,7 @@ def run_gemm(torch, kernel: str, m: int, n: int, k: int, dtype, config=(3, 2, 1)
         num_stages=stages,
         mma_depth=mma,
         num_consumers=consumers,
+        **options,
     )
     compiled(a, b, c)
     torch.cuda.synchronize()
@@ -77,6 +80,29 @@ def test_gemm_matches_float64(torch, dtype, layout, size) -> None:
 @pytest.mark.parametrize("kernel", ["gemm_nt", "gemm_nn"])
 def test_gemm_pipeline_configurations(torch, kernel, size, config) -> None:
     c, ref = run_gemm(torch, kernel, *size, torch.bfloat16, config)
+    assert rel_err(c, ref) < 1e-2
+
+
+@pytest.mark.parametrize("tma_store", [True, False], ids=["tma-store", "direct"])
+@pytest.mark.parametrize("persistent", [True, False], ids=["persistent", "grid"])
+@pytest.mark.parametrize("block_n", [128, 256], ids=lambda n: f"BN{n}")
+@pytest.mark.parametrize(
+    "size", [(1000, 1000, 1000), (4096, 3000, 1024), (264, 136, 2056)], ids=str
+)
+@pytest.mark.parametrize("kernel", ["gemm_nt", "gemm_nn"])
+def test_tile_shape_persistent_and_epilogue(
+    torch, kernel, size, block_n, persistent, tma_store
+) -> None:
+    c, ref = run_gemm(
+        torch,
+        kernel,
+        *size,
+        torch.bfloat16,
+        (3, 1, 2),
+        block_n=block_n,
+        persistent=persistent,
+        tma_store=tma_store,
+    )
     assert rel_err(c, ref) < 1e-2
 
 

@@ -2,16 +2,21 @@
 // RUN: tawa-opt %examples/gemm.mlir -p 'aref-partition,pipeline{num-stages=3 mma-depth=2},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=GEMM
 // RUN: tawa-opt %examples/gemm_epilogue.mlir -p 'aref-partition,cooperative,pipeline{num-stages=2},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=EPI
 // RUN: tawa-opt %examples/attention.mlir -p 'aref-partition,cooperative,pipeline{num-stages=2},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=ATTN
+// RUN: tawa-opt %examples/gemm.mlir -p 'aref-partition,pipeline{num-stages=3 mma-depth=2},convert-aref-to-nvgpu-async{tma-store=false}' | filecheck %s --check-prefix=DIRECT
+// RUN: tawa-opt %examples/attention.mlir -p 'aref-partition,cooperative,pipeline{num-stages=3},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=NOROOM
 
-// Parameters follow their uses: A and B are TMA maps, C a plain global tensor, K a dim.
-// GEMM-LABEL: func.func @gemm_nt(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %a_dim1: index, %b: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %c: !nvgpu_async.global<?x?xbf16>)
-// GEMM-SAME:    nvgpu_async.abi = ["map:0", "dim:0:1", "map:1", "global:2"]
-// GEMM-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 99376 : i64}
-// One 3-slot ring per tile, 1024-byte aligned, then full/empty barriers.
+// Parameters follow their uses: A, B and C are TMA maps (C is stored through a
+// staging tile), K a dim.
+// GEMM-LABEL: func.func @gemm_nt(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %a_dim1: index, %b: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %c: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>)
+// GEMM-SAME:    nvgpu_async.abi = ["map:0", "dim:0:1", "map:1", "map:2"]
+// GEMM-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 132144 : i64}
+// One 3-slot ring per tile, 1024-byte aligned, the staging tile of C, then
+// full/empty barriers.
 // GEMM-NEXT:    %[[A:.*]] = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<3x128x64xbf16>
 // GEMM-NEXT:    %[[B:.*]] = nvgpu_async.smem_alloc offset = 49152 : !nvgpu_async.smem<3x128x64xbf16>
-// GEMM-NEXT:    %[[FULL:.*]] = nvgpu_async.mbarrier_alloc offset = 98304 : !nvgpu_async.mbarrier<3>
-// GEMM-NEXT:    %[[EMPTY:.*]] = nvgpu_async.mbarrier_alloc offset = 98328 : !nvgpu_async.mbarrier<3>
+// GEMM-NEXT:    %[[STAGE:.*]] = nvgpu_async.smem_alloc offset = 98304 : !nvgpu_async.smem<1x128x128xbf16>
+// GEMM-NEXT:    %[[FULL:.*]] = nvgpu_async.mbarrier_alloc offset = 131072 : !nvgpu_async.mbarrier<3>
+// GEMM-NEXT:    %[[EMPTY:.*]] = nvgpu_async.mbarrier_alloc offset = 131096 : !nvgpu_async.mbarrier<3>
 // GEMM-NEXT:    nvgpu_async.mbarrier_init %[[FULL]], count = 1
 // GEMM-NEXT:    nvgpu_async.mbarrier_init %[[EMPTY]], count = 1
 // GEMM-NEXT:    nvgpu_async.fence_mbarrier_init
@@ -48,7 +53,34 @@
 // GEMM:             nvgpu_async.mbarrier_arrive warpgroup %[[EMPTY]]
 // GEMM:           nvgpu_async.wgmma_wait_group pending = 0
 // GEMM-NEXT:      %[[OUT:.*]] = arith.truncf
-// GEMM-NEXT:      nvgpu_async.store_global %[[OUT]], %c[%{{.*}}, %{{.*}}] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.global<?x?xbf16>
+// The epilogue: wait until the previous store read the staging tile out, write
+// it from registers, fence for the async proxy, one thread stores it with TMA;
+// the consumer leaves once its stores have read shared memory.
+// GEMM-NEXT:      %[[ZERO:.*]] = arith.constant 0 : index
+// GEMM-NEXT:      nvgpu_async.tma_store_wait pending = 0
+// GEMM-NEXT:      nvgpu_async.consumer_barrier
+// GEMM-NEXT:      nvgpu_async.smem_store %[[OUT]], %[[STAGE]][%[[ZERO]]] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.smem<1x128x128xbf16>
+// GEMM-NEXT:      nvgpu_async.fence_proxy_async
+// GEMM-NEXT:      nvgpu_async.consumer_barrier
+// GEMM-NEXT:      nvgpu_async.tma_store %[[STAGE]][%[[ZERO]]], %c[%{{.*}}, %{{.*}}]
+// GEMM-NEXT:      nvgpu_async.tma_store_commit
+// GEMM-NEXT:      nvgpu_async.wgmma_wait_group pending = 0
+// GEMM-NEXT:      nvgpu_async.tma_store_wait pending = 0
+// GEMM-NEXT:    }
+
+// tma-store=false: C is a plain global tensor stored from registers.
+// DIRECT-LABEL: func.func @gemm_nt
+// DIRECT-SAME:    %c: !nvgpu_async.global<?x?xbf16>)
+// DIRECT-SAME:    nvgpu_async.abi = ["map:0", "dim:0:1", "map:1", "global:2"]
+// DIRECT-SAME:    smem = 99376 : i64
+// DIRECT-NOT:     smem_store
+// DIRECT:         nvgpu_async.store_global %{{.*}}, %c[%{{.*}}, %{{.*}}] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.global<?x?xbf16>
+
+// Where the staging tile does not fit next to the rings (head dim 128, three
+// stages of K and V), the output is stored from registers.
+// NOROOM-LABEL: func.func @attention_d128
+// NOROOM-SAME:    %o: !nvgpu_async.global<?x?x128xbf16>
+// NOROOM:       nvgpu_async.store_global
 
 // Two consumer warpgroups: the empty barriers expect two arrivals, or 256 where
 // every thread reads the slot (the bias, loaded into registers).

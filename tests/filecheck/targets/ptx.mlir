@@ -16,7 +16,7 @@
 // CHECK-NEXT:    .param .align 64 .b8 p_a[128],
 // CHECK-NEXT:    .param .u32 p_a_dim1,
 // CHECK-NEXT:    .param .align 64 .b8 p_b[128],
-// CHECK-NEXT:    .param .u64 p_c_ptr,
+// CHECK-NEXT:    .param .align 64 .b8 p_c[128]
 // CHECK:       .maxntid 384, 1, 1
 // CHECK-NEXT:  .minnctapersm 1
 // CHECK:         mbarrier.init.shared::cta.b64
@@ -32,8 +32,21 @@
 // CHECK:         wgmma.commit_group.sync.aligned;
 // CHECK:         wgmma.wait_group.sync.aligned 1;
 // CHECK:         mbarrier.arrive.shared::cta.b64 _,
+// The epilogue goes through a 128-byte-swizzled staging tile and TMA: the first
+// consumer thread waits for the previous store, everyone writes and fences, it
+// stores one 64-column box at a time.
 // CHECK:         cvt.rn.bf16x2.f32
-// CHECK:         st.global.b32
+// CHECK:         @[[LEAD:%p[0-9]+]] cp.async.bulk.wait_group.read 0;
+// CHECK-NEXT:    bar.sync 1, 256;
+// CHECK:         xor.b32
+// CHECK:         st.shared.b32 [%r{{[0-9]+}}+0], %r{{[0-9]+}};
+// CHECK:         st.shared.b32 [%r{{[0-9]+}}+16384], %r{{[0-9]+}};
+// CHECK:         fence.proxy.async.shared::cta;
+// CHECK-NEXT:    bar.sync 1, 256;
+// CHECK:         @[[LEAD]] cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%r{{[0-9]+}}+0];
+// CHECK:         @[[LEAD]] cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%r{{[0-9]+}}+16384];
+// CHECK-NEXT:    @[[LEAD]] cp.async.bulk.commit_group;
+// CHECK:         @[[LEAD]] cp.async.bulk.wait_group.read 0;
 
 // Row max and sum: per-thread, then across the quad of lanes holding a row.
 // ATTN-LABEL: .visible .entry attention_d64(
