@@ -37,6 +37,7 @@ from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes
+from tawa_xdsl.lowering.carried import uses_through_loops
 from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
 from tawa_xdsl.transforms.specialized import warp_specialized
@@ -351,17 +352,18 @@ class KernelLowering:
         return ops
 
     def _read_by_threads(self, ch: Channel) -> bool:
-        """Whether a consumer reads this aref's tiles with plain shared loads."""
+        """Whether a consumer reads this aref's tiles with plain shared loads
+        (anything but wgmma operands, transposed views and loop-carried views)."""
         gets = [
             u.operation
             for u in ch.create.result.uses
             if isinstance(u.operation, aref.GetOp)
         ]
         return any(
-            not isinstance(use.operation, tile.DotOp | tile.TransOp | scf.YieldOp)
+            not isinstance(user, tile.DotOp | tile.TransOp)
             for get in gets
             for v in get.values
-            for use in v.uses
+            for user in (u.operation for u in uses_through_loops(v))
         )
 
     # -------------------------------------------------------------- producer

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.lowering.carried import uses_through_loops
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
@@ -331,6 +332,18 @@ def _copied(op: Operation) -> list[SSAValue]:
     return []
 
 
+def _makes_register_operand(op: Operation) -> bool:
+    """Whether `op` computes a register tile that a dot reads as its A operand
+    (P = bf16(S) in attention), in this iteration or, carried, in a later one."""
+    if isinstance(op, aref.GetOp | tile.TransOp | scf.ForOp | scf.IfOp):
+        return False
+    return any(
+        isinstance(use.operation, tile.DotOp) and use.index == 0
+        for r in op.results
+        for use in uses_through_loops(r)
+    )
+
+
 def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
     """(op, k): the consumer must `wgmma_wait_group k` right before op."""
     plan: list[tuple[Operation, int]] = []
@@ -355,6 +368,10 @@ def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
             ):
                 # ptxas cannot follow pending groups around a back edge: copying an
                 # accumulator there with groups in flight makes it serialize all wgmmas
+                k = 0
+            if _makes_register_operand(op):
+                # ptxas serializes every wgmma (C7513) when an instruction writes a
+                # wgmma's register A operand while any group is in flight
                 k = 0
         if k is not None:
             plan.append((op, min(k, MAX_PENDING)))

@@ -37,30 +37,41 @@
 // EPI-NEXT:    aref.create : !aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 2>
 // EPI-NEXT:    aref.create : !aref.aref<[tensor<128xbf16>], depth = 1>
 
-// Two-stage: S = Q K^T of the first block is issued before the loop; each
-// iteration of the steady loop issues the next block's QK^T before the softmax of
-// the current one; the last block's softmax and P V are peeled after the loop.
+// Two-stage: the first block's stage one (get, S = Q K^T, softmax giving P and
+// alpha) runs before the loop. Each steady iteration issues the next block's
+// QK^T, then this block's rescale and P V (stage two, reading the P, alpha, V
+// and index handed over through the iteration arguments), then the next
+// block's softmax, and releases this block's slot last. The last stage two is
+// peeled after the loop.
 // ATTN-LABEL: func.func @attention_d64
-// ATTN:         %[[KV:.*]] = aref.create : !aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 2>
+// ATTN:         %[[KV:[a-z0-9_]+]] = aref.create : !aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 2>
 // ATTN:       } consumer {
-// ATTN:         %[[QT:.*]] = aref.get
-// ATTN:         %[[HAS:.*]] = arith.cmpi slt
+// ATTN:         %[[QT:[a-z0-9_]+]] = aref.get
+// ATTN:         %[[HAS:[a-z0-9_]+]] = arith.cmpi slt
 // ATTN-NEXT:    %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = scf.if %[[HAS]] -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>, index) {
-// ATTN-NEXT:      %{{.*}}, %[[V0:.*]] = aref.get %[[KV]]
-// ATTN-NEXT:      %[[KT:.*]] = tile.trans
-// ATTN-NEXT:      %[[S0:.*]] = tile.dot %[[QT]], %[[KT]], %zero_s
-// ATTN:           %[[LAST:.*]] = arith.addi
-// ATTN-NEXT:      {{.*}} = scf.for %{{.*}} = %{{.*}} to %[[LAST]] step {{.*}} iter_args({{.*}}, %[[I:.*]] = %{{.*}}, %[[VC:.*]] = %[[V0]], %[[SC:.*]] = %[[S0]])
-// ATTN:             %[[INEXT:.*]] = arith.addi %[[I]]
-// ATTN-NEXT:        %{{.*}}, %[[VN:.*]] = aref.get %[[KV]][%[[INEXT]]]
-// ATTN:             %[[SN:.*]] = tile.dot %[[QT]]
-// ATTN-NEXT:        arith.mulf %[[SC]], %scale_t
+// ATTN-NEXT:      %{{.*}}, %[[V0:[a-z0-9_]+]] = aref.get %[[KV]][%[[I0:[a-z0-9_]+]]]
+// ATTN-NEXT:      %[[KT:[a-z0-9_]+]] = tile.trans
+// ATTN-NEXT:      %[[S0:[a-z0-9_]+]] = tile.dot %[[QT]], %[[KT]], %zero_s
+// ATTN:           %[[ALPHA0:[a-z0-9_]+]] = math.exp2 %m_diff
+// ATTN:           %[[P0:[a-z0-9_]+]] = arith.truncf
+// ATTN:           %[[LAST:last_iv[a-z0-9_]*]] = arith.addi
+// ATTN-NEXT:      {{.*}} = scf.for %{{.*}} = %{{.*}} to %[[LAST]] step {{.*}} iter_args({{.*}}, %[[ACC:[a-z0-9_]+]] = %acc_init, %[[I:[a-z0-9_]+]] = %{{.*}}, %[[ALPHA:[a-z0-9_]+]] = %[[ALPHA0]], %[[P:[a-z0-9_]+]] = %[[P0]], %[[VC:[a-z0-9_]+]] = %[[V0]], %[[IC:[a-z0-9_]+]] = %[[I0]])
+// ATTN-NEXT:        arith.addi
+// ATTN-NEXT:        %{{.*}}, %[[VN:[a-z0-9_]+]] = aref.get %[[KV]][%[[I]]]
+// ATTN-NEXT:        tile.trans
+// ATTN-NEXT:        %[[SN:[a-z0-9_]+]] = tile.dot %[[QT]]
+// ATTN-NEXT:        tile.expand_dims %[[ALPHA]]
+// ATTN-NEXT:        tile.broadcast
+// ATTN-NEXT:        %[[SCALED:[a-z0-9_]+]] = arith.mulf %[[ACC]]
+// ATTN-NEXT:        %[[ACCN:[a-z0-9_]+]] = tile.dot %[[P]], %[[VC]], %[[SCALED]]
+// ATTN-NEXT:        arith.mulf %[[SN]], %scale_t
 // ATTN:             tile.reduce max
-// ATTN:             tile.dot %{{.*}}, %[[VC]]
-// ATTN-NEXT:        aref.consumed %[[KV]][%[[I]]]
-// ATTN:             scf.yield {{.*}}, %[[VN]], %[[SN]]
+// ATTN:             %[[ALPHAN:[a-z0-9_]+]] = math.exp2 %m_diff
+// ATTN:             %[[PN:[a-z0-9_]+]] = arith.truncf
+// ATTN:             %[[INEXT:[a-z0-9_]+]] = arith.addi %[[I]]
+// ATTN-NEXT:        aref.consumed %[[KV]][%[[IC]]]
+// ATTN-NEXT:        scf.yield %{{.*}}, %{{.*}}, %[[ACCN]], %[[INEXT]], %[[ALPHAN]], %[[PN]], %[[VN]], %[[I]]
 // ATTN:           }
-// ATTN:           tile.reduce max
 // ATTN:           tile.dot
 // ATTN-NEXT:      aref.consumed %[[KV]]
 // ATTN:         } else {
