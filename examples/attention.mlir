@@ -1,31 +1,38 @@
 // FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per
-// (128-query block, batch * head). Q, K, V and O are [batch * heads, seq_len, head_dim]
-// bf16 tensors. The key loop walks 128-key blocks keeping the online-softmax state:
-// running row max m, running row sum l and the unnormalised output acc, rescaled by
-// exp2(m_old - m_new) whenever the max grows. Launch grid: (ceil(seq_len / 128),
-// batch * heads).
+// (BM-query block, batch * head). Q, K, V and O are [batch * heads, seq_len,
+// head_dim] bf16 tensors. The key loop walks BN-key blocks keeping the
+// online-softmax state: the running row max m of the raw scores, the running row
+// sum l and the unnormalised output acc, rescaled by alpha = exp2((m_old - m_new)
+// * scale) whenever the max grows; the probabilities are exp2(s * scale - m *
+// scale), one fused multiply-add per score (scale = sm_scale * log2(e)).
+// Written for BM = 128, BN = 128; both are named (tile.box, tile.size), so
+// `tile-shape{block-m=.. block-n=..}` can resize them. Launch grid:
+// (ceil(seq_len / BM), batch * heads).
 //
-//   @attention_d64, @attention_d128: every key; keys past seq_len are masked.
-//   @attention_causal_d64, @attention_causal_d128: keys up to the query
-//     position: one loop over the blocks left of the diagonal (no mask), then the
-//     diagonal blocks with the causal and sequence-length masks.
+//   @attention_d64, @attention_d128:
+//     every key; the blocks wholly inside the sequence run unmasked, the last
+//     partial block masks keys past seq_len.
+//   @attention_causal_d64, @attention_causal_d128:
+//     keys up to the query position; the blocks left of the query block run
+//     unmasked, the rest with the causal and sequence-length masks.
 
-func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
-    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
-    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
-    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
+func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
+    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
+    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
+    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
   %seq_len = tile.dim %k, 1 : !tile.desc<?x?x64xbf16, box = [1, 128, 64]>
   %c0 = arith.constant 0 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
   %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
-  // softmax in base 2: exp(x * scale) = exp2(x * scale * log2(e))
   %log2e = arith.constant 1.44269502 : f32
   %qk_scale = arith.mulf %sm_scale, %log2e : f32
   %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
+  %scale_r = tile.splat %qk_scale : f32 -> tensor<128xf32>
   %ninf = arith.constant 0xFF800000 : f32
   %neg_inf = tile.splat %ninf : f32 -> tensor<128x128xf32>
   %zero_s = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
@@ -36,27 +43,59 @@ func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
   %seq_len_t = tile.splat %seq_len_i32 : i32 -> tensor<128x128xi32>
   %col_iota_1d = tile.iota : tensor<128xi32>
   %col_iota = tile.expand_dims %col_iota_1d, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
-  %m_f, %l_f, %acc_f = scf.for %n = %c0 to %seq_len step %c128 iter_args(%m_i = %m_init, %l_i = %l_init, %acc = %acc_init) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
+  // key blocks wholly inside the sequence need no mask
+  %seq_blocks = arith.divui %seq_len, %bn : index
+  %full_end = arith.muli %seq_blocks, %bn : index
+  %m_1, %l_1, %acc_1 = scf.for %n = %c0 to %full_end step %bn iter_args(%m_i = %m_init, %l_i = %l_init, %acc = %acc_init) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
     %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
     %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
     %k_tt = tile.trans %k_t : tensor<128x64xbf16> -> tensor<64x128xbf16>
     %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    %m_blk = tile.reduce max %s, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
+    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
+    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
-    // keys past the sequence end, and (causal) keys after the query, score -inf
+    %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
+    %p = math.exp2 %s_shift : tensor<128x128xf32>
+    %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
+    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
+    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
+    %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
+    %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x64xf32>
+    %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x64xf32>
+    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
+    scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
+  }
+  // the last, partial block (if any): sequence-length mask
+  %m_f, %l_f, %acc_f = scf.for %n = %full_end to %seq_len step %bn iter_args(%m_i = %m_1, %l_i = %l_1, %acc = %acc_1) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
+    %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
+    %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
+    %k_tt = tile.trans %k_t : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    // keys past the sequence end score -inf
     %n_i32 = arith.index_cast %n : index to i32
     %n_row = tile.splat %n_i32 : i32 -> tensor<1x128xi32>
     %col_ids = arith.addi %col_iota, %n_row : tensor<1x128xi32>
     %cols_b = tile.broadcast %col_ids : tensor<1x128xi32> -> tensor<128x128xi32>
     %in_seq = tile.cmpi slt, %cols_b, %seq_len_t : tensor<128x128xi32> -> tensor<128x128xi1>
-    %s_len = tile.select %in_seq, %s_scaled, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
+    %s_len = tile.select %in_seq, %s, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
     %m_blk = tile.reduce max %s_len, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_new_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %m_new_b = tile.broadcast %m_new_e : tensor<128x1xf32> -> tensor<128x128xf32>
-    %s_shift = arith.subf %s_len, %m_new_b : tensor<128x128xf32>
+    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
+    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
+    %s_scaled = arith.mulf %s_len, %scale_t : tensor<128x128xf32>
+    %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %alpha = math.exp2 %m_diff : tensor<128xf32>
+    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
+    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -75,22 +114,131 @@ func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
   func.return
 }
 
-func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
-    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
-    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
-    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
+func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
+    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
+    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
+    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
+    %sm_scale: f32) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %bh = tile.program_id y
+  %seq_len = tile.dim %k, 1 : !tile.desc<?x?x64xbf16, box = [1, 128, 64]>
+  %c0 = arith.constant 0 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
+  %log2e = arith.constant 1.44269502 : f32
+  %qk_scale = arith.mulf %sm_scale, %log2e : f32
+  %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
+  %scale_r = tile.splat %qk_scale : f32 -> tensor<128xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %neg_inf = tile.splat %ninf : f32 -> tensor<128x128xf32>
+  %zero_s = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %m_init = tile.splat %ninf : f32 -> tensor<128xf32>
+  %l_init = arith.constant dense<0.000000e+00> : tensor<128xf32>
+  %acc_init = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
+  %seq_len_i32 = arith.index_cast %seq_len : index to i32
+  %seq_len_t = tile.splat %seq_len_i32 : i32 -> tensor<128x128xi32>
+  %col_iota_1d = tile.iota : tensor<128xi32>
+  %col_iota = tile.expand_dims %col_iota_1d, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %m0_i32 = arith.index_cast %m0 : index to i32
+  %m0_col = tile.splat %m0_i32 : i32 -> tensor<128x1xi32>
+  %row_iota_1d = tile.iota : tensor<128xi32>
+  %row_iota = tile.expand_dims %row_iota_1d, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %row_ids = arith.addi %row_iota, %m0_col : tensor<128x1xi32>
+  %rows_b = tile.broadcast %row_ids : tensor<128x1xi32> -> tensor<128x128xi32>
+  // key blocks wholly left of the query block need no mask
+  %m0_blocks = arith.divui %m0, %bn : index
+  %full_end = arith.muli %m0_blocks, %bn : index
+  %diag_end = arith.addi %m0, %bm : index
+  %kv_end = arith.minui %diag_end, %seq_len : index
+  %m_1, %l_1, %acc_1 = scf.for %n = %c0 to %full_end step %bn iter_args(%m_i = %m_init, %l_i = %l_init, %acc = %acc_init) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
+    %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
+    %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
+    %k_tt = tile.trans %k_t : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    %m_blk = tile.reduce max %s, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
+    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
+    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
+    %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
+    %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
+    %p = math.exp2 %s_shift : tensor<128x128xf32>
+    %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
+    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
+    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
+    %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
+    %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x64xf32>
+    %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x64xf32>
+    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
+    scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
+  }
+  // the diagonal blocks: causal and sequence-length masks
+  %m_f, %l_f, %acc_f = scf.for %n = %full_end to %kv_end step %bn iter_args(%m_i = %m_1, %l_i = %l_1, %acc = %acc_1) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
+    %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
+    %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
+    %k_tt = tile.trans %k_t : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    // keys past the sequence end and keys after the query score -inf
+    %n_i32 = arith.index_cast %n : index to i32
+    %n_row = tile.splat %n_i32 : i32 -> tensor<1x128xi32>
+    %col_ids = arith.addi %col_iota, %n_row : tensor<1x128xi32>
+    %cols_b = tile.broadcast %col_ids : tensor<1x128xi32> -> tensor<128x128xi32>
+    %in_seq = tile.cmpi slt, %cols_b, %seq_len_t : tensor<128x128xi32> -> tensor<128x128xi1>
+    %s_len = tile.select %in_seq, %s, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
+    %causal = tile.cmpi sle, %cols_b, %rows_b : tensor<128x128xi32> -> tensor<128x128xi1>
+    %s_causal = tile.select %causal, %s_len, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
+    %m_blk = tile.reduce max %s_causal, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
+    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
+    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
+    %s_scaled = arith.mulf %s_causal, %scale_t : tensor<128x128xf32>
+    %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
+    %p = math.exp2 %s_shift : tensor<128x128xf32>
+    %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
+    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
+    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
+    %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
+    %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x64xf32>
+    %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x64xf32>
+    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
+    scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
+  }
+  %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x64xf32>
+  %o_f = arith.divf %acc_f, %l_b : tensor<128x64xf32>
+  %o_t = arith.truncf %o_f : tensor<128x64xf32> to tensor<128x64xbf16>
+  tile.store %o_t, %o[%bh, %m0, %c0] : tensor<128x64xbf16> -> !tile.desc<?x?x64xbf16, box = [1, 128, 64]>
+  func.return
+}
+
+func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
+    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
+    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
+    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
   %seq_len = tile.dim %k, 1 : !tile.desc<?x?x128xbf16, box = [1, 128, 128]>
   %c0 = arith.constant 0 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
   %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
-  // softmax in base 2: exp(x * scale) = exp2(x * scale * log2(e))
   %log2e = arith.constant 1.44269502 : f32
   %qk_scale = arith.mulf %sm_scale, %log2e : f32
   %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
+  %scale_r = tile.splat %qk_scale : f32 -> tensor<128xf32>
   %ninf = arith.constant 0xFF800000 : f32
   %neg_inf = tile.splat %ninf : f32 -> tensor<128x128xf32>
   %zero_s = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
@@ -101,27 +249,59 @@ func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
   %seq_len_t = tile.splat %seq_len_i32 : i32 -> tensor<128x128xi32>
   %col_iota_1d = tile.iota : tensor<128xi32>
   %col_iota = tile.expand_dims %col_iota_1d, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
-  %m_f, %l_f, %acc_f = scf.for %n = %c0 to %seq_len step %c128 iter_args(%m_i = %m_init, %l_i = %l_init, %acc = %acc_init) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
+  // key blocks wholly inside the sequence need no mask
+  %seq_blocks = arith.divui %seq_len, %bn : index
+  %full_end = arith.muli %seq_blocks, %bn : index
+  %m_1, %l_1, %acc_1 = scf.for %n = %c0 to %full_end step %bn iter_args(%m_i = %m_init, %l_i = %l_init, %acc = %acc_init) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
     %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
     %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
     %k_tt = tile.trans %k_t : tensor<128x128xbf16> -> tensor<128x128xbf16>
     %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
+    %m_blk = tile.reduce max %s, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
+    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
+    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
-    // keys past the sequence end, and (causal) keys after the query, score -inf
+    %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
+    %p = math.exp2 %s_shift : tensor<128x128xf32>
+    %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
+    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
+    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
+    %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
+    %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x128xf32>
+    %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x128xf32>
+    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
+    scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
+  }
+  // the last, partial block (if any): sequence-length mask
+  %m_f, %l_f, %acc_f = scf.for %n = %full_end to %seq_len step %bn iter_args(%m_i = %m_1, %l_i = %l_1, %acc = %acc_1) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
+    %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
+    %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
+    %k_tt = tile.trans %k_t : tensor<128x128xbf16> -> tensor<128x128xbf16>
+    %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
+    // keys past the sequence end score -inf
     %n_i32 = arith.index_cast %n : index to i32
     %n_row = tile.splat %n_i32 : i32 -> tensor<1x128xi32>
     %col_ids = arith.addi %col_iota, %n_row : tensor<1x128xi32>
     %cols_b = tile.broadcast %col_ids : tensor<1x128xi32> -> tensor<128x128xi32>
     %in_seq = tile.cmpi slt, %cols_b, %seq_len_t : tensor<128x128xi32> -> tensor<128x128xi1>
-    %s_len = tile.select %in_seq, %s_scaled, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
+    %s_len = tile.select %in_seq, %s, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
     %m_blk = tile.reduce max %s_len, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_new_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %m_new_b = tile.broadcast %m_new_e : tensor<128x1xf32> -> tensor<128x128xf32>
-    %s_shift = arith.subf %s_len, %m_new_b : tensor<128x128xf32>
+    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
+    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
+    %s_scaled = arith.mulf %s_len, %scale_t : tensor<128x128xf32>
+    %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %alpha = math.exp2 %m_diff : tensor<128xf32>
+    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
+    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -140,123 +320,23 @@ func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
   func.return
 }
 
-func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
-    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
-    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
-    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]>,
-    %sm_scale: f32) attributes {tile.kernel} {
-  %pid_m = tile.program_id x
-  %bh = tile.program_id y
-  %seq_len = tile.dim %k, 1 : !tile.desc<?x?x64xbf16, box = [1, 128, 64]>
-  %c0 = arith.constant 0 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
-  %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
-  // softmax in base 2: exp(x * scale) = exp2(x * scale * log2(e))
-  %log2e = arith.constant 1.44269502 : f32
-  %qk_scale = arith.mulf %sm_scale, %log2e : f32
-  %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
-  %ninf = arith.constant 0xFF800000 : f32
-  %neg_inf = tile.splat %ninf : f32 -> tensor<128x128xf32>
-  %zero_s = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
-  %m_init = tile.splat %ninf : f32 -> tensor<128xf32>
-  %l_init = arith.constant dense<0.000000e+00> : tensor<128xf32>
-  %acc_init = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
-  %seq_len_i32 = arith.index_cast %seq_len : index to i32
-  %seq_len_t = tile.splat %seq_len_i32 : i32 -> tensor<128x128xi32>
-  %col_iota_1d = tile.iota : tensor<128xi32>
-  %col_iota = tile.expand_dims %col_iota_1d, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
-  %m0_i32 = arith.index_cast %m0 : index to i32
-  %m0_col = tile.splat %m0_i32 : i32 -> tensor<128x1xi32>
-  %row_iota_1d = tile.iota : tensor<128xi32>
-  %row_iota = tile.expand_dims %row_iota_1d, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
-  %row_ids = arith.addi %row_iota, %m0_col : tensor<128x1xi32>
-  %rows_b = tile.broadcast %row_ids : tensor<128x1xi32> -> tensor<128x128xi32>
-  // keys strictly before this query block: no mask needed
-  %m_1, %l_1, %acc_1 = scf.for %n = %c0 to %m0 step %c128 iter_args(%m_i = %m_init, %l_i = %l_init, %acc = %acc_init) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
-    %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
-    %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
-    %k_tt = tile.trans %k_t : tensor<128x64xbf16> -> tensor<64x128xbf16>
-    %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
-    %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
-    %m_blk = tile.reduce max %s_scaled, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_new_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %m_new_b = tile.broadcast %m_new_e : tensor<128x1xf32> -> tensor<128x128xf32>
-    %s_shift = arith.subf %s_scaled, %m_new_b : tensor<128x128xf32>
-    %p = math.exp2 %s_shift : tensor<128x128xf32>
-    %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %alpha = math.exp2 %m_diff : tensor<128xf32>
-    %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
-    %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
-    %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x64xf32>
-    %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x64xf32>
-    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
-    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
-    scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
-  }
-  // the diagonal block: causal and sequence-length masks
-  %diag_end = arith.addi %m0, %c128 : index
-  %kv_end = arith.minui %diag_end, %seq_len : index
-  %m_f, %l_f, %acc_f = scf.for %n = %m0 to %kv_end step %c128 iter_args(%m_i = %m_1, %l_i = %l_1, %acc = %acc_1) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
-    %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
-    %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x64xbf16, box = [1, 128, 64]> -> tensor<128x64xbf16>
-    %k_tt = tile.trans %k_t : tensor<128x64xbf16> -> tensor<64x128xbf16>
-    %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
-    %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
-    // keys past the sequence end, and (causal) keys after the query, score -inf
-    %n_i32 = arith.index_cast %n : index to i32
-    %n_row = tile.splat %n_i32 : i32 -> tensor<1x128xi32>
-    %col_ids = arith.addi %col_iota, %n_row : tensor<1x128xi32>
-    %cols_b = tile.broadcast %col_ids : tensor<1x128xi32> -> tensor<128x128xi32>
-    %in_seq = tile.cmpi slt, %cols_b, %seq_len_t : tensor<128x128xi32> -> tensor<128x128xi1>
-    %s_len = tile.select %in_seq, %s_scaled, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
-    %causal = tile.cmpi sle, %cols_b, %rows_b : tensor<128x128xi32> -> tensor<128x128xi1>
-    %s_causal = tile.select %causal, %s_len, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
-    %m_blk = tile.reduce max %s_causal, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_new_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %m_new_b = tile.broadcast %m_new_e : tensor<128x1xf32> -> tensor<128x128xf32>
-    %s_shift = arith.subf %s_causal, %m_new_b : tensor<128x128xf32>
-    %p = math.exp2 %s_shift : tensor<128x128xf32>
-    %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %alpha = math.exp2 %m_diff : tensor<128xf32>
-    %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
-    %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
-    %alpha_e = tile.expand_dims %alpha, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x64xf32>
-    %acc_scaled = arith.mulf %acc, %alpha_b : tensor<128x64xf32>
-    %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
-    %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
-    scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
-  }
-  %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-  %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x64xf32>
-  %o_f = arith.divf %acc_f, %l_b : tensor<128x64xf32>
-  %o_t = arith.truncf %o_f : tensor<128x64xf32> to tensor<128x64xbf16>
-  tile.store %o_t, %o[%bh, %m0, %c0] : tensor<128x64xbf16> -> !tile.desc<?x?x64xbf16, box = [1, 128, 64]>
-  func.return
-}
-
-func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
-    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
-    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
-    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]>,
+func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
+    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
+    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
+    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
   %seq_len = tile.dim %k, 1 : !tile.desc<?x?x128xbf16, box = [1, 128, 128]>
   %c0 = arith.constant 0 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
   %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
-  // softmax in base 2: exp(x * scale) = exp2(x * scale * log2(e))
   %log2e = arith.constant 1.44269502 : f32
   %qk_scale = arith.mulf %sm_scale, %log2e : f32
   %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
+  %scale_r = tile.splat %qk_scale : f32 -> tensor<128xf32>
   %ninf = arith.constant 0xFF800000 : f32
   %neg_inf = tile.splat %ninf : f32 -> tensor<128x128xf32>
   %zero_s = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
@@ -273,21 +353,27 @@ func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128
   %row_iota = tile.expand_dims %row_iota_1d, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
   %row_ids = arith.addi %row_iota, %m0_col : tensor<128x1xi32>
   %rows_b = tile.broadcast %row_ids : tensor<128x1xi32> -> tensor<128x128xi32>
-  // keys strictly before this query block: no mask needed
-  %m_1, %l_1, %acc_1 = scf.for %n = %c0 to %m0 step %c128 iter_args(%m_i = %m_init, %l_i = %l_init, %acc = %acc_init) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
+  // key blocks wholly left of the query block need no mask
+  %m0_blocks = arith.divui %m0, %bn : index
+  %full_end = arith.muli %m0_blocks, %bn : index
+  %diag_end = arith.addi %m0, %bm : index
+  %kv_end = arith.minui %diag_end, %seq_len : index
+  %m_1, %l_1, %acc_1 = scf.for %n = %c0 to %full_end step %bn iter_args(%m_i = %m_init, %l_i = %l_init, %acc = %acc_init) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
     %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
     %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
     %k_tt = tile.trans %k_t : tensor<128x128xbf16> -> tensor<128x128xbf16>
     %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
-    %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
-    %m_blk = tile.reduce max %s_scaled, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %m_blk = tile.reduce max %s, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_new_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %m_new_b = tile.broadcast %m_new_e : tensor<128x1xf32> -> tensor<128x128xf32>
-    %s_shift = arith.subf %s_scaled, %m_new_b : tensor<128x128xf32>
+    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
+    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
+    %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
+    %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %alpha = math.exp2 %m_diff : tensor<128xf32>
+    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
+    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -298,32 +384,32 @@ func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
   }
-  // the diagonal block: causal and sequence-length masks
-  %diag_end = arith.addi %m0, %c128 : index
-  %kv_end = arith.minui %diag_end, %seq_len : index
-  %m_f, %l_f, %acc_f = scf.for %n = %m0 to %kv_end step %c128 iter_args(%m_i = %m_1, %l_i = %l_1, %acc = %acc_1) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
+  // the diagonal blocks: causal and sequence-length masks
+  %m_f, %l_f, %acc_f = scf.for %n = %full_end to %kv_end step %bn iter_args(%m_i = %m_1, %l_i = %l_1, %acc = %acc_1) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
     %k_t = tile.load %k[%bh, %n, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
     %v_t = tile.load %v[%bh, %n, %c0] : !tile.desc<?x?x128xbf16, box = [1, 128, 128]> -> tensor<128x128xbf16>
     %k_tt = tile.trans %k_t : tensor<128x128xbf16> -> tensor<128x128xbf16>
     %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
-    %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
-    // keys past the sequence end, and (causal) keys after the query, score -inf
+    // keys past the sequence end and keys after the query score -inf
     %n_i32 = arith.index_cast %n : index to i32
     %n_row = tile.splat %n_i32 : i32 -> tensor<1x128xi32>
     %col_ids = arith.addi %col_iota, %n_row : tensor<1x128xi32>
     %cols_b = tile.broadcast %col_ids : tensor<1x128xi32> -> tensor<128x128xi32>
     %in_seq = tile.cmpi slt, %cols_b, %seq_len_t : tensor<128x128xi32> -> tensor<128x128xi1>
-    %s_len = tile.select %in_seq, %s_scaled, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
+    %s_len = tile.select %in_seq, %s, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
     %causal = tile.cmpi sle, %cols_b, %rows_b : tensor<128x128xi32> -> tensor<128x128xi1>
     %s_causal = tile.select %causal, %s_len, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
     %m_blk = tile.reduce max %s_causal, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_new_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %m_new_b = tile.broadcast %m_new_e : tensor<128x1xf32> -> tensor<128x128xf32>
-    %s_shift = arith.subf %s_causal, %m_new_b : tensor<128x128xf32>
+    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
+    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
+    %s_scaled = arith.mulf %s_causal, %scale_t : tensor<128x128xf32>
+    %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %alpha = math.exp2 %m_diff : tensor<128xf32>
+    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
+    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>

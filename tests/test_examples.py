@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -111,3 +112,15 @@ def test_warp_specialized_examples_compute_the_reference(kernel, pipeline) -> No
             module, kernel, *inputs, out, *run.scalars, grid=run.grid, seed=seed
         )
         assert np.array_equal(out.view(np.uint16), expected.view(np.uint16))
+
+
+def test_attention_examples_are_what_the_generator_writes() -> None:
+    """The attention .mlir files come from examples/make_attention.py; a hand edit
+    of one kernel would let the variants drift apart."""
+    spec = importlib.util.spec_from_file_location(
+        "make_attention", EXAMPLES / "make_attention.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name, args in module.FILES.items():
+        assert (EXAMPLES / name).read_text() == module.example(*args), name

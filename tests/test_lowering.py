@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import tile
 from tawa_xdsl.lowering.assemble import _ptxas, assemble
 from tawa_xdsl.lowering.ptx_emitter import emit_module
 from tawa_xdsl.lowering.ptx_target import to_ptx
@@ -201,12 +202,12 @@ def test_reading_an_unretired_result_is_a_hazard() -> None:
         tawa_xdsl.parse(EXAMPLES / "attention.mlir"), hopper((2, 1, 2, 0))
     )
     kernel = find_kernel(module, "attention_d64")
-    scale = next(
+    row_max = next(
         op
         for op in kernel.walk()
-        if isinstance(op, arith.MulfOp) and op.result.name_hint == "s_scaled"
+        if isinstance(op, tile.ReduceOp) and op.source.name_hint == "s"
     )
-    wait = scale.prev_op
+    wait = row_max.prev_op
     assert isinstance(wait, nv.WgmmaWaitGroupOp)
     wait.detach()
     wait.erase()
@@ -215,7 +216,7 @@ def test_reading_an_unretired_result_is_a_hazard() -> None:
     inputs = [make(rng) for make in run.inputs]
     out = np.zeros(run.out_shape, dtype=inputs[0].dtype)
     with pytest.raises(
-        Hazard, match=r"arith\.mulf reads %s before a wgmma_wait_group retired"
+        Hazard, match=r"tile\.reduce reads %s before a wgmma_wait_group retired"
     ):
         tawa_xdsl.simulate(
             module, "attention_d64", *inputs, out, *run.scalars, grid=run.grid

@@ -310,6 +310,15 @@ class KernelShape:
         return tuple(shape)
 
     def _retype(self, sizes: dict[str, int]) -> None:
+        try:
+            self._retype_values(sizes)
+            self.kernel.verify()
+        except VerifyException as e:
+            raise OpDiagnostic(
+                self.kernel, f"tile-shape: the resized kernel is invalid: {e}"
+            ) from None
+
+    def _retype_values(self, sizes: dict[str, int]) -> None:
         values: list[SSAValue] = [*self.kernel.body.block.args]
         for o in self.kernel.body.walk():
             values += o.results
@@ -340,12 +349,6 @@ class KernelShape:
             [a.type for a in self.kernel.body.block.args],
             self.kernel.function_type.outputs.data,
         )
-        try:
-            self.kernel.verify()
-        except VerifyException as e:
-            raise OpDiagnostic(
-                self.kernel, f"tile-shape: the resized kernel is invalid: {e}"
-            ) from None
 
     def _resize_constant(self, c: arith.ConstantOp, new_type: Attribute) -> None:
         value = c.value

@@ -143,14 +143,17 @@ def _holds_two_slots(ring: aref.CreateOp) -> bool:
     for use in ring.result.uses:
         get = use.operation
         loop = get.parent_op()
-        if isinstance(get, aref.GetOp) and isinstance(loop, scf.ForOp):
-            if any(
+        if (
+            isinstance(get, aref.GetOp)
+            and isinstance(loop, scf.ForOp)
+            and any(
                 isinstance(o, aref.ConsumedOp)
                 and o.aref is ring.result
                 and o.index is not get.index
                 for o in loop.body.block.ops
-            ):
-                return True
+            )
+        ):
+            return True
     return False
 
 

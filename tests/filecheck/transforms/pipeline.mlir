@@ -64,8 +64,7 @@
 // ATTN-NEXT:        tile.broadcast
 // ATTN-NEXT:        %[[SCALED:[a-z0-9_]+]] = arith.mulf %[[ACC]]
 // ATTN-NEXT:        %[[ACCN:[a-z0-9_]+]] = tile.dot %[[P]], %[[VC]], %[[SCALED]]
-// ATTN-NEXT:        arith.mulf %[[SN]], %scale_t
-// ATTN:             tile.reduce max
+// ATTN-NEXT:        tile.reduce max %[[SN]]
 // ATTN:             %[[ALPHAN:[a-z0-9_]+]] = math.exp2 %m_diff
 // ATTN:             %[[PN:[a-z0-9_]+]] = arith.truncf
 // ATTN:             %[[INEXT:[a-z0-9_]+]] = arith.addi %[[I]]

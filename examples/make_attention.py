@@ -1,0 +1,216 @@
+"""Writes the FlashAttention examples (attention.mlir, attention_f16.mlir,
+attention_d256.mlir) from one template, so the twelve kernels stay alike.
+
+    python examples/make_attention.py        # rewrite the .mlir files next to it
+
+tests/test_examples.py checks that the committed files are what this prints.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+HEADER = """\
+// FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per
+// (BM-query block, batch * head). Q, K, V and O are [batch * heads, seq_len,
+// head_dim] {dtype} tensors. The key loop walks BN-key blocks keeping the
+// online-softmax state: the running row max m of the raw scores, the running row
+// sum l and the unnormalised output acc, rescaled by alpha = exp2((m_old - m_new)
+// * scale) whenever the max grows; the probabilities are exp2(s * scale - m *
+// scale), one fused multiply-add per score (scale = sm_scale * log2(e)).
+// Written for BM = {bm}, BN = {bn}; both are named (tile.box, tile.size), so
+// `tile-shape{{block-m=.. block-n=..}}` can resize them. Launch grid:
+// (ceil(seq_len / BM), batch * heads).{note}
+//
+//   {full}:
+//     every key; the blocks wholly inside the sequence run unmasked, the last
+//     partial block masks keys past seq_len.
+//   {causal}:
+//     keys up to the query position; the blocks left of the query block run
+//     unmasked, the rest with the causal and sequence-length masks.
+"""
+
+D256_NOTE = """
+// Head dim 256 walks 64-key blocks: a 128x256 f32 accumulator and a 128x64 score
+// tile fit the registers of two consumer warpgroups."""
+
+
+def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
+    """One attention kernel; see the header for what it computes."""
+    name = f"attention{'_causal' if causal else ''}_d{d}" + (
+        "_f16" if dtype == "f16" else ""
+    )
+    q_desc = f"!tile.desc<?x?x{d}x{dtype}, box = [1, {bm}, {d}]>"
+    kv_desc = f"!tile.desc<?x?x{d}x{dtype}, box = [1, {bn}, {d}]>"
+    s_t = f"tensor<{bm}x{bn}xf32>"
+    row_t = f"tensor<{bm}xf32>"
+    acc_t = f"tensor<{bm}x{d}xf32>"
+    tile_t = f"tensor<{bn}x{d}x{dtype}>"
+    q_t = f"tensor<{bm}x{d}x{dtype}>"
+    carried = f"({row_t}, {row_t}, {acc_t})"
+    lines = [
+        f'func.func @{name}(%q: {q_desc} {{tile.box = ["", "BM", ""]}},',
+        f'    %k: {kv_desc} {{tile.box = ["", "BN", ""]}},',
+        f'    %v: {kv_desc} {{tile.box = ["", "BN", ""]}},',
+        f'    %o: {q_desc} {{tile.box = ["", "BM", ""]}},',
+        "    %sm_scale: f32) attributes {tile.kernel} {",
+        "  %pid_m = tile.program_id x",
+        "  %bh = tile.program_id y",
+        f"  %seq_len = tile.dim %k, 1 : {kv_desc}",
+        "  %c0 = arith.constant 0 : index",
+        f'  %bm = arith.constant {{tile.size = "BM"}} {bm} : index',
+        f'  %bn = arith.constant {{tile.size = "BN"}} {bn} : index',
+        "  %m0 = arith.muli %pid_m, %bm : index",
+        f"  %q_t = tile.load %q[%bh, %m0, %c0] : {q_desc} -> {q_t}",
+        "  %log2e = arith.constant 1.44269502 : f32",
+        "  %qk_scale = arith.mulf %sm_scale, %log2e : f32",
+        f"  %scale_t = tile.splat %qk_scale : f32 -> {s_t}",
+        f"  %scale_r = tile.splat %qk_scale : f32 -> {row_t}",
+        "  %ninf = arith.constant 0xFF800000 : f32",
+        f"  %neg_inf = tile.splat %ninf : f32 -> {s_t}",
+        f"  %zero_s = arith.constant dense<0.000000e+00> : {s_t}",
+        f"  %m_init = tile.splat %ninf : f32 -> {row_t}",
+        f"  %l_init = arith.constant dense<0.000000e+00> : {row_t}",
+        f"  %acc_init = arith.constant dense<0.000000e+00> : {acc_t}",
+        "  %seq_len_i32 = arith.index_cast %seq_len : index to i32",
+        f"  %seq_len_t = tile.splat %seq_len_i32 : i32 -> tensor<{bm}x{bn}xi32>",
+        f"  %col_iota_1d = tile.iota : tensor<{bn}xi32>",
+        f"  %col_iota = tile.expand_dims %col_iota_1d, axis = 0 : tensor<{bn}xi32> -> tensor<1x{bn}xi32>",
+    ]
+    if causal:
+        lines += [
+            "  %m0_i32 = arith.index_cast %m0 : index to i32",
+            f"  %m0_col = tile.splat %m0_i32 : i32 -> tensor<{bm}x1xi32>",
+            f"  %row_iota_1d = tile.iota : tensor<{bm}xi32>",
+            f"  %row_iota = tile.expand_dims %row_iota_1d, axis = 1 : tensor<{bm}xi32> -> tensor<{bm}x1xi32>",
+            f"  %row_ids = arith.addi %row_iota, %m0_col : tensor<{bm}x1xi32>",
+            f"  %rows_b = tile.broadcast %row_ids : tensor<{bm}x1xi32> -> tensor<{bm}x{bn}xi32>",
+            "  // key blocks wholly left of the query block need no mask",
+            "  %m0_blocks = arith.divui %m0, %bn : index",
+            "  %full_end = arith.muli %m0_blocks, %bn : index",
+            "  %diag_end = arith.addi %m0, %bm : index",
+            "  %kv_end = arith.minui %diag_end, %seq_len : index",
+        ]
+    else:
+        lines += [
+            "  // key blocks wholly inside the sequence need no mask",
+            "  %seq_blocks = arith.divui %seq_len, %bn : index",
+            "  %full_end = arith.muli %seq_blocks, %bn : index",
+        ]
+
+    def loop(result: str, lb: str, ub: str, init: str, masked: bool) -> None:
+        lines.append(
+            f"  {result} = scf.for %n = {lb} to {ub} step %bn iter_args(%m_i = {init[0]}, "
+            f"%l_i = {init[1]}, %acc = {init[2]}) -> {carried} {{"
+        )
+        body = [
+            f"%k_t = tile.load %k[%bh, %n, %c0] : {kv_desc} -> {tile_t}",
+            f"%v_t = tile.load %v[%bh, %n, %c0] : {kv_desc} -> {tile_t}",
+            f"%k_tt = tile.trans %k_t : {tile_t} -> tensor<{d}x{bn}x{dtype}>",
+            f"%s = tile.dot %q_t, %k_tt, %zero_s : {q_t}, tensor<{d}x{bn}x{dtype}> -> {s_t}",
+        ]
+        score = "%s"
+        if masked:
+            body += [
+                "// keys past the sequence end"
+                + (" and keys after the query" if causal else "")
+                + " score -inf",
+                "%n_i32 = arith.index_cast %n : index to i32",
+                f"%n_row = tile.splat %n_i32 : i32 -> tensor<1x{bn}xi32>",
+                f"%col_ids = arith.addi %col_iota, %n_row : tensor<1x{bn}xi32>",
+                f"%cols_b = tile.broadcast %col_ids : tensor<1x{bn}xi32> -> tensor<{bm}x{bn}xi32>",
+                f"%in_seq = tile.cmpi slt, %cols_b, %seq_len_t : tensor<{bm}x{bn}xi32> -> tensor<{bm}x{bn}xi1>",
+                f"%s_len = tile.select %in_seq, %s, %neg_inf : tensor<{bm}x{bn}xi1>, {s_t}",
+            ]
+            score = "%s_len"
+            if causal:
+                body += [
+                    f"%causal = tile.cmpi sle, %cols_b, %rows_b : tensor<{bm}x{bn}xi32> -> tensor<{bm}x{bn}xi1>",
+                    f"%s_causal = tile.select %causal, %s_len, %neg_inf : tensor<{bm}x{bn}xi1>, {s_t}",
+                ]
+                score = "%s_causal"
+        body += [
+            f"%m_blk = tile.reduce max {score}, axis = 1 : {s_t} -> {row_t}",
+            f"%m_new = arith.maximumf %m_i, %m_blk : {row_t}",
+            f"%m_scaled = arith.mulf %m_new, %scale_r : {row_t}",
+            f"%m_e = tile.expand_dims %m_scaled, axis = 1 : {row_t} -> tensor<{bm}x1xf32>",
+            f"%m_b = tile.broadcast %m_e : tensor<{bm}x1xf32> -> {s_t}",
+            f"%s_scaled = arith.mulf {score}, %scale_t : {s_t}",
+            f"%s_shift = arith.subf %s_scaled, %m_b : {s_t}",
+            f"%p = math.exp2 %s_shift : {s_t}",
+            f"%m_diff = arith.subf %m_i, %m_new : {row_t}",
+            f"%m_diff_scaled = arith.mulf %m_diff, %scale_r : {row_t}",
+            f"%alpha = math.exp2 %m_diff_scaled : {row_t}",
+            f"%l_blk = tile.reduce sum %p, axis = 1 : {s_t} -> {row_t}",
+            f"%l_scaled = arith.mulf %l_i, %alpha : {row_t}",
+            f"%l_new = arith.addf %l_scaled, %l_blk : {row_t}",
+            f"%alpha_e = tile.expand_dims %alpha, axis = 1 : {row_t} -> tensor<{bm}x1xf32>",
+            f"%alpha_b = tile.broadcast %alpha_e : tensor<{bm}x1xf32> -> {acc_t}",
+            f"%acc_scaled = arith.mulf %acc, %alpha_b : {acc_t}",
+            f"%p_lo = arith.truncf %p : {s_t} to tensor<{bm}x{bn}x{dtype}>",
+            f"%acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<{bm}x{bn}x{dtype}>, {tile_t} -> {acc_t}",
+            f"scf.yield %m_new, %l_new, %acc_new : {row_t}, {row_t}, {acc_t}",
+        ]
+        lines.extend("    " + b for b in body)
+        lines.append("  }")
+
+    loop(
+        "%m_1, %l_1, %acc_1",
+        "%c0",
+        "%full_end",
+        ("%m_init", "%l_init", "%acc_init"),
+        False,
+    )
+    lines.append(
+        "  // the diagonal blocks: causal and sequence-length masks"
+        if causal
+        else "  // the last, partial block (if any): sequence-length mask"
+    )
+    end = "%kv_end" if causal else "%seq_len"
+    loop("%m_f, %l_f, %acc_f", "%full_end", end, ("%m_1", "%l_1", "%acc_1"), True)
+    lines += [
+        f"  %l_e = tile.expand_dims %l_f, axis = 1 : {row_t} -> tensor<{bm}x1xf32>",
+        f"  %l_b = tile.broadcast %l_e : tensor<{bm}x1xf32> -> {acc_t}",
+        f"  %o_f = arith.divf %acc_f, %l_b : {acc_t}",
+        f"  %o_t = arith.truncf %o_f : {acc_t} to {q_t}",
+        f"  tile.store %o_t, %o[%bh, %m0, %c0] : {q_t} -> {q_desc}",
+        "  func.return",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def example(dims: tuple[int, ...], dtype: str, bm: int, bn: int) -> str:
+    suffix = "_f16" if dtype == "f16" else ""
+    names = [f"@attention_d{d}{suffix}" for d in dims]
+    causal = [f"@attention_causal_d{d}{suffix}" for d in dims]
+    header = HEADER.format(
+        dtype=dtype,
+        bm=bm,
+        bn=bn,
+        note=D256_NOTE if 256 in dims else "",
+        full=", ".join(names),
+        causal=", ".join(causal),
+    )
+    kernels = [kernel(d, dtype, c, bm, bn) for d in dims for c in (False, True)]
+    return header + "\n" + "\n".join(kernels)
+
+
+FILES = {
+    "attention.mlir": ((64, 128), "bf16", 128, 128),
+    "attention_f16.mlir": ((64, 128), "f16", 128, 128),
+    "attention_d256.mlir": ((256,), "bf16", 128, 64),
+}
+
+
+def main() -> None:
+    for name, args in FILES.items():
+        (HERE / name).write_text(example(*args))
+        print(f"wrote {HERE / name}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+// persistent: one program per SM walks the output tiles; the partitioner then
+// threads every aref index through the tile loop, so indices keep counting.
+// RUN: tawa-opt %examples/gemm.mlir -p 'persistent' | filecheck %s
+// RUN: tawa-opt %examples/attention.mlir -p 'persistent{group-m=1},aref-partition,pipeline{num-stages=3}' | filecheck %s --check-prefix=ATTN
+// RUN: not tawa-opt %examples/gemm.mlir -p 'persistent{group-m=0}' 2>&1 | filecheck %s --check-prefix=GROUP
+// RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,persistent' 2>&1 | filecheck %s --check-prefix=ORDER
+// RUN: not tawa-opt %s -p 'persistent' 2>&1 | filecheck %s --check-prefix=GRID
+
+// The tile count comes from the stored tensor's extents; tiles go in groups of
+// 8 rows (group-m) swept along the columns.
+// CHECK-LABEL: func.func @gemm_nt
+// CHECK-SAME:    tile.persistent = {{\[}}[0 : i64, 2 : i64, 0 : i64, 128 : i64], [1 : i64, 2 : i64, 1 : i64, 128 : i64]]
+// CHECK:         %[[M:.*]] = tile.dim %c, 0
+// CHECK:         %[[TX:tiles_x]] = arith.ceildivui %[[M]]
+// CHECK:         %[[N:.*]] = tile.dim %c, 1
+// CHECK:         %[[TY:tiles_y]] = arith.ceildivui %[[N]]
+// CHECK:         %[[T:tiles]] = arith.muli %[[TX]], %[[TY]]
+// CHECK:         %[[FIRST:.*]] = tile.program_id x
+// CHECK-NEXT:    %[[STEP:.*]] = tile.num_programs x
+// CHECK-NEXT:    scf.for %[[ID:.*]] = %[[FIRST]] to %[[T]] step %[[STEP]] {
+// CHECK:           %group_width = arith.muli %{{.*}}, %[[TY]]
+// CHECK:           %group_rows = arith.minui
+// CHECK:           %pid_x = arith.addi
+// CHECK:           %pid_y = arith.divui
+// CHECK:           arith.muli %pid_x, %bm
+// CHECK:           arith.muli %pid_y, %bn
+// CHECK:           scf.for
+// CHECK:           tile.store
+// CHECK:         }
+// CHECK-NEXT:    func.return
+
+// Attention's grid is (query blocks, batch x heads); group-m=1 walks it row by
+// row. Q, loaded once per tile around the key loops, gets a double-buffered
+// ring; K and V keep num-stages slots.
+// ATTN-LABEL: func.func @attention_d64
+// ATTN:         aref.create : !aref.aref<[tensor<128x64xbf16>], depth = 2>
+// ATTN-NEXT:    aref.create : !aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 3>
+// ATTN:         %pid_x = arith.remui
+// ATTN-NEXT:    %pid_y = arith.divui
+
+// GROUP: tawa-opt: persistent: group-m must be at least 1, got 0
+// ORDER: error: func.func: persistent: kernel @gemm_nt is already warp-specialized; run persistent before aref-partition
+// GRID: error: func.func: persistent: kernel 'no_grid': cannot tell how many programs axis x needs from its store; pass grid= explicitly
+
+func.func @no_grid(%a: !tile.desc<?x?xf32, box = [16, 16]>, %n: index) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %i = arith.addi %pid, %n : index
+  %c0 = arith.constant 0 : index
+  %t = tile.load %a[%i, %c0] : !tile.desc<?x?xf32, box = [16, 16]> -> tensor<16x16xf32>
+  tile.store %t, %a[%i, %c0] : tensor<16x16xf32> -> !tile.desc<?x?xf32, box = [16, 16]>
+  func.return
+}

@@ -1,0 +1,42 @@
+// What tile-shape cannot resize gets a diagnostic naming the op or parameter.
+// RUN: tawa-opt %s --split-input-file --verify-diagnostics -p 'tile-shape{block-m=64 block-n=64}' | filecheck %s
+// RUN: not tawa-opt %examples/gemm_epilogue.mlir -p 'tile-shape{block-n=256}' 2>&1 | filecheck %s --check-prefix=UNNAMED
+// RUN: not tawa-opt %examples/gemm.mlir -p 'tile-shape{block-n=1}' 2>&1 | filecheck %s --check-prefix=SMALL
+// RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,tile-shape{block-n=64}' 2>&1 | filecheck %s --check-prefix=ORDER
+// RUN: not tawa-opt %examples/gemm.mlir -p 'tile-shape{block-n=512}' 2>&1 | filecheck %s --check-prefix=BOX
+
+// A square product ties rows to columns: BM and BN cannot differ.
+func.func @square(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["BM", "BN"]}, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %d = tile.dot %t, %t, %z : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+// CHECK: error: func.func: tile-shape: BM and BN are the same tile dimension in @square; they cannot be sized apart
+
+// -----
+
+func.func @tag_disagrees(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["BM", ""]}, %c: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %m0 = arith.muli %pid, %bm : index
+  %c0 = arith.constant 0 : index
+  %t = tile.load %a[%m0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  tile.store %t, %c[%m0, %c0] : tensor<64x64xbf16> -> !tile.desc<?x?xbf16, box = [64, 64]>
+  func.return
+}
+// CHECK: error: arith.constant: tile-shape: the constant tagged BM is 128 but BM is 64
+
+// -----
+
+func.func @unknown_name(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["BQ", ""]}) attributes {tile.kernel} {
+  func.return
+}
+// CHECK: error: func.func: tile-shape: unknown tile dimension name 'BQ'; the names are BM, BN, BK
+
+// UNNAMED: tawa-opt: {{.*}}gemm_epilogue.mlir:{{[0-9]+}}:1: error: func.func: tile-shape: @gemm_scale_bias_relu does not name BN; tag its box axes with tile.box and its index constants with tile.size
+// SMALL: tawa-opt: tile-shape: BN must be at least 2, got 1
+// ORDER: tawa-opt: {{.*}}gemm.mlir:{{[0-9]+}}:1: error: func.func: tile-shape: kernel @gemm_nt is already warp-specialized; run tile-shape before aref-partition
+// BOX: error: func.func: tile-shape: the resized kernel is invalid: {{.*}}box dimensions must be in [1, 256], got [512, 64]
