@@ -1,19 +1,20 @@
 """Attention benchmark: tawa-xdsl vs torch SDPA (cuDNN backend, flash backend) vs our
 Triton FlashAttention, in one run.
 
-    python benchmarks/attention.py [--out benchmarks/results] [--config D,P,W,two ...]
+    python benchmarks/attention.py [--out benchmarks/results] [--config OPTIONS ...]
 
 FA3's setting: 16k tokens in total (batch = 16384 / seq), hidden 2048 (heads = 2048 /
 head_dim), seq 512 to 16k, head dim 64 and 128, causal and not, bf16. Every kernel
 is checked against cuDNN (relative error < 1e-2) before it is timed with CUDA events
-(triton.testing.do_bench, median). Prints TFLOP/s and ratios; writes attention.csv
-and attention.png under --out.
+(triton.testing.do_bench, median). tawa-xdsl runs with the tuned defaults of
+`tawa_xdsl.compile`; each `--config` (compile options such as
+`num_stages=2,two_stage=false`) is timed too and the best is reported. Prints
+TFLOP/s and ratios; writes attention.csv and attention.png under --out.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import functools
 import math
 import sys
@@ -21,22 +22,26 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from triton_attention import attention as triton_attention  # noqa: E402
+from common import (
+    EXAMPLES,
+    RESULTS,
+    check,
+    describe,
+    geomean,
+    median_ms,
+    parse_options,
+    warm_up,
+    write_csv,
+)
+from triton_attention import attention as triton_attention
 
-import tawa_xdsl  # noqa: E402
+import tawa_xdsl
 
 SEQS = [512, 1024, 2048, 4096, 8192, 16384]
-DEFAULT_CONFIGS = [(2, 1, 2, 0), (3, 2, 2, 0), (2, 1, 2, 1), (3, 2, 2, 1)]
-
-
-def median_ms(fn) -> float:
-    return triton.testing.do_bench(fn, warmup=50, rep=300, return_mode="median")
 
 
 def sdpa(backend, q, k, v, causal):
@@ -44,26 +49,24 @@ def sdpa(backend, q, k, v, causal):
         return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
 
-def check(name: str, out: torch.Tensor, ref: torch.Tensor) -> None:
-    err = float((out.float() - ref.float()).norm() / ref.float().norm())
-    if not err < 1e-2 or out.isnan().any():
-        raise SystemExit(f"{name} is wrong: relative error {err:.3e}; not timing it")
-
-
-def ours(d: int, causal: bool, config):
-    stages, mma, consumers, two = config
-    kernel = f"attention{'_causal' if causal else ''}_d{d}"
-    return tawa_xdsl.compile(
-        HERE.parent / "examples" / "attention.mlir",
-        kernel,
-        num_stages=stages,
-        mma_depth=mma,
-        num_consumers=consumers,
-        two_stage=bool(two),
+def time_ours(
+    d: int, causal: bool, options: dict, q3, k3, v3, ref
+) -> tuple[float, str]:
+    kernel = tawa_xdsl.compile(
+        EXAMPLES / "attention.mlir",
+        f"attention{'_causal' if causal else ''}_d{d}",
+        **options,
     )
+    o3 = torch.full_like(q3, float("nan"))
+    scale = 1 / math.sqrt(d)
+    kernel(q3, k3, v3, o3, scale)
+    torch.cuda.synchronize()
+    name = describe(kernel.options)
+    check(f"tawa {name}", o3.view_as(ref), ref)
+    return median_ms(kernel.bind(q3, k3, v3, o3, scale)), name
 
 
-def run(dims, seqs, causals, configs, out_dir: Path) -> list[dict]:
+def run(dims, seqs, causals, configs: list[dict], out_dir: Path) -> list[dict]:
     rows = []
     for d in dims:
         heads = 2048 // d
@@ -96,16 +99,10 @@ def run(dims, seqs, causals, configs, out_dir: Path) -> list[dict]:
                 times["triton"] = median_ms(
                     functools.partial(triton_attention, q3, k3, v3, o3, scale, causal)
                 )
-                best = None
-                for config in configs:
-                    kernel = ours(d, causal, config)
-                    o3 = torch.full_like(q3, float("nan"))
-                    kernel(q3, k3, v3, o3, scale)
-                    torch.cuda.synchronize()
-                    check(f"tawa {config}", o3.view_as(ref), ref)
-                    ms = median_ms(kernel.bind(q3, k3, v3, o3, scale))
-                    if best is None or ms < best[0]:
-                        best = (ms, config)
+                best = min(
+                    time_ours(d, causal, options, q3, k3, v3, ref)
+                    for options in configs
+                )
                 times["tawa"] = best[0]
                 flops = 4 * batch * heads * seq * seq * d * (0.5 if causal else 1.0)
                 row = {
@@ -114,9 +111,7 @@ def run(dims, seqs, causals, configs, out_dir: Path) -> list[dict]:
                     "batch": batch,
                     "heads": heads,
                     "causal": causal,
-                    "config": "D{}-P{}-W{}{}".format(
-                        *best[1][:3], "-2stage" if best[1][3] else ""
-                    ),
+                    "config": best[1],
                 }
                 for name, ms in times.items():
                     row[f"{name}_tflops"] = round(flops / ms / 1e9, 1)
@@ -126,7 +121,13 @@ def run(dims, seqs, causals, configs, out_dir: Path) -> list[dict]:
                     )
                 rows.append(row)
                 print_row(row)
-    write(rows, out_dir)
+    for peer in ("cudnn", "triton"):
+        print(
+            f"geometric mean tawa/{peer} {geomean([r[f'tawa/{peer}'] for r in rows]):.3f}",
+            flush=True,
+        )
+    write_csv(rows, out_dir / "attention.csv")
+    plot(rows, out_dir / "attention.png")
     return rows
 
 
@@ -145,12 +146,7 @@ def print_row(r: dict) -> None:
     )
 
 
-def write(rows: list[dict], out_dir: Path) -> None:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "attention.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+def plot(rows: list[dict], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -177,26 +173,25 @@ def write(rows: list[dict], out_dir: Path) -> None:
     axes[0][0].legend()
     fig.suptitle("Attention forward, bf16, 16k tokens, hidden 2048, H100")
     fig.tight_layout()
-    fig.savefig(out_dir / "attention.png", dpi=120)
+    fig.savefig(path, dpi=120)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument(
         "--config",
         action="append",
         default=[],
-        help="num_stages,mma_depth,num_consumers,two_stage (repeatable)",
+        help="compile options key=value,... timed besides the tuned defaults",
     )
     parser.add_argument("--dims", default="64,128")
     parser.add_argument("--seqs", default=",".join(map(str, SEQS)))
     parser.add_argument("--causal", default="0,1")
     args = parser.parse_args()
-    configs = [
-        tuple(int(x) for x in c.split(",")) for c in args.config
-    ] or DEFAULT_CONFIGS
+    configs = [{}] + [parse_options(c) for c in args.config]
     print(torch.cuda.get_device_name(), flush=True)
+    warm_up()
     print(HEADER, flush=True)
     run(
         [int(x) for x in args.dims.split(",")],

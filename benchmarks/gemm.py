@@ -1,31 +1,41 @@
 """GEMM benchmark: tawa-xdsl vs cuBLAS (torch.matmul) vs our Triton GEMM, in one run.
 
-    python benchmarks/gemm.py [--out benchmarks/results] [--config D,P,W ...]
+    python benchmarks/gemm.py [--out benchmarks/results] [--config OPTIONS ...]
 
 For each shape (bf16, C = A @ B^T with B stored N x K): check every kernel against
 cuBLAS (relative error < 1e-2) before timing, then time each with CUDA events
-(triton.testing.do_bench: L2 flushed between runs, median of many). Prints a table
-of TFLOP/s and ratios, writes gemm.csv and gemm.png under --out.
+(triton.testing.do_bench: L2 flushed between runs, median of many). tawa-xdsl runs
+with the tuned defaults of `tawa_xdsl.compile`; each `--config` (compile options
+such as `num_stages=4,block_n=128`) is timed too and the best is reported. Prints
+TFLOP/s and ratios, the geometric mean of tawa/cuBLAS, and writes gemm.csv and
+gemm.png under --out.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import functools
 import sys
 from pathlib import Path
 
 import torch
-import triton
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from triton_gemm import gemm_nt as triton_gemm  # noqa: E402
+from common import (
+    EXAMPLES,
+    RESULTS,
+    check,
+    describe,
+    geomean,
+    median_ms,
+    parse_options,
+    warm_up,
+    write_csv,
+)
+from triton_gemm import gemm_nt as triton_gemm
 
-import tawa_xdsl  # noqa: E402
+import tawa_xdsl
 
 SHAPES = [
     (2048, 2048, 2048),
@@ -35,87 +45,69 @@ SHAPES = [
     (8192, 8192, 4096),
     (4096, 4096, 16384),
 ]
-DEFAULT_CONFIG = (4, 2, 2)  # num_stages, mma_depth, num_consumers
-
-
-def median_ms(fn) -> float:
-    return triton.testing.do_bench(fn, warmup=50, rep=300, return_mode="median")
 
 
 def tflops(m: int, n: int, k: int, ms: float) -> float:
     return 2 * m * n * k / ms / 1e9
 
 
-def ours(config):
-    stages, mma, consumers = config
-    return tawa_xdsl.compile(
-        HERE.parent / "examples" / "gemm.mlir",
-        "gemm_nt",
-        num_stages=stages,
-        mma_depth=mma,
-        num_consumers=consumers,
-    )
+def time_ours(options: dict, a, b, ref) -> tuple[float, str]:
+    kernel = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt", **options)
+    c = torch.full_like(ref, float("nan"))
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    name = describe(kernel.options)
+    check(f"tawa {name}", c, ref)
+    return median_ms(kernel.bind(a, b, c)), name
 
 
-def check(name: str, out: torch.Tensor, ref: torch.Tensor) -> None:
-    err = float((out.float() - ref.float()).norm() / ref.float().norm())
-    if not err < 1e-2 or out.isnan().any():
-        raise SystemExit(f"{name} is wrong: relative error {err:.3e}; not timing it")
-
-
-def run(shapes, configs, out_dir: Path) -> list[dict]:
+def run(shapes, configs: list[dict], out_dir: Path) -> list[dict]:
     rows = []
     for m, n, k in shapes:
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
         ref = a @ b.t()
-        bt = b.t()
-        timings = {"cublas": median_ms(functools.partial(torch.matmul, a, bt))}
+        timings = {"cublas": median_ms(functools.partial(torch.matmul, a, b.t()))}
         c = torch.full_like(ref, float("nan"))
         triton_gemm(a, b, c)
         check("triton", c, ref)
         timings["triton"] = median_ms(functools.partial(triton_gemm, a, b, c))
-        best = None
-        for config in configs:
-            kernel = ours(config)
-            c = torch.full_like(ref, float("nan"))
-            kernel(a, b, c)
-            torch.cuda.synchronize()
-            check(f"tawa {config}", c, ref)
-            launch = kernel.bind(a, b, c)
-            ms = median_ms(launch)
-            if best is None or ms < best[0]:
-                best = (ms, config)
+        best = min(time_ours(options, a, b, ref) for options in configs)
         timings["tawa"] = best[0]
-        row = {"M": m, "N": n, "K": k, "config": "D{}-P{}-W{}".format(*best[1])}
+        row = {"M": m, "N": n, "K": k, "config": best[1]}
         for name, ms in timings.items():
             row[f"{name}_tflops"] = round(tflops(m, n, k, ms), 1)
         row["tawa/cublas"] = round(row["tawa_tflops"] / row["cublas_tflops"], 3)
         row["tawa/triton"] = round(row["tawa_tflops"] / row["triton_tflops"], 3)
         rows.append(row)
         print_row(row)
-    write(rows, out_dir)
+    print(
+        f"geometric mean tawa/cuBLAS {geomean([r['tawa/cublas'] for r in rows]):.3f}, "
+        f"tawa/Triton {geomean([r['tawa/triton'] for r in rows]):.3f}",
+        flush=True,
+    )
+    write_csv(rows, out_dir / "gemm.csv")
+    plot(rows, out_dir / "gemm.png")
     return rows
 
 
-HEADER = f"{'shape':>20} {'config':>10} {'tawa':>8} {'cuBLAS':>8} {'Triton':>8} {'/cuBLAS':>8} {'/Triton':>8}"
+HEADER = (
+    f"{'shape':>16} {'config':>22} {'tawa':>7} {'cuBLAS':>7} {'Triton':>7} "
+    f"{'/cuBLAS':>8} {'/Triton':>8}"
+)
 
 
 def print_row(row: dict) -> None:
     shape = f"{row['M']}x{row['N']}x{row['K']}"
     print(
-        f"{shape:>20} {row['config']:>10} {row['tawa_tflops']:>8} {row['cublas_tflops']:>8} "
-        f"{row['triton_tflops']:>8} {row['tawa/cublas']:>8} {row['tawa/triton']:>8}",
+        f"{shape:>16} {row['config']:>22} {row['tawa_tflops']:>7} "
+        f"{row['cublas_tflops']:>7} {row['triton_tflops']:>7} "
+        f"{row['tawa/cublas']:>8} {row['tawa/triton']:>8}",
         flush=True,
     )
 
 
-def write(rows: list[dict], out_dir: Path) -> None:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "gemm.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+def plot(rows: list[dict], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -124,13 +116,12 @@ def write(rows: list[dict], out_dir: Path) -> None:
     labels = [f"{r['M']}x{r['N']}x{r['K']}" for r in rows]
     x = range(len(rows))
     fig, ax = plt.subplots(figsize=(10, 4.5))
-    for i, (name, key) in enumerate(
-        [
-            ("tawa-xdsl", "tawa_tflops"),
-            ("cuBLAS", "cublas_tflops"),
-            ("Triton (ours)", "triton_tflops"),
-        ]
-    ):
+    peers = [
+        ("tawa-xdsl", "tawa_tflops"),
+        ("cuBLAS", "cublas_tflops"),
+        ("Triton (ours)", "triton_tflops"),
+    ]
+    for i, (name, key) in enumerate(peers):
         ax.bar(
             [p + 0.27 * (i - 1) for p in x], [r[key] for r in rows], 0.27, label=name
         )
@@ -139,29 +130,26 @@ def write(rows: list[dict], out_dir: Path) -> None:
     ax.set_title("GEMM C = A @ B^T on H100")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out_dir / "gemm.png", dpi=120)
+    fig.savefig(path, dpi=120)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument(
         "--config",
         action="append",
         default=[],
-        help="num_stages,mma_depth,num_consumers (repeatable; the best one is reported)",
+        help="compile options key=value,... timed besides the tuned defaults",
     )
-    parser.add_argument(
-        "--shapes", default="", help="MxNxK,... (default: the standard set)"
-    )
+    parser.add_argument("--shapes", default="", help="MxNxK,... (default: the set)")
     args = parser.parse_args()
-    configs = [tuple(int(x) for x in c.split(",")) for c in args.config] or [
-        DEFAULT_CONFIG
-    ]
+    configs = [{}] + [parse_options(c) for c in args.config]
     shapes = [
         tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",") if s
     ] or SHAPES
     print(torch.cuda.get_device_name(), flush=True)
+    warm_up()
     print(HEADER, flush=True)
     run(shapes, configs, args.out)
 

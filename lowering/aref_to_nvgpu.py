@@ -31,6 +31,7 @@ transposed register tiles, reductions across rows.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 from tawa_xdsl.dialects import aref, tile
@@ -59,6 +60,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.grid import GRID_ATTR, GridInferenceError, encode_rules, grid_rule
 from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR
 
 ABI_ATTR = "nvgpu_async.abi"
@@ -593,6 +595,10 @@ class KernelLowering:
 
     def run(self) -> None:
         self._check()
+        # how the launch grid follows the arguments, while the stores show it
+        # (persistent kernels carry their own rule; others need grid=)
+        with contextlib.suppress(GridInferenceError):
+            self.kernel.attributes[GRID_ATTR] = encode_rules(grid_rule(self.kernel))
         self._lower_params()
         prologue = self._plan_shared_memory()
         producer, consumer = self.ws.producer, self.ws.consumer

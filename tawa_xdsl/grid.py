@@ -12,10 +12,30 @@ from collections.abc import Sequence
 from typing import Any
 
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import BlockArgument, OpResult, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
+from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
 
 from tawa_xdsl.dialects import tile
+
+GRID_ATTR = "tile.grid"
+"""On a lowered kernel: the grid rule read off its tile-level stores."""
+
+Rule = tuple[int, int, int, int]
+"""(program axis, argument index, dimension, block size)."""
+
+
+def encode_rules(rules: Sequence[Rule]) -> ArrayAttr:
+    return ArrayAttr(ArrayAttr(IntegerAttr(x, 64) for x in rule) for rule in rules)
+
+
+def decode_rules(attr: Attribute) -> list[Rule]:
+    assert isinstance(attr, ArrayAttr)
+    rules = []
+    for rule in attr.data:
+        assert isinstance(rule, ArrayAttr)
+        axis, arg, dim, size = (x.value.data for x in rule.data)
+        rules.append((axis, arg, dim, size))
+    return rules
 
 
 class GridInferenceError(ValueError):
@@ -48,7 +68,7 @@ def _block_of(v: SSAValue) -> tuple[int, int] | None:
     return None
 
 
-def grid_rule(kernel: func.FuncOp) -> list[tuple[int, int, int, int]]:
+def grid_rule(kernel: func.FuncOp) -> list[Rule]:
     """(axis, argument index, dimension, block size) for each program axis used."""
     stores = [op for op in kernel.walk() if isinstance(op, tile.StoreOp)]
     if not stores:

@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from tawa_xdsl.dialects import aref, tile
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.grid import GridInferenceError, grid_rule
+from tawa_xdsl.grid import GridInferenceError, encode_rules, grid_rule
 from tawa_xdsl.kernel import kernels
 
 PERSISTENT_ATTR = "tile.persistent"
@@ -135,9 +135,7 @@ def _make_persistent(
             o.result.replace_all_uses_with(replacement)
             o.detach()
             o.erase()
-    kernel.attributes[PERSISTENT_ATTR] = ArrayAttr(
-        ArrayAttr(IntegerAttr(x, 64) for x in rule) for rule in rules
-    )
+    kernel.attributes[PERSISTENT_ATTR] = encode_rules(rules)
 
 
 def _tile_ids(

@@ -15,9 +15,10 @@ elementwise `arith`/`math`, `tile.cmpi`/`tile.select`, loop-carried values), so 
 name given to a box axis reaches every tile dimension tied to it; then it rewrites
 the types, the splat constants and the tagged index constants to the requested
 sizes. An option left at 0 keeps the written size. Run it on tile IR, before
-`aref-partition`. Contradictions get a diagnostic at the op: two names tied to one
-dimension, a named dimension written with two sizes, a tag that disagrees with its
-dimension, a non-splat constant or an op the shape rules do not know in the way.
+`aref-partition` and `persistent`. Contradictions get a diagnostic at the op:
+two names tied to one dimension, a named dimension written with two sizes, a
+tag that disagrees with its dimension, a non-splat constant or an op the shape
+rules do not know in the way.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math, scf
 from xdsl.dialects.builtin import (
@@ -116,6 +118,13 @@ class TileShapePass(ModulePass):
                     kernel,
                     f"tile-shape: kernel @{kernel.sym_name.data} is already "
                     "warp-specialized; run tile-shape before aref-partition",
+                )
+            if sizes and PERSISTENT_ATTR in kernel.attributes:
+                raise OpDiagnostic(
+                    kernel,
+                    f"tile-shape: kernel @{kernel.sym_name.data} is already "
+                    "persistent (its tile count follows the old shape); run "
+                    "tile-shape before persistent",
                 )
             KernelShape(kernel).resize(sizes)
 
@@ -301,7 +310,8 @@ class KernelShape:
                 Rewriter.replace_op(c, new)
         self._retype(sizes)
 
-    def _new_shape(self, v: SSAValue, sizes: dict[str, int]) -> tuple[int, ...]:
+    def resized(self, v: SSAValue, sizes: dict[str, int]) -> tuple[int, ...]:
+        """The shape `v` takes when the named dimensions get `sizes`."""
         shape = list(_shape(v))
         for i in range(len(shape)):
             named = self.names.get(self.dims.find((v, i)))
@@ -328,7 +338,7 @@ class KernelShape:
         for v in values:
             if not _is_shaped(v):
                 continue
-            shape = self._new_shape(v, sizes)
+            shape = self.resized(v, sizes)
             if shape == _shape(v):
                 continue
             t = v.type

@@ -1,7 +1,7 @@
 """Running compiled kernels on a Hopper GPU through cuda-python."""
 
 from tawa_xdsl.runtime.driver import CudaError, GPUUnavailable, gpu_available
-from tawa_xdsl.runtime.kernel import Kernel, ResourceError, compile
+from tawa_xdsl.runtime.kernel import Kernel, ResourceError, compile, from_lowered
 
 __all__ = [
     "CudaError",
@@ -9,5 +9,6 @@ __all__ = [
     "Kernel",
     "ResourceError",
     "compile",
+    "from_lowered",
     "gpu_available",
 ]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -34,7 +33,7 @@ from tawa_xdsl.api import apply, parse
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.tile import DescType, element_bytes
 from tawa_xdsl.dtypes import numpy_dtype, type_name
-from tawa_xdsl.grid import GridInferenceError, grid_rule, infer_grid
+from tawa_xdsl.grid import GRID_ATTR, Rule, decode_rules, infer_grid
 from tawa_xdsl.kernel import (
     KernelArgumentError,
     Param,
@@ -49,6 +48,7 @@ from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
+from tawa_xdsl.tuning import default_options
 
 
 class ResourceError(CudaError):
@@ -67,12 +67,16 @@ def compile(
     source: ModuleOp | str | Path,
     kernel_name: str,
     allow_spills: bool = False,
+    tuned: bool = True,
     **options: Any,
 ) -> Kernel:
-    """A GPU kernel for `kernel_name`; `options` are those of `tawa-hopper-pipeline`
-    (num_stages, mma_depth, two_stage, num_consumers, producer_registers,
-    consumer_registers). A kernel whose registers spill is refused at load unless
-    `allow_spills`."""
+    """A GPU kernel for `kernel_name`. `options` are those of
+    `tawa-hopper-pipeline` (num_stages, mma_depth, two_stage, num_consumers,
+    producer_registers, consumer_registers, block_m, block_n, block_k,
+    persistent, group_m, tma_store); the ones not given come from
+    `tuning.default_options` (unless `tuned=False`), then from the pipeline's
+    defaults with two consumer warpgroups. `Kernel.options` says what was used.
+    A kernel whose registers spill is refused at load unless `allow_spills`."""
     if isinstance(source, ModuleOp):
         text = str(source)
     elif isinstance(source, Path) or (
@@ -81,10 +85,9 @@ def compile(
         text = Path(source).read_text()
     else:
         text = source
-    pipeline = _pipeline(options)
-    spec = str(pipeline.pipeline_pass_spec())
+    _check_option_names(options)
     key = hashlib.sha256(
-        f"{text}\0{kernel_name}\0{spec}\0{allow_spills}".encode()
+        f"{text}\0{kernel_name}\0{sorted(options.items())}\0{allow_spills}\0{tuned}".encode()
     ).hexdigest()
     if key not in _CACHE:
         tile_level = parse(text)
@@ -93,41 +96,48 @@ def compile(
             if other is not kernel:  # lower only what is asked for
                 other.detach()
                 other.erase()
-        # the grid follows the tile shape the kernel is compiled for
-        apply(tile_level, str(pipeline.tile_shape().pipeline_pass_spec()))
-        rules = _grid_rules(kernel)
-        lowered = apply(tile_level, spec)
-        lowered_kernel = find_kernel(lowered, kernel_name)
-        _CACHE[key] = Kernel(
-            kernel_name,
-            emit_module([lowered_kernel]),
-            lowered_kernel,
-            rules,
-            allow_spills=allow_spills,
-        )
+        chosen = {
+            **RUNTIME_DEFAULTS,
+            **(default_options(kernel) if tuned else {}),
+            **options,
+        }
+        pipeline = TawaHopperPipeline(**chosen)
+        lowered = apply(tile_level, str(pipeline.pipeline_pass_spec()))
+        _CACHE[key] = from_lowered(lowered, kernel_name, allow_spills, chosen)
     return _CACHE[key]
 
 
-def _pipeline(options: dict[str, Any]) -> TawaHopperPipeline:
+def from_lowered(
+    module: ModuleOp,
+    kernel_name: str,
+    allow_spills: bool = False,
+    options: dict[str, Any] | None = None,
+) -> Kernel:
+    """A GPU kernel from a module already lowered to nvgpu_async (e.g. by a
+    pass order of your own); `compile` ends here."""
+    lowered_kernel = find_kernel(module, kernel_name)
+    if ABI_ATTR not in lowered_kernel.attributes:
+        raise KernelArgumentError(
+            f"@{kernel_name} is not lowered to nvgpu_async; run "
+            "convert-aref-to-nvgpu-async (or tawa-hopper-pipeline) first"
+        )
+    return Kernel(
+        kernel_name,
+        emit_module([lowered_kernel]),
+        lowered_kernel,
+        allow_spills=allow_spills,
+        options=dict(options or {}),
+    )
+
+
+def _check_option_names(options: dict[str, Any]) -> None:
     known = [f.name for f in fields(TawaHopperPipeline)]
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise TypeError(
             f"compile: unknown option(s) {', '.join(unknown)}; the options are "
-            f"{', '.join(known)} and allow_spills"
+            f"{', '.join(known)}, allow_spills and tuned"
         )
-    return TawaHopperPipeline(**{**RUNTIME_DEFAULTS, **options})
-
-
-def _grid_rules(kernel: func.FuncOp) -> list[tuple[int, int, int, int]] | None:
-    """How the launch grid follows the arguments' shapes; None when it cannot be
-    read off the kernel (launches then need `grid=`)."""
-    if PERSISTENT_ATTR in kernel.attributes:
-        return None  # the lowered kernel carries the rule of its tiles
-    try:
-        return grid_rule(kernel)
-    except GridInferenceError:
-        return None
 
 
 @dataclass
@@ -138,21 +148,21 @@ class Kernel:
     name: str
     ptx: str
     lowered: func.FuncOp
-    grid_rules: list | None
     _function: Any = None
     jit_log: str = ""
     num_regs: int = 0
     allow_spills: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
     params: list[Param] = field(init=False)
-    persistent_rules: list[tuple[int, ...]] | None = field(init=False)
+    grid_rules: list[Rule] | None = field(init=False)
+    persistent_rules: list[Rule] | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.params = params(self.lowered)
-        persistent = self.lowered.attributes.get(PERSISTENT_ATTR)
+        attrs = self.lowered.attributes
+        self.grid_rules = decode_rules(attrs[GRID_ATTR]) if GRID_ATTR in attrs else None
         self.persistent_rules = (
-            None
-            if persistent is None
-            else [tuple(x.value.data for x in rule.data) for rule in persistent.data]
+            decode_rules(attrs[PERSISTENT_ATTR]) if PERSISTENT_ATTR in attrs else None
         )
         launch = self.lowered.attributes[LAUNCH_ATTR]
         self.threads = launch.data["threads"].value.data
@@ -179,12 +189,20 @@ class Kernel:
                 ),
                 f"{self.name}: cuFuncGetAttribute",
             )
-            spilled = re.search(r"([1-9]\d*) bytes spill stores", self.jit_log)
+            # spills live in local memory (our kernels have no local arrays); the
+            # attribute holds whether or not the driver's JIT cache skipped the log
+            spilled = check(
+                cu.cuFuncGetAttribute(
+                    cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function
+                ),
+                f"{self.name}: cuFuncGetAttribute",
+            )
             if spilled and not self.allow_spills:
                 raise ResourceError(
                     f"{self.name} does not fit the register budget: the JIT spills "
-                    f"{spilled.group(1)} bytes per thread. Use num_consumers=2 (each "
-                    "consumer warpgroup then holds half of every tile) or smaller tiles; "
+                    f"{spilled} bytes per thread to local memory. Use more consumer "
+                    "warpgroups (each then holds a smaller share of every tile), smaller "
+                    "tiles, or a larger consumer_registers budget; "
                     "compile(..., allow_spills=True) runs it anyway"
                 )
             self._function = function

@@ -16,6 +16,7 @@ from .conftest import rel_err
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CONFIGS = {  # name: (num_stages, mma_depth, num_consumers, two_stage)
+    "tuned": None,
     "D2-P1": (2, 1, 2, False),
     "D3-P2": (3, 2, 2, False),
     "D2-P1-two-stage": (2, 1, 2, True),
@@ -33,21 +34,23 @@ def attention_reference(torch, q, k, v, scale: float, causal: bool):
 
 
 def run_attention(torch, file, kernel, batch_heads, seq, d, dtype, causal, config):
-    stages, mma, consumers, two_stage = CONFIGS[config]
+    options = {}
+    if CONFIGS[config] is not None:
+        stages, mma, consumers, two_stage = CONFIGS[config]
+        options = dict(
+            num_stages=stages,
+            mma_depth=mma,
+            num_consumers=consumers,
+            two_stage=two_stage,
+            tuned=False,
+        )
     gen = torch.Generator(device="cuda").manual_seed(seq * 31 + d)
     q, k, v = (
         torch.randn(batch_heads, seq, d, device="cuda", generator=gen).to(dtype)
         for _ in range(3)
     )
     o = torch.full_like(q, float("nan"))
-    compiled = tawa_xdsl.compile(
-        EXAMPLES / file,
-        kernel,
-        num_stages=stages,
-        mma_depth=mma,
-        num_consumers=consumers,
-        two_stage=two_stage,
-    )
+    compiled = tawa_xdsl.compile(EXAMPLES / file, kernel, **options)
     scale = 1 / math.sqrt(d)
     compiled(q, k, v, o, scale)
     torch.cuda.synchronize()
@@ -74,7 +77,7 @@ def test_attention_matches_float64(torch, dtype, d, causal, seq, config) -> None
     )
 
 
-@pytest.mark.parametrize("config", ["D2-P1", "D2-P1-two-stage"])
+@pytest.mark.parametrize("config", ["tuned", "D2-P1", "D2-P1-two-stage"])
 @pytest.mark.parametrize("seq", [300, 2048])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 def test_head_dim_256(torch, causal, seq, config) -> None:
@@ -101,6 +104,7 @@ def test_a_kernel_that_does_not_fit_is_refused(torch) -> None:
         num_stages=2,
         mma_depth=1,
         num_consumers=1,
+        tuned=False,
     )
     with pytest.raises(
         tawa_xdsl.runtime.ResourceError, match="does not fit the register budget"

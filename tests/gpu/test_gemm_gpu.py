@@ -41,23 +41,20 @@ CONFIGS = [  # (num_stages, mma_depth, num_consumers)
 ]
 
 
-def run_gemm(
-    torch, kernel: str, m: int, n: int, k: int, dtype, config=(3, 2, 1), **options
-):
-    stages, mma, consumers = config
+def run_gemm(torch, kernel: str, m: int, n: int, k: int, dtype, config=None, **options):
+    """Run `kernel` with the tuned defaults (config None) or exactly `config` =
+    (num_stages, mma_depth, num_consumers) plus `options`."""
     gen = torch.Generator(device="cuda").manual_seed(m * 7 + n * 13 + k)
     a = torch.randn(m, k, device="cuda", generator=gen).to(dtype)
     b_nk = torch.randn(n, k, device="cuda", generator=gen).to(dtype)
     b = b_nk if "_nt" in kernel else b_nk.t().contiguous()
     c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
-    compiled = tawa_xdsl.compile(
-        EXAMPLES / "gemm.mlir",
-        kernel,
-        num_stages=stages,
-        mma_depth=mma,
-        num_consumers=consumers,
-        **options,
-    )
+    if config is not None:
+        stages, mma, consumers = config
+        options |= dict(
+            num_stages=stages, mma_depth=mma, num_consumers=consumers, tuned=False
+        )
+    compiled = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", kernel, **options)
     compiled(a, b, c)
     torch.cuda.synchronize()
     return c, a.double() @ b_nk.double().t()
@@ -67,6 +64,7 @@ def run_gemm(
 @pytest.mark.parametrize("layout", ["nt", "nn"])
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
 def test_gemm_matches_float64(torch, dtype, layout, size) -> None:
+    """The tuned defaults (128x256 tiles, persistent, TMA-store epilogue)."""
     kernel = f"gemm_{layout}" + ("_f16" if dtype == "f16" else "")
     torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float16
     c, ref = run_gemm(torch, kernel, *size, torch_dtype)
@@ -106,23 +104,24 @@ def test_tile_shape_persistent_and_epilogue(
     assert rel_err(c, ref) < 1e-2
 
 
-@pytest.mark.parametrize("config", [(3, 2, 1), (4, 2, 2)], ids=lambda c: config_id(c))
+@pytest.mark.parametrize(
+    "config", [None, (3, 2, 1), (4, 2, 2)], ids=lambda c: config_id(c) if c else "tuned"
+)
 @pytest.mark.parametrize("size", [(1000, 1000, 1000), (4096, 3000, 1024)], ids=str)
 @pytest.mark.parametrize("kernel", ["gemm_scale_bias_relu", "gemm_bias_gelu"])
 def test_fused_epilogue(torch, kernel, size, config) -> None:
     m, n, k = size
-    stages, mma, consumers = config
     a = torch.randn(m, k, device="cuda").bfloat16()
     b = torch.randn(n, k, device="cuda").bfloat16()
     bias = torch.randn(n, device="cuda").bfloat16()
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    compiled = tawa_xdsl.compile(
-        EXAMPLES / "gemm_epilogue.mlir",
-        kernel,
-        num_stages=stages,
-        mma_depth=mma,
-        num_consumers=consumers,
-    )
+    options = {}
+    if config is not None:
+        stages, mma, consumers = config
+        options = dict(
+            num_stages=stages, mma_depth=mma, num_consumers=consumers, tuned=False
+        )
+    compiled = tawa_xdsl.compile(EXAMPLES / "gemm_epilogue.mlir", kernel, **options)
     x = a.double() @ b.double().t()
     if kernel == "gemm_scale_bias_relu":
         compiled(a, b, bias, c, 0.5)
@@ -139,7 +138,7 @@ def test_setmaxnreg_is_honoured(torch) -> None:
     """With two consumer warpgroups the kernel starts capped at 168 registers and
     the JIT keeps setmaxnreg (no C75xx remark, e.g. C7508 'setmaxnreg ignored')."""
     compiled = tawa_xdsl.compile(
-        EXAMPLES / "gemm.mlir", "gemm_nt", num_stages=4, num_consumers=2
+        EXAMPLES / "gemm.mlir", "gemm_nt", num_stages=4, num_consumers=2, tuned=False
     )
     compiled.load()
     assert compiled.num_regs == 168

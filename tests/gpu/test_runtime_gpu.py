@@ -46,7 +46,7 @@ def test_register_budgets_reach_the_jit(torch) -> None:
         for _ in range(3)
     )
     source = EXAMPLES / "attention_d256.mlir"
-    options = dict(num_stages=2, mma_depth=1, two_stage=True)
+    options = dict(num_stages=2, mma_depth=1, two_stage=True, tuned=False)
     tight = dict(producer_registers=24, consumer_registers=200)
     with pytest.raises(tawa_xdsl.runtime.ResourceError, match="spills"):
         tawa_xdsl.compile(source, "attention_causal_d256", **options, **tight).load()

@@ -8,6 +8,8 @@
 // Parameters follow their uses: A, B and C are TMA maps (C is stored through a
 // staging tile), K a dim.
 // GEMM-LABEL: func.func @gemm_nt(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %a_dim1: index, %b: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %c: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>)
+// The launch grid: x covers dim 0 of C (argument 2) in blocks of 128, y dim 1.
+// GEMM-SAME:    tile.grid = {{\[}}[0 : i64, 2 : i64, 0 : i64, 128 : i64], [1 : i64, 2 : i64, 1 : i64, 128 : i64]]
 // GEMM-SAME:    nvgpu_async.abi = ["map:0", "dim:0:1", "map:1", "map:2"]
 // GEMM-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 132144 : i64}
 // One 3-slot ring per tile, 1024-byte aligned, the staging tile of C, then

@@ -1,0 +1,202 @@
+"""Ablation, as in the Tawa paper: switch the passes on one at a time and time
+each step, for GEMM and attention, with the peers in the same run.
+
+    python benchmarks/ablation.py [--out benchmarks/results]
+
+GEMM 8192x8192x8192 and 4096x4096x4096 bf16:
+  1 stage         aref-partition alone: producer and consumer warpgroups, but
+                  a ring of one slot, so loads and MMAs take turns (the nearest
+                  we have to "no warp specialization": nothing overlaps)
+  + pipeline      3 slots, 2 MMA groups in flight
+  + cooperative   two consumer warpgroups share the 128x128 tile
+  + tile 128x256  tile-shape block-n=256
+  + persistent    one CTA per SM, grouped raster
+  + TMA store     the epilogue through shared memory and TMA
+  + D/P tuning    the tuned defaults (3 stages, 1 MMA group in flight)
+Attention d128, seq 4096 and 16384, causal and not:
+  1 stage, 2 consumers -> + 2 stages -> + two-stage overlap -> + 3 stages
+  (the tuned default), and + persistent (measured, not kept).
+Writes ablation.csv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (
+    EXAMPLES,
+    RESULTS,
+    check,
+    median_ms,
+    warm_up,
+    write_csv,
+)
+from triton_attention import attention as triton_attention
+from triton_gemm import gemm_nt as triton_gemm
+
+import tawa_xdsl
+
+EXACT = {"tuned": False}
+GEMM_STEPS = [
+    (
+        "1 stage",
+        dict(EXACT, num_stages=1, mma_depth=1, num_consumers=1, tma_store=False),
+    ),
+    (
+        "+ pipeline (D3 P2)",
+        dict(EXACT, num_stages=3, mma_depth=2, num_consumers=1, tma_store=False),
+    ),
+    (
+        "+ cooperative (2 WG)",
+        dict(EXACT, num_stages=3, mma_depth=2, num_consumers=2, tma_store=False),
+    ),
+    (
+        "+ tile 128x256",
+        dict(
+            EXACT,
+            num_stages=3,
+            mma_depth=2,
+            num_consumers=2,
+            block_n=256,
+            tma_store=False,
+        ),
+    ),
+    (
+        "+ persistent",
+        dict(
+            EXACT,
+            num_stages=3,
+            mma_depth=2,
+            num_consumers=2,
+            block_n=256,
+            persistent=True,
+            tma_store=False,
+        ),
+    ),
+    (
+        "+ TMA-store epilogue",
+        dict(
+            EXACT,
+            num_stages=3,
+            mma_depth=2,
+            num_consumers=2,
+            block_n=256,
+            persistent=True,
+        ),
+    ),
+    ("+ D/P tuning (defaults)", {}),
+]
+ATTENTION_STEPS = [
+    ("1 stage, 2 WG", dict(EXACT, num_stages=1, mma_depth=1, num_consumers=2)),
+    ("+ 2 stages", dict(EXACT, num_stages=2, mma_depth=1, num_consumers=2)),
+    (
+        "+ two-stage overlap",
+        dict(EXACT, num_stages=2, mma_depth=1, num_consumers=2, two_stage=True),
+    ),
+    ("+ 3 stages (defaults)", {}),
+    ("+ persistent (not kept)", dict(persistent=True)),
+]
+
+
+def gemm(rows: list[dict]) -> None:
+    for m, n, k in [(8192, 8192, 8192), (4096, 4096, 4096)]:
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        ref = a @ b.t()
+        c = torch.empty_like(ref)
+        flops = 2 * m * n * k
+        peers = {
+            "cuBLAS": functools.partial(torch.matmul, a, b.t()),
+            "Triton (ours)": functools.partial(triton_gemm, a, b, c),
+        }
+        steps = []
+        for label, options in GEMM_STEPS:
+            kernel = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt", **options)
+            c.fill_(float("nan"))
+            kernel(a, b, c)
+            torch.cuda.synchronize()
+            check(label, c, ref)
+            steps.append((label, kernel.bind(a, b, c)))
+        record(rows, f"gemm {m}x{n}x{k}", steps, peers, flops)
+
+
+def attention(rows: list[dict]) -> None:
+    d = 128
+    for seq in (4096, 16384):
+        for causal in (False, True):
+            heads, batch = 2048 // d, 16384 // seq
+            q, k, v = (
+                torch.randn(batch * heads, seq, d, device="cuda", dtype=torch.bfloat16)
+                for _ in range(3)
+            )
+            o = torch.empty_like(q)
+            scale = 1 / math.sqrt(d)
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                ref = F.scaled_dot_product_attention(
+                    *(x.view(batch, heads, seq, d) for x in (q, k, v)), is_causal=causal
+                ).reshape(q.shape)
+
+            def cudnn(q=q, k=k, v=v, causal=causal, batch=batch, heads=heads, seq=seq):
+                with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                    return F.scaled_dot_product_attention(
+                        *(x.view(batch, heads, seq, d) for x in (q, k, v)),
+                        is_causal=causal,
+                    )
+
+            peers = {
+                "cuDNN": cudnn,
+                "Triton (ours)": functools.partial(
+                    triton_attention, q, k, v, o, scale, causal
+                ),
+            }
+            name = f"attention{'_causal' if causal else ''}_d{d}"
+            steps = []
+            for label, options in ATTENTION_STEPS:
+                kernel = tawa_xdsl.compile(EXAMPLES / "attention.mlir", name, **options)
+                o.fill_(float("nan"))
+                kernel(q, k, v, o, scale)
+                torch.cuda.synchronize()
+                check(label, o, ref)
+                steps.append((label, kernel.bind(q, k, v, o, scale)))
+            flops = 4 * batch * heads * seq * seq * d * (0.5 if causal else 1)
+            record(
+                rows,
+                f"attention d{d} seq{seq}{' causal' if causal else ''}",
+                steps,
+                peers,
+                flops,
+            )
+
+
+def record(rows, problem: str, steps, peers: dict, flops: float) -> None:
+    print(problem, flush=True)
+    for label, fn in [*steps, *peers.items()]:
+        tf = flops / median_ms(fn) / 1e9
+        rows.append({"problem": problem, "step": label, "tflops": round(tf, 1)})
+        print(f"  {label:>28} {tf:8.1f} TFLOP/s", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    print(torch.cuda.get_device_name(), flush=True)
+    warm_up()
+    rows: list[dict] = []
+    gemm(rows)
+    attention(rows)
+    write_csv(rows, args.out / "ablation.csv")
+
+
+if __name__ == "__main__":
+    main()

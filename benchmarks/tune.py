@@ -1,0 +1,168 @@
+"""The search behind `tawa_xdsl.tuning`: time candidate compile options per
+problem and record which wins and by how much over the tuned defaults.
+
+    python benchmarks/tune.py [--out benchmarks/results] [--quick]
+
+GEMM (the shapes of gemm.py): tile 128x128 or 128x256, 3 or 4 stages, 1 or 2
+MMA groups in flight, persistent or not, raster groups of 8 or 16 rows.
+Attention (head dim 64 and 128, seq 1k/4k/16k, causal and not): 2 or 3 stages,
+two-stage overlap or not, persistent or not, and for head dim 64, 192 query rows
+over three consumer warpgroups (which spills a little; timed with allow_spills).
+Every candidate is checked before it is timed. Writes tuning.csv (every
+candidate) and prints, per problem, the winner and default/best.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (
+    EXAMPLES,
+    RESULTS,
+    check,
+    describe,
+    median_ms,
+    warm_up,
+    write_csv,
+)
+from gemm import SHAPES
+
+import tawa_xdsl
+from tawa_xdsl.runtime import ResourceError
+
+
+def gemm_candidates() -> list[dict]:
+    grid = itertools.product([128, 256], [3, 4], [1, 2], [True, False], [8, 16])
+    return [
+        dict(
+            block_n=bn if bn != 128 else 0,  # 0: as written
+            num_stages=d,
+            mma_depth=p,
+            persistent=pers,
+            group_m=g,
+            num_consumers=2,
+            tuned=False,
+        )
+        for bn, d, p, pers, g in grid
+        if pers or g == 8
+    ]
+
+
+def attention_candidates(d: int) -> list[dict]:
+    out = [
+        dict(num_stages=s, mma_depth=1, two_stage=two, persistent=pers, tuned=False)
+        for s, two, pers in itertools.product([2, 3], [True, False], [False, True])
+    ]
+    if d == 64:
+        out.append(
+            dict(
+                num_stages=3,
+                mma_depth=1,
+                two_stage=True,
+                block_m=192,
+                num_consumers=3,
+                allow_spills=True,
+                tuned=False,
+            )
+        )
+    return out
+
+
+def timed(file: str, name: str, options: dict, args: list, out, ref) -> float | None:
+    """Median ms of one candidate; None if it does not compile or fit."""
+    try:
+        kernel = tawa_xdsl.compile(EXAMPLES / file, name, **options)
+        out.fill_(float("nan"))
+        kernel(*args)
+    except (ResourceError, ValueError) as e:
+        print(f"    {describe(options)}: skipped ({str(e)[:80]})", flush=True)
+        return None
+    torch.cuda.synchronize()
+    check(f"{name} {describe(options)}", out, ref)
+    return median_ms(kernel.bind(*args))
+
+
+def search(problem: str, file, name, candidates, args, out, ref, flops, rows) -> None:
+    results = {}
+    default_ms = timed(file, name, {}, args, out, ref)
+    default_options = tawa_xdsl.compile(EXAMPLES / file, name).options
+    for options in candidates:
+        ms = timed(file, name, options, args, out, ref)
+        if ms is not None:
+            results[describe(options)] = ms
+    best_name, best_ms = min(results.items(), key=lambda kv: kv[1])
+    for config, ms in results.items():
+        rows.append(
+            {
+                "problem": problem,
+                "config": config,
+                "tflops": round(flops / ms / 1e9, 1),
+                "is_default": config == describe(default_options),
+            }
+        )
+    print(
+        f"{problem:>28}  best {best_name:>26} {flops / best_ms / 1e9:7.1f} TFLOP/s   "
+        f"default {describe(default_options):>22} {flops / default_ms / 1e9:7.1f}   "
+        f"default/best {best_ms / default_ms:.3f}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--quick", action="store_true", help="fewer problems")
+    args = parser.parse_args()
+    print(torch.cuda.get_device_name(), flush=True)
+    warm_up()
+    rows: list[dict] = []
+    shapes = SHAPES[1:3] if args.quick else SHAPES
+    for m, n, k in shapes:
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        search(
+            f"gemm {m}x{n}x{k}",
+            "gemm.mlir",
+            "gemm_nt",
+            gemm_candidates(),
+            [a, b, c],
+            c,
+            a @ b.t(),
+            2 * m * n * k,
+            rows,
+        )
+    seqs = [4096] if args.quick else [1024, 4096, 16384]
+    for d, seq, causal in itertools.product([64, 128], seqs, [False, True]):
+        heads, batch = 2048 // d, 16384 // seq
+        q, k, v = (
+            torch.randn(batch * heads, seq, d, device="cuda", dtype=torch.bfloat16)
+            for _ in range(3)
+        )
+        o = torch.empty_like(q)
+        ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        search(
+            f"attention d{d} seq{seq}{' causal' if causal else ''}",
+            "attention.mlir",
+            f"attention{'_causal' if causal else ''}_d{d}",
+            attention_candidates(d),
+            [q, k, v, o, 1 / math.sqrt(d)],
+            o,
+            ref,
+            4 * batch * heads * seq * seq * d * (0.5 if causal else 1),
+            rows,
+        )
+    write_csv(rows, args.out / "tuning.csv")
+
+
+if __name__ == "__main__":
+    main()

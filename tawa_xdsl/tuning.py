@@ -1,0 +1,91 @@
+"""Default compile options: what `benchmarks/tune.py` found best on the H100,
+as rules over the kernel's structure, so `compile(path, name)` is fast without
+flags. Options the caller passes win over these.
+
+- GEMM-like kernels (loops with one accumulating dot): two consumer warpgroups
+  share a 128x256 tile (when the kernel names BN), a persistent grid in grouped
+  order, the TMA-store epilogue, and as many stages as fit next to the staging
+  tile (3 for 128x256, 4 for 128x128); one MMA group in flight (the two
+  warpgroups keep the tensor cores busy for each other).
+- Attention-like kernels (a loop with two dots): two consumer warpgroups, the
+  two-stage overlap, one MMA group in flight; 3 stages where they fit and the
+  head dim is above 64 (at 64 two stages measured faster). 192 query rows over
+  three warpgroups is faster still at head dim 64 but spills under their
+  160-register budget, so it is not a default.
+- Anything else: the runtime defaults.
+
+`benchmarks/NOTES.md` records the measurements behind each rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.dialects import func, scf
+
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import tile
+from tawa_xdsl.dialects.tile import element_bytes
+from tawa_xdsl.transforms.tile_shape import KernelShape
+
+SMEM_BUDGET = nv.MAX_SMEM_BYTES - 2048  # alignment slack and barriers
+
+
+def _bytes(shape: tuple[int, ...], element_type: Any) -> int:
+    n = element_bytes(element_type)
+    for d in shape:
+        n *= d
+    return n
+
+
+def _stages(per_stage: int, fixed: int, most: int) -> int:
+    """The most ring stages (at least 2) that fit next to `fixed` bytes."""
+    return max(2, min(most, (SMEM_BUDGET - fixed) // per_stage))
+
+
+def default_options(kernel: func.FuncOp) -> dict[str, Any]:
+    """Tuned options for `kernel` (tile IR); empty when no rule applies."""
+    loops = [
+        op
+        for op in kernel.walk()
+        if isinstance(op, scf.ForOp)
+        and any(isinstance(o, tile.LoadOp) for o in op.body.block.ops)
+    ]
+    if not loops:
+        return {}
+    dots = [[o for o in lp.body.block.ops if isinstance(o, tile.DotOp)] for lp in loops]
+    shape = KernelShape(kernel)
+    names = {name for name, _ in shape.names.values()}
+
+    def size(values: list, sizes: dict[str, int]) -> int:
+        return sum(_bytes(shape.resized(v, sizes), v.type.element_type) for v in values)
+
+    ring = [o.result for o in loops[0].body.block.ops if isinstance(o, tile.LoadOp)]
+    if all(len(d) == 1 for d in dots):
+        sizes = {"BN": 256} if "BN" in names else {}
+        m, n = shape.resized(dots[0][0].result, sizes)
+        staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
+        options: dict[str, Any] = {
+            "num_consumers": 2,
+            "mma_depth": 1,
+            "persistent": True,
+            "num_stages": _stages(size(ring, sizes), size(staging, sizes), 4),
+        }
+        if sizes and n == 256 and m == 128:
+            options["block_n"] = 256
+        else:
+            options["num_stages"] = _stages(size(ring, {}), size(staging, {}), 4)
+        return options
+    if any(len(d) == 2 for d in dots):
+        first = next(d for d in dots if len(d) == 2)[0]
+        head_dim = first.lhs.type.get_shape()[1]
+        once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
+        return {
+            "num_consumers": 2,
+            "mma_depth": 1,
+            "two_stage": True,
+            "num_stages": _stages(
+                size(ring, {}), size(once, {}), 2 if head_dim <= 64 else 3
+            ),
+        }
+    return {}
