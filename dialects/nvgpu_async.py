@@ -714,6 +714,22 @@ class TMALoadOp(IRDLOperation):
 
 
 @irdl_op_definition
+class PrefetchTensorMapOp(IRDLOperation):
+    """Fetch a tensor map's descriptor into the cache ahead of its first TMA
+    copy (one thread; a hint, nothing waits for it)."""
+
+    name = "nvgpu_async.prefetch_tensor_map"
+
+    tensor_map = operand_def(TensorMapType)
+
+    traits = traits_def(MemoryWriteEffect())  # a cache fill: never dead code
+    assembly_format = "$tensor_map attr-dict `:` type($tensor_map)"
+
+    def __init__(self, tensor_map: SSAValue):
+        super().__init__(operands=[tensor_map])
+
+
+@irdl_op_definition
 class TMAStoreOp(IRDLOperation):
     """Copy slot `slot` of `buffer` to the tile at `coords`, one box per swizzle
     chunk; out-of-bounds parts are dropped. Issued by one thread (in a consumer
@@ -1103,6 +1119,7 @@ NVGPUAsync = Dialect(
         MBarrierArriveExpectTxOp,
         MBarrierWaitOp,
         TMALoadOp,
+        PrefetchTensorMapOp,
         TMAStoreOp,
         TMAStoreCommitOp,
         TMAStoreWaitOp,

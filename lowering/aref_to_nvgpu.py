@@ -605,6 +605,10 @@ class KernelLowering:
         self._lower_producer(producer)
         self._lower_consumer(consumer)
 
+        # the producer warms the descriptors before its first copies need them
+        maps = [p for (kind, _, _), p in self.param.items() if kind == "map"]
+        for tmap in reversed(maps):
+            _prepend(producer.block, nv.PrefetchTensorMapOp(tmap))
         registers = self.ws.registers or default_registers(self.num_consumers)
         _prepend(producer.block, nv.SetMaxNRegOp("dec", registers[0]))
         if registers[1] > entry_register_cap(self.threads):

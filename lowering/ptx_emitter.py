@@ -911,6 +911,9 @@ class KernelEmitter:
                 f"[{dst}+{c * chunk_bytes}], [{tmap}, {{{where}}}], [{bar}];"
             )
 
+    def prefetch_tensor_map(self, op: nv.PrefetchTensorMapOp) -> None:
+        self.emit(f"prefetch.tensormap [{self.env[op.tensor_map]}];")
+
     def tma_store(self, op: nv.TMAStoreOp) -> None:
         ring = self.env[op.buffer]
         assert isinstance(ring, Ring)
@@ -1241,6 +1244,7 @@ KernelEmitter.HANDLERS = {
     nv.MBarrierArriveExpectTxOp: KernelEmitter.mbarrier_arrive_expect_tx,
     nv.TMALoadOp: KernelEmitter.tma_load,
     nv.TMAStoreOp: KernelEmitter.tma_store,
+    nv.PrefetchTensorMapOp: KernelEmitter.prefetch_tensor_map,
     nv.TMAStoreCommitOp: KernelEmitter.tma_store_commit,
     nv.TMAStoreWaitOp: KernelEmitter.tma_store_wait,
     nv.ConsumerBarrierOp: KernelEmitter.consumer_barrier,

@@ -3,10 +3,9 @@ as rules over the kernel's structure, so `compile(path, name)` is fast without
 flags. Options the caller passes win over these.
 
 - GEMM-like kernels (loops with one accumulating dot): two consumer warpgroups
-  share a 128x256 tile (when the kernel names BN), a persistent grid in grouped
-  order, the TMA-store epilogue, and as many stages as fit next to the staging
-  tile (3 for 128x256, 4 for 128x128); one MMA group in flight (the two
-  warpgroups keep the tensor cores busy for each other).
+  share a 128x256 tile (when the kernel names BN), a persistent grid in groups
+  of 16 tile rows, the TMA-store epilogue, as many stages as fit next to the
+  staging tile (3 for 128x256, 4 for 128x128), two MMA groups in flight.
 - Attention-like kernels (a loop with two dots): two consumer warpgroups, the
   two-stage overlap, one MMA group in flight; 3 stages where they fit and the
   head dim is above 64 (at 64 two stages measured faster). 192 query rows over
@@ -67,8 +66,9 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
         staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
         options: dict[str, Any] = {
             "num_consumers": 2,
-            "mma_depth": 1,
+            "mma_depth": 2,
             "persistent": True,
+            "group_m": 16,
             "num_stages": _stages(size(ring, sizes), size(staging, sizes), 4),
         }
         if sizes and n == 256 and m == 128:

@@ -242,6 +242,7 @@ class HopperFunctions(InterpreterFunctions):
     run_fence_init = impl(nv.FenceMBarrierInitOp)(_no_effect)
     run_cta_barrier = impl(nv.CTABarrierOp)(_no_effect)
     run_consumer_barrier = impl(nv.ConsumerBarrierOp)(_no_effect)
+    run_prefetch = impl(nv.PrefetchTensorMapOp)(_no_effect)
 
     @impl(nv.FenceProxyAsyncOp)
     def run_fence_proxy(

@@ -25,6 +25,10 @@
 // GEMM-NEXT:    nvgpu_async.cta_barrier
 // GEMM-NEXT:    nvgpu_async.role_dispatch consumers = 1 registers = [40, 232] producer {
 // GEMM-NEXT:      nvgpu_async.setmaxnreg dec 40
+// The producer warms every tensor map's descriptor, C's (stored by TMA) too.
+// GEMM-NEXT:      nvgpu_async.prefetch_tensor_map %a
+// GEMM-NEXT:      nvgpu_async.prefetch_tensor_map %b
+// GEMM-NEXT:      nvgpu_async.prefetch_tensor_map %c
 // The producer waits for a free slot (parity flipped: a fresh barrier lets the
 // first round through), arms the full barrier with both tiles' bytes, issues TMA.
 // GEMM:           scf.for

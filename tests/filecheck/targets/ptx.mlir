@@ -23,6 +23,7 @@
 // CHECK:         fence.mbarrier_init.release.cluster;
 // CHECK:         bar.sync 0;
 // CHECK:         setmaxnreg.dec.sync.aligned.u32 24;
+// CHECK:         prefetch.tensormap [%rd{{[0-9]+}}];
 // CHECK:         mbarrier.try_wait.parity.shared::cta.b64
 // CHECK:         mbarrier.arrive.expect_tx.shared::cta.b64 _, [%{{.*}}], 32768;
 // CHECK:         cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
