@@ -7,7 +7,7 @@ GEMM (the shapes of gemm.py): tile 128x128 or 128x256, 3 or 4 stages, 1 or 2
 MMA groups in flight, persistent or not, raster groups of 8 or 16 rows.
 Attention (head dim 64 and 128, seq 1k/4k/16k, causal and not): 2 or 3 stages,
 two-stage overlap or not, persistent or not, and for head dim 64, 192 query rows
-over three consumer warpgroups (which spills a little; timed with allow_spills).
+over three consumer warpgroups.
 Every candidate is checked before it is timed. Writes tuning.csv (every
 candidate) and prints, per problem, the winner and default/best.
 """
@@ -64,17 +64,17 @@ def attention_candidates(d: int) -> list[dict]:
         for s, two, pers in itertools.product([2, 3], [True, False], [False, True])
     ]
     if d == 64:
-        out.append(
+        out += [
             dict(
-                num_stages=3,
+                num_stages=s,
                 mma_depth=1,
                 two_stage=True,
                 block_m=192,
                 num_consumers=3,
-                allow_spills=True,
                 tuned=False,
             )
-        )
+            for s in (2, 3)
+        ]
     return out
 
 

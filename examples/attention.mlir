@@ -105,7 +105,7 @@ func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.b
     %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
-  }
+  } {tile.overlap = false}
   %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x64xf32>
   %o_f = arith.divf %acc_f, %l_b : tensor<128x64xf32>
@@ -213,7 +213,7 @@ func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> 
     %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
-  }
+  } {tile.overlap = false}
   %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x64xf32>
   %o_f = arith.divf %acc_f, %l_b : tensor<128x64xf32>
@@ -311,7 +311,7 @@ func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {til
     %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
-  }
+  } {tile.overlap = false}
   %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x128xf32>
   %o_f = arith.divf %acc_f, %l_b : tensor<128x128xf32>
@@ -419,7 +419,7 @@ func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128
     %p_lo = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
-  }
+  } {tile.overlap = false}
   %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x128xf32>
   %o_f = arith.divf %acc_f, %l_b : tensor<128x128xf32>

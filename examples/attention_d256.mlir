@@ -107,7 +107,7 @@ func.func @attention_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {til
     %p_lo = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xbf16>
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x256xf32>
-  }
+  } {tile.overlap = false}
   %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x256xf32>
   %o_f = arith.divf %acc_f, %l_b : tensor<128x256xf32>
@@ -215,7 +215,7 @@ func.func @attention_causal_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256
     %p_lo = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xbf16>
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x256xf32>
-  }
+  } {tile.overlap = false}
   %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x256xf32>
   %o_f = arith.divf %acc_f, %l_b : tensor<128x256xf32>

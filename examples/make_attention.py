@@ -155,7 +155,8 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
             f"scf.yield %m_new, %l_new, %acc_new : {row_t}, {row_t}, {acc_t}",
         ]
         lines.extend("    " + b for b in body)
-        lines.append("  }")
+        # the masked blocks are one or two per query block: not worth overlapping
+        lines.append("  } {tile.overlap = false}" if masked else "  }")
 
     loop(
         "%m_1, %l_1, %acc_1",

@@ -369,6 +369,14 @@ def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
                 # ptxas cannot follow pending groups around a back edge: copying an
                 # accumulator there with groups in flight makes it serialize all wgmmas
                 k = 0
+            if (
+                isinstance(op, scf.YieldOp)
+                and isinstance(op.parent_op(), scf.IfOp)
+                and any(_from_dot(v) for v in op.operands)
+            ):
+                # the other branch may write the same result registers with movs:
+                # ptxas serializes every wgmma (C7515) if a group is in flight there
+                k = 0
             if _makes_register_operand(op):
                 # ptxas serializes every wgmma (C7513) when an instruction writes a
                 # wgmma's register A operand while any group is in flight

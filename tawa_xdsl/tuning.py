@@ -6,11 +6,11 @@ flags. Options the caller passes win over these.
   share a 128x256 tile (when the kernel names BN), a persistent grid in groups
   of 16 tile rows, the TMA-store epilogue, as many stages as fit next to the
   staging tile (3 for 128x256, 4 for 128x128), two MMA groups in flight.
-- Attention-like kernels (a loop with two dots): two consumer warpgroups, the
-  two-stage overlap, one MMA group in flight; 3 stages where they fit and the
-  head dim is above 64 (at 64 two stages measured faster). 192 query rows over
-  three warpgroups is faster still at head dim 64 but spills under their
-  160-register budget, so it is not a default.
+- Attention-like kernels (a loop with two dots): the two-stage overlap, one MMA
+  group in flight, as many stages as fit (up to 3); two consumer warpgroups on
+  128 query rows, or at head dim 64 (when the kernel names BM) three on 192 rows:
+  the softmax is a larger share of the work there and the third warpgroup's
+  MMAs hide it.
 - Anything else: the runtime defaults.
 
 `benchmarks/NOTES.md` records the measurements behind each rule.
@@ -79,13 +79,15 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
     if any(len(d) == 2 for d in dots):
         first = next(d for d in dots if len(d) == 2)[0]
         head_dim = first.lhs.type.get_shape()[1]
+        sizes = {"BM": 192} if head_dim == 64 and "BM" in names else {}
         once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
-        return {
-            "num_consumers": 2,
+        options = {
+            "num_consumers": 3 if sizes else 2,
             "mma_depth": 1,
             "two_stage": True,
-            "num_stages": _stages(
-                size(ring, {}), size(once, {}), 2 if head_dim <= 64 else 3
-            ),
+            "num_stages": _stages(size(ring, sizes), size(once, sizes), 3),
         }
+        if sizes:
+            options["block_m"] = 192
+        return options
     return {}

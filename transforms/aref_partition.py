@@ -438,6 +438,7 @@ class RoleBuilder:
             + [counters[ch] for ch in channels],
             body,
         )
+        clone.attributes |= loop.attributes  # hints such as tile.overlap
         new.add_op(clone)
         for k, i in enumerate(iters):
             self.mapper[loop.results[i]] = clone.results[k]

@@ -26,7 +26,10 @@ through the loop's iteration arguments:
 
 The steady-state loop has no branch (a branch around a wgmma makes ptxas
 serialize them). It holds two slots at a time (j and j + 1), so the ring needs
-depth >= 2. A loop whose stage one would read stage two's results is left alone.
+depth >= 2. A loop whose stage one would read stage two's results is left alone,
+and so is one the kernel marks `{tile.overlap = false}`: a loop of one or two
+iterations (attention's masked boundary blocks) gains nothing from the overlap
+and its rotated copy would raise the register pressure of the whole kernel.
 """
 
 from __future__ import annotations
@@ -35,8 +38,10 @@ from collections.abc import Iterable
 
 from tawa_xdsl.dialects import aref, tile
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import BoolAttr, IndexType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+OVERLAP_ATTR = "tile.overlap"
 
 
 def counter_of(loop: scf.ForOp, value: SSAValue) -> int | None:
@@ -111,6 +116,8 @@ def rotate(loop: scf.ForOp) -> scf.IfOp | None:
     gets = [op for op in body.ops if isinstance(op, aref.GetOp)]
     dots = [op for op in body.ops if isinstance(op, tile.DotOp)]
     if len(dots) < 2 or len(gets) != 1 or counter_of(loop, gets[0].index) is None:
+        return None
+    if loop.attributes.get(OVERLAP_ATTR) == BoolAttr.from_bool(False):
         return None
     two = _stage_two(body, dots[-1])
     if two is None or dots[0] in two or gets[0] in two:
