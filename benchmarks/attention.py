@@ -29,11 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     EXAMPLES,
     RESULTS,
+    add_timings,
     check,
     describe,
-    geomean,
     median_ms,
     parse_options,
+    print_geomeans,
     warm_up,
     write_csv,
 )
@@ -113,19 +114,10 @@ def run(dims, seqs, causals, configs: list[dict], out_dir: Path) -> list[dict]:
                     "causal": causal,
                     "config": best[1],
                 }
-                for name, ms in times.items():
-                    row[f"{name}_tflops"] = round(flops / ms / 1e9, 1)
-                for peer in ("cudnn", "flash", "triton"):
-                    row[f"tawa/{peer}"] = round(
-                        row["tawa_tflops"] / row[f"{peer}_tflops"], 3
-                    )
+                add_timings(row, times, flops, ["cudnn", "flash", "triton"])
                 rows.append(row)
                 print_row(row)
-    for peer in ("cudnn", "triton"):
-        print(
-            f"geometric mean tawa/{peer} {geomean([r[f'tawa/{peer}'] for r in rows]):.3f}",
-            flush=True,
-        )
+    print_geomeans(rows, ["cudnn", "triton"])
     write_csv(rows, out_dir / "attention.csv")
     plot(rows, out_dir / "attention.png")
     return rows

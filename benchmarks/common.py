@@ -87,6 +87,27 @@ def write_csv(rows: list[dict], path: Path) -> None:
         writer.writerows(rows)
 
 
+def add_timings(
+    row: dict, times_ms: dict[str, float], flops: float, peers: list[str]
+) -> None:
+    """row["<name>_tflops"] for every timing, then row["tawa/<peer>"] = tawa's
+    TFLOP/s over the peer's."""
+    for name, ms in times_ms.items():
+        row[f"{name}_tflops"] = round(flops / ms / 1e9, 1)
+    for peer in peers:
+        row[f"tawa/{peer}"] = round(row["tawa_tflops"] / row[f"{peer}_tflops"], 3)
+
+
+def print_geomeans(rows: list[dict], peers: list[str]) -> None:
+    print(
+        ", ".join(
+            f"geometric mean tawa/{peer} {geomean([r[f'tawa/{peer}'] for r in rows]):.3f}"
+            for peer in peers
+        ),
+        flush=True,
+    )
+
+
 def geomean(values: list[float]) -> float:
     product = 1.0
     for v in values:

@@ -25,11 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     EXAMPLES,
     RESULTS,
+    add_timings,
     check,
     describe,
-    geomean,
     median_ms,
     parse_options,
+    print_geomeans,
     warm_up,
     write_csv,
 )
@@ -45,10 +46,6 @@ SHAPES = [
     (8192, 8192, 4096),
     (4096, 4096, 16384),
 ]
-
-
-def tflops(m: int, n: int, k: int, ms: float) -> float:
-    return 2 * m * n * k / ms / 1e9
 
 
 def time_ours(options: dict, a, b, ref) -> tuple[float, str]:
@@ -75,17 +72,10 @@ def run(shapes, configs: list[dict], out_dir: Path) -> list[dict]:
         best = min(time_ours(options, a, b, ref) for options in configs)
         timings["tawa"] = best[0]
         row = {"M": m, "N": n, "K": k, "config": best[1]}
-        for name, ms in timings.items():
-            row[f"{name}_tflops"] = round(tflops(m, n, k, ms), 1)
-        row["tawa/cublas"] = round(row["tawa_tflops"] / row["cublas_tflops"], 3)
-        row["tawa/triton"] = round(row["tawa_tflops"] / row["triton_tflops"], 3)
+        add_timings(row, timings, 2 * m * n * k, ["cublas", "triton"])
         rows.append(row)
         print_row(row)
-    print(
-        f"geometric mean tawa/cuBLAS {geomean([r['tawa/cublas'] for r in rows]):.3f}, "
-        f"tawa/Triton {geomean([r['tawa/triton'] for r in rows]):.3f}",
-        flush=True,
-    )
+    print_geomeans(rows, ["cublas", "triton"])
     write_csv(rows, out_dir / "gemm.csv")
     plot(rows, out_dir / "gemm.png")
     return rows

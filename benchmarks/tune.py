@@ -8,8 +8,9 @@ MMA groups in flight, persistent or not, raster groups of 8 or 16 rows.
 Attention (head dim 64 and 128, seq 1k/4k/16k, causal and not): 2 or 3 stages,
 two-stage overlap or not, persistent or not, and for head dim 64, 192 query rows
 over three consumer warpgroups.
-Every candidate is checked before it is timed. Writes tuning.csv (every
-candidate) and prints, per problem, the winner and default/best.
+Every candidate is checked before it is timed. Writes tuning.csv (or
+tuning_gemm.csv / tuning_attention.csv with --only) with every candidate after
+each problem, and prints, per problem, the winner and default/best.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from common import (
 from gemm import SHAPES
 
 import tawa_xdsl
+from tawa_xdsl.diagnostics import DiagnosticException
 from tawa_xdsl.runtime import ResourceError
 
 
@@ -84,7 +86,7 @@ def timed(file: str, name: str, options: dict, args: list, out, ref) -> float | 
         kernel = tawa_xdsl.compile(EXAMPLES / file, name, **options)
         out.fill_(float("nan"))
         kernel(*args)
-    except (ResourceError, ValueError) as e:
+    except (ResourceError, DiagnosticException, ValueError) as e:
         print(f"    {describe(options)}: skipped ({str(e)[:80]})", flush=True)
         return None
     torch.cuda.synchronize()
@@ -122,11 +124,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--quick", action="store_true", help="fewer problems")
+    parser.add_argument("--only", choices=["gemm", "attention"], help="one family")
     args = parser.parse_args()
     print(torch.cuda.get_device_name(), flush=True)
     warm_up()
     rows: list[dict] = []
     shapes = SHAPES[1:3] if args.quick else SHAPES
+    if args.only == "attention":
+        shapes = []
     for m, n, k in shapes:
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
@@ -142,8 +147,10 @@ def main() -> None:
             2 * m * n * k,
             rows,
         )
-        write_csv(rows, args.out / "tuning.csv")
+        write_csv(rows, args.out / f"tuning{'_' + args.only if args.only else ''}.csv")
     seqs = [4096] if args.quick else [1024, 4096, 16384]
+    if args.only == "gemm":
+        seqs = []
     for d, seq, causal in itertools.product([64, 128], seqs, [False, True]):
         heads, batch = 2048 // d, 16384 // seq
         q, k, v = (
@@ -166,7 +173,7 @@ def main() -> None:
             4 * batch * heads * seq * seq * d * (0.5 if causal else 1),
             rows,
         )
-        write_csv(rows, args.out / "tuning.csv")  # after every problem
+        write_csv(rows, args.out / f"tuning{'_' + args.only if args.only else ''}.csv")
 
 
 if __name__ == "__main__":

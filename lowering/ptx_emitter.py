@@ -828,16 +828,20 @@ class KernelEmitter:
         self.emit(f"add.u32 {r}, {self.thread['smem']}, {op.offset.value.data};")
         self.env[op.result] = Barriers(r)
 
-    def _barrier(self, bars: SSAValue, index: SSAValue) -> str:
-        base = self.env[bars]
-        assert isinstance(base, Barriers)
+    def _element(self, base: str, index: SSAValue, stride: int) -> str:
+        """The shared address base + index * stride (bytes)."""
         i = self.scalar(index)
         r = self.new("r")
         if i.startswith("%"):
-            self.emit(f"mad.lo.u32 {r}, {i}, 8, {base.base};")
+            self.emit(f"mad.lo.u32 {r}, {i}, {stride}, {base};")
         else:
-            self.emit(f"add.u32 {r}, {base.base}, {8 * int(i)};")
+            self.emit(f"add.u32 {r}, {base}, {int(i) * stride};")
         return r
+
+    def _barrier(self, bars: SSAValue, index: SSAValue) -> str:
+        base = self.env[bars]
+        assert isinstance(base, Barriers)
+        return self._element(base.base, index, 8)
 
     def mbarrier_init(self, op: nv.MBarrierInitOp) -> None:
         base = self.env[op.barriers]
@@ -880,13 +884,25 @@ class KernelEmitter:
         )
 
     def _slot(self, ring: Ring, slot: SSAValue) -> str:
-        s = self.scalar(slot)
-        r = self.new("r")
-        if s.startswith("%"):
-            self.emit(f"mad.lo.u32 {r}, {s}, {ring.type.slot_bytes}, {ring.base};")
-        else:
-            self.emit(f"add.u32 {r}, {ring.base}, {int(s) * ring.type.slot_bytes};")
-        return r
+        return self._element(ring.base, slot, ring.type.slot_bytes)
+
+    def _boxes(
+        self, ring: Ring, tensor_map: SSAValue, coords: Sequence[SSAValue]
+    ) -> list[tuple[str, int]]:
+        """A tile moved by TMA is a row of boxes, one per swizzle chunk: for each,
+        its coordinates (innermost first) and its byte offset in the slot."""
+        box = tensor_map.type.get_box()
+        regs = [self.reg(self.scalar(c)) for c in coords][::-1]
+        chunk_cols = box[-1]
+        chunk_bytes = element_bytes(ring.type.element_type) * _product(box)
+        boxes = []
+        for c in range(ring.type.get_tile()[-1] // chunk_cols):
+            inner = regs[0]
+            if c:
+                inner = self.new("r")
+                self.emit(f"add.s32 {inner}, {regs[0]}, {c * chunk_cols};")
+            boxes.append((", ".join([inner, *regs[1:]]), c * chunk_bytes))
+        return boxes
 
     def tma_load(self, op: nv.TMALoadOp) -> None:
         ring = self.env[op.buffer]
@@ -894,21 +910,11 @@ class KernelEmitter:
         dst = self._slot(ring, op.slot)
         bar = self._barrier(op.barriers, op.barrier)
         tmap = self.env[op.tensor_map]
-        box = op.tensor_map.type.get_box()
-        tile_shape = ring.type.get_tile()
-        coords = [self.reg(self.scalar(c)) for c in op.coords][::-1]  # innermost first
-        rank = len(coords)
-        chunk_cols = box[-1]
-        chunk_bytes = element_bytes(ring.type.element_type) * _product(box)
-        for c in range(tile_shape[-1] // chunk_cols):
-            inner = coords[0]
-            if c:
-                inner = self.new("r")
-                self.emit(f"add.s32 {inner}, {coords[0]}, {c * chunk_cols};")
-            where = ", ".join([inner, *coords[1:]])
+        for where, offset in self._boxes(ring, op.tensor_map, op.coords):
             self.emit(
-                f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                f"[{dst}+{c * chunk_bytes}], [{tmap}, {{{where}}}], [{bar}];"
+                f"cp.async.bulk.tensor.{len(op.coords)}d.shared::cluster.global."
+                f"mbarrier::complete_tx::bytes [{dst}+{offset}], [{tmap}, {{{where}}}], "
+                f"[{bar}];"
             )
 
     def prefetch_tensor_map(self, op: nv.PrefetchTensorMapOp) -> None:
@@ -919,20 +925,11 @@ class KernelEmitter:
         assert isinstance(ring, Ring)
         src = self._slot(ring, op.slot)
         tmap = self.env[op.tensor_map]
-        box = op.tensor_map.type.get_box()
-        coords = [self.reg(self.scalar(c)) for c in op.coords][::-1]  # innermost first
-        chunk_cols = box[-1]
-        chunk_bytes = element_bytes(ring.type.element_type) * _product(box)
-        for c in range(ring.type.get_tile()[-1] // chunk_cols):
-            inner = coords[0]
-            if c:
-                inner = self.new("r")
-                self.emit(f"add.s32 {inner}, {coords[0]}, {c * chunk_cols};")
-            where = ", ".join([inner, *coords[1:]])
+        for where, offset in self._boxes(ring, op.tensor_map, op.coords):
             self.emit(
                 f"@{self.thread['consumer_leader']} cp.async.bulk.tensor."
-                f"{len(coords)}d.global.shared::cta.bulk_group [{tmap}, {{{where}}}], "
-                f"[{src}+{c * chunk_bytes}];"
+                f"{len(op.coords)}d.global.shared::cta.bulk_group [{tmap}, {{{where}}}], "
+                f"[{src}+{offset}];"
             )
 
     def tma_store_commit(self, op: Operation) -> None:

@@ -85,25 +85,33 @@ def check_array(param: Param, value: Any) -> np.ndarray:
             f"argument '{param.name}' must be a numpy array for {desc}, got "
             f"{type(value).__name__}"
         )
-    want = numpy_dtype(desc.element_type)
-    if value.dtype != want:
+    check_tensor(param, type_name(value.dtype), value.shape)
+    return value
+
+
+def check_tensor(
+    param: Param, dtype: str, shape: Sequence[int], where: str = ""
+) -> None:
+    """Dtype (by name), rank and static extents of an array passed for a
+    `!tile.desc` parameter; `where` prefixes the message (the kernel's name)."""
+    desc = param.type
+    assert isinstance(desc, DescType)
+    want = type_name(numpy_dtype(desc.element_type))
+    if dtype != want:
         raise KernelArgumentError(
-            f"argument '{param.name}' has dtype {type_name(value.dtype)}, the kernel "
-            f"expects {type_name(want)}"
+            f"{where}argument '{param.name}' has dtype {dtype}, the kernel expects {want}"
         )
-    if value.ndim != desc.rank:
+    if len(shape) != desc.rank:
         raise KernelArgumentError(
-            f"argument '{param.name}' has rank {value.ndim}, the kernel expects {desc.rank}"
+            f"{where}argument '{param.name}' has rank {len(shape)}, the kernel "
+            f"expects {desc.rank}"
         )
-    for axis, (got, expected) in enumerate(
-        zip(value.shape, desc.get_shape(), strict=True)
-    ):
+    for axis, (got, expected) in enumerate(zip(shape, desc.get_shape(), strict=True)):
         if expected != DYNAMIC_INDEX and got != expected:
             raise KernelArgumentError(
-                f"argument '{param.name}' has extent {got} in dimension {axis}, the "
-                f"kernel expects {expected}"
+                f"{where}argument '{param.name}' has extent {got} in dimension "
+                f"{axis}, the kernel expects {expected}"
             )
-    return value
 
 
 def check_scalar(param: Param, value: Any) -> Any:

@@ -20,7 +20,6 @@ On tile-level IR (no arefs) it computes exactly what `interpret` computes.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,11 +33,10 @@ from xdsl.interpreter import (
     register_impls,
 )
 from xdsl.ir import Operation
-from xdsl.utils.scoped_dict import ScopedDict
 
 from tawa_xdsl.dialects import aref
 from tawa_xdsl.interp.reference import make_interpreter
-from tawa_xdsl.interp.scheduler import RoleScheduler, SimulationError
+from tawa_xdsl.interp.scheduler import RoleScheduler, SimulationError, role_body
 from tawa_xdsl.kernel import program_ids
 
 
@@ -184,17 +182,11 @@ class ArefFunctions(InterpreterFunctions):
     def run_warp_specialize(
         self, interpreter: Interpreter, op: aref.WarpSpecializeOp, args: PythonValues
     ) -> PythonValues:
-        def role(region):
-            def body() -> None:
-                scope = ScopedDict(parent=interpreter._ctx, name="role")
-                dataclasses.replace(interpreter, _ctx=scope).run_ssacfg_region(
-                    region, ()
-                )
-
-            return body
-
         self.scheduler.run(
-            {"producer": role(op.producer), "consumer": role(op.consumer)}
+            {
+                "producer": role_body(interpreter, op.producer),
+                "consumer": role_body(interpreter, op.consumer),
+            }
         )
         problems = [p for state in self.live for p in state.leftovers()]
         if problems:

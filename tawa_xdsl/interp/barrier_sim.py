@@ -41,13 +41,17 @@ from xdsl.interpreter import (
     register_impls,
 )
 from xdsl.ir import Operation
-from xdsl.utils.scoped_dict import ScopedDict
 
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
 from tawa_xdsl.dtypes import numpy_dtype
 from tawa_xdsl.interp.reference import make_interpreter
-from tawa_xdsl.interp.scheduler import Deadlock, RoleScheduler, SimulationError
+from tawa_xdsl.interp.scheduler import (
+    Deadlock,
+    RoleScheduler,
+    SimulationError,
+    role_body,
+)
 from tawa_xdsl.interp.tile import read_box, write_box
 from tawa_xdsl.kernel import program_ids
 
@@ -436,19 +440,10 @@ class HopperFunctions(InterpreterFunctions):
     def run_roles(
         self, interpreter: Interpreter, op: nv.RoleDispatchOp, args: PythonValues
     ):
-        def role(region):
-            def body() -> None:
-                scope = ScopedDict(parent=interpreter._ctx, name="role")
-                dataclasses.replace(interpreter, _ctx=scope).run_ssacfg_region(
-                    region, ()
-                )
-
-            return body
-
         self.scheduler.run(
             {
-                "producer": role(op.producer),
-                "consumer": role(op.consumer),
+                "producer": role_body(interpreter, op.producer),
+                "consumer": role_body(interpreter, op.consumer),
                 TMA_ENGINE: self.run_engine,
             }
         )

@@ -12,10 +12,26 @@ The simulators of the aref level and of the mbarrier level are built on this.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Region
+from xdsl.utils.scoped_dict import ScopedDict
+
+
+def role_body(interpreter: Interpreter, region: Region) -> Callable[[], None]:
+    """What a role's thread runs: `region` in a scope of its own, so each role
+    sees the values defined before the role op and nothing of the other roles."""
+
+    def body() -> None:
+        scope = ScopedDict(parent=interpreter._ctx, name="role")
+        dataclasses.replace(interpreter, _ctx=scope).run_ssacfg_region(region, ())
+
+    return body
 
 
 class SimulationError(Exception):

@@ -23,7 +23,6 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
     ArrayAttr,
     Float32Type,
     ModuleOp,
@@ -32,12 +31,12 @@ from xdsl.dialects.builtin import (
 from tawa_xdsl.api import apply, parse
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.tile import DescType, element_bytes
-from tawa_xdsl.dtypes import numpy_dtype, type_name
 from tawa_xdsl.grid import GRID_ATTR, Rule, decode_rules, infer_grid
 from tawa_xdsl.kernel import (
     KernelArgumentError,
     Param,
     check_scalar,
+    check_tensor,
     find_kernel,
     kernels,
     params,
@@ -213,23 +212,7 @@ class Kernel:
     def _check_array(self, p: Param, array: DeviceArray) -> None:
         desc = p.type
         assert isinstance(desc, DescType)
-        want = type_name(numpy_dtype(desc.element_type))
-        if array.dtype != want:
-            raise KernelArgumentError(
-                f"{self.name}: argument '{p.name}' has dtype {array.dtype}, the kernel expects {want}"
-            )
-        if len(array.shape) != desc.rank:
-            raise KernelArgumentError(
-                f"{self.name}: argument '{p.name}' has rank {len(array.shape)}, the kernel expects {desc.rank}"
-            )
-        for axis, (got, expected) in enumerate(
-            zip(array.shape, desc.get_shape(), strict=True)
-        ):
-            if expected != DYNAMIC_INDEX and got != expected:
-                raise KernelArgumentError(
-                    f"{self.name}: argument '{p.name}' has extent {got} in dimension {axis}, "
-                    f"the kernel expects {expected}"
-                )
+        check_tensor(p, array.dtype, array.shape, f"{self.name}: ")
         if any(d == 0 for d in array.shape):
             raise KernelArgumentError(
                 f"{self.name}: argument '{p.name}' is empty: shape {array.shape}"
