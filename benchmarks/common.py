@@ -59,7 +59,8 @@ def parse_options(text: str) -> dict[str, Any]:
 
 
 def describe(options: dict[str, Any]) -> str:
-    """A short name for compile options: D3-P1-W2-BN256-pers-2s."""
+    """A short name for compile options: D3-P1-W2-BN256-pers-g1-q1-2s-pp
+    (q1: the once-per-tile rings, Q, in one slot)."""
     parts = [
         f"D{options.get('num_stages', 3)}",
         f"P{options.get('mma_depth', 2)}",
@@ -72,8 +73,14 @@ def describe(options: dict[str, Any]) -> str:
         parts.append("pers")
         if options.get("group_m", 8) != 8:
             parts.append(f"g{options['group_m']}")
+        if options.get("longest_first"):
+            parts.append("lf")
+        if options.get("outer_stages", 2) != 2:
+            parts.append(f"q{options['outer_stages']}")
     if options.get("two_stage"):
         parts.append("2s")
+    if options.get("ping_pong"):
+        parts.append("pp")
     if options.get("tma_store") is False:
         parts.append("direct")
     return "-".join(parts)

@@ -4,10 +4,13 @@ problem and record which wins and by how much over the tuned defaults.
     python benchmarks/tune.py [--out benchmarks/results] [--quick]
 
 GEMM (the shapes of gemm.py): tile 128x128 or 128x256, 3 or 4 stages, 1 or 2
-MMA groups in flight, persistent or not, raster groups of 8 or 16 rows.
+MMA groups in flight, persistent or not, raster groups of 8 or 16 rows, and the
+best of these with MMA turns (ping-pong).
 Attention (head dim 64 and 128, seq 1k/4k/16k, causal and not): 2 or 3 stages,
-two-stage overlap or not, persistent or not, and for head dim 64, 192 query rows
-over three consumer warpgroups.
+two-stage overlap or not, persistent (row-major, Q in one slot) or not, MMA
+turns with the two-stage
+overlap, and for head dim 64, 192 query rows over three consumer warpgroups,
+with and without turns.
 Every candidate is checked before it is timed. Writes tuning.csv (or
 tuning_gemm.csv / tuning_attention.csv with --only) with every candidate after
 each problem, and prints, per problem, the winner and default/best.
@@ -57,13 +60,35 @@ def gemm_candidates() -> list[dict]:
         )
         for bn, d, p, pers, g in grid
         if pers or g == 8
+    ] + [
+        dict(
+            block_n=256,
+            num_stages=3,
+            mma_depth=p,
+            persistent=True,
+            group_m=16,
+            num_consumers=2,
+            ping_pong=True,
+            tuned=False,
+        )
+        for p in (1, 2)
     ]
 
 
 def attention_candidates(d: int) -> list[dict]:
+    persistent = dict(persistent=True, group_m=1, outer_stages=1)
     out = [
-        dict(num_stages=s, mma_depth=1, two_stage=two, persistent=pers, tuned=False)
+        dict(
+            num_stages=s,
+            mma_depth=1,
+            two_stage=two,
+            **(persistent if pers else {}),
+            tuned=False,
+        )
         for s, two, pers in itertools.product([2, 3], [True, False], [False, True])
+    ] + [
+        dict(num_stages=s, mma_depth=1, two_stage=True, ping_pong=True, tuned=False)
+        for s in (2, 3)
     ]
     if d == 64:
         out += [
@@ -73,9 +98,20 @@ def attention_candidates(d: int) -> list[dict]:
                 two_stage=True,
                 block_m=192,
                 num_consumers=3,
+                ping_pong=pp,
                 tuned=False,
             )
-            for s in (2, 3)
+            for s, pp in itertools.product((2, 3), (False, True))
+        ] + [
+            dict(
+                num_stages=3,
+                mma_depth=1,
+                two_stage=True,
+                block_m=192,
+                num_consumers=3,
+                **persistent,
+                tuned=False,
+            )
         ]
     return out
 

@@ -542,6 +542,48 @@ class ConsumerBarrierOp(_NoOperandSideEffectOp):
     name = "nvgpu_async.consumer_barrier"
 
 
+class _MmaTurnOp(_NoOperandSideEffectOp):
+    """Base of the turn-taking ops: consumer-region only, two or more warpgroups."""
+
+    def verify_(self) -> None:
+        child, dispatch = self, self.parent_op()
+        while dispatch is not None and not isinstance(dispatch, RoleDispatchOp):
+            child, dispatch = dispatch, dispatch.parent_op()
+        if dispatch is None or child.parent_region() is not dispatch.consumer:
+            raise VerifyException(
+                f"{self.name} must be in the consumer region of a role_dispatch"
+            )
+        if dispatch.num_consumers.value.data < 2:
+            raise VerifyException(
+                f"{self.name}: taking turns needs two or more consumer warpgroups"
+            )
+
+
+@irdl_op_definition
+class MmaTurnInitOp(_MmaTurnOp):
+    """Start the turn order (FA3's ping-pong): the last consumer warpgroup arrives
+    on the first one's turn barrier (`bar.arrive 2, 256`), so warpgroup 0 goes
+    first. Once per consumer region, before any `mma_turn_begin`."""
+
+    name = "nvgpu_async.mma_turn_init"
+
+
+@irdl_op_definition
+class MmaTurnBeginOp(_MmaTurnOp):
+    """Wait for this warpgroup's turn to issue wgmmas (`bar.sync 2 + w, 256`): the
+    previous warpgroup in the ring has issued its own and passed the turn on."""
+
+    name = "nvgpu_async.mma_turn_begin"
+
+
+@irdl_op_definition
+class MmaTurnEndOp(_MmaTurnOp):
+    """Pass the turn to the next warpgroup (`bar.arrive 2 + (w + 1) % N, 256`),
+    then go on (e.g. to the softmax) while the tensor cores run both."""
+
+    name = "nvgpu_async.mma_turn_end"
+
+
 @irdl_op_definition
 class FenceProxyAsyncOp(_NoOperandSideEffectOp):
     """Order this thread's generic shared-memory writes before later async-proxy
@@ -1114,6 +1156,9 @@ NVGPUAsync = Dialect(
         FenceMBarrierInitOp,
         CTABarrierOp,
         ConsumerBarrierOp,
+        MmaTurnInitOp,
+        MmaTurnBeginOp,
+        MmaTurnEndOp,
         FenceProxyAsyncOp,
         MBarrierArriveOp,
         MBarrierArriveExpectTxOp,

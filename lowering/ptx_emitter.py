@@ -52,6 +52,8 @@ HEADER = """.version 8.0
 .extern .shared .align 1024 .b8 smem[];
 """
 
+CONSUMER_BARRIER = 1  # named barrier of all consumer warpgroups (0 is the CTA's)
+TURN_BARRIER0 = 2  # consumer warpgroup w's MMA turn barrier is TURN_BARRIER0 + w
 K_MAJOR_DESC = (1 << 62) | (64 << 32) | (1 << 16)
 """128-byte swizzle, SBO 1024 bytes (8 rows), LBO unused: a K-major operand."""
 
@@ -942,7 +944,30 @@ class KernelEmitter:
         )
 
     def consumer_barrier(self, op: Operation) -> None:
-        self.emit(f"bar.sync 1, {THREADS_PER_WARPGROUP * self.warpgroups};")
+        self.emit(
+            f"bar.sync {CONSUMER_BARRIER}, {THREADS_PER_WARPGROUP * self.warpgroups};"
+        )
+
+    def mma_turn_init(self, op: Operation) -> None:
+        """Name this warpgroup's turn barrier (TURN_BARRIER0 + w) and the next
+        one's; the last warpgroup arrives on warpgroup 0's, so that it goes first."""
+        t, n = self.thread, self.warpgroups
+        t["turn_own"], t["turn_next"] = self.new("r"), self.new("r")
+        self.emit(f"add.u32 {t['turn_own']}, {t['cwg']}, {TURN_BARRIER0};")
+        self.emit(f"add.u32 {t['turn_next']}, {t['cwg']}, 1;")
+        self.emit(f"rem.u32 {t['turn_next']}, {t['turn_next']}, {n};")
+        self.emit(f"add.u32 {t['turn_next']}, {t['turn_next']}, {TURN_BARRIER0};")
+        last = self.new("p")
+        self.emit(f"setp.eq.u32 {last}, {t['cwg']}, {n - 1};")
+        self.emit(f"@{last} bar.arrive {TURN_BARRIER0}, {2 * THREADS_PER_WARPGROUP};")
+
+    def mma_turn_begin(self, op: Operation) -> None:
+        self.emit(f"bar.sync {self.thread['turn_own']}, {2 * THREADS_PER_WARPGROUP};")
+
+    def mma_turn_end(self, op: Operation) -> None:
+        self.emit(
+            f"bar.arrive {self.thread['turn_next']}, {2 * THREADS_PER_WARPGROUP};"
+        )
 
     def smem_store(self, op: nv.SmemStoreOp) -> None:
         """Each thread writes its accumulator elements into the staging tile, in the
@@ -1245,6 +1270,9 @@ KernelEmitter.HANDLERS = {
     nv.TMAStoreCommitOp: KernelEmitter.tma_store_commit,
     nv.TMAStoreWaitOp: KernelEmitter.tma_store_wait,
     nv.ConsumerBarrierOp: KernelEmitter.consumer_barrier,
+    nv.MmaTurnInitOp: KernelEmitter.mma_turn_init,
+    nv.MmaTurnBeginOp: KernelEmitter.mma_turn_begin,
+    nv.MmaTurnEndOp: KernelEmitter.mma_turn_end,
     nv.SmemStoreOp: KernelEmitter.smem_store,
     nv.SmemSlotOp: KernelEmitter.smem_slot,
     nv.SmemTransOp: KernelEmitter.smem_trans,

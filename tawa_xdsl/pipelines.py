@@ -20,6 +20,7 @@ from tawa_xdsl.lowering.aref_to_nvgpu import (
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
 from tawa_xdsl.transforms.cooperative import CooperativePass
 from tawa_xdsl.transforms.persistent import PersistentPass
+from tawa_xdsl.transforms.ping_pong import PingPongPass
 from tawa_xdsl.transforms.pipeline import PipelinePass
 from tawa_xdsl.transforms.register_budget import RegisterBudgetPass
 from tawa_xdsl.transforms.tile_shape import TileShapePass
@@ -29,10 +30,12 @@ from tawa_xdsl.transforms.tile_shape import TileShapePass
 class TawaHopperPipeline(ModulePass):
     """Tile IR -> lowered nvgpu_async IR, ready for `-t ptx`:
 
-    tile-shape{block-m block-n block-k}, [persistent{group-m}], canonicalize,
+    tile-shape{block-m block-n block-k}, [persistent{group-m longest-first}],
+    canonicalize,
     cse, aref-partition, cooperative{num-consumers},
-    [register-budget{producer consumer}], pipeline{num-stages mma-depth two-stage},
-    convert-aref-to-nvgpu-async{tma-store}, canonicalize, cse, dce.
+    [register-budget{producer consumer}],
+    pipeline{num-stages mma-depth two-stage outer-stages},
+    convert-aref-to-nvgpu-async{tma-store}, [ping-pong], canonicalize, cse, dce.
 
     Block sizes of 0 keep the kernel's written tile shape; `producer-registers` /
     `consumer-registers` of 0 leave the budgets to the lowering's defaults for the
@@ -52,19 +55,29 @@ class TawaHopperPipeline(ModulePass):
     block_k: int = 0
     persistent: bool = False
     group_m: int = 8
+    longest_first: bool = False
     tma_store: bool = True
+    ping_pong: bool = False
+    outer_stages: int = 2
 
     def passes(self) -> list[ModulePass]:
         return [
             self.tile_shape(),
-            *([PersistentPass(self.group_m)] if self.persistent else []),
+            *(
+                [PersistentPass(self.group_m, self.longest_first)]
+                if self.persistent
+                else []
+            ),
             CanonicalizePass(),
             CommonSubexpressionElimination(),
             ArefPartitionPass(),
             CooperativePass(self.num_consumers),
             *self.register_budget(),
-            PipelinePass(self.num_stages, self.mma_depth, self.two_stage),
+            PipelinePass(
+                self.num_stages, self.mma_depth, self.two_stage, self.outer_stages
+            ),
             ConvertArefToNVGPUAsyncPass(self.tma_store),
+            *([PingPongPass()] if self.ping_pong else []),
             CanonicalizePass(),
             CommonSubexpressionElimination(),
             DeadCodeElimination(),

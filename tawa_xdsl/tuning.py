@@ -10,7 +10,11 @@ flags. Options the caller passes win over these.
   group in flight, as many stages as fit (up to 3); two consumer warpgroups on
   128 query rows, or at head dim 64 (when the kernel names BM) three on 192 rows:
   the softmax is a larger share of the work there and the third warpgroup's
-  MMAs hide it.
+  MMAs hide it. When every tile does the same work (no loop bound depends on the
+  program id: not causal), a persistent grid in row-major order with Q single
+  buffered (so the stages still fit): the next tile's loads overlap this tile's
+  last MMAs and epilogue. Causal tiles differ in work, and a static round-robin
+  over them ends with a long tail, so they keep one program per tile.
 - Anything else: the runtime defaults.
 
 `benchmarks/NOTES.md` records the measurements behind each rule.
@@ -21,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from xdsl.dialects import func, scf
+from xdsl.ir import OpResult, SSAValue
 
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
@@ -40,6 +45,21 @@ def _bytes(shape: tuple[int, ...], element_type: Any) -> int:
 def _stages(per_stage: int, fixed: int, most: int) -> int:
     """The most ring stages (at least 2) that fit next to `fixed` bytes."""
     return max(2, min(most, (SMEM_BUDGET - fixed) // per_stage))
+
+
+def _depends_on_program_id(value: SSAValue) -> bool:
+    """Whether `value` is computed (through any chain of ops) from a program id."""
+    seen: set[SSAValue] = set()
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if v in seen or not isinstance(v, OpResult):
+            continue
+        seen.add(v)
+        if isinstance(v.op, tile.ProgramIdOp):
+            return True
+        todo.extend(v.op.operands)
+    return False
 
 
 def default_options(kernel: func.FuncOp) -> dict[str, Any]:
@@ -87,6 +107,11 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
             "two_stage": True,
             "num_stages": _stages(size(ring, sizes), size(once, sizes), 3),
         }
+        equal_work = not any(
+            _depends_on_program_id(bound) for lp in loops for bound in (lp.lb, lp.ub)
+        )
+        if equal_work:
+            options |= {"persistent": True, "group_m": 1, "outer_stages": 1}
         if sizes:
             options["block_m"] = 192
         return options

@@ -1,5 +1,6 @@
 """The Hopper lowering without a GPU: every example, lowered with several
-(num-stages, mma-depth, num-consumers), runs in the barrier simulator bit for bit
+(num-stages, mma-depth, num-consumers, two-stage, ping-pong), runs in the barrier
+simulator (one actor per consumer warpgroup) bit for bit
 like the reference interpreter and assembles for sm_90a without a single ptxas
 remark (C75xx); and the barrier simulator predicts the hangs and races that broken
 synchronisation would cause on the hardware, naming the barrier."""
@@ -23,18 +24,32 @@ from tawa_xdsl.pipelines import TawaHopperPipeline
 from .conftest import EXAMPLES
 from .test_examples import EXAMPLE_RUNS
 
-# (num-stages, mma-depth, num-consumers, two-stage)
-GEMM_CONFIGS = [(1, 1, 1, 0), (2, 1, 1, 0), (3, 2, 1, 0), (4, 2, 2, 0), (4, 3, 2, 0)]
-ATTENTION_CONFIGS = [(2, 1, 2, 0), (3, 2, 2, 0), (2, 1, 2, 1), (3, 2, 2, 1)]
+# (num-stages, mma-depth, num-consumers, two-stage[, ping-pong])
+GEMM_CONFIGS = [
+    (1, 1, 1, 0),
+    (2, 1, 1, 0),
+    (3, 2, 1, 0),
+    (4, 2, 2, 0),
+    (4, 3, 2, 0),
+    (3, 2, 2, 0, 1),
+]
+ATTENTION_CONFIGS = [
+    (2, 1, 2, 0),
+    (3, 2, 2, 0),
+    (2, 1, 2, 1),
+    (3, 2, 2, 1),
+    (2, 1, 2, 1, 1),
+]
 
 
 def hopper(config, **registers: int) -> str:
-    stages, mma, consumers, two_stage = config
+    stages, mma, consumers, two_stage, *ping_pong = config
     pipeline = TawaHopperPipeline(
         num_stages=stages,
         mma_depth=mma,
         num_consumers=consumers,
         two_stage=bool(two_stage),
+        ping_pong=bool(ping_pong and ping_pong[0]),
         **registers,
     )
     return str(pipeline.pipeline_pass_spec())
@@ -223,8 +238,10 @@ def test_reading_an_unretired_result_is_a_hazard() -> None:
         )
 
 
-def lowered_persistent_gemm():
-    pipeline = TawaHopperPipeline(num_stages=2, mma_depth=1, persistent=True)
+def lowered_persistent_gemm(num_consumers: int = 1):
+    pipeline = TawaHopperPipeline(
+        num_stages=2, mma_depth=1, persistent=True, num_consumers=num_consumers
+    )
     module = tawa_xdsl.apply(
         tawa_xdsl.parse(EXAMPLES / "gemm.mlir"), str(pipeline.pipeline_pass_spec())
     )
@@ -262,4 +279,80 @@ def test_broken_tma_store_protocol(victim, which, pattern) -> None:
     op.detach()
     op.erase()
     with pytest.raises(Hazard, match=pattern):
+        run_persistent_gemm(module)
+
+
+# ------------------------------------------------ consumer warpgroups as actors
+
+
+def lowered_attention(ping_pong: bool):
+    module = tawa_xdsl.apply(
+        tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+        hopper((2, 1, 2, 1, int(ping_pong))),
+    )
+    return module, find_kernel(module, "attention_causal_d128")
+
+
+def run_attention(module) -> None:
+    run = EXAMPLE_RUNS["attention_causal_d128"]
+    rng = np.random.default_rng(0)
+    inputs = [make(rng) for make in run.inputs]
+    out = np.zeros(run.out_shape, dtype=inputs[0].dtype)
+    for seed in range(3):
+        tawa_xdsl.simulate(
+            module,
+            "attention_causal_d128",
+            *inputs,
+            out,
+            *run.scalars,
+            grid=run.grid,
+            seed=seed,
+        )
+
+
+@pytest.mark.parametrize(
+    ("victim", "error", "pattern"),
+    [
+        (
+            nv.MmaTurnInitOp,
+            PredictedHang,
+            r"consumer0 waits at nvgpu_async.mma_turn_begin on the MMA turn barrier of "
+            r"consumer0 \(phases completed: 0; arrived: consumer0 of 2",
+        ),
+        (
+            nv.MmaTurnEndOp,
+            PredictedHang,
+            r"consumer1 waits at nvgpu_async.mma_turn_begin on the MMA turn barrier of "
+            r"consumer1",
+        ),
+        (
+            nv.MmaTurnBeginOp,
+            Hazard,
+            r"consumer1 arrives twice at the MMA turn barrier of consumer0 in one phase",
+        ),
+    ],
+    ids=["no-init", "no-end", "no-begin"],
+)
+def test_broken_mma_turns(victim, error, pattern) -> None:
+    """Each broken turn protocol is caught, naming the warpgroup and the barrier."""
+    module, kernel = lowered_attention(ping_pong=True)
+    for op in [o for o in kernel.walk() if isinstance(o, victim)]:
+        op.detach()
+        op.erase()
+    with pytest.raises(error, match=pattern):
+        run_attention(module)
+
+
+def test_missing_consumer_barrier_is_a_race() -> None:
+    """Before the staging tile is rewritten, warpgroup 0 waits for the last TMA
+    store to read it, and the other warpgroups must wait for warpgroup 0: without
+    the consumer barrier a lagging warpgroup is free to write too early. (With the
+    warpgroups in lock step the simulator could not see this.)"""
+    module, kernel = lowered_persistent_gemm(num_consumers=2)
+    for op in [o for o in kernel.walk() if isinstance(o, nv.ConsumerBarrierOp)]:
+        op.detach()
+        op.erase()
+    with pytest.raises(
+        Hazard, match=r"smem_store writes slot 0 of %c_staging while a TMA store"
+    ):
         run_persistent_gemm(module)

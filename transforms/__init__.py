@@ -38,6 +38,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return PersistentPass
 
+    def ping_pong() -> type[ModulePass]:
+        from tawa_xdsl.transforms.ping_pong import PingPongPass
+
+        return PingPongPass
+
     return {
         "tile-shape": tile_shape,
         "persistent": persistent,
@@ -45,4 +50,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "pipeline": pipeline,
         "cooperative": cooperative,
         "register-budget": register_budget,
+        "ping-pong": ping_pong,
     }

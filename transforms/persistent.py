@@ -1,4 +1,5 @@
-"""persistent{group-m=8}: one long-lived program per SM walks the output tiles.
+"""persistent{group-m=8 longest-first=false}: one long-lived program per SM
+walks the output tiles.
 
 Contract. Input: a tile kernel (before `aref-partition`) whose launch grid
 `grid.grid_rule` can read off its first store. Output: the same kernel whose body
@@ -7,7 +8,12 @@ tiles the original grid had (computed in the kernel from `tile.dim` of the store
 tensor). Each iteration recovers the original program ids from `%t`: z outermost,
 then (x, y) in a grouped raster order, `group-m` consecutive x (row) tiles per
 column sweep, so the tiles that run at the same time share rows of A and columns of
-B in L2. `group-m=1` is plain row-major order over x then y. The kernel gets a
+B in L2. `group-m=1` is plain row-major order over x then y. With
+`longest-first`, x runs from the last tile to the first, all y of one x before
+the next (group-m is then unused): for causal attention, where x is the query
+block and its work grows with x, the programs take the longest tiles first and
+the short ones even out the tail, instead of some programs collecting long tiles
+and finishing last. The kernel gets a
 `tile.persistent` attribute holding the original grid rule, from which the runtime
 launches min(#SMs, T) programs.
 
@@ -42,6 +48,7 @@ class PersistentPass(ModulePass):
     name = "persistent"
 
     group_m: int = 8
+    longest_first: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.group_m < 1:
@@ -61,7 +68,7 @@ class PersistentPass(ModulePass):
                 rules = grid_rule(kernel)
             except GridInferenceError as e:
                 raise OpDiagnostic(kernel, f"persistent: {e}") from None
-            _make_persistent(kernel, rules, self.group_m)
+            _make_persistent(kernel, rules, self.group_m, self.longest_first)
 
 
 class _Builder:
@@ -85,7 +92,10 @@ class _Builder:
 
 
 def _make_persistent(
-    kernel: func.FuncOp, rules: list[tuple[int, int, int, int]], group_m: int
+    kernel: func.FuncOp,
+    rules: list[tuple[int, int, int, int]],
+    group_m: int,
+    longest_first: bool,
 ) -> None:
     body = kernel.body.block
     ret = body.last_op
@@ -115,7 +125,9 @@ def _make_persistent(
     loop_body = Block(arg_types=[IndexType()])
     loop_body.args[0].name_hint = "tile_id"
     body.insert_op_before(scf.ForOp(first, total, stride, [], loop_body), ret)
-    ids = _tile_ids(_Builder(loop_body), loop_body.args[0], extents, group_m)
+    ids = _tile_ids(
+        _Builder(loop_body), loop_body.args[0], extents, group_m, longest_first
+    )
 
     for o in moved:
         o.detach()
@@ -139,10 +151,15 @@ def _make_persistent(
 
 
 def _tile_ids(
-    b: _Builder, t: SSAValue, extents: dict[int, SSAValue], group_m: int
+    b: _Builder,
+    t: SSAValue,
+    extents: dict[int, SSAValue],
+    group_m: int,
+    longest_first: bool,
 ) -> dict[int, SSAValue]:
     """The original program ids of linear tile `t`: z outermost, then (x, y) in
-    groups of `group_m` x-tiles swept along y."""
+    groups of `group_m` x-tiles swept along y, or with `longest_first` x from
+    the last tile down, y fastest."""
     ids: dict[int, SSAValue] = {}
     rest = t
     if 2 in extents:
@@ -153,7 +170,14 @@ def _tile_ids(
         )
         ids[2] = b.add(arith.DivUIOp(t, plane), "pid_z")
         rest = b.add(arith.RemUIOp(t, plane))
-    if 0 in extents and 1 in extents:
+    if longest_first and 0 in extents:
+        gy = extents.get(1)
+        x_rank = b.add(arith.DivUIOp(rest, gy)) if gy is not None else rest
+        last_x = b.add(arith.SubiOp(extents[0], b.const(1)))
+        ids[0] = b.add(arith.SubiOp(last_x, x_rank), "pid_x")
+        if gy is not None:
+            ids[1] = b.add(arith.RemUIOp(rest, gy), "pid_y")
+    elif 0 in extents and 1 in extents:
         gx, gy = extents[0], extents[1]
         if group_m > 1:
             width = b.add(arith.MuliOp(b.const(group_m), gy), "group_width")

@@ -1,12 +1,13 @@
-"""pipeline{num-stages=D mma-depth=P two-stage=false}: software-pipeline
-warp-specialized kernels at the aref level.
+"""pipeline{num-stages=D mma-depth=P two-stage=false outer-stages=2}:
+software-pipeline warp-specialized kernels at the aref level.
 
 - num-stages D: every ring (an aref put inside a loop) gets D slots, so the
   producer can run up to D loads ahead of the consumer. A ring put in a loop
   that itself holds loops with puts (Q in a persistent attention kernel: once
-  per tile, around the key loop) gets min(2, D): double buffering lets the
-  producer fetch the next tile's Q during this tile, and more would only take
-  shared memory from the inner rings.
+  per tile, around the key loop) gets min(outer-stages, D): double buffering
+  (the default) lets the producer fetch the next tile's Q during this tile; one
+  slot leaves its shared memory to the inner rings (a third K/V stage at head
+  dim 128), and the next Q then loads once this tile's last S is computed.
 - mma-depth P: keep P MMA groups in flight. The consumer releases index i only
   once the MMA of index i + P - 1 has been issued (its lowering waits for all but
   the newest P - 1 groups there), so `aref.consumed %r[i]` moves P - 1
@@ -43,12 +44,17 @@ class PipelinePass(ModulePass):
     num_stages: int = 3
     mma_depth: int = 1
     two_stage: bool = False
+    outer_stages: int = 2
 
     def check_options(self) -> None:
-        if self.num_stages < 1:
-            raise PassFailedException(
-                f"pipeline: num-stages must be at least 1, got {self.num_stages}"
-            )
+        for name, value in (
+            ("num-stages", self.num_stages),
+            ("outer-stages", self.outer_stages),
+        ):
+            if value < 1:
+                raise PassFailedException(
+                    f"pipeline: {name} must be at least 1, got {value}"
+                )
         if not 1 <= self.mma_depth <= self.num_stages:
             raise PassFailedException(
                 f"pipeline: mma-depth must be between 1 and num-stages "
@@ -72,7 +78,7 @@ class PipelinePass(ModulePass):
         inner_rings: set[aref.CreateOp] = set()  # the rings MMAs read
         for create, outer in _rings(ws).items():
             if outer:
-                _set_depth(create, min(2, self.num_stages))
+                _set_depth(create, min(self.outer_stages, self.num_stages))
             else:
                 inner_rings.add(_set_depth(create, self.num_stages))
         if self.mma_depth > 1:

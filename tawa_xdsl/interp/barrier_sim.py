@@ -1,15 +1,20 @@
 """The barrier simulator: runs lowered (nvgpu_async) kernels at warpgroup granularity.
 
-Three actors run as seeded coroutines: the producer (one elected thread), the
-consumer (the consumer warpgroups in lock step: an arrival by "one thread per
-warpgroup" counts once per warpgroup) and the TMA engine, which delivers issued
-copies in any order the seed picks. It models what makes Hopper kernels hang or
-race, the way the hardware behaves:
+Actors run as seeded coroutines: the producer (one elected thread), one actor
+per consumer warpgroup and the TMA engine, which delivers issued copies in any
+order the seed picks. Each consumer actor computes whole tiles (the data of all
+warpgroups; the rows a warpgroup owns only matter in PTX) but synchronises as
+one warpgroup: it arrives once per warpgroup, owns its wgmma groups, and only
+warpgroup 0 (the thread that issues them in PTX) runs TMA stores. It models what
+makes Hopper kernels hang or race, the way the hardware behaves:
 
 - mbarriers: arrival counts per phase, transaction bytes (`expect_tx` against the
   bytes copies deliver), completed phases, and `try_wait.parity` answering true
   iff the phase of that parity is the last completed one (a fresh barrier passes
   parity 1);
+- named barriers (`consumer_barrier`, the MMA turns of `ping-pong`): a phase
+  completes when its warpgroups have arrived; a warpgroup arriving twice in one
+  phase is a hazard (the hardware would count its threads twice);
 - wgmma groups: results are unreadable until a `wgmma_wait_group` retires their
   group; a TMA copy into a slot that an unretired group still reads is a race;
 - TMA stores: a staging tile written with `smem_store` must be fenced
@@ -134,6 +139,46 @@ class StoreTransfer:
     done: bool = False
 
 
+@dataclass(eq=False)
+class Actor:
+    """What one actor's threads hold: their wgmma groups and the shared memory
+    they wrote and have not yet fenced."""
+
+    uncommitted: Group = field(default_factory=Group)
+    groups: list[Group] = field(default_factory=list)
+    unfenced: set[tuple[int, int]] = field(default_factory=set)  # (ring id, slot)
+
+
+@dataclass(eq=False)
+class NamedBarrier:
+    """A `bar.sync` / `bar.arrive` barrier, counted in warpgroups."""
+
+    name: str
+    count: int
+    arrived: set[str] = field(default_factory=set)
+    completed: int = 0
+
+    def arrive(self, who: str, where: str) -> int:
+        """Arrive as `who`; the number of the phase the arrival belongs to."""
+        if who in self.arrived:
+            raise Hazard(
+                f"{where}: {who} arrives twice at {self.name} in one phase (the "
+                "hardware counts its threads twice and releases the barrier early)"
+            )
+        phase = self.completed
+        self.arrived.add(who)
+        if len(self.arrived) == self.count:
+            self.arrived.clear()
+            self.completed += 1
+        return phase
+
+    def state(self) -> str:
+        return (
+            f"phases completed: {self.completed}; arrived: "
+            f"{', '.join(sorted(self.arrived)) or 'nobody'} of {self.count} warpgroups"
+        )
+
+
 def _bar(op: Operation, bars: list[MBarrier], i: int) -> str:
     return f"%{op.operands[0].name_hint or 'bars'}[{i}]"
 
@@ -149,15 +194,37 @@ class HopperFunctions(InterpreterFunctions):
 
     def __init__(self, scheduler: RoleScheduler, warpgroups: int):
         self.scheduler = scheduler
-        self.warpgroups = warpgroups
+        self.consumers = (
+            ["consumer"]
+            if warpgroups == 1
+            else [f"consumer{w}" for w in range(warpgroups)]
+        )
+        self.actors = {name: Actor() for name in ["producer", *self.consumers]}
         self.transfers: list[Transfer] = []
-        self.uncommitted = Group()
-        self.groups: list[Group] = []
         self.stores: list[StoreTransfer] = []  # issued and not yet waited for
         self.store_groups = 0  # bulk groups committed so far
-        self.unfenced: set[tuple[int, int]] = (
-            set()
-        )  # (ring id, slot) written by threads
+        self._reset_named_barriers()
+
+    def _reset_named_barriers(self) -> None:
+        """Fresh named barriers, as each thread block gets."""
+        self.consumer_bar = NamedBarrier("the consumer barrier", len(self.consumers))
+        self.turns = [
+            NamedBarrier(f"the MMA turn barrier of {c}", 2) for c in self.consumers
+        ]
+
+    def _actor(self) -> Actor:
+        return self.actors[self.scheduler.current() or "producer"]
+
+    def _warpgroup(self) -> int:
+        """The running consumer actor's warpgroup index."""
+        return self.consumers.index(self.scheduler.current() or "")
+
+    def _issues_tma_stores(self) -> bool:
+        """TMA stores are issued by one thread, of consumer warpgroup 0."""
+        return self.scheduler.current() == self.consumers[0]
+
+    def _live_groups(self) -> list[Group]:
+        return [g for a in self.actors.values() for g in a.groups if not g.retired]
 
     # ------------------------------------------------------ memory, barriers
 
@@ -212,10 +279,7 @@ class HopperFunctions(InterpreterFunctions):
         if self.scheduler.current() == "producer":
             n = 1
         else:
-            per_wg = (
-                THREADS_PER_WARPGROUP if op.scope.data == nv.ArriveScope.THREAD else 1
-            )
-            n = per_wg * self.warpgroups
+            n = THREADS_PER_WARPGROUP if op.scope.data == nv.ArriveScope.THREAD else 1
         self._arrive(bars[i], n, f"{op.name} {_bar(op, bars, i)}")
         return ()
 
@@ -245,14 +309,50 @@ class HopperFunctions(InterpreterFunctions):
 
     run_fence_init = impl(nv.FenceMBarrierInitOp)(_no_effect)
     run_cta_barrier = impl(nv.CTABarrierOp)(_no_effect)
-    run_consumer_barrier = impl(nv.ConsumerBarrierOp)(_no_effect)
     run_prefetch = impl(nv.PrefetchTensorMapOp)(_no_effect)
+
+    def _sync(self, bar: NamedBarrier, op: Operation) -> None:
+        phase = bar.arrive(self.scheduler.current() or "", op.name)
+        self.scheduler.sync(
+            lambda: bar.completed > phase,
+            lambda: f"{op.name} on {bar.name} ({bar.state()})",
+        )
+
+    @impl(nv.ConsumerBarrierOp)
+    def run_consumer_barrier(
+        self, interpreter: Interpreter, op: nv.ConsumerBarrierOp, args: PythonValues
+    ):
+        self._sync(self.consumer_bar, op)
+        return ()
+
+    @impl(nv.MmaTurnInitOp)
+    def run_mma_turn_init(
+        self, interpreter: Interpreter, op: nv.MmaTurnInitOp, args: PythonValues
+    ):
+        if self._warpgroup() == len(self.consumers) - 1:
+            self.turns[0].arrive(self.consumers[-1], op.name)
+        return ()
+
+    @impl(nv.MmaTurnBeginOp)
+    def run_mma_turn_begin(
+        self, interpreter: Interpreter, op: nv.MmaTurnBeginOp, args: PythonValues
+    ):
+        self._sync(self.turns[self._warpgroup()], op)
+        return ()
+
+    @impl(nv.MmaTurnEndOp)
+    def run_mma_turn_end(
+        self, interpreter: Interpreter, op: nv.MmaTurnEndOp, args: PythonValues
+    ):
+        w = self._warpgroup()
+        self.turns[(w + 1) % len(self.consumers)].arrive(self.consumers[w], op.name)
+        return ()
 
     @impl(nv.FenceProxyAsyncOp)
     def run_fence_proxy(
         self, interpreter: Interpreter, op: nv.FenceProxyAsyncOp, args: PythonValues
     ):
-        self.unfenced.clear()
+        self._actor().unfenced.clear()
         return ()
 
     run_setmaxnreg = impl(nv.SetMaxNRegOp)(_no_effect)
@@ -261,8 +361,8 @@ class HopperFunctions(InterpreterFunctions):
     # ------------------------------------------------------------------ TMA
 
     def _check_not_read(self, ring: Ring, slot: int, what: str) -> None:
-        for g in self.groups:
-            if not g.retired and (id(ring), slot) in g.reads:
+        for g in self._live_groups():
+            if (id(ring), slot) in g.reads:
                 raise Hazard(
                     f"{what} writes slot {slot} of %{ring.name} while a wgmma group that "
                     "reads it is still in flight (missing wgmma_wait_group before the release?)"
@@ -297,7 +397,7 @@ class HopperFunctions(InterpreterFunctions):
                     "may still be reading it (missing tma_store_wait before the write?)"
                 )
         ring.data[slot] = np.asarray(value)
-        self.unfenced.add((id(ring), slot))
+        self._actor().unfenced.add((id(ring), slot))
         return ()
 
     @impl(nv.TMAStoreOp)
@@ -305,7 +405,9 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.TMAStoreOp, args: PythonValues
     ):
         ring, slot, array, *coords = args
-        if (id(ring), slot) in self.unfenced:
+        if not self._issues_tma_stores():
+            return ()
+        if any((id(ring), slot) in a.unfenced for a in self.actors.values()):
             raise Hazard(
                 f"{op.name} reads slot {slot} of %{ring.name}, written with smem_store "
                 "and not yet fenced: TMA may see stale data (missing fence_proxy_async)"
@@ -320,13 +422,16 @@ class HopperFunctions(InterpreterFunctions):
     def run_tma_store_commit(
         self, interpreter: Interpreter, op: nv.TMAStoreCommitOp, args: PythonValues
     ):
-        self.store_groups += 1
+        if self._issues_tma_stores():
+            self.store_groups += 1
         return ()
 
     @impl(nv.TMAStoreWaitOp)
     def run_tma_store_wait(
         self, interpreter: Interpreter, op: nv.TMAStoreWaitOp, args: PythonValues
     ):
+        if not self._issues_tma_stores():
+            return ()
         first_kept = self.store_groups - op.pending.value.data
         waited = [st for st in self.stores if st.group < first_kept]
         self.scheduler.sync(
@@ -350,10 +455,7 @@ class HopperFunctions(InterpreterFunctions):
                 lambda: (
                     bool(self.transfers)
                     or any(not st.done for st in self.stores)
-                    or (
-                        self.scheduler.finished("producer")
-                        and self.scheduler.finished("consumer")
-                    )
+                    or all(self.scheduler.finished(a) for a in self.actors)
                 ),
                 lambda: "nothing (no copies in flight)",
             )
@@ -413,14 +515,16 @@ class HopperFunctions(InterpreterFunctions):
         a = lhs.tile() if isinstance(lhs, View) else lhs
         product = a.astype(np.float32) @ rhs.tile().astype(np.float32)
         result = (np.asarray(acc) + product).astype(np.float32).view(PendingTile)
-        result.group = self.uncommitted
-        self.uncommitted.reads |= reads
+        actor = self._actor()
+        result.group = actor.uncommitted
+        actor.uncommitted.reads |= reads
         return (result,)
 
     @impl(nv.WgmmaCommitGroupOp)
     def run_commit(self, interpreter: Interpreter, op: Operation, args: PythonValues):
-        self.groups.append(self.uncommitted)
-        self.uncommitted = Group()
+        actor = self._actor()
+        actor.groups.append(actor.uncommitted)
+        actor.uncommitted = Group()
         return ()
 
     @impl(nv.WgmmaWaitGroupOp)
@@ -428,10 +532,11 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.WgmmaWaitGroupOp, args: PythonValues
     ):
         keep = op.pending.value.data
-        live = [g for g in self.groups if not g.retired]
+        actor = self._actor()
+        live = [g for g in actor.groups if not g.retired]
         for g in live[: max(0, len(live) - keep)]:
             g.retired = True
-        self.groups = [g for g in self.groups if not g.retired]
+        actor.groups = [g for g in actor.groups if not g.retired]
         return ()
 
     # --------------------------------------------------------------- roles
@@ -440,15 +545,17 @@ class HopperFunctions(InterpreterFunctions):
     def run_roles(
         self, interpreter: Interpreter, op: nv.RoleDispatchOp, args: PythonValues
     ):
+        self._reset_named_barriers()
         self.scheduler.run(
             {
                 "producer": role_body(interpreter, op.producer),
-                "consumer": role_body(interpreter, op.consumer),
+                **{c: role_body(interpreter, op.consumer) for c in self.consumers},
                 TMA_ENGINE: self.run_engine,
             }
         )
-        if any(not g.retired for g in self.groups) or self.uncommitted.reads:
-            raise Hazard("the consumer exits with wgmma groups still in flight")
+        for name, actor in self.actors.items():
+            if any(not g.retired for g in actor.groups) or actor.uncommitted.reads:
+                raise Hazard(f"{name} exits with wgmma groups still in flight")
         if self.stores:
             raise Hazard(
                 "the consumer exits before a tma_store_wait saw its TMA stores read "

@@ -15,12 +15,14 @@ import tawa_xdsl
 from .conftest import rel_err
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-CONFIGS = {  # name: (num_stages, mma_depth, num_consumers, two_stage)
-    "tuned": None,
-    "D2-P1": (2, 1, 2, False),
-    "D3-P2": (3, 2, 2, False),
-    "D2-P1-two-stage": (2, 1, 2, True),
-    "D3-P2-two-stage": (3, 2, 2, True),
+EXACT = dict(num_consumers=2, tuned=False)
+CONFIGS = {  # name: compile options (none: the tuned defaults)
+    "tuned": {},
+    "tuned-ping-pong": dict(ping_pong=True),
+    "D2-P1": dict(num_stages=2, mma_depth=1, **EXACT),
+    "D3-P2": dict(num_stages=3, mma_depth=2, **EXACT),
+    "D2-P1-two-stage": dict(num_stages=2, mma_depth=1, two_stage=True, **EXACT),
+    "D3-P2-two-stage": dict(num_stages=3, mma_depth=2, two_stage=True, **EXACT),
 }
 
 
@@ -34,16 +36,7 @@ def attention_reference(torch, q, k, v, scale: float, causal: bool):
 
 
 def run_attention(torch, file, kernel, batch_heads, seq, d, dtype, causal, config):
-    options = {}
-    if CONFIGS[config] is not None:
-        stages, mma, consumers, two_stage = CONFIGS[config]
-        options = dict(
-            num_stages=stages,
-            mma_depth=mma,
-            num_consumers=consumers,
-            two_stage=two_stage,
-            tuned=False,
-        )
+    options = CONFIGS[config]
     gen = torch.Generator(device="cuda").manual_seed(seq * 31 + d)
     q, k, v = (
         torch.randn(batch_heads, seq, d, device="cuda", generator=gen).to(dtype)

@@ -81,6 +81,7 @@ def test_gemm_pipeline_configurations(torch, kernel, size, config) -> None:
     assert rel_err(c, ref) < 1e-2
 
 
+@pytest.mark.parametrize("ping_pong", [False, True], ids=["", "ping-pong"])
 @pytest.mark.parametrize("tma_store", [True, False], ids=["tma-store", "direct"])
 @pytest.mark.parametrize("persistent", [True, False], ids=["persistent", "grid"])
 @pytest.mark.parametrize("block_n", [128, 256], ids=lambda n: f"BN{n}")
@@ -89,7 +90,7 @@ def test_gemm_pipeline_configurations(torch, kernel, size, config) -> None:
 )
 @pytest.mark.parametrize("kernel", ["gemm_nt", "gemm_nn"])
 def test_tile_shape_persistent_and_epilogue(
-    torch, kernel, size, block_n, persistent, tma_store
+    torch, kernel, size, block_n, persistent, tma_store, ping_pong
 ) -> None:
     c, ref = run_gemm(
         torch,
@@ -100,6 +101,7 @@ def test_tile_shape_persistent_and_epilogue(
         block_n=block_n,
         persistent=persistent,
         tma_store=tma_store,
+        ping_pong=ping_pong,
     )
     assert rel_err(c, ref) < 1e-2
 

@@ -7,12 +7,13 @@ ptxas remark."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import to_ptx
 
 import tawa_xdsl
+from tawa_xdsl.diagnostics import DiagnosticException
 
 from .programs import tile_programs
 
@@ -53,3 +54,41 @@ def test_lowered_programs_assemble(program, options) -> None:
     result = assemble(to_ptx(tawa_xdsl.apply(tawa_xdsl.parse(program.text), options)))
     assert result.ok, result.log[-3000:]
     assert result.remarks == [], result.remarks
+
+
+@st.composite
+def cooperative_options(draw: st.DrawFn) -> str:
+    return (
+        "tawa-hopper-pipeline{num-stages=2 mma-depth=1 num-consumers=2 "
+        f"two-stage={str(draw(st.booleans())).lower()} "
+        f"ping-pong={str(draw(st.booleans())).lower()}}}"
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    program=tile_programs(tile=128),
+    options=cooperative_options(),
+    seed=st.integers(0, 2**16),
+)
+def test_consumer_warpgroups_compute_the_reference(program, options, seed) -> None:
+    """Two consumer warpgroups, each its own actor in the simulator, with and
+    without MMA turns (ping-pong): any interleaving computes the reference.
+    Programs whose 128 x 128 rings do not fit in shared memory are rejected."""
+    args = program.make_args(seed)
+    tawa_xdsl.interpret(
+        tawa_xdsl.parse(program.text), program.name, *args, grid=program.grid
+    )
+    expected = args[-2].copy()
+    try:
+        lowered = tawa_xdsl.apply(tawa_xdsl.parse(program.text), options)
+    except DiagnosticException as e:
+        if "bytes of shared memory" not in str(e):
+            raise
+        reject()
+    for schedule in range(2):
+        args[-2][...] = np.nan
+        tawa_xdsl.simulate(
+            lowered, program.name, *args, grid=program.grid, seed=seed + schedule
+        )
+        np.testing.assert_array_equal(args[-2], expected)

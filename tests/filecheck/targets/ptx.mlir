@@ -2,6 +2,26 @@
 // RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{num-stages=3 mma-depth=2 num-consumers=2}' -t ptx | filecheck %s
 // RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{num-consumers=2 producer-registers=40 consumer-registers=232}' -t ptx | filecheck %s --check-prefix=REGS
 // RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-consumers=2 num-stages=2}' -t ptx | filecheck %s --check-prefix=ATTN
+// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-consumers=3 block-m=192 num-stages=2 mma-depth=1 two-stage=true ping-pong=true}' -t ptx | filecheck %s --check-prefix=TURNS
+
+// MMA turns over three consumer warpgroups: warpgroup w waits on named barrier
+// 2 + w and passes to 2 + (w + 1) % 3 (barriers 0 and 1 are the CTA's and the
+// consumers'); the last warpgroup opens warpgroup 0's first turn.
+// TURNS-LABEL: .visible .entry attention_d64(
+// TURNS:         L_consumer_{{[0-9]+}}:
+// TURNS-NEXT:    sub.u32 [[CTID:%r[0-9]+]], %r{{[0-9]+}}, 128;
+// TURNS-NEXT:    shr.u32 [[CWG:%r[0-9]+]], [[CTID]], 7;
+// TURNS:         add.u32 [[OWN:%r[0-9]+]], [[CWG]], 2;
+// TURNS-NEXT:    add.u32 [[NEXT:%r[0-9]+]], [[CWG]], 1;
+// TURNS-NEXT:    rem.u32 [[NEXT]], [[NEXT]], 3;
+// TURNS-NEXT:    add.u32 [[NEXT]], [[NEXT]], 2;
+// TURNS-NEXT:    setp.eq.u32 [[LAST:%p[0-9]+]], [[CWG]], 2;
+// TURNS-NEXT:    @[[LAST]] bar.arrive 2, 256;
+// TURNS:         bar.sync [[OWN]], 256;
+// TURNS-NEXT:    wgmma.fence.sync.aligned;
+// TURNS:         wgmma.commit_group.sync.aligned;
+// TURNS:         wgmma.commit_group.sync.aligned;
+// TURNS-NEXT:    bar.arrive [[NEXT]], 256;
 
 // Register budgets: 24/240 by default with two consumer warpgroups, or as asked.
 // REGS-LABEL: .visible .entry gemm_nt(

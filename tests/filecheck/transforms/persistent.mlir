@@ -2,7 +2,9 @@
 // threads every aref index through the tile loop, so indices keep counting.
 // RUN: tawa-opt %examples/gemm.mlir -p 'persistent' | filecheck %s
 // RUN: tawa-opt %examples/attention.mlir -p 'persistent{group-m=1},aref-partition,pipeline{num-stages=3}' | filecheck %s --check-prefix=ATTN
+// RUN: tawa-opt %examples/attention.mlir -p 'persistent{longest-first=true},aref-partition,pipeline{num-stages=3 outer-stages=1}' | filecheck %s --check-prefix=LONGEST
 // RUN: not tawa-opt %examples/gemm.mlir -p 'persistent{group-m=0}' 2>&1 | filecheck %s --check-prefix=GROUP
+// RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,pipeline{outer-stages=0}' 2>&1 | filecheck %s --check-prefix=OUTER
 // RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,persistent' 2>&1 | filecheck %s --check-prefix=ORDER
 // RUN: not tawa-opt %s -p 'persistent' 2>&1 | filecheck %s --check-prefix=GRID
 
@@ -32,12 +34,28 @@
 // Attention's grid is (query blocks, batch x heads); group-m=1 walks it row by
 // row. Q, loaded once per tile around the key loops, gets a double-buffered
 // ring; K and V keep num-stages slots.
+// Longest first: the query block x counts down from the last, all heads (y) of
+// one block before the next. With outer-stages=1 Q's ring has a single slot and
+// the K/V ring keeps its three.
+// LONGEST-LABEL: func.func @attention_causal_d64
+// LONGEST:         aref.create : !aref.aref<[tensor<128x64xbf16>], depth = 1>
+// LONGEST-NEXT:    aref.create : !aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 3>
+// LONGEST:         %[[TY:tiles_y]] = tile.dim %o, 0
+// LONGEST:         %[[TX:tiles_x]] = arith.ceildivui
+// LONGEST:         scf.for %[[T:tile_id]] =
+// LONGEST-NEXT:      %[[RANK:.*]] = arith.divui %[[T]], %[[TY]]
+// LONGEST-NEXT:      %[[ONE:.*]] = arith.constant 1
+// LONGEST-NEXT:      %[[LAST:.*]] = arith.subi %[[TX]], %[[ONE]]
+// LONGEST-NEXT:      %pid_x = arith.subi %[[LAST]], %[[RANK]]
+// LONGEST-NEXT:      %pid_y = arith.remui %[[T]], %[[TY]]
+
 // ATTN-LABEL: func.func @attention_d64
 // ATTN:         aref.create : !aref.aref<[tensor<128x64xbf16>], depth = 2>
 // ATTN-NEXT:    aref.create : !aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 3>
 // ATTN:         %pid_x = arith.remui
 // ATTN-NEXT:    %pid_y = arith.divui
 
+// OUTER: tawa-opt: pipeline: outer-stages must be at least 1, got 0
 // GROUP: tawa-opt: persistent: group-m must be at least 1, got 0
 // ORDER: error: func.func: persistent: kernel @gemm_nt is already warp-specialized; run persistent before aref-partition
 // GRID: error: func.func: persistent: kernel 'no_grid': cannot tell how many programs axis x needs from its store; pass grid= explicitly

@@ -218,3 +218,33 @@ func.func @k(%t: tensor<128x64xf32, #nvgpu_async.frag<diag, warpgroups = 1>>) {
   func.return
 }
 // CHECK: unknown fragment kind 'diag', expected one of acc, row, col
+
+// -----
+
+func.func @k() {
+  nvgpu_async.role_dispatch consumers = 2 producer {
+    nvgpu_async.mma_turn_begin
+  } consumer {
+  }
+  func.return
+}
+// CHECK: error: nvgpu_async.mma_turn_begin must be in the consumer region of a role_dispatch
+
+// -----
+
+func.func @k() {
+  nvgpu_async.mma_turn_end
+  func.return
+}
+// CHECK: error: nvgpu_async.mma_turn_end must be in the consumer region of a role_dispatch
+
+// -----
+
+func.func @k() {
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    nvgpu_async.mma_turn_init
+  }
+  func.return
+}
+// CHECK: error: nvgpu_async.mma_turn_init: taking turns needs two or more consumer warpgroups

@@ -101,3 +101,22 @@ func.func @rs_wgmma(%p: tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups =
   %m = tile.reduce max %s, axis = 1 : tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128xf32, #nvgpu_async.frag<row, warpgroups = 2>>
   func.return
 }
+
+// -----
+
+// MMA turns (ping-pong) between two consumer warpgroups.
+// CHECK-LABEL: func.func @mma_turns
+// CHECK:      } consumer {
+// CHECK-NEXT:   nvgpu_async.mma_turn_init
+// CHECK-NEXT:   nvgpu_async.mma_turn_begin
+// CHECK-NEXT:   nvgpu_async.mma_turn_end
+// CHECK-NEXT: }
+func.func @mma_turns() {
+  nvgpu_async.role_dispatch consumers = 2 producer {
+  } consumer {
+    nvgpu_async.mma_turn_init
+    nvgpu_async.mma_turn_begin
+    nvgpu_async.mma_turn_end
+  }
+  func.return
+}
