@@ -64,6 +64,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -535,6 +536,16 @@ class CTABarrierOp(_NoOperandSideEffectOp):
 
 
 @irdl_op_definition
+class ClusterBarrierOp(_NoOperandSideEffectOp):
+    """`barrier.cluster.arrive` + `wait`: every thread of every block of the
+    cluster. After the barrier init, so that no peer multicasts into (or arrives
+    on) barriers not yet set up; before exit, so that no block leaves while a
+    peer may still write into its shared memory."""
+
+    name = "nvgpu_async.cluster_barrier"
+
+
+@irdl_op_definition
 class ConsumerBarrierOp(_NoOperandSideEffectOp):
     """`bar.sync 1, 128 N`: the N consumer warpgroups only (the producer never
     joins), e.g. around a staging tile that one thread then stores with TMA."""
@@ -617,20 +628,42 @@ class MBarrierArriveOp(IRDLOperation):
     barriers = operand_def(MBarrierType)
     index = operand_def(IndexType)
     scope = prop_def(ArriveScopeAttr)
+    cluster = opt_prop_def(IntegerAttr[I64])
+    """If set, N: arrive on barrier `index` of each of the cluster's N blocks
+    (a slot that every block's producer writes is free once all have read it)."""
 
     traits = traits_def(MemoryWriteEffect())
-    assembly_format = "$scope $barriers `[` $index `]` attr-dict `:` type($barriers)"
+    assembly_format = (
+        "$scope $barriers `[` $index `]` (`cluster` `(` $cluster^ `)`)? attr-dict "
+        "`:` type($barriers)"
+    )
 
     def __init__(
         self,
         barriers: SSAValue | Operation,
         index: SSAValue | Operation,
         scope: ArriveScope | str = ArriveScope.WARPGROUP,
+        cluster: int | None = None,
     ):
         super().__init__(
             operands=[barriers, index],
-            properties={"scope": ArriveScopeAttr(ArriveScope(scope))},
+            properties={
+                "scope": ArriveScopeAttr(ArriveScope(scope)),
+                **({"cluster": IntegerAttr(cluster, 64)} if cluster else {}),
+            },
         )
+
+    @property
+    def cluster_size(self) -> int:
+        return self.cluster.value.data if self.cluster is not None else 1
+
+    def verify_(self) -> None:
+        _verify_cluster(self.name, self.cluster_size)
+        if self.cluster_size > 1 and self.scope.data == ArriveScope.THREAD:
+            raise VerifyException(
+                f"{self.name}: arrivals in every block of a cluster are made once per "
+                "warpgroup, not per thread"
+            )
 
 
 @irdl_op_definition
@@ -690,6 +723,18 @@ class MBarrierWaitOp(IRDLOperation):
         super().__init__(operands=[barriers, index, parity])
 
 
+MAX_CLUSTER = 8
+"""The largest portable cluster on Hopper."""
+
+
+def _verify_cluster(op_name: str, size: int) -> None:
+    if size < 1 or size > MAX_CLUSTER or size & (size - 1):
+        raise VerifyException(
+            f"{op_name}: a cluster has a power of two up to {MAX_CLUSTER} blocks, "
+            f"got {size}"
+        )
+
+
 # ------------------------------------------------------------------------- TMA
 
 
@@ -729,10 +774,15 @@ class TMALoadOp(IRDLOperation):
     slot = operand_def(IndexType)
     barriers = operand_def(MBarrierType)
     barrier = operand_def(IndexType)
+    multicast = opt_prop_def(IntegerAttr[I64])
+    """If set, N: the tile goes to the same slot (and its bytes to the same
+    barrier) in each of the cluster's N blocks, each block copying the boxes
+    `boxes_of(rank)` of it."""
 
     traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$tensor_map `[` $coords `]` `,` $buffer `[` $slot `]` `,` $barriers `[` $barrier `]`"
+        " (`multicast` `(` $multicast^ `)`)?"
         " attr-dict `:` type($tensor_map) `,` type($buffer) `,` type($barriers)"
     )
 
@@ -744,8 +794,32 @@ class TMALoadOp(IRDLOperation):
         slot: SSAValue,
         barriers: SSAValue,
         barrier: SSAValue,
+        multicast: int | None = None,
     ):
-        super().__init__(operands=[tensor_map, coords, buffer, slot, barriers, barrier])
+        super().__init__(
+            operands=[tensor_map, coords, buffer, slot, barriers, barrier],
+            properties={"multicast": IntegerAttr(multicast, 64)} if multicast else {},
+        )
+
+    @property
+    def cluster_size(self) -> int:
+        return self.multicast.value.data if self.multicast is not None else 1
+
+    @property
+    def num_boxes(self) -> int:
+        assert isinstance(self.tensor_map.type, TensorMapType)
+        assert isinstance(self.buffer.type, SmemType)
+        return self.buffer.type.get_tile()[-1] // self.tensor_map.type.get_box()[-1]
+
+    def boxes_of(self, rank: int) -> range:
+        """The boxes (swizzle chunks, left to right) that block `rank` of the
+        cluster copies: an equal run each, or all of them from rank 0 when they
+        do not divide evenly."""
+        n, size = self.num_boxes, self.cluster_size
+        if n % size:
+            return range(n) if rank == 0 else range(0)
+        share = n // size
+        return range(rank * share, (rank + 1) * share)
 
     def verify_(self) -> None:
         assert isinstance(self.tensor_map.type, TensorMapType)
@@ -753,6 +827,7 @@ class TMALoadOp(IRDLOperation):
         _verify_tma_tile(
             self.name, self.tensor_map.type, self.buffer.type, len(self.coords)
         )
+        _verify_cluster(self.name, self.cluster_size)
 
 
 @irdl_op_definition
@@ -1156,6 +1231,7 @@ NVGPUAsync = Dialect(
         FenceMBarrierInitOp,
         CTABarrierOp,
         ConsumerBarrierOp,
+        ClusterBarrierOp,
         MmaTurnInitOp,
         MmaTurnBeginOp,
         MmaTurnEndOp,

@@ -268,6 +268,32 @@ class NumProgramsOp(_GridQueryOp):
     name = "tile.num_programs"
 
 
+class _ClusterQueryOp(IRDLOperation):
+    result = result_def(IndexType)
+
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+
+@irdl_op_definition
+class ClusterIdOp(_ClusterQueryOp):
+    """Which cluster along x this thread block belongs to: program_id(x) div S,
+    for a kernel whose `tile.cluster` attribute groups S consecutive x programs.
+    The same in every block of a cluster."""
+
+    name = "tile.cluster_id"
+
+
+@irdl_op_definition
+class ClusterRankOp(_ClusterQueryOp):
+    """This thread block's place in its cluster: program_id(x) mod S."""
+
+    name = "tile.cluster_rank"
+
+
 @irdl_op_definition
 class DimOp(IRDLOperation):
     """Run-time extent of one dimension of a global tensor."""
@@ -708,6 +734,8 @@ Tile = Dialect(
     [
         ProgramIdOp,
         NumProgramsOp,
+        ClusterIdOp,
+        ClusterRankOp,
         DimOp,
         LoadOp,
         StoreOp,

@@ -19,6 +19,11 @@ body holds `aref.create`s and one `aref.warp_specialize`. Output, per kernel:
   `aref.consumed` arrives on `empty`; `wgmma_wait_group` is placed by
   `wgmma_waits.plan_waits`; register tiles get fragment layouts (`layouts.py`);
   `tile.store` becomes `store_global`.
+- Clusters (`cluster{size=S}`): the producer loads every block of a cluster
+  issues alike (`transforms.cluster.cluster_uniform`) are multicast: each block
+  copies 1/S of the tile into the slot of all S blocks. Their aref's `empty`
+  barriers count the consumer warpgroups of all S blocks, which each release the
+  slot in every block; cluster barriers follow the barrier init and precede exit.
 - Register budgets (`setmaxnreg`) come from `register-budget`, or default to
   `default_registers` (24/240 with two consumer warpgroups, as FlashAttention-3:
   the TMA producer needs few); the consumer only raises its budget when the
@@ -41,6 +46,7 @@ from tawa_xdsl.dialects.tile import element_bytes
 from tawa_xdsl.lowering.carried import uses_through_loops
 from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
+from tawa_xdsl.transforms.cluster import cluster_uniform, rank_varying
 from tawa_xdsl.transforms.specialized import warp_specialized
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
@@ -61,7 +67,7 @@ from xdsl.rewriter import Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.grid import GRID_ATTR, GridInferenceError, encode_rules, grid_rule
-from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR
+from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR, cluster_size
 
 ABI_ATTR = "nvgpu_async.abi"
 LAUNCH_ATTR = "nvgpu_async.launch"
@@ -103,6 +109,8 @@ class Channel:
     full: SSAValue | None = None
     empty: SSAValue | None = None
     thread_release: bool = False
+    shared: bool = False
+    """Some of its tiles are multicast: every block's producer writes its slots."""
 
     @property
     def depth(self) -> int:
@@ -169,6 +177,8 @@ class KernelLowering:
         self.num_consumers = ws.num_consumers.value.data
         self.threads = THREADS_PER_WARPGROUP * (1 + self.num_consumers)
         self.channels: dict[aref.CreateOp, Channel] = {}
+        self.cluster = cluster_size(kernel)
+        self.multicast: set[tile.LoadOp] = set()
 
     # --------------------------------------------------------------- checks
 
@@ -208,6 +218,31 @@ class KernelLowering:
                     op,
                     "only reductions along rows (the last axis) are supported in registers",
                 )
+
+    # -------------------------------------------------------------- clusters
+
+    def _plan_multicast(self) -> None:
+        """With clusters: the producer loads that every block of a cluster issues
+        alike (`cluster_uniform`, at a uniform aref index) are multicast."""
+        if self.cluster == 1:
+            return
+        varying = rank_varying(self.kernel)
+        for put in [o for o in self.ws.producer.walk() if isinstance(o, aref.PutOp)]:
+            if not cluster_uniform(put, varying, [put.index]):
+                continue
+            for v in put.values:
+                if isinstance(v.owner, tile.LoadOp) and cluster_uniform(
+                    v.owner, varying
+                ):
+                    self.multicast.add(v.owner)
+        if not self.multicast:
+            raise OpDiagnostic(
+                self.kernel,
+                f"@{self.kernel.sym_name.data} runs in clusters of {self.cluster} but "
+                "no producer load is the same in every block of a cluster (each "
+                "depends on program_id(x) or on a loop or branch that does): there "
+                "is nothing to multicast; drop the cluster pass",
+            )
 
     # ------------------------------------------------------------ parameters
 
@@ -330,6 +365,12 @@ class KernelLowering:
             self.staging[store] = alloc.result
         for ch in self.channels.values():
             ch.thread_release = self._read_by_threads(ch)
+            ch.shared = not ch.thread_release and any(
+                v.owner in self.multicast
+                for put in ch.create.result.uses
+                if isinstance(put.operation, aref.PutOp)
+                for v in put.operation.values
+            )
             for name in ("full", "empty"):
                 bars = nv.MBarrierAllocOp(offset, ch.depth)
                 bars.result.name_hint = f"{ch.create.result.name_hint}_{name}"
@@ -338,11 +379,14 @@ class KernelLowering:
                 ops.append(bars)
         for ch in self.channels.values():
             per_thread = THREADS_PER_WARPGROUP if ch.thread_release else 1
+            blocks = self.cluster if ch.shared else 1
             ops += [
                 nv.MBarrierInitOp(ch.full, 1),
-                nv.MBarrierInitOp(ch.empty, per_thread * self.num_consumers),
+                nv.MBarrierInitOp(ch.empty, per_thread * self.num_consumers * blocks),
             ]
         ops += [nv.FenceMBarrierInitOp(), nv.CTABarrierOp()]
+        if self.cluster > 1:
+            ops.append(nv.ClusterBarrierOp())
         self.smem_bytes = offset + SMEM_ALIGN_SLACK
         if offset > nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK:
             raise OpDiagnostic(
@@ -391,7 +435,10 @@ class KernelLowering:
                 coords = list(load.indices)
                 lifted = len(tmap.type.get_shape()) - len(coords)
                 coords = [_const(0, ops) for _ in range(lifted)] + coords
-                ops.append(nv.TMALoadOp(tmap, coords, ring, slot, ch.full, slot))
+                shared = self.cluster if load in self.multicast and ch.shared else None
+                ops.append(
+                    nv.TMALoadOp(tmap, coords, ring, slot, ch.full, slot, shared)
+                )
                 loads.append(load)
             block = put.parent_block()
             for o in ops:
@@ -429,7 +476,10 @@ class KernelLowering:
                 ops = []
                 slot = slot_of(op.index, ch.depth, ops)
                 scope = "thread" if ch.thread_release else "warpgroup"
-                self._replace(op, [*ops, nv.MBarrierArriveOp(ch.empty, slot, scope)])
+                blocks = self.cluster if ch.shared else None
+                self._replace(
+                    op, [*ops, nv.MBarrierArriveOp(ch.empty, slot, scope, blocks)]
+                )
             elif isinstance(op, tile.StoreOp) and op in self.staging:
                 self._replace(op, self._tma_store(op))
             elif isinstance(op, tile.StoreOp):
@@ -599,6 +649,7 @@ class KernelLowering:
         # (persistent kernels carry their own rule; others need grid=)
         with contextlib.suppress(GridInferenceError):
             self.kernel.attributes[GRID_ATTR] = encode_rules(grid_rule(self.kernel))
+        self._plan_multicast()
         self._lower_params()
         prologue = self._plan_shared_memory()
         producer, consumer = self.ws.producer, self.ws.consumer
@@ -621,6 +672,8 @@ class KernelLowering:
         for op in prologue:
             self.body.insert_op_before(op, ret)
         self.body.insert_op_before(dispatch, ret)
+        if self.cluster > 1:  # no block leaves while peers may write into it
+            self.body.insert_op_before(nv.ClusterBarrierOp(), ret)
         for op in [
             o
             for o in self.body.ops
@@ -633,6 +686,7 @@ class KernelLowering:
             {
                 "threads": IntegerAttr(self.threads, 64),
                 "smem": IntegerAttr(self.smem_bytes, 64),
+                "cluster": IntegerAttr(self.cluster, 64),
             }
         )
 

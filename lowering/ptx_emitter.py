@@ -222,6 +222,8 @@ class KernelEmitter:
         launch = kernel.attributes["nvgpu_async.launch"]
         self.threads = launch.data["threads"].value.data
         self.smem = launch.data["smem"].value.data
+        cluster = launch.data.get("cluster")
+        self.cluster = cluster.value.data if isinstance(cluster, IntegerAttr) else 1
         self.warpgroups = self.threads // THREADS_PER_WARPGROUP - 1
         self.params: list[str] = []
         self.thread: dict[str, str] = {}
@@ -272,7 +274,10 @@ class KernelEmitter:
             ",\n".join("    " + p for p in self.params),
             ")",
         ]
-        out += [f".maxntid {self.threads}, 1, 1", ".minnctapersm 1", "{"]
+        out += [f".maxntid {self.threads}, 1, 1", ".minnctapersm 1"]
+        if self.cluster > 1:
+            out.append(f".reqnctapercluster {self.cluster}, 1, 1")
+        out.append("{")
         out += self.regs.declarations()
         out += body
         out += ["    ret;", "}", ""]
@@ -346,6 +351,10 @@ class KernelEmitter:
         t["false"], t["true"] = self.new("p"), self.new("p")
         self.emit(f"setp.ne.u32 {t['false']}, {t['tid']}, {t['tid']};")
         self.emit(f"setp.eq.u32 {t['true']}, {t['tid']}, {t['tid']};")
+        if self.cluster > 1:
+            t["rank"], t["rank0"] = self.new("r"), self.new("p")
+            self.emit(f"mov.u32 {t['rank']}, %cluster_ctarank;")
+            self.emit(f"setp.eq.u32 {t['rank0']}, {t['rank']}, 0;")
 
     def _consumer_ids(self) -> None:
         """Per-thread coordinates inside the consumer warpgroups."""
@@ -365,9 +374,9 @@ class KernelEmitter:
         t["consumer_leader"] = self.new("p")
         self.emit(f"setp.eq.u32 {t['consumer_leader']}, {ctid}, 0;")
         t["wg_leader"] = self.new("p")
-        lane_in_wg = self.new("r")
-        self.emit(f"and.b32 {lane_in_wg}, {ctid}, 127;")
-        self.emit(f"setp.eq.u32 {t['wg_leader']}, {lane_in_wg}, 0;")
+        t["wg_lane"] = self.new("r")
+        self.emit(f"and.b32 {t['wg_lane']}, {ctid}, 127;")
+        self.emit(f"setp.eq.u32 {t['wg_leader']}, {t['wg_lane']}, 0;")
 
     def row0(self, rows: int) -> str:
         """This thread's first row of a tile with `rows` rows: band + 16 w + g."""
@@ -419,6 +428,14 @@ class KernelEmitter:
         r = self.new("r")
         self.emit(f"mov.u32 {r}, %ctaid.{op.axis.data};")
         self.env[op.result] = r
+
+    def cluster_id(self, op: tile.ClusterIdOp) -> None:
+        r = self.new("r")
+        self.emit(f"mov.u32 {r}, %clusterid.x;")
+        self.env[op.result] = r
+
+    def cluster_rank(self, op: tile.ClusterRankOp) -> None:
+        self.env[op.result] = self.thread["rank"]
 
     def num_programs(self, op: tile.NumProgramsOp) -> None:
         r = self.new("r")
@@ -877,7 +894,22 @@ class KernelEmitter:
             if op.scope.data == nv.ArriveScope.THREAD
             else f"@{self.thread['wg_leader']} "
         )
-        self.emit(f"{guard}mbarrier.arrive.shared::cta.b64 _, [{addr}];")
+        if op.cluster_size == 1:
+            self.emit(f"{guard}mbarrier.arrive.shared::cta.b64 _, [{addr}];")
+            return
+        # the same barrier in every block: thread r of the warpgroup arrives in
+        # block r, all at once (release at CTA scope, as the slot's readers are
+        # this block's own wgmmas, already retired)
+        signals, remote = self.new("p"), self.new("r")
+        lane = self.thread["wg_lane"]
+        self.emit(f"setp.lt.u32 {signals}, {lane}, {op.cluster_size};")
+        self.emit(f"@{signals} mapa.shared::cluster.u32 {remote}, {addr}, {lane};")
+        self.emit(f"@{signals} mbarrier.arrive.shared::cluster.b64 _, [{remote}];")
+
+    def cluster_barrier(self, op: Operation) -> None:
+        # not .aligned: the producer warps reach the exit from diverged branches
+        self.emit("barrier.cluster.arrive.release;")
+        self.emit("barrier.cluster.wait.acquire;")
 
     def mbarrier_arrive_expect_tx(self, op: nv.MBarrierArriveExpectTxOp) -> None:
         addr = self._barrier(op.barriers, op.index)
@@ -888,17 +920,31 @@ class KernelEmitter:
     def _slot(self, ring: Ring, slot: SSAValue) -> str:
         return self._element(ring.base, slot, ring.type.slot_bytes)
 
-    def _boxes(
-        self, ring: Ring, tensor_map: SSAValue, coords: Sequence[SSAValue]
-    ) -> list[tuple[str, int]]:
-        """A tile moved by TMA is a row of boxes, one per swizzle chunk: for each,
-        its coordinates (innermost first) and its byte offset in the slot."""
+    def _coords(self, coords: Sequence[SSAValue]) -> list[str]:
+        """TMA coordinates in registers, innermost first."""
+        return [self.reg(self.scalar(c)) for c in coords][::-1]
+
+    @staticmethod
+    def _chunk(ring: Ring, tensor_map: SSAValue) -> tuple[int, int]:
+        """(columns, bytes) of one box: a swizzle chunk of the tile."""
         box = tensor_map.type.get_box()
-        regs = [self.reg(self.scalar(c)) for c in coords][::-1]
-        chunk_cols = box[-1]
-        chunk_bytes = element_bytes(ring.type.element_type) * _product(box)
+        return box[-1], element_bytes(ring.type.element_type) * _product(box)
+
+    def _boxes(
+        self,
+        ring: Ring,
+        tensor_map: SSAValue,
+        regs: list[str],
+        count: int | None = None,
+    ) -> list[tuple[str, int]]:
+        """A tile moved by TMA is a row of boxes, one per swizzle chunk: for each
+        of the first `count` (all by default) from coordinates `regs`, its
+        coordinates (innermost first) and its byte offset from the first."""
+        chunk_cols, chunk_bytes = self._chunk(ring, tensor_map)
+        if count is None:
+            count = ring.type.get_tile()[-1] // chunk_cols
         boxes = []
-        for c in range(ring.type.get_tile()[-1] // chunk_cols):
+        for c in range(count):
             inner = regs[0]
             if c:
                 inner = self.new("r")
@@ -912,11 +958,32 @@ class KernelEmitter:
         dst = self._slot(ring, op.slot)
         bar = self._barrier(op.barriers, op.barrier)
         tmap = self.env[op.tensor_map]
-        for where, offset in self._boxes(ring, op.tensor_map, op.coords):
+        regs = self._coords(op.coords)
+        size, count = op.cluster_size, op.num_boxes
+        guard = multicast = tail = ""
+        if size > 1:
+            # this block's share of the boxes (`TMALoadOp.boxes_of`), into all
+            mask = self.new("h")
+            self.emit(f"mov.b16 {mask}, {(1 << size) - 1};")
+            multicast = ".multicast::cluster"
+            tail = f", {mask}"
+            if count % size:
+                guard = f"@{self.thread['rank0']} "
+            else:
+                count //= size
+                chunk_cols, chunk_bytes = self._chunk(ring, op.tensor_map)
+                rank = self.thread["rank"]
+                inner, first = self.new("r"), self.new("r")
+                self.emit(
+                    f"mad.lo.s32 {inner}, {rank}, {count * chunk_cols}, {regs[0]};"
+                )
+                self.emit(f"mad.lo.u32 {first}, {rank}, {count * chunk_bytes}, {dst};")
+                regs[0], dst = inner, first
+        for where, offset in self._boxes(ring, op.tensor_map, regs, count):
             self.emit(
-                f"cp.async.bulk.tensor.{len(op.coords)}d.shared::cluster.global."
-                f"mbarrier::complete_tx::bytes [{dst}+{offset}], [{tmap}, {{{where}}}], "
-                f"[{bar}];"
+                f"{guard}cp.async.bulk.tensor.{len(op.coords)}d.shared::cluster.global."
+                f"mbarrier::complete_tx::bytes{multicast} [{dst}+{offset}], "
+                f"[{tmap}, {{{where}}}], [{bar}]{tail};"
             )
 
     def prefetch_tensor_map(self, op: nv.PrefetchTensorMapOp) -> None:
@@ -927,7 +994,7 @@ class KernelEmitter:
         assert isinstance(ring, Ring)
         src = self._slot(ring, op.slot)
         tmap = self.env[op.tensor_map]
-        for where, offset in self._boxes(ring, op.tensor_map, op.coords):
+        for where, offset in self._boxes(ring, op.tensor_map, self._coords(op.coords)):
             self.emit(
                 f"@{self.thread['consumer_leader']} cp.async.bulk.tensor."
                 f"{len(op.coords)}d.global.shared::cta.bulk_group [{tmap}, {{{where}}}], "
@@ -1245,6 +1312,8 @@ KernelEmitter.HANDLERS = {
     arith.SIToFPOp: KernelEmitter.sitofp,
     tile.ProgramIdOp: KernelEmitter.program_id,
     tile.NumProgramsOp: KernelEmitter.num_programs,
+    tile.ClusterIdOp: KernelEmitter.cluster_id,
+    tile.ClusterRankOp: KernelEmitter.cluster_rank,
     tile.SplatOp: KernelEmitter.splat,
     tile.ExpandDimsOp: KernelEmitter.expand_dims,
     tile.BroadcastOp: KernelEmitter.broadcast,
@@ -1270,6 +1339,7 @@ KernelEmitter.HANDLERS = {
     nv.TMAStoreCommitOp: KernelEmitter.tma_store_commit,
     nv.TMAStoreWaitOp: KernelEmitter.tma_store_wait,
     nv.ConsumerBarrierOp: KernelEmitter.consumer_barrier,
+    nv.ClusterBarrierOp: KernelEmitter.cluster_barrier,
     nv.MmaTurnInitOp: KernelEmitter.mma_turn_init,
     nv.MmaTurnBeginOp: KernelEmitter.mma_turn_begin,
     nv.MmaTurnEndOp: KernelEmitter.mma_turn_end,

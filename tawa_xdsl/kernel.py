@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     FunctionType,
     IndexType,
+    IntegerAttr,
     ModuleOp,
 )
 from xdsl.ir import Attribute
@@ -55,6 +56,8 @@ class Param:
         return isinstance(self.type, DescType)
 
 
+CLUSTER_ATTR = "tile.cluster"
+"""On a kernel: how many consecutive x programs form one cluster (set by `cluster`)."""
 SIGNATURE_ATTR = "tile.signature"
 ARG_NAMES_ATTR = "tile.arg_names"
 
@@ -159,3 +162,25 @@ def program_ids(grid: tuple[int, int, int]) -> Iterator[tuple[int, int, int]]:
     """Every (x, y, z) block coordinate of a grid."""
     for z, y, x in itertools.product(*(range(n) for n in reversed(grid))):
         yield x, y, z
+
+
+def cluster_size(kernel: func.FuncOp) -> int:
+    """The number of thread blocks per cluster (1 for a kernel without clusters)."""
+    attr = kernel.attributes.get(CLUSTER_ATTR)
+    return attr.value.data if isinstance(attr, IntegerAttr) else 1
+
+
+def clusters(
+    grid: tuple[int, int, int], size: int, name: str
+) -> Iterator[list[tuple[int, int, int]]]:
+    """The program ids of `grid` in clusters of `size` consecutive x programs, as
+    the hardware groups them; a grid whose x extent is not a multiple of `size`
+    cannot be launched."""
+    if grid[0] % size:
+        raise KernelArgumentError(
+            f"{name}: runs in clusters of {size} programs along x; the grid's x "
+            f"extent {grid[0]} is not a multiple of {size}"
+        )
+    ids = list(program_ids(grid))
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]

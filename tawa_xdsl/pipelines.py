@@ -18,6 +18,7 @@ from tawa_xdsl.lowering.aref_to_nvgpu import (
     default_registers,
 )
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
+from tawa_xdsl.transforms.cluster import ClusterPass
 from tawa_xdsl.transforms.cooperative import CooperativePass
 from tawa_xdsl.transforms.persistent import PersistentPass
 from tawa_xdsl.transforms.ping_pong import PingPongPass
@@ -30,7 +31,8 @@ from tawa_xdsl.transforms.tile_shape import TileShapePass
 class TawaHopperPipeline(ModulePass):
     """Tile IR -> lowered nvgpu_async IR, ready for `-t ptx`:
 
-    tile-shape{block-m block-n block-k}, [persistent{group-m longest-first}],
+    tile-shape{block-m block-n block-k}, [cluster{size}],
+    [persistent{group-m longest-first}],
     canonicalize,
     cse, aref-partition, cooperative{num-consumers},
     [register-budget{producer consumer}],
@@ -59,10 +61,12 @@ class TawaHopperPipeline(ModulePass):
     tma_store: bool = True
     ping_pong: bool = False
     outer_stages: int = 2
+    cluster: int = 1
 
     def passes(self) -> list[ModulePass]:
         return [
             self.tile_shape(),
+            *([ClusterPass(self.cluster)] if self.cluster > 1 else []),
             *(
                 [PersistentPass(self.group_m, self.longest_first)]
                 if self.persistent

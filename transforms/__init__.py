@@ -38,6 +38,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return PersistentPass
 
+    def cluster() -> type[ModulePass]:
+        from tawa_xdsl.transforms.cluster import ClusterPass
+
+        return ClusterPass
+
     def ping_pong() -> type[ModulePass]:
         from tawa_xdsl.transforms.ping_pong import PingPongPass
 
@@ -45,6 +50,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
     return {
         "tile-shape": tile_shape,
+        "cluster": cluster,
         "persistent": persistent,
         "aref-partition": aref_partition,
         "pipeline": pipeline,

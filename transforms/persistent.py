@@ -13,7 +13,12 @@ B in L2. `group-m=1` is plain row-major order over x then y. With
 the next (group-m is then unused): for causal attention, where x is the query
 block and its work grows with x, the programs take the longest tiles first and
 the short ones even out the tail, instead of some programs collecting long tiles
-and finishing last. The kernel gets a
+and finishing last. In a kernel
+marked by `cluster{size=S}` the loop walks cluster tiles (`tile.cluster_id`
+from, programs / S apart) over a grid of ceil(x / S) cluster columns, and block
+`tile.cluster_rank` of the cluster takes x tile cx * S + rank, so the blocks of
+a cluster share y and z (group-m then counts cluster rows, group-m / S). The
+kernel gets a
 `tile.persistent` attribute holding the original grid rule, from which the runtime
 launches min(#SMs, T) programs.
 
@@ -36,7 +41,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.grid import GridInferenceError, encode_rules, grid_rule
-from tawa_xdsl.kernel import kernels
+from tawa_xdsl.kernel import cluster_size, kernels
 
 PERSISTENT_ATTR = "tile.persistent"
 
@@ -110,24 +115,40 @@ def _make_persistent(
             extent = pre.add(arith.CeilDivUIOp(extent, pre.const(size)))
         extent.name_hint = f"tiles_{'xyz'[axis]}"
         extents[axis] = extent
+    # with clusters of S blocks the loop walks cluster tiles: S x tiles at once
+    size = cluster_size(kernel)
+    walked = dict(extents)
+    if size > 1 and 0 in extents:
+        walked[0] = pre.add(arith.CeilDivUIOp(extents[0], pre.const(size)))
+        walked[0].name_hint = "clusters_x"
     total = None
-    for axis in sorted(extents):
+    for axis in sorted(walked):
         total = (
-            extents[axis]
+            walked[axis]
             if total is None
-            else pre.add(arith.MuliOp(total, extents[axis]))
+            else pre.add(arith.MuliOp(total, walked[axis]))
         )
     assert total is not None, "grid_rule covers at least one axis"
     total.name_hint = "tiles"
-    first = pre.add(tile.ProgramIdOp("x"), "first_tile")
-    stride = pre.add(tile.NumProgramsOp("x"), "programs")
+    if size > 1:
+        first = pre.add(tile.ClusterIdOp(), "first_tile")
+        programs = pre.add(tile.NumProgramsOp("x"), "programs")
+        stride = pre.add(arith.DivUIOp(programs, pre.const(size)), "clusters")
+    else:
+        first = pre.add(tile.ProgramIdOp("x"), "first_tile")
+        stride = pre.add(tile.NumProgramsOp("x"), "programs")
 
     loop_body = Block(arg_types=[IndexType()])
     loop_body.args[0].name_hint = "tile_id"
     body.insert_op_before(scf.ForOp(first, total, stride, [], loop_body), ret)
+    b = _Builder(loop_body)
     ids = _tile_ids(
-        _Builder(loop_body), loop_body.args[0], extents, group_m, longest_first
+        b, loop_body.args[0], walked, max(1, group_m // size), longest_first
     )
+    if size > 1 and 0 in ids:
+        ids[0].name_hint = "cluster_x"
+        base = b.add(arith.MuliOp(ids[0], b.const(size)))
+        ids[0] = b.add(arith.AddiOp(base, b.add(tile.ClusterRankOp())), "pid_x")
 
     for o in moved:
         o.detach()

@@ -37,7 +37,7 @@ from xdsl.ir import Operation
 from tawa_xdsl.dialects import aref
 from tawa_xdsl.interp.reference import make_interpreter
 from tawa_xdsl.interp.scheduler import RoleScheduler, SimulationError, role_body
-from tawa_xdsl.kernel import program_ids
+from tawa_xdsl.kernel import cluster_size, find_kernel, program_ids
 
 
 class ProtocolViolation(SimulationError):
@@ -206,6 +206,7 @@ def run_aref_level(
     arefs = ArefFunctions(RoleScheduler(seed))
     interpreter.register_implementations(arefs)
     tile_functions.grid = grid3
+    tile_functions.cluster = cluster_size(find_kernel(module, kernel_name))
     for pid in program_ids(grid3):
         tile_functions.program_id = pid
         arefs.live = []

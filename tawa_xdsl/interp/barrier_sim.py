@@ -24,6 +24,16 @@ makes Hopper kernels hang or race, the way the hardware behaves:
 - data: TMA copies, wgmma products, fragment math and stores are computed on whole
   tiles, so the output can be compared with the reference interpreter.
 
+Clusters (`tile.cluster`): the thread blocks of one cluster run together, each
+with its own shared memory, barriers and actors (named `block1.consumer0`, ...),
+over one TMA engine. A multicast `tma_load` sends the issuing block's share of
+the boxes to the same slot and barrier of every block, so a barrier may receive
+a peer's bytes before its own producer armed it (the transaction count goes
+negative until then, as on the GPU); a cluster-wide `mbarrier_arrive` arrives in
+every block; `cluster_barrier` waits for all blocks. Touching a peer's barrier
+before that peer initialised it, or its shared memory after it exited, is a
+hazard: that is what the cluster barriers around the role dispatch prevent.
+
 A state where no actor can move is reported as a predicted hang, naming each
 actor's barrier and its state; hazards raise at once.
 """
@@ -31,7 +41,7 @@ actor's barrier and its state; hazards raise at once.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +55,8 @@ from xdsl.interpreter import (
     impl,
     register_impls,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
+from xdsl.utils.scoped_dict import ScopedDict
 
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
@@ -58,7 +69,7 @@ from tawa_xdsl.interp.scheduler import (
     role_body,
 )
 from tawa_xdsl.interp.tile import read_box, write_box
-from tawa_xdsl.kernel import program_ids
+from tawa_xdsl.kernel import clusters
 
 TMA_ENGINE = "tma"
 
@@ -120,11 +131,15 @@ class View:
 
 @dataclass(eq=False)
 class Transfer:
+    """A TMA copy in flight: `data` lands in columns `cols` of the slot."""
+
     ring: Ring
     slot: int
     data: np.ndarray
     barrier: MBarrier
     nbytes: int
+    cols: slice
+    block: ThreadBlock
 
 
 @dataclass(eq=False)
@@ -179,6 +194,30 @@ class NamedBarrier:
         )
 
 
+@dataclass(eq=False)
+class ThreadBlock:
+    """One thread block: its program id, shared memory and barriers (by the op
+    that allocates them, so that peers in a cluster find theirs), its actors,
+    named barriers and TMA stores."""
+
+    name: str
+    program: tuple[int, int, int]
+    consumers: list[str]
+    actors: dict[str, Actor] = field(default_factory=dict)
+    rings: dict[Operation, Ring] = field(default_factory=dict)
+    barriers: dict[Operation, list[MBarrier]] = field(default_factory=dict)
+    stores: list[StoreTransfer] = field(default_factory=list)  # not yet waited for
+    store_groups: int = 0  # bulk groups committed so far
+    exited: bool = False
+
+    def __post_init__(self) -> None:
+        self.actors = {name: Actor() for name in ["producer", *self.consumers]}
+        self.consumer_bar = NamedBarrier("the consumer barrier", len(self.consumers))
+        self.turns = [
+            NamedBarrier(f"the MMA turn barrier of {c}", 2) for c in self.consumers
+        ]
+
+
 def _bar(op: Operation, bars: list[MBarrier], i: int) -> str:
     return f"%{op.operands[0].name_hint or 'bars'}[{i}]"
 
@@ -192,39 +231,87 @@ def _no_effect(self: Any, interpreter: Interpreter, op: Operation, args: PythonV
 class HopperFunctions(InterpreterFunctions):
     """The nvgpu_async ops over simulated shared memory, barriers and wgmma groups."""
 
-    def __init__(self, scheduler: RoleScheduler, warpgroups: int):
+    def __init__(self, scheduler: RoleScheduler, warpgroups: int, cluster: int = 1):
         self.scheduler = scheduler
         self.consumers = (
             ["consumer"]
             if warpgroups == 1
             else [f"consumer{w}" for w in range(warpgroups)]
         )
-        self.actors = {name: Actor() for name in ["producer", *self.consumers]}
+        self.cluster = cluster
+        self.blocks: list[ThreadBlock] = []
         self.transfers: list[Transfer] = []
-        self.stores: list[StoreTransfer] = []  # issued and not yet waited for
-        self.store_groups = 0  # bulk groups committed so far
-        self._reset_named_barriers()
+        self.cluster_bar = NamedBarrier("the cluster barrier", cluster)
 
-    def _reset_named_barriers(self) -> None:
-        """Fresh named barriers, as each thread block gets."""
-        self.consumer_bar = NamedBarrier("the consumer barrier", len(self.consumers))
-        self.turns = [
-            NamedBarrier(f"the MMA turn barrier of {c}", 2) for c in self.consumers
+    def start(self, programs: list[tuple[int, int, int]]) -> None:
+        """Fresh thread blocks (one per program of a cluster), as the GPU gives."""
+        self.blocks = [
+            ThreadBlock(self.block_name(r), pid, self.consumers)
+            for r, pid in enumerate(programs)
         ]
+        self.cluster_bar = NamedBarrier("the cluster barrier", len(programs))
+
+    def block_name(self, rank: int) -> str:
+        return f"block{rank}" if self.cluster > 1 else ""
+
+    def _role(self, block: ThreadBlock, role: str) -> str:
+        """The scheduler's name of `role` in `block`."""
+        return f"{block.name}.{role}" if block.name else role
+
+    def _where(self) -> tuple[ThreadBlock, str]:
+        """The running block and role (producer, consumerN or "" for the block's
+        own code around the role dispatch)."""
+        current = self.scheduler.current() or ""
+        if self.cluster == 1:
+            return self.blocks[0], current
+        name, _, role = current.partition(".")
+        return self.blocks[int(name.removeprefix("block"))], role
+
+    def program(self) -> tuple[int, int, int]:
+        return self._where()[0].program
 
     def _actor(self) -> Actor:
-        return self.actors[self.scheduler.current() or "producer"]
+        block, role = self._where()
+        return block.actors[role or "producer"]
 
     def _warpgroup(self) -> int:
         """The running consumer actor's warpgroup index."""
-        return self.consumers.index(self.scheduler.current() or "")
+        return self.consumers.index(self._where()[1])
 
     def _issues_tma_stores(self) -> bool:
         """TMA stores are issued by one thread, of consumer warpgroup 0."""
-        return self.scheduler.current() == self.consumers[0]
+        return self._where()[1] == self.consumers[0]
 
     def _live_groups(self) -> list[Group]:
-        return [g for a in self.actors.values() for g in a.groups if not g.retired]
+        return [
+            g
+            for b in self.blocks
+            for a in b.actors.values()
+            for g in a.groups
+            if not g.retired
+        ]
+
+    def _peer(self, rank: int, what: str) -> ThreadBlock:
+        """Block `rank` of the cluster, which the running block is about to touch."""
+        peer = self.blocks[rank]
+        if peer.exited:
+            raise Hazard(
+                f"{what} reaches {peer.name}, which has exited (missing "
+                "cluster_barrier before exit?)"
+            )
+        return peer
+
+    def _peer_barriers(
+        self, op: Operation, bars: SSAValue, rank: int
+    ) -> list[MBarrier]:
+        peer = self._peer(rank, op.name)
+        found = peer.barriers.get(bars.owner)  # type: ignore[arg-type]
+        if found is None or not all(b.count for b in found):
+            raise Hazard(
+                f"{op.name} reaches %{bars.name_hint} of {peer.name} before that "
+                "block initialised it (missing cluster_barrier after mbarrier_init?)"
+            )
+        return found
 
     # ------------------------------------------------------ memory, barriers
 
@@ -236,14 +323,22 @@ class HopperFunctions(InterpreterFunctions):
         data = np.zeros(
             (t.depth.data, *t.get_tile()), dtype=numpy_dtype(t.element_type)
         )
-        return (Ring(op.result.name_hint or "smem", data),)
+        ring = Ring(op.result.name_hint or "smem", data)
+        self._where()[0].rings[op] = ring
+        return (ring,)
 
     @impl(nv.MBarrierAllocOp)
     def run_mbarrier_alloc(
         self, interpreter: Interpreter, op: nv.MBarrierAllocOp, args: PythonValues
     ):
         name = op.result.name_hint or "mbarrier"
-        return ([MBarrier(f"{name}[{i}]") for i in range(op.result.type.count.data)],)
+        block = self._where()[0]
+        prefix = f"{block.name}." if block.name else ""
+        bars = [
+            MBarrier(f"{prefix}{name}[{i}]") for i in range(op.result.type.count.data)
+        ]
+        block.barriers[op] = bars
+        return (bars,)
 
     @impl(nv.MBarrierInitOp)
     def run_mbarrier_init(
@@ -262,6 +357,10 @@ class HopperFunctions(InterpreterFunctions):
         self._maybe_complete(bar)
 
     def _maybe_complete(self, bar: MBarrier) -> None:
+        if bar.pending == 0 and bar.tx < 0:
+            raise Hazard(
+                f"%{bar.name} received {-bar.tx} more bytes than expect_tx armed"
+            )
         if bar.pending == 0 and bar.tx == 0:
             if any(t.barrier is bar for t in self.transfers):
                 raise Hazard(
@@ -276,11 +375,16 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.MBarrierArriveOp, args: PythonValues
     ):
         bars, i = args
-        if self.scheduler.current() == "producer":
+        if self._where()[1] == "producer":
             n = 1
         else:
             n = THREADS_PER_WARPGROUP if op.scope.data == nv.ArriveScope.THREAD else 1
-        self._arrive(bars[i], n, f"{op.name} {_bar(op, bars, i)}")
+        if op.cluster_size == 1:
+            self._arrive(bars[i], n, f"{op.name} {_bar(op, bars, i)}")
+            return ()
+        for rank in range(len(self.blocks)):
+            peer = self._peer_barriers(op, op.barriers, rank)
+            self._arrive(peer[i], n, f"{op.name} %{peer[i].name}")
         return ()
 
     @impl(nv.MBarrierArriveExpectTxOp)
@@ -307,12 +411,21 @@ class HopperFunctions(InterpreterFunctions):
         )
         return ()
 
+    @impl(nv.ClusterBarrierOp)
+    def run_cluster_barrier(
+        self, interpreter: Interpreter, op: nv.ClusterBarrierOp, args: PythonValues
+    ):
+        if len(self.blocks) > 1:
+            self._sync(self.cluster_bar, op)
+        return ()
+
     run_fence_init = impl(nv.FenceMBarrierInitOp)(_no_effect)
     run_cta_barrier = impl(nv.CTABarrierOp)(_no_effect)
     run_prefetch = impl(nv.PrefetchTensorMapOp)(_no_effect)
 
     def _sync(self, bar: NamedBarrier, op: Operation) -> None:
-        phase = bar.arrive(self.scheduler.current() or "", op.name)
+        block, role = self._where()
+        phase = bar.arrive(role or block.name, op.name)
         self.scheduler.sync(
             lambda: bar.completed > phase,
             lambda: f"{op.name} on {bar.name} ({bar.state()})",
@@ -322,7 +435,7 @@ class HopperFunctions(InterpreterFunctions):
     def run_consumer_barrier(
         self, interpreter: Interpreter, op: nv.ConsumerBarrierOp, args: PythonValues
     ):
-        self._sync(self.consumer_bar, op)
+        self._sync(self._where()[0].consumer_bar, op)
         return ()
 
     @impl(nv.MmaTurnInitOp)
@@ -330,14 +443,14 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.MmaTurnInitOp, args: PythonValues
     ):
         if self._warpgroup() == len(self.consumers) - 1:
-            self.turns[0].arrive(self.consumers[-1], op.name)
+            self._where()[0].turns[0].arrive(self.consumers[-1], op.name)
         return ()
 
     @impl(nv.MmaTurnBeginOp)
     def run_mma_turn_begin(
         self, interpreter: Interpreter, op: nv.MmaTurnBeginOp, args: PythonValues
     ):
-        self._sync(self.turns[self._warpgroup()], op)
+        self._sync(self._where()[0].turns[self._warpgroup()], op)
         return ()
 
     @impl(nv.MmaTurnEndOp)
@@ -345,7 +458,8 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.MmaTurnEndOp, args: PythonValues
     ):
         w = self._warpgroup()
-        self.turns[(w + 1) % len(self.consumers)].arrive(self.consumers[w], op.name)
+        turns = self._where()[0].turns
+        turns[(w + 1) % len(self.consumers)].arrive(self.consumers[w], op.name)
         return ()
 
     @impl(nv.FenceProxyAsyncOp)
@@ -382,7 +496,37 @@ class HopperFunctions(InterpreterFunctions):
         box = (1,) * (array.ndim - len(tile_shape)) + tile_shape
         self._check_not_read(ring, slot, op.name)
         data = read_box(array, coords, box).reshape(tile_shape)
-        self.transfers.append(Transfer(ring, slot, data, bars[bi], data.nbytes))
+        block = self._where()[0]
+        if op.cluster_size == 1:
+            self.transfers.append(
+                Transfer(ring, slot, data, bars[bi], data.nbytes, slice(None), block)
+            )
+            return ()
+        # this block's boxes, into the same slot and barrier of every block
+        boxes = op.boxes_of(self.blocks.index(block))
+        if not boxes:
+            return ()
+        width = tile_shape[-1] // op.num_boxes
+        cols = slice(boxes.start * width, boxes.stop * width)
+        part = data[..., cols]
+        for rank in range(len(self.blocks)):
+            peer = self._peer(rank, op.name)
+            if op.buffer.owner not in peer.rings:
+                raise Hazard(
+                    f"{op.name} reaches {peer.name} before it set up its rings"
+                )
+            target = self._peer_barriers(op, op.barriers, rank)[bi]
+            self.transfers.append(
+                Transfer(
+                    peer.rings[op.buffer.owner],  # type: ignore[index]
+                    slot,
+                    part,
+                    target,
+                    part.nbytes,
+                    cols,
+                    peer,
+                )
+            )
         return ()
 
     @impl(nv.SmemStoreOp)
@@ -390,7 +534,7 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.SmemStoreOp, args: PythonValues
     ):
         value, ring, slot = args
-        for st in self.stores:
+        for st in self._where()[0].stores:
             if st.ring is ring and st.slot == slot:
                 raise Hazard(
                     f"{op.name} writes slot {slot} of %{ring.name} while a TMA store "
@@ -407,14 +551,15 @@ class HopperFunctions(InterpreterFunctions):
         ring, slot, array, *coords = args
         if not self._issues_tma_stores():
             return ()
-        if any((id(ring), slot) in a.unfenced for a in self.actors.values()):
+        block = self._where()[0]
+        if any((id(ring), slot) in a.unfenced for a in block.actors.values()):
             raise Hazard(
                 f"{op.name} reads slot {slot} of %{ring.name}, written with smem_store "
                 "and not yet fenced: TMA may see stale data (missing fence_proxy_async)"
             )
         array = array.reshape((1,) * (len(coords) - array.ndim) + array.shape)
-        self.stores.append(
-            StoreTransfer(ring, slot, array, tuple(coords), self.store_groups)
+        block.stores.append(
+            StoreTransfer(ring, slot, array, tuple(coords), block.store_groups)
         )
         return ()
 
@@ -423,7 +568,7 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.TMAStoreCommitOp, args: PythonValues
     ):
         if self._issues_tma_stores():
-            self.store_groups += 1
+            self._where()[0].store_groups += 1
         return ()
 
     @impl(nv.TMAStoreWaitOp)
@@ -432,13 +577,14 @@ class HopperFunctions(InterpreterFunctions):
     ):
         if not self._issues_tma_stores():
             return ()
-        first_kept = self.store_groups - op.pending.value.data
-        waited = [st for st in self.stores if st.group < first_kept]
+        block = self._where()[0]
+        first_kept = block.store_groups - op.pending.value.data
+        waited = [st for st in block.stores if st.group < first_kept]
         self.scheduler.sync(
             lambda: all(st.done for st in waited),
             lambda: f"{op.name}: {sum(not st.done for st in waited)} TMA stores",
         )
-        self.stores = [st for st in self.stores if st not in waited]
+        block.stores = [st for st in block.stores if st not in waited]
         return ()
 
     def _deliver_store(self, st: StoreTransfer) -> None:
@@ -449,31 +595,40 @@ class HopperFunctions(InterpreterFunctions):
 
     def run_engine(self) -> None:
         """The TMA engine: performs issued copies and stores, in an order the seed
-        picks."""
+        picks, until every block (with one block: every actor) has finished."""
+        if self.cluster == 1:
+            issuers = [self._role(b, a) for b in self.blocks for a in b.actors]
+        else:
+            issuers = [b.name for b in self.blocks]
         while True:
+
+            def pending() -> list[StoreTransfer]:
+                return [st for b in self.blocks for st in b.stores if not st.done]
+
             self.scheduler.sync(
                 lambda: (
                     bool(self.transfers)
-                    or any(not st.done for st in self.stores)
-                    or all(self.scheduler.finished(a) for a in self.actors)
+                    or bool(pending())
+                    or all(self.scheduler.finished(a) for a in issuers)
                 ),
                 lambda: "nothing (no copies in flight)",
             )
-            pending = [st for st in self.stores if not st.done]
-            if not self.transfers and not pending:
+            stores = pending()
+            if not self.transfers and not stores:
                 return
-            pick = self.scheduler.rng.randrange(len(self.transfers) + len(pending))
+            pick = self.scheduler.rng.randrange(len(self.transfers) + len(stores))
             if pick >= len(self.transfers):
-                self._deliver_store(pending[pick - len(self.transfers)])
+                self._deliver_store(stores[pick - len(self.transfers)])
                 continue
             t = self.transfers.pop(pick)
-            self._check_not_read(t.ring, t.slot, "a TMA copy")
-            t.ring.data[t.slot] = t.data
-            t.barrier.tx -= t.nbytes
-            if t.barrier.tx < 0:
+            if t.block.exited:
                 raise Hazard(
-                    f"%{t.barrier.name} received {-t.barrier.tx} more bytes than expect_tx armed"
+                    f"a TMA copy lands in %{t.ring.name} of {t.block.name}, which has "
+                    "exited (missing cluster_barrier before exit?)"
                 )
+            self._check_not_read(t.ring, t.slot, "a TMA copy")
+            t.ring.data[t.slot][..., t.cols] = t.data
+            t.barrier.tx -= t.nbytes
             self._maybe_complete(t.barrier)
 
     # --------------------------------------------------------------- views
@@ -545,23 +700,47 @@ class HopperFunctions(InterpreterFunctions):
     def run_roles(
         self, interpreter: Interpreter, op: nv.RoleDispatchOp, args: PythonValues
     ):
-        self._reset_named_barriers()
+        block = self._where()[0]
+        roles = {
+            self._role(block, "producer"): role_body(interpreter, op.producer),
+            **{
+                self._role(block, c): role_body(interpreter, op.consumer)
+                for c in self.consumers
+            },
+        }
+        if self.cluster == 1:  # in a cluster, one engine serves every block
+            roles[TMA_ENGINE] = self.run_engine
+        self.scheduler.run(roles)
+        where = f"{block.name}: " if block.name else ""
+        for name, actor in block.actors.items():
+            if any(not g.retired for g in actor.groups) or actor.uncommitted.reads:
+                raise Hazard(f"{where}{name} exits with wgmma groups still in flight")
+        if block.stores:
+            raise Hazard(
+                f"{where}the consumer exits before a tma_store_wait saw its TMA stores "
+                "read their staging tiles out (shared memory is freed at exit)"
+            )
+        return ()
+
+    def run_cluster(
+        self, interpreter: Interpreter, kernel: func.FuncOp, params: list[Any]
+    ) -> None:
+        """Run the blocks of one cluster (`start` set them up) together."""
+
+        def block_main(block: ThreadBlock) -> Callable[[], None]:
+            def main() -> None:
+                scope = ScopedDict(parent=interpreter._ctx, name=block.name)
+                dataclasses.replace(interpreter, _ctx=scope).call_op(kernel, params)
+                block.exited = True
+
+            return main
+
         self.scheduler.run(
             {
-                "producer": role_body(interpreter, op.producer),
-                **{c: role_body(interpreter, op.consumer) for c in self.consumers},
+                **{b.name: block_main(b) for b in self.blocks},
                 TMA_ENGINE: self.run_engine,
             }
         )
-        for name, actor in self.actors.items():
-            if any(not g.retired for g in actor.groups) or actor.uncommitted.reads:
-                raise Hazard(f"{name} exits with wgmma groups still in flight")
-        if self.stores:
-            raise Hazard(
-                "the consumer exits before a tma_store_wait saw its TMA stores read "
-                "their staging tiles out (shared memory is freed at exit)"
-            )
-        return ()
 
 
 class PendingReads(Interpreter.Listener):
@@ -601,26 +780,38 @@ def run_lowered(
     grid3: tuple[int, int, int],
     seed: int,
 ) -> None:
-    """Run a lowered kernel for every program id; see the module docstring."""
+    """Run a lowered kernel for every program id, a cluster of blocks at a time;
+    see the module docstring."""
     interpreter, tile_functions = make_interpreter(module)
     scheduler = RoleScheduler(seed)
     launch = kernel.attributes["nvgpu_async.launch"]
     threads = launch.data["threads"].value.data
-    hopper = HopperFunctions(scheduler, threads // THREADS_PER_WARPGROUP - 1)
+    size = launch.data["cluster"].value.data if "cluster" in launch.data else 1
+    hopper = HopperFunctions(scheduler, threads // THREADS_PER_WARPGROUP - 1, size)
     interpreter.register_implementations(hopper)
     interpreter = dataclasses.replace(interpreter, listeners=(PendingReads(),))
     params = abi_arguments(kernel, checked)
     tile_functions.grid = grid3
-    for pid in program_ids(grid3):
-        tile_functions.program_id = pid
+    tile_functions.cluster = size
+    name = f"@{kernel.sym_name.data}"
+    for programs in clusters(grid3, size, name):
+        hopper.start(programs)
+        where = (
+            f"program {programs[0]}"
+            if size == 1
+            else f"cluster of programs {', '.join(map(str, programs))}"
+        )
         try:
-            interpreter.call_op(kernel, params)
+            if size == 1:
+                tile_functions.program_id = programs[0]
+                interpreter.call_op(kernel, params)
+            else:
+                tile_functions.running = hopper.program
+                hopper.run_cluster(interpreter, kernel, params)
         except Deadlock as e:
             raise PredictedHang(
-                f"@{kernel.sym_name.data} program {pid}: predicted hang: "
+                f"{name} {where}: predicted hang: "
                 f"{e.args[0].removeprefix('deadlock: ')}"
             ) from None
         except SimulationError as e:
-            raise type(e)(
-                f"@{kernel.sym_name.data} program {pid}: {e.args[0]}"
-            ) from None
+            raise type(e)(f"{name} {where}: {e.args[0]}") from None

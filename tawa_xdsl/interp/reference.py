@@ -13,7 +13,13 @@ from xdsl.interpreters.scf import ScfFunctions
 
 from tawa_xdsl.interp.elementwise import ElementwiseFunctions
 from tawa_xdsl.interp.tile import TileFunctions
-from tawa_xdsl.kernel import check_arguments, find_kernel, normalize_grid, program_ids
+from tawa_xdsl.kernel import (
+    check_arguments,
+    cluster_size,
+    find_kernel,
+    normalize_grid,
+    program_ids,
+)
 
 
 def make_interpreter(module: ModuleOp) -> tuple[Interpreter, TileFunctions]:
@@ -41,6 +47,7 @@ def interpret(
     grid3 = normalize_grid(grid)
     interpreter, tile_functions = make_interpreter(module)
     tile_functions.grid = grid3
+    tile_functions.cluster = cluster_size(kernel)
     for pid in program_ids(grid3):
         tile_functions.program_id = pid
         interpreter.call_op(kernel, checked)

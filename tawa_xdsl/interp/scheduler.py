@@ -75,16 +75,23 @@ class RoleScheduler:
         self._switch_out(role)
 
     def run(self, roles: dict[str, Callable[[], None]]) -> None:
-        """Run every role to completion; raise `Deadlock` or a role's own error."""
+        """Run every role to completion; raise `Deadlock` or a role's own error.
+        Called from inside a role, the new roles join the running ones (a thread
+        block of a cluster starting its warpgroups) and the caller waits until
+        they have finished."""
+        if self.current() is not None:
+            added = self._add(roles)
+            self.sync(
+                lambda: all(r.done for r in added),
+                lambda: f"the end of {', '.join(r.name for r in added)}",
+            )
+            return
         self._aborted = False
         self._done_names = set()
-        state = [_Role(name, body) for name, body in roles.items()]
-        threads = [
-            threading.Thread(target=self._role_main, args=(r,), daemon=True)
-            for r in state
-        ]
-        for t in threads:
-            t.start()
+        self._state: list[_Role] = []
+        self._threads: list[threading.Thread] = []
+        self._add(roles)
+        state = self._state
         try:
             while live := [r for r in state if not r.done]:
                 runnable = [r for r in live if r.ready is None or r.ready()]
@@ -104,8 +111,17 @@ class RoleScheduler:
             self._aborted = True
             for r in state:
                 r.turn.set()
-            for t in threads:
+            for t in self._threads:
                 t.join()
+
+    def _add(self, roles: dict[str, Callable[[], None]]) -> list[_Role]:
+        added = [_Role(name, body) for name, body in roles.items()]
+        for r in added:
+            thread = threading.Thread(target=self._role_main, args=(r,), daemon=True)
+            self._state.append(r)
+            self._threads.append(thread)
+            thread.start()
+        return added
 
     def current(self) -> str | None:
         """The name of the role running now (None outside the roles)."""

@@ -4,7 +4,7 @@ against. Global tensors (`!tile.desc` values) are the caller's numpy arrays;
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.interpreter import (
@@ -60,12 +60,31 @@ class TileFunctions(InterpreterFunctions):
     def __init__(self) -> None:
         self.program_id: tuple[int, int, int] = (0, 0, 0)
         self.grid: tuple[int, int, int] = (1, 1, 1)
+        self.cluster = 1
+        self.running: Callable[[], tuple[int, int, int]] | None = None
+        """Where several programs run at once (a cluster in the barrier
+        simulator): the id of the one running now, instead of `program_id`."""
+
+    def current(self) -> tuple[int, int, int]:
+        return self.program_id if self.running is None else self.running()
 
     @impl(tile.ProgramIdOp)
     def run_program_id(
         self, interpreter: Interpreter, op: tile.ProgramIdOp, args: PythonValues
     ) -> PythonValues:
-        return (self.program_id[op.axis.index],)
+        return (self.current()[op.axis.index],)
+
+    @impl(tile.ClusterIdOp)
+    def run_cluster_id(
+        self, interpreter: Interpreter, op: tile.ClusterIdOp, args: PythonValues
+    ) -> PythonValues:
+        return (self.current()[0] // self.cluster,)
+
+    @impl(tile.ClusterRankOp)
+    def run_cluster_rank(
+        self, interpreter: Interpreter, op: tile.ClusterRankOp, args: PythonValues
+    ) -> PythonValues:
+        return (self.current()[0] % self.cluster,)
 
     @impl(tile.NumProgramsOp)
     def run_num_programs(

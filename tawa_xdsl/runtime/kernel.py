@@ -25,6 +25,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     Float32Type,
+    IntegerAttr,
     ModuleOp,
 )
 
@@ -72,7 +73,8 @@ def compile(
     """A GPU kernel for `kernel_name`. `options` are those of
     `tawa-hopper-pipeline` (num_stages, mma_depth, two_stage, num_consumers,
     producer_registers, consumer_registers, block_m, block_n, block_k,
-    persistent, group_m, longest_first, tma_store, ping_pong, outer_stages); the
+    persistent, group_m, longest_first, tma_store, ping_pong, outer_stages,
+    cluster); the
     ones not given come from `tuning.default_options` (unless `tuned=False`),
     then from the pipeline's defaults with two consumer warpgroups. `Kernel.options` says what was used.
     A kernel whose registers spill is refused at load unless `allow_spills`."""
@@ -166,6 +168,9 @@ class Kernel:
         launch = self.lowered.attributes[LAUNCH_ATTR]
         self.threads = launch.data["threads"].value.data
         self.smem = launch.data["smem"].value.data
+        cluster = launch.data.get("cluster")
+        self.cluster = cluster.value.data if isinstance(cluster, IntegerAttr) else 1
+        self._resident_clusters = 0
 
     # ------------------------------------------------------------ loading
 
@@ -381,17 +386,53 @@ class Kernel:
                 raise KernelArgumentError(
                     f"{self.name}: grid must be 1 to 3 positive integers, got {grid}"
                 )
+            if dims[0] % self.cluster:
+                raise KernelArgumentError(
+                    f"{self.name}: runs in clusters of {self.cluster} programs along "
+                    f"x; grid x = {dims[0]} is not a multiple of {self.cluster}"
+                )
             return dims  # type: ignore[return-value]
         shapes = [v.shape if isinstance(v, DeviceArray) else None for v in values]
+        size = self.cluster
         if self.persistent_rules is not None:
             x, y, z = infer_grid(self.persistent_rules, shapes)
-            return min(x * y * z, sm_count()), 1, 1
+            tiles = -(-x // size) * y * z  # of clusters
+            return min(tiles, self.resident_clusters()) * size, 1, 1
         if self.grid_rules is None:
             raise KernelArgumentError(
                 f"{self.name}: the launch grid cannot be read off the kernel's "
                 "stores; pass grid="
             )
-        return infer_grid(self.grid_rules, shapes)
+        x, y, z = infer_grid(self.grid_rules, shapes)
+        return -(-x // size) * size, y, z  # the last cluster may run past the edge
+
+    def resident_clusters(self) -> int:
+        """How many clusters of this kernel the GPU holds at once: a persistent
+        kernel launches that many (one block per SM without clusters)."""
+        if self.cluster == 1:
+            return sm_count()
+        if not self._resident_clusters:
+            cu, _ = context()
+            config = cu.CUlaunchConfig()
+            config.gridDimX = sm_count() // self.cluster * self.cluster
+            config.gridDimY = config.gridDimZ = 1
+            config.blockDimX, config.blockDimY, config.blockDimZ = self.threads, 1, 1
+            config.sharedMemBytes = self.smem
+            attr = cu.CUlaunchAttribute()
+            attr.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            attr.value.clusterDim.x = self.cluster
+            attr.value.clusterDim.y = attr.value.clusterDim.z = 1
+            config.attrs, config.numAttrs = [attr], 1
+            self._resident_clusters = check(
+                cu.cuOccupancyMaxActiveClusters(self.load(), config),
+                f"{self.name}: cuOccupancyMaxActiveClusters",
+            )
+            if self._resident_clusters < 1:
+                raise ResourceError(
+                    f"{self.name}: a cluster of {self.cluster} blocks with "
+                    f"{self.smem} bytes of shared memory each does not fit the GPU"
+                )
+        return self._resident_clusters
 
 
 class Packed:

@@ -11,7 +11,7 @@
 // The launch grid: x covers dim 0 of C (argument 2) in blocks of 128, y dim 1.
 // GEMM-SAME:    tile.grid = {{\[}}[0 : i64, 2 : i64, 0 : i64, 128 : i64], [1 : i64, 2 : i64, 1 : i64, 128 : i64]]
 // GEMM-SAME:    nvgpu_async.abi = ["map:0", "dim:0:1", "map:1", "map:2"]
-// GEMM-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 132144 : i64}
+// GEMM-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 132144 : i64, cluster = 1 : i64}
 // One 3-slot ring per tile, 1024-byte aligned, the staging tile of C, then
 // full/empty barriers.
 // GEMM-NEXT:    %[[A:.*]] = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<3x128x64xbf16>

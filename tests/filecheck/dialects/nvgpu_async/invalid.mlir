@@ -248,3 +248,22 @@ func.func @k() {
   func.return
 }
 // CHECK: error: nvgpu_async.mma_turn_init: taking turns needs two or more consumer warpgroups
+
+// -----
+
+func.func @k(%m: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x64xbf16>
+  %b = nvgpu_async.mbarrier_alloc offset = 65536 : !nvgpu_async.mbarrier<2>
+  nvgpu_async.tma_load %m[%i, %i], %a[%i], %b[%i] multicast(3) : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, !nvgpu_async.smem<2x128x64xbf16>, !nvgpu_async.mbarrier<2>
+  func.return
+}
+// CHECK: error: nvgpu_async.tma_load: a cluster has a power of two up to 8 blocks, got 3
+
+// -----
+
+func.func @k(%i: index) {
+  %b = nvgpu_async.mbarrier_alloc offset = 0 : !nvgpu_async.mbarrier<2>
+  nvgpu_async.mbarrier_arrive thread %b[%i] cluster(2) : !nvgpu_async.mbarrier<2>
+  func.return
+}
+// CHECK: error: nvgpu_async.mbarrier_arrive: arrivals in every block of a cluster are made once per warpgroup, not per thread

@@ -120,3 +120,19 @@ func.func @mma_turns() {
   }
   func.return
 }
+
+// -----
+
+// Clusters: a multicast copy, a release in every block, the cluster barrier.
+// CHECK-LABEL: func.func @cluster_ops
+// CHECK:      nvgpu_async.cluster_barrier
+// CHECK-NEXT: nvgpu_async.tma_load %m[%i, %i], %a[%i], %b[%i] multicast(2) : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, !nvgpu_async.smem<2x128x64xbf16>, !nvgpu_async.mbarrier<2>
+// CHECK-NEXT: nvgpu_async.mbarrier_arrive warpgroup %b[%i] cluster(4) : !nvgpu_async.mbarrier<2>
+func.func @cluster_ops(%m: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x64xbf16>
+  %b = nvgpu_async.mbarrier_alloc offset = 65536 : !nvgpu_async.mbarrier<2>
+  nvgpu_async.cluster_barrier
+  nvgpu_async.tma_load %m[%i, %i], %a[%i], %b[%i] multicast(2) : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, !nvgpu_async.smem<2x128x64xbf16>, !nvgpu_async.mbarrier<2>
+  nvgpu_async.mbarrier_arrive warpgroup %b[%i] cluster(4) : !nvgpu_async.mbarrier<2>
+  func.return
+}

@@ -11,11 +11,15 @@
 // CHECK-NEXT:    %{{.*}} = tile.program_id z
 // CHECK-NEXT:    %{{.*}} = tile.num_programs y
 // CHECK-NEXT:    %{{.*}} = tile.dim %d, 1 : !tile.desc<?x64xf16, box = [128, 64]>
+// CHECK-NEXT:    %{{.*}} = tile.cluster_id
+// CHECK-NEXT:    %{{.*}} = tile.cluster_rank
 func.func @grid_and_dims(%d: !tile.desc<?x64xf16, box = [128, 64]>) attributes {tile.kernel} {
   %0 = tile.program_id x
   %1 = tile.program_id z
   %2 = tile.num_programs y
   %3 = tile.dim %d, 1 : !tile.desc<?x64xf16, box = [128, 64]>
+  %4 = tile.cluster_id
+  %5 = tile.cluster_rank
   func.return
 }
 
