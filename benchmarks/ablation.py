@@ -76,7 +76,10 @@ GEMM_STEPS = cumulative(
         ("+ D/P tuning (defaults)", None),
     ]
 )
-GEMM_STEPS.append(("+ ping-pong (not kept)", dict(ping_pong=True)))
+GEMM_STEPS += [
+    ("+ ping-pong (not kept)", dict(ping_pong=True)),
+    ("+ clusters of 2 (not kept)", dict(cluster=2)),
+]
 ATTENTION_STEPS = [
     *cumulative(
         [
@@ -84,9 +87,10 @@ ATTENTION_STEPS = [
             ("+ 2 stages", dict(num_stages=2)),
             ("+ two-stage overlap", dict(two_stage=True)),
             ("+ 3 stages", dict(num_stages=3)),
-            ("+ persistent, one Q slot (defaults; not causal)", None),
         ]
     ),
+    ("+ persistent, one Q slot (not causal)", dict(cluster=1)),
+    ("+ clusters of 2 (defaults; not causal)", {}),
     ("+ ping-pong (not kept)", dict(ping_pong=True)),
 ]
 

@@ -18,7 +18,7 @@ from xdsl.dialects import arith
 
 import tawa_xdsl
 from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang
-from tawa_xdsl.kernel import find_kernel
+from tawa_xdsl.kernel import KernelArgumentError, find_kernel
 from tawa_xdsl.pipelines import TawaHopperPipeline
 
 from .conftest import EXAMPLES
@@ -356,3 +356,147 @@ def test_missing_consumer_barrier_is_a_race() -> None:
         Hazard, match=r"smem_store writes slot 0 of %c_staging while a TMA store"
     ):
         run_persistent_gemm(module)
+
+
+# ------------------------------------------------------------------ clusters
+
+
+def lowered_cluster(
+    kernel: str, persistent: bool, num_consumers: int = 2, file: str = "gemm.mlir"
+):
+    module = tawa_xdsl.parse(EXAMPLES / file)
+    for other in [f for f in module.ops if f.sym_name.data != kernel]:
+        other.detach()
+        other.erase()
+    pipeline = TawaHopperPipeline(
+        num_stages=2,
+        mma_depth=1,
+        num_consumers=num_consumers,
+        persistent=persistent,
+        cluster=2,
+    )
+    module = tawa_xdsl.apply(module, str(pipeline.pipeline_pass_spec()))
+    return module, find_kernel(module, kernel)
+
+
+def run_cluster_gemm(module, kernel: str, grid, seeds=range(3)) -> None:
+    """A 300 x 300 output: three 128-row tiles, so the last cluster's second
+    block computes rows past the edge."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((300, 200)).astype(tawa_xdsl.dtypes.bfloat16)
+    nn = kernel == "gemm_nn"
+    b = rng.standard_normal((200, 300) if nn else (300, 200)).astype(a.dtype)
+    expected = np.full((300, 300), np.nan, dtype=a.dtype)
+    source = tawa_xdsl.parse(EXAMPLES / "gemm.mlir")
+    tawa_xdsl.interpret(source, kernel, a, b, expected, grid=(3, 3))
+    for seed in seeds:
+        c = np.full((300, 300), np.nan, dtype=a.dtype)
+        tawa_xdsl.simulate(module, kernel, a, b, c, grid=grid, seed=seed)
+        assert np.array_equal(c.view(np.uint16), expected.view(np.uint16))
+
+
+@pytest.mark.parametrize(
+    ("kernel", "persistent", "grid"),
+    [
+        ("gemm_nn", False, (4, 3)),  # B in two boxes: one from each block
+        ("gemm_nt", False, (4, 3)),  # B in one box: block 0 sends it to both
+        ("gemm_nn", True, (4,)),
+        ("gemm_nt", True, (2,)),
+    ],
+)
+def test_cluster_gemm_computes_the_reference(kernel, persistent, grid) -> None:
+    module, lowered = lowered_cluster(kernel, persistent)
+    assert any(
+        isinstance(o, nv.TMALoadOp) and o.cluster_size == 2 for o in lowered.walk()
+    )
+    run_cluster_gemm(module, kernel, grid)
+
+
+def test_cluster_attention_computes_the_reference() -> None:
+    """K and V, the same for the two query blocks of a cluster, are multicast."""
+    module, _ = lowered_cluster(
+        "attention_d128", persistent=True, file="attention.mlir"
+    )
+    run = EXAMPLE_RUNS["attention_causal_d128"]
+    rng = np.random.default_rng(0)
+    inputs = [make(rng) for make in run.inputs]
+    expected = np.full(run.out_shape, np.nan, dtype=inputs[0].dtype)
+    tawa_xdsl.interpret(
+        tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+        "attention_d128",
+        *inputs,
+        expected,
+        *run.scalars,
+        grid=run.grid,
+    )
+    for seed in range(2):
+        out = np.full(run.out_shape, np.nan, dtype=inputs[0].dtype)
+        tawa_xdsl.simulate(
+            module, "attention_d128", *inputs, out, *run.scalars, grid=(4,), seed=seed
+        )
+        assert np.array_equal(out.view(np.uint16), expected.view(np.uint16))
+
+
+def test_cluster_grid_must_hold_whole_clusters() -> None:
+    module, _ = lowered_cluster("gemm_nn", persistent=False)
+    with pytest.raises(
+        KernelArgumentError, match=r"grid's x extent 3 is not a multiple of 2"
+    ):
+        run_cluster_gemm(module, "gemm_nn", (3, 3), seeds=[0])
+
+
+def _drop(kernel, victim: type, which: int) -> None:
+    op = [o for o in kernel.walk() if isinstance(o, victim)][which]
+    op.detach()
+    op.erase()
+
+
+def _any_seed(module, kernel: str, error: type, pattern: str) -> None:
+    """Some interleaving of the cluster's blocks shows the bug."""
+    with pytest.raises(error, match=pattern):
+        run_cluster_gemm(module, kernel, (4, 3), seeds=range(12))
+
+
+@pytest.mark.parametrize(
+    ("which", "pattern"),
+    [
+        (0, r"reaches %ring0_full of block\d before that block initialised it"),
+        (-1, r"has exited \(missing cluster_barrier before exit\?\)"),
+    ],
+    ids=["after-init", "before-exit"],
+)
+def test_missing_cluster_barrier_is_a_hazard(which, pattern) -> None:
+    """Without the first barrier a block can multicast into a peer that has not
+    set up its barriers; without the last, a block can exit while its peer still
+    sends it copies or arrivals."""
+    module, kernel = lowered_cluster("gemm_nn", persistent=False)
+    _drop(kernel, nv.ClusterBarrierOp, which)
+    _any_seed(module, "gemm_nn", Hazard, pattern)
+
+
+def test_local_release_of_a_multicast_slot_is_caught() -> None:
+    """A slot that both producers write must be released in both blocks: with
+    local releases only, each `empty` waits for arrivals that never come."""
+    module, kernel = lowered_cluster("gemm_nn", persistent=False)
+    for op in kernel.walk():
+        if isinstance(op, nv.MBarrierArriveOp):
+            del op.properties["cluster"]
+    _any_seed(module, "gemm_nn", PredictedHang, r"%block\d\.ring0_empty\[\d\].*2 of 4")
+
+
+def test_peer_bytes_before_the_arm_are_counted() -> None:
+    """A peer's half of a slot may land before this block's producer armed the
+    barrier (the transaction count goes negative); arming for only the local
+    bytes is caught when the phase completes with bytes to spare."""
+    module, kernel = lowered_cluster("gemm_nn", persistent=False)
+    arm = next(
+        op for op in kernel.walk() if isinstance(op, nv.MBarrierArriveExpectTxOp)
+    )
+    local = arm.bytes.value.data - 64 * 64 * 2  # without the peer's B box
+    arm.properties["bytes"] = type(arm.bytes)(local, 64)
+    _any_seed(
+        module,
+        "gemm_nn",
+        Hazard,
+        r"received 8192 more bytes than expect_tx|expect_tx armed fewer bytes",
+    )

@@ -20,6 +20,7 @@ def test_equal_work_attention_is_persistent_with_one_q_slot(d) -> None:
     options = options_for("attention.mlir", f"attention_d{d}")
     assert options["persistent"] and options["outer_stages"] == 1
     assert options["group_m"] == 1 and options["num_stages"] == 3
+    assert options["cluster"] == 2  # the two query blocks share K and V
 
 
 @pytest.mark.parametrize("d", [64, 128])
@@ -28,6 +29,7 @@ def test_causal_attention_keeps_one_program_per_tile(d) -> None:
     program id, so tiles differ in work."""
     options = options_for("attention.mlir", f"attention_causal_d{d}")
     assert "persistent" not in options and options["two_stage"]
+    assert "cluster" not in options
 
 
 def test_head_dim_64_takes_192_rows_over_three_warpgroups() -> None:

@@ -510,12 +510,8 @@ class HopperFunctions(InterpreterFunctions):
         cols = slice(boxes.start * width, boxes.stop * width)
         part = data[..., cols]
         for rank in range(len(self.blocks)):
-            peer = self._peer(rank, op.name)
-            if op.buffer.owner not in peer.rings:
-                raise Hazard(
-                    f"{op.name} reaches {peer.name} before it set up its rings"
-                )
             target = self._peer_barriers(op, op.barriers, rank)[bi]
+            peer = self.blocks[rank]  # it allocates its rings before its barriers
             self.transfers.append(
                 Transfer(
                     peer.rings[op.buffer.owner],  # type: ignore[index]

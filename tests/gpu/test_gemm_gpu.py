@@ -106,6 +106,41 @@ def test_tile_shape_persistent_and_epilogue(
     assert rel_err(c, ref) < 1e-2
 
 
+@pytest.mark.parametrize("persistent", [True, False], ids=["persistent", "grid"])
+@pytest.mark.parametrize("block_n", [128, 256], ids=lambda n: f"BN{n}")
+@pytest.mark.parametrize(
+    "size",
+    [(1000, 1000, 1000), (4096, 3000, 1024), (264, 136, 2056), (384, 512, 320)],
+    ids=str,
+)
+@pytest.mark.parametrize("kernel", ["gemm_nt", "gemm_nn"])
+def test_clusters_of_two(torch, kernel, size, block_n, persistent) -> None:
+    """B is multicast to both blocks of a cluster (whole from block 0 in gemm_nt,
+    one box each in gemm_nn); odd tile counts leave a block past the edge."""
+    c, ref = run_gemm(
+        torch,
+        kernel,
+        *size,
+        torch.bfloat16,
+        (3, 1, 2),
+        block_n=block_n,
+        persistent=persistent,
+        cluster=2,
+    )
+    assert rel_err(c, ref) < 1e-2
+
+
+def test_cluster_grid_is_checked(torch) -> None:
+    compiled = tawa_xdsl.compile(
+        EXAMPLES / "gemm.mlir", "gemm_nt", cluster=2, persistent=False
+    )
+    a = torch.randn(384, 128, device="cuda").bfloat16()
+    c = torch.empty(384, 384, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(KernelArgumentError, match="grid x = 3 is not a multiple of 2"):
+        compiled(a, a, c, grid=(3, 3))
+    assert compiled.resident_clusters() >= 1
+
+
 @pytest.mark.parametrize(
     "config", [None, (3, 2, 1), (4, 2, 2)], ids=lambda c: config_id(c) if c else "tuned"
 )

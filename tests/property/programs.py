@@ -41,6 +41,9 @@ class TileProgram:
     epilogue: list[str]
     blocks: int  # programs in the grid (x)
     tile: int = T
+    shared: frozenset[tuple[int, int]] = frozenset()
+    """(loop, load) pairs that read the first row block, the same in every
+    program, instead of the program's own rows: what clusters multicast."""
     name: str = "generated"
     text: str = field(init=False)
 
@@ -99,8 +102,9 @@ def _render(p: TileProgram) -> str:
             f"iter_args(%a{j} = {acc}) -> ({F32}) {{"
         )
         for i in range(loop.loads):
+            row = "%c0" if (j, i) in p.shared else "%m0"
             lines.append(
-                f"    %l{j}_{i} = tile.load %x{j}_{i}[%m0, %k{j}] : {DESC} -> {BF}"
+                f"    %l{j}_{i} = tile.load %x{j}_{i}[{row}, %k{j}] : {DESC} -> {BF}"
             )
         current = "%zero" if loop.fresh_first else f"%a{j}"
         for d, (lhs, rhs, trans) in enumerate(loop.dots):
@@ -170,14 +174,23 @@ def loops(draw: st.DrawFn, pre_loads: int, min_trips: int = 0) -> Loop:
 
 
 @st.composite
-def tile_programs(draw: st.DrawFn, min_trips: int = 0, tile: int = T) -> TileProgram:
+def tile_programs(
+    draw: st.DrawFn, min_trips: int = 0, tile: int = T, shared: bool = False
+) -> TileProgram:
     """Random kernels of `tile` x `tile` tiles; every loop runs at least
-    `min_trips` (<= 7) iterations."""
+    `min_trips` (<= 7) iterations. With `shared`, some loop loads (at least one)
+    read the same rows in every program."""
     pre_loads = draw(st.integers(0, 1))
+    loop_list = draw(st.lists(loops(pre_loads, min_trips), min_size=1, max_size=2))
+    same: frozenset[tuple[int, int]] = frozenset()
+    if shared:
+        pairs = [(j, i) for j, lp in enumerate(loop_list) for i in range(lp.loads)]
+        same = frozenset(draw(st.sets(st.sampled_from(pairs), min_size=1)))
     return TileProgram(
         pre_loads=pre_loads,
-        loops=draw(st.lists(loops(pre_loads, min_trips), min_size=1, max_size=2)),
+        loops=loop_list,
         epilogue=draw(st.lists(st.sampled_from(EPILOGUE_OPS), max_size=3)),
-        blocks=draw(st.integers(1, 2)),
+        blocks=draw(st.integers(1, 3 if shared else 2)),
         tile=tile,
+        shared=same,
     )

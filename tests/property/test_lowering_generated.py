@@ -92,3 +92,39 @@ def test_consumer_warpgroups_compute_the_reference(program, options, seed) -> No
             lowered, program.name, *args, grid=program.grid, seed=seed + schedule
         )
         np.testing.assert_array_equal(args[-2], expected)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    program=tile_programs(tile=64, shared=True),
+    persistent=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_clusters_compute_the_reference(program, persistent, seed) -> None:
+    """Clusters of two blocks, which multicast every load they issue alike, under
+    random interleavings of both blocks' roles: the reference, with the grid's x
+    rounded up to whole clusters (the extra block works past the edge). Some of
+    each program's loop loads are the same in every block; the rest are not."""
+    args = program.make_args(seed)
+    tawa_xdsl.interpret(
+        tawa_xdsl.parse(program.text), program.name, *args, grid=program.grid
+    )
+    expected = args[-2].copy()
+    options = (
+        "tawa-hopper-pipeline{num-stages=2 mma-depth=1 cluster=2 "
+        f"persistent={str(persistent).lower()}}}"
+    )
+    try:
+        lowered = tawa_xdsl.apply(tawa_xdsl.parse(program.text), options)
+    except DiagnosticException as e:
+        if "nothing to multicast" not in str(e):
+            raise
+        reject()  # the shared loads were dead and removed
+    x, *rest = program.grid
+    grid = (2,) if persistent else (x + x % 2, *rest)
+    for schedule in range(2):
+        args[-2][...] = np.nan
+        tawa_xdsl.simulate(
+            lowered, program.name, *args, grid=grid, seed=seed + schedule
+        )
+        np.testing.assert_array_equal(args[-2], expected)
