@@ -13,11 +13,10 @@ flags. Options the caller passes win over these.
   MMAs hide it. When every tile does the same work (no loop bound depends on the
   program id: not causal), a persistent grid in row-major order with Q single
   buffered (so the stages still fit): the next tile's loads overlap this tile's
-  last MMAs and epilogue; and clusters of two query blocks of one head, which
-  multicast K and V (half the L2 traffic; it pays from 8k keys on). Causal tiles
-  differ in work, and a static round-robin over them ends with a long tail, so
-  they keep one program per tile (and no clusters: their key loops differ).
-- GEMM does not take clusters: measured within noise of without (NOTES 3.18).
+  last MMAs and epilogue. Causal tiles differ in work, and a static round-robin
+  over them ends with a long tail, so they keep one program per tile.
+- No kernel takes clusters (`cluster=2`): multicasting the shared tiles did not
+  pay for GEMM or attention in side-by-side runs (NOTES 3.18).
 - Anything else: the runtime defaults.
 
 `benchmarks/NOTES.md` records the measurements behind each rule.
@@ -114,12 +113,7 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
             _depends_on_program_id(bound) for lp in loops for bound in (lp.lb, lp.ub)
         )
         if equal_work:
-            options |= {
-                "persistent": True,
-                "group_m": 1,
-                "outer_stages": 1,
-                "cluster": 2,
-            }
+            options |= {"persistent": True, "group_m": 1, "outer_stages": 1}
         if sizes:
             options["block_m"] = 192
         return options
