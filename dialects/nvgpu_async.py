@@ -16,7 +16,10 @@ Execution model (what the barrier simulator checks, at warpgroup granularity):
 warpgroup and its consumer region on every thread of each consumer warpgroup;
 `mbarrier_arrive` counts once per executing warpgroup (one elected thread
 arrives); a phase of an mbarrier completes when its pending arrivals reach zero
-and its transaction bytes are all delivered.
+and its transaction bytes are all delivered. In a cluster (`tile.cluster`), a
+`tma_load` with `multicast(N)` writes the same slot of every block and counts
+its bytes in each block's barrier, `mbarrier_arrive ... cluster(N)` arrives in
+every block, and `cluster_barrier` waits for all blocks.
 
 None of the ops with side effects is `Pure`: canonicalize must never delete a
 barrier, a copy or an MMA.

@@ -12,6 +12,8 @@ the same registers across loop iterations without copies.
 Execution layout: warpgroup 0 is the producer; its thread 0 runs the producer
 region. Warpgroups 1..W are consumers and run the consumer region together. The
 block's shared memory is the dynamic `smem` array, rounded up to 1024 bytes.
+A kernel in clusters declares `.reqnctapercluster` (so a plain launch works),
+multicasts with `.multicast::cluster` and arrives in peer blocks through `mapa`.
 References: `reference/ptx.md` sections 2-4 (syntax, descriptors, layouts).
 """
 
