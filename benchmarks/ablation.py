@@ -87,7 +87,7 @@ ATTENTION_STEPS = [
             ("+ 2 stages", dict(num_stages=2)),
             ("+ two-stage overlap", dict(two_stage=True)),
             ("+ 3 stages", dict(num_stages=3)),
-            ("+ persistent, one Q slot (defaults; not causal)", None),
+            ("+ defaults (persistent, one Q slot; causal: x reversed)", None),
         ]
     ),
     ("+ ping-pong (not kept)", dict(ping_pong=True)),

@@ -59,8 +59,9 @@ def parse_options(text: str) -> dict[str, Any]:
 
 
 def describe(options: dict[str, Any]) -> str:
-    """A short name for compile options: D3-P1-W2-BN256-c2-pers-g1-q1-2s-pp
-    (c2: clusters of two blocks; q1: the once-per-tile rings, Q, in one slot)."""
+    """A short name for compile options: D3-P1-W2-BN256-rx-c2-pers-g1-q1-2s-pp
+    (rx: program ids along x reversed; c2: clusters of two blocks; q1: the
+    once-per-tile rings, Q, in one slot)."""
     parts = [
         f"D{options.get('num_stages', 3)}",
         f"P{options.get('mma_depth', 2)}",
@@ -69,6 +70,8 @@ def describe(options: dict[str, Any]) -> str:
     for key, tag in (("block_m", "BM"), ("block_n", "BN"), ("block_k", "BK")):
         if options.get(key):
             parts.append(f"{tag}{options[key]}")
+    if options.get("reverse_x"):
+        parts.append("rx")
     if options.get("cluster", 1) > 1:
         parts.append(f"c{options['cluster']}")
     if options.get("persistent"):

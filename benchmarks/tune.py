@@ -8,9 +8,10 @@ MMA groups in flight, persistent or not, raster groups of 8 or 16 rows, and the
 best of these with MMA turns (ping-pong).
 Attention (head dim 64 and 128, seq 1k/4k/16k, causal and not): 2 or 3 stages,
 two-stage overlap or not, persistent (row-major, Q in one slot) or not, MMA
-turns with the two-stage
-overlap, and for head dim 64, 192 query rows over three consumer warpgroups,
-with and without turns.
+turns with the two-stage overlap, program ids along x reversed (the longest
+causal blocks first) with the two-stage overlap, and for head dim 64, 192 query
+rows over three consumer warpgroups, with and without turns, reversed or
+persistent.
 Every candidate is checked before it is timed. Writes tuning.csv (or
 tuning_gemm.csv / tuning_attention.csv with --only) with every candidate after
 each problem, and prints, per problem, the winner and default/best.
@@ -77,19 +78,26 @@ def gemm_candidates() -> list[dict]:
 
 def attention_candidates(d: int) -> list[dict]:
     persistent = dict(persistent=True, group_m=1, outer_stages=1)
-    out = [
-        dict(
-            num_stages=s,
-            mma_depth=1,
-            two_stage=two,
-            **(persistent if pers else {}),
-            tuned=False,
-        )
-        for s, two, pers in itertools.product([2, 3], [True, False], [False, True])
-    ] + [
-        dict(num_stages=s, mma_depth=1, two_stage=True, ping_pong=True, tuned=False)
-        for s in (2, 3)
-    ]
+    out = (
+        [
+            dict(
+                num_stages=s,
+                mma_depth=1,
+                two_stage=two,
+                **(persistent if pers else {}),
+                tuned=False,
+            )
+            for s, two, pers in itertools.product([2, 3], [True, False], [False, True])
+        ]
+        + [
+            dict(num_stages=s, mma_depth=1, two_stage=True, ping_pong=True, tuned=False)
+            for s in (2, 3)
+        ]
+        + [
+            dict(num_stages=s, mma_depth=1, two_stage=True, reverse_x=True, tuned=False)
+            for s in (2, 3)
+        ]
+    )
     if d == 64:
         out += [
             dict(
@@ -109,9 +117,10 @@ def attention_candidates(d: int) -> list[dict]:
                 two_stage=True,
                 block_m=192,
                 num_consumers=3,
-                **persistent,
+                **extra,
                 tuned=False,
             )
+            for extra in (persistent, dict(reverse_x=True))
         ]
     return out
 

@@ -44,6 +44,7 @@ from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes
 from tawa_xdsl.lowering.carried import uses_through_loops
+from tawa_xdsl.lowering.coordinates import non_negative
 from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
 from tawa_xdsl.transforms.cluster import cluster_uniform, rank_varying
@@ -66,7 +67,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.grid import GRID_ATTR, GridInferenceError, encode_rules, grid_rule
+from tawa_xdsl.grid import (
+    GRID_ATTR,
+    GridInferenceError,
+    encode_rules,
+    recorded_grid_rule,
+)
 from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR, cluster_size
 
 ABI_ATTR = "nvgpu_async.abi"
@@ -309,15 +315,17 @@ class KernelLowering:
 
     def _tma_stores(self, stores: list[tile.StoreOp]) -> bool:
         """Whether these stores (of one tensor the producer does not load) go
-        through a swizzled staging tile and TMA: matrix tiles of 128-byte rows, when
-        the staging tiles fit in shared memory next to the rings (else the stores
-        go straight from registers)."""
+        through a swizzled staging tile and TMA: matrix tiles of 128-byte rows at
+        coordinates that cannot be negative (`coordinates`), when the staging tiles
+        fit in shared memory next to the rings (else the stores go straight from
+        registers)."""
         if not self.tma_store or not all(
             len(st.value.type.get_shape()) >= 2
             and st.value.type.get_shape()[-1]
             * element_bytes(st.value.type.element_type)
             % nv.SWIZZLE_BYTES
             == 0
+            and all(non_negative(i) for i in st.indices)  # TMA faults below 0
             for st in stores
         ):
             return False
@@ -648,7 +656,9 @@ class KernelLowering:
         # how the launch grid follows the arguments, while the stores show it
         # (persistent kernels carry their own rule; others need grid=)
         with contextlib.suppress(GridInferenceError):
-            self.kernel.attributes[GRID_ATTR] = encode_rules(grid_rule(self.kernel))
+            self.kernel.attributes[GRID_ATTR] = encode_rules(
+                recorded_grid_rule(self.kernel)
+            )
         self._plan_multicast()
         self._lower_params()
         prologue = self._plan_shared_memory()

@@ -1214,8 +1214,8 @@ class KernelEmitter:
         offset = self.new("rd")
         self.emit(f"mov.u64 {offset}, 0;")
         for dim in range(rank - 2):  # leading dimensions: a box of extent 1
-            inside = self.new("p")
-            self.emit(f"setp.lt.s32 {inside}, {idx[dim]}, {target.dims[dim]};")
+            inside = self.new("p")  # unsigned: a negative index is outside too
+            self.emit(f"setp.lt.u32 {inside}, {idx[dim]}, {target.dims[dim]};")
             self.emit(f"and.pred {ok}, {ok}, {inside};")
             self.emit(
                 f"mad.wide.u32 {offset}, {idx[dim]}, {target.strides[dim]}, {offset};"
@@ -1232,14 +1232,14 @@ class KernelEmitter:
             self.emit(f"add.s32 {c}, {col0}, {8 * j};")
             last = self.new("r")
             self.emit(f"add.s32 {last}, {c}, 1;")
-            self.emit(f"setp.lt.s32 {pair}, {last}, {cols_dim};")
-            self.emit(f"setp.lt.s32 {single}, {c}, {cols_dim};")
+            self.emit(f"setp.lt.u32 {single}, {c}, {cols_dim};")
+            self.emit(f"setp.lt.and.u32 {pair}, {last}, {cols_dim}, {single};")
             cols[j] = (c, pair, single)
         for b in range(geom.blocks):
             for h in (0, 1):
                 row, inside, addr = self.new("r"), self.new("p"), self.new("rd")
                 self.emit(f"add.s32 {row}, {row0}, {64 * b + 8 * h};")
-                self.emit(f"setp.lt.s32 {inside}, {row}, {rows_dim};")
+                self.emit(f"setp.lt.u32 {inside}, {row}, {rows_dim};")
                 self.emit(f"and.pred {inside}, {inside}, {ok};")
                 self.emit(f"mad.wide.u32 {addr}, {row}, {row_stride}, {offset};")
                 for j in range(geom.cols // 8):

@@ -18,7 +18,8 @@ from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
 from tawa_xdsl.dialects import tile
 
 GRID_ATTR = "tile.grid"
-"""On a lowered kernel: the grid rule read off its tile-level stores."""
+"""The grid rule read off a kernel's tile-level stores: recorded by `reverse-grid`
+before it relabels the program ids, and by the lowering for the runtime."""
 
 Rule = tuple[int, int, int, int]
 """(program axis, argument index, dimension, block size)."""
@@ -95,6 +96,14 @@ def grid_rule(kernel: func.FuncOp) -> list[Rule]:
             "needs from its store; pass grid= explicitly"
         )
     return rules
+
+
+def recorded_grid_rule(kernel: func.FuncOp) -> list[Rule]:
+    """The rule a pass recorded on `kernel` before it relabelled the program ids
+    (`reverse-grid`), else the one its stores show now."""
+    if GRID_ATTR in kernel.attributes:
+        return decode_rules(kernel.attributes[GRID_ATTR])
+    return grid_rule(kernel)
 
 
 def infer_grid(

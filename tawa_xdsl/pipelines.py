@@ -24,6 +24,7 @@ from tawa_xdsl.transforms.persistent import PersistentPass
 from tawa_xdsl.transforms.ping_pong import PingPongPass
 from tawa_xdsl.transforms.pipeline import PipelinePass
 from tawa_xdsl.transforms.register_budget import RegisterBudgetPass
+from tawa_xdsl.transforms.reverse_grid import ReverseGridPass
 from tawa_xdsl.transforms.tile_shape import TileShapePass
 
 
@@ -31,7 +32,7 @@ from tawa_xdsl.transforms.tile_shape import TileShapePass
 class TawaHopperPipeline(ModulePass):
     """Tile IR -> lowered nvgpu_async IR, ready for `-t ptx`:
 
-    tile-shape{block-m block-n block-k}, [cluster{size}],
+    tile-shape{block-m block-n block-k}, [reverse-grid{axis=x}], [cluster{size}],
     [persistent{group-m longest-first}],
     canonicalize,
     cse, aref-partition, cooperative{num-consumers},
@@ -62,10 +63,12 @@ class TawaHopperPipeline(ModulePass):
     ping_pong: bool = False
     outer_stages: int = 2
     cluster: int = 1
+    reverse_x: bool = False
 
     def passes(self) -> list[ModulePass]:
         return [
             self.tile_shape(),
+            *([ReverseGridPass("x")] if self.reverse_x else []),
             *([ClusterPass(self.cluster)] if self.cluster > 1 else []),
             *(
                 [PersistentPass(self.group_m, self.longest_first)]

@@ -24,12 +24,13 @@ def test_equal_work_attention_is_persistent_with_one_q_slot(d) -> None:
 
 
 @pytest.mark.parametrize("d", [64, 128])
-def test_causal_attention_keeps_one_program_per_tile(d) -> None:
+def test_causal_attention_keeps_one_program_per_tile_longest_first(d) -> None:
     """The causal key loop ends at the query block: its bound depends on the
-    program id, so tiles differ in work."""
+    program id, so tiles differ in work; the hardware starts the longest first."""
     options = options_for("attention.mlir", f"attention_causal_d{d}")
     assert "persistent" not in options and options["two_stage"]
-    assert "cluster" not in options
+    assert "cluster" not in options and options["reverse_x"]
+    assert "reverse_x" not in options_for("attention.mlir", f"attention_d{d}")
 
 
 def test_head_dim_64_takes_192_rows_over_three_warpgroups() -> None:

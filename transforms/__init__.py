@@ -38,6 +38,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return PersistentPass
 
+    def reverse_grid() -> type[ModulePass]:
+        from tawa_xdsl.transforms.reverse_grid import ReverseGridPass
+
+        return ReverseGridPass
+
     def cluster() -> type[ModulePass]:
         from tawa_xdsl.transforms.cluster import ClusterPass
 
@@ -50,6 +55,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
     return {
         "tile-shape": tile_shape,
+        "reverse-grid": reverse_grid,
         "cluster": cluster,
         "persistent": persistent,
         "aref-partition": aref_partition,

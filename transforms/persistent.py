@@ -40,7 +40,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.grid import GridInferenceError, encode_rules, grid_rule
+from tawa_xdsl.grid import GridInferenceError, encode_rules, recorded_grid_rule
 from tawa_xdsl.kernel import cluster_size, kernels
 
 PERSISTENT_ATTR = "tile.persistent"
@@ -70,7 +70,7 @@ class PersistentPass(ModulePass):
                     "warp-specialized; run persistent before aref-partition",
                 )
             try:
-                rules = grid_rule(kernel)
+                rules = recorded_grid_rule(kernel)
             except GridInferenceError as e:
                 raise OpDiagnostic(kernel, f"persistent: {e}") from None
             _make_persistent(kernel, rules, self.group_m, self.longest_first)

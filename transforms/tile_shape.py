@@ -45,6 +45,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.grid import GRID_ATTR
 from tawa_xdsl.kernel import kernels
 
 BOX_ATTR = "tile.box"
@@ -119,13 +120,17 @@ class TileShapePass(ModulePass):
                     f"tile-shape: kernel @{kernel.sym_name.data} is already "
                     "warp-specialized; run tile-shape before aref-partition",
                 )
-            if sizes and PERSISTENT_ATTR in kernel.attributes:
-                raise OpDiagnostic(
-                    kernel,
-                    f"tile-shape: kernel @{kernel.sym_name.data} is already "
-                    "persistent (its tile count follows the old shape); run "
-                    "tile-shape before persistent",
-                )
+            for attr, after in (
+                (PERSISTENT_ATTR, "persistent"),
+                (GRID_ATTR, "reverse-grid"),
+            ):
+                if sizes and attr in kernel.attributes:
+                    raise OpDiagnostic(
+                        kernel,
+                        f"tile-shape: kernel @{kernel.sym_name.data} has a launch "
+                        f"grid recorded by {after} (its tile count follows the old "
+                        f"shape); run tile-shape before {after}",
+                    )
             KernelShape(kernel).resize(sizes)
 
 

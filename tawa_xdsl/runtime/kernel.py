@@ -74,7 +74,7 @@ def compile(
     `tawa-hopper-pipeline` (num_stages, mma_depth, two_stage, num_consumers,
     producer_registers, consumer_registers, block_m, block_n, block_k,
     persistent, group_m, longest_first, tma_store, ping_pong, outer_stages,
-    cluster); the
+    cluster, reverse_x); the
     ones not given come from `tuning.default_options` (unless `tuned=False`),
     then from the pipeline's defaults with two consumer warpgroups. `Kernel.options` says what was used.
     A kernel whose registers spill is refused at load unless `allow_spills`."""

@@ -60,3 +60,55 @@ def test_register_budgets_reach_the_jit(torch) -> None:
         torch.cuda.synchronize()
         err = float((o.double() - ref).norm() / ref.norm())
         assert err < 1e-2
+
+
+SHIFTED_GEMM = """
+func.func @shifted(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
+    %b: !tile.desc<?x?xbf16, box = [128, 64]>,
+    %c: !tile.desc<?x?xbf16, box = [128, 128]>) attributes {{tile.kernel}} {{
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %bk = arith.constant 64 : index
+  %bm = arith.constant 128 : index
+  %load_shift = arith.constant {load} : index
+  %store_shift = arith.constant {store} : index
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
+  %m0 = arith.muli %pid, %bm : index
+  %src = arith.subi %m0, %load_shift : index
+  %dst = arith.subi %m0, %store_shift : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {{
+    %ta = tile.load %a[%src, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tb = tile.load %b[%c0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tbt = tile.trans %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }}
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %out, %c[%dst, %c0] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize("tma_store", [True, False])
+@pytest.mark.parametrize("load, store", [(128, 0), (64, 0), (0, 128), (0, 64)])
+def test_coordinates_before_the_start(torch, load, store, tma_store) -> None:
+    """Rows before the start of a tensor read as zeros and are not written, as the
+    interpreter says: a TMA store there faults the H100, so such stores go from
+    registers, whose bounds checks are unsigned."""
+    source = SHIFTED_GEMM.format(load=load, store=store)
+    rng = np.random.default_rng(load + store)
+    a = rng.standard_normal((384, 64)).astype(bfloat16)
+    b = rng.standard_normal((128, 64)).astype(bfloat16)
+    expected = np.full((384, 128), np.nan, dtype=bfloat16)
+    tawa_xdsl.interpret(tawa_xdsl.parse(source), "shifted", a, b, expected, grid=(3,))
+    c = np.full((384, 128), np.nan, dtype=bfloat16)
+    kernel = tawa_xdsl.compile(
+        source, "shifted", tuned=False, num_consumers=2, tma_store=tma_store
+    )
+    kernel(a, b, c, grid=(3,))
+    written = ~np.isnan(expected.astype(np.float64))
+    np.testing.assert_array_equal(~np.isnan(c.astype(np.float64)), written)
+    ref, out = expected.astype(np.float64), c.astype(np.float64)
+    assert np.abs(out[written] - ref[written]).max() <= 2e-2 * np.abs(ref).max()

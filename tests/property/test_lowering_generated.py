@@ -98,13 +98,15 @@ def test_consumer_warpgroups_compute_the_reference(program, options, seed) -> No
 @given(
     program=tile_programs(tile=64, shared=True),
     persistent=st.booleans(),
+    reverse=st.booleans(),
     seed=st.integers(0, 2**16),
 )
-def test_clusters_compute_the_reference(program, persistent, seed) -> None:
+def test_clusters_compute_the_reference(program, persistent, reverse, seed) -> None:
     """Clusters of two blocks, which multicast every load they issue alike, under
     random interleavings of both blocks' roles: the reference, with the grid's x
-    rounded up to whole clusters (the extra block works past the edge). Some of
-    each program's loop loads are the same in every block; the rest are not."""
+    rounded up to whole clusters (the extra block works past the edge, or with
+    `reverse-grid` before the first tile). Some of each program's loop loads are
+    the same in every block; the rest are not."""
     args = program.make_args(seed)
     tawa_xdsl.interpret(
         tawa_xdsl.parse(program.text), program.name, *args, grid=program.grid
@@ -112,7 +114,7 @@ def test_clusters_compute_the_reference(program, persistent, seed) -> None:
     expected = args[-2].copy()
     options = (
         "tawa-hopper-pipeline{num-stages=2 mma-depth=1 cluster=2 "
-        f"persistent={str(persistent).lower()}}}"
+        f"persistent={str(persistent).lower()} reverse-x={str(reverse).lower()}}}"
     )
     try:
         lowered = tawa_xdsl.apply(tawa_xdsl.parse(program.text), options)

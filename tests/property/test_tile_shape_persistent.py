@@ -1,11 +1,14 @@
-"""tile-shape and persistent change how a kernel is cut into programs, never what
-it computes:
+"""tile-shape, persistent and reverse-grid change how a kernel is cut into
+programs, never what it computes:
 
 - resized GEMM and attention kernels (random block sizes, random problem sizes
   that are not block multiples) still match a float64 numpy formula;
 - a persistent generated kernel, run by any number of programs, computes bit for
   bit what the original computes over its whole grid, before and after the
-  warp-specialization passes (the aref indices keep counting across tiles)."""
+  warp-specialization passes (the aref indices keep counting across tiles);
+- a kernel with its program ids reversed, alone or then made persistent,
+  computes bit for bit what the original computes, before and after the
+  warp-specialization passes."""
 
 from __future__ import annotations
 
@@ -108,4 +111,29 @@ def test_persistent_kernel_is_the_same_function(
     specialized = tawa_xdsl.apply(persistent, spec)
     out[...] = np.nan
     tawa_xdsl.simulate(specialized, program.name, *args, grid=(programs,), seed=seed)
+    np.testing.assert_array_equal(out, expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    program=tile_programs(),
+    persistent=st.booleans(),
+    pipeline=pipelines(),
+    seed=st.integers(0, 2**16),
+)
+def test_reversed_kernel_is_the_same_function(
+    program, persistent, pipeline, seed
+) -> None:
+    spec, *_ = pipeline
+    args, expected = reference_output(program, seed)
+    passes = "reverse-grid" + (",persistent" if persistent else "")
+    reversed_ = tawa_xdsl.apply(tawa_xdsl.parse(program.text), passes)
+    grid = (2,) if persistent else program.grid
+    out = args[-2]
+    out[...] = np.nan
+    tawa_xdsl.interpret(reversed_, program.name, *args, grid=grid)
+    np.testing.assert_array_equal(out, expected)
+    specialized = tawa_xdsl.apply(reversed_, spec)
+    out[...] = np.nan
+    tawa_xdsl.simulate(specialized, program.name, *args, grid=grid, seed=seed)
     np.testing.assert_array_equal(out, expected)

@@ -5,6 +5,7 @@
 // RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,tile-shape{block-n=64}' 2>&1 | filecheck %s --check-prefix=ORDER
 // RUN: not tawa-opt %examples/gemm.mlir -p 'tile-shape{block-n=512}' 2>&1 | filecheck %s --check-prefix=BOX
 // RUN: not tawa-opt %examples/gemm.mlir -p 'persistent,tile-shape{block-n=256}' 2>&1 | filecheck %s --check-prefix=PERSISTENT
+// RUN: not tawa-opt %examples/gemm.mlir -p 'reverse-grid,tile-shape{block-m=64}' 2>&1 | filecheck %s --check-prefix=REVERSED
 
 // A square product ties rows to columns: BM and BN cannot differ.
 func.func @square(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["BM", "BN"]}, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
@@ -40,5 +41,6 @@ func.func @unknown_name(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["B
 // UNNAMED: tawa-opt: {{.*}}gemm_epilogue.mlir:{{[0-9]+}}:1: error: func.func: tile-shape: @gemm_scale_bias_relu does not name BN; tag its box axes with tile.box and its index constants with tile.size
 // SMALL: tawa-opt: tile-shape: BN must be at least 2, got 1
 // ORDER: tawa-opt: {{.*}}gemm.mlir:{{[0-9]+}}:1: error: func.func: tile-shape: kernel @gemm_nt is already warp-specialized; run tile-shape before aref-partition
-// PERSISTENT: error: func.func: tile-shape: kernel @gemm_nt is already persistent (its tile count follows the old shape); run tile-shape before persistent
+// PERSISTENT: error: func.func: tile-shape: kernel @gemm_nt has a launch grid recorded by persistent (its tile count follows the old shape); run tile-shape before persistent
+// REVERSED: error: func.func: tile-shape: kernel @gemm_nt has a launch grid recorded by reverse-grid (its tile count follows the old shape); run tile-shape before reverse-grid
 // BOX: error: func.func: tile-shape: the resized kernel is invalid: {{.*}}box dimensions must be in [1, 256], got [512, 64]

@@ -1,0 +1,93 @@
+"""Which tile coordinates are known never to be negative.
+
+A tile-level store drops what falls outside its tensor, on either side. A TMA
+store cannot do that before the start: on the H100 a negative coordinate, even
+one that leaves part of the box inside, faults the kernel ("illegal
+instruction"), while negative load coordinates read zeros as documented. So
+the lowering sends a store through TMA only when `non_negative` proves every
+coordinate is at least 0; otherwise the store goes from registers, whose bounds
+checks are unsigned and drop negative rows and columns too.
+
+The proof is structural and conservative: constants, grid and cluster queries,
+tensor extents, the induction variables of loops that start at a non-negative
+bound, sums, products and unsigned max of such values, quotients of one,
+remainders by one, unsigned minima with one; plus one difference, a
+program id taken from the grid's end, `num_programs(a) - 1 - program_id(a)`
+(what `reverse-grid` writes), which a launched program id makes non-negative.
+"""
+
+from __future__ import annotations
+
+from tawa_xdsl.dialects import tile
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import BlockArgument, OpResult, SSAValue
+
+_ALL_OPERANDS = (arith.AddiOp, arith.MuliOp, arith.MaxUIOp, arith.IndexCastOp)
+"""Non-negative when all their operands are (tile coordinates stay far below
+2^31, so nothing overflows)."""
+
+_SOURCES = (
+    tile.ProgramIdOp,
+    tile.NumProgramsOp,
+    tile.DimOp,
+    tile.ClusterIdOp,
+    tile.ClusterRankOp,
+)
+
+
+def non_negative(value: SSAValue) -> bool:
+    """Whether `value` (an index or integer) is provably at least 0."""
+    if isinstance(value, BlockArgument):
+        loop = value.owner.parent_op()
+        return (
+            isinstance(loop, scf.ForOp)
+            and value.index == 0  # the induction variable
+            and non_negative(loop.lb)
+            and non_negative(loop.step)  # scf.for steps are positive
+        )
+    assert isinstance(value, OpResult)
+    op = value.op
+    if isinstance(op, _SOURCES):
+        return True
+    if isinstance(op, arith.ConstantOp):
+        known = _constant(value)
+        return known is not None and known >= 0
+    if isinstance(op, _ALL_OPERANDS):
+        return all(non_negative(v) for v in op.operands)
+    if isinstance(op, arith.DivUIOp | arith.CeilDivUIOp):  # at most the dividend
+        return non_negative(op.lhs)
+    if isinstance(op, arith.RemUIOp):  # below the divisor
+        return non_negative(op.rhs)
+    if isinstance(op, arith.MinUIOp):  # at most either operand
+        return non_negative(op.lhs) or non_negative(op.rhs)
+    if isinstance(op, arith.SubiOp):
+        return _last_minus_own_id(op)
+    return False
+
+
+def _last_minus_own_id(op: arith.SubiOp) -> bool:
+    """`(num_programs(a) - 1) - program_id(a)`: program ids run below the count."""
+    last, own = op.lhs, op.rhs
+    if not (
+        isinstance(own, OpResult)
+        and isinstance(own.op, tile.ProgramIdOp)
+        and isinstance(last, OpResult)
+        and isinstance(last.op, arith.SubiOp)
+        and _constant(last.op.rhs) == 1
+    ):
+        return False
+    count = last.op.lhs
+    return (
+        isinstance(count, OpResult)
+        and isinstance(count.op, tile.NumProgramsOp)
+        and count.op.axis.index == own.op.axis.index
+    )
+
+
+def _constant(value: SSAValue) -> int | None:
+    if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
+        attr = value.op.value
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
