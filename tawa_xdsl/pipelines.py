@@ -12,6 +12,7 @@ from xdsl.transforms.common_subexpression_elimination import (
     CommonSubexpressionElimination,
 )
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.lowering.aref_to_nvgpu import (
     ConvertArefToNVGPUAsyncPass,
@@ -66,6 +67,12 @@ class TawaHopperPipeline(ModulePass):
     reverse_x: bool = False
 
     def passes(self) -> list[ModulePass]:
+        if self.reverse_x and self.persistent:
+            raise PassFailedException(
+                "tawa-hopper-pipeline: reverse-x orders how the GPU starts the "
+                "programs of a grid; a persistent kernel walks its tiles itself "
+                "(use longest-first)"
+            )
         return [
             self.tile_shape(),
             *([ReverseGridPass("x")] if self.reverse_x else []),

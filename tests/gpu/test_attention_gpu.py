@@ -21,7 +21,7 @@ CONFIGS = {  # name: compile options (none: the tuned defaults)
     "tuned": {},
     "tuned-ping-pong": dict(ping_pong=True),
     "tuned-cluster": dict(cluster=2),
-    "tuned-reversed-cluster": dict(reverse_x=True, cluster=2),
+    "reversed-cluster": dict(reverse_x=True, cluster=2, persistent=False),
     "D2-P1": dict(num_stages=2, mma_depth=1, **EXACT),
     "D3-P2": dict(num_stages=3, mma_depth=2, **EXACT),
     "D2-P1-two-stage": dict(num_stages=2, mma_depth=1, two_stage=True, **EXACT),

@@ -111,4 +111,6 @@ def test_coordinates_before_the_start(torch, load, store, tma_store) -> None:
     written = ~np.isnan(expected.astype(np.float64))
     np.testing.assert_array_equal(~np.isnan(c.astype(np.float64)), written)
     ref, out = expected.astype(np.float64), c.astype(np.float64)
-    assert np.abs(out[written] - ref[written]).max() <= 2e-2 * np.abs(ref).max()
+    assert (
+        np.abs(out[written] - ref[written]).max() <= 2e-2 * np.abs(ref[written]).max()
+    )

@@ -97,16 +97,16 @@ def test_consumer_warpgroups_compute_the_reference(program, options, seed) -> No
 @settings(max_examples=25, deadline=None)
 @given(
     program=tile_programs(tile=64, shared=True),
-    persistent=st.booleans(),
-    reverse=st.booleans(),
+    launch=st.sampled_from(["grid", "reversed grid", "persistent"]),
     seed=st.integers(0, 2**16),
 )
-def test_clusters_compute_the_reference(program, persistent, reverse, seed) -> None:
+def test_clusters_compute_the_reference(program, launch, seed) -> None:
     """Clusters of two blocks, which multicast every load they issue alike, under
     random interleavings of both blocks' roles: the reference, with the grid's x
-    rounded up to whole clusters (the extra block works past the edge, or with
-    `reverse-grid` before the first tile). Some of each program's loop loads are
-    the same in every block; the rest are not."""
+    rounded up to whole clusters (the extra block works past the edge: the last
+    one, or with `reverse-grid` the first). Some of each program's loop loads
+    are the same in every block; the rest are not."""
+    persistent, reverse = launch == "persistent", launch == "reversed grid"
     args = program.make_args(seed)
     tawa_xdsl.interpret(
         tawa_xdsl.parse(program.text), program.name, *args, grid=program.grid

@@ -6,6 +6,7 @@
 // RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{reverse-x=true num-consumers=2 two-stage=true mma-depth=1}' -t ptx | filecheck %s --check-prefix=PTX
 // RUN: not tawa-opt %examples/gemm.mlir -p 'reverse-grid{axis=w}' 2>&1 | filecheck %s --check-prefix=AXIS
 // RUN: not tawa-opt %examples/gemm.mlir -p 'persistent,reverse-grid' 2>&1 | filecheck %s --check-prefix=ORDER
+// RUN: not tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{reverse-x=true persistent=true}' 2>&1 | filecheck %s --check-prefix=PIPELINE
 
 // x counts down from num_programs(x) - 1; y is left alone. The rule is the
 // written one: (axis, stored argument, dimension, block) for x and y.
@@ -41,3 +42,4 @@
 
 // AXIS: tawa-opt: reverse-grid: axis must be one of x, y, z, got 'w'
 // ORDER: error: func.func: reverse-grid: kernel @gemm_nt is already persistent; run reverse-grid before persistent (or use persistent{longest-first=true})
+// PIPELINE: tawa-opt: tawa-hopper-pipeline: reverse-x orders how the GPU starts the programs of a grid; a persistent kernel walks its tiles itself (use longest-first)
