@@ -1,10 +1,15 @@
 // FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per
 // (BM-query block, batch * head). Q, K, V and O are [batch * heads, seq_len,
 // head_dim] bf16 tensors. The key loop walks BN-key blocks keeping the
-// online-softmax state: the running row max m of the raw scores, the running row
-// sum l and the unnormalised output acc, rescaled by alpha = exp2((m_old - m_new)
-// * scale) whenever the max grows; the probabilities are exp2(s * scale - m *
-// scale), one fused multiply-add per score (scale = sm_scale * log2(e)).
+// online-softmax state: the running row max m, the running row sum l and the
+// unnormalised output acc, rescaled by alpha = exp2(m_old - m_new) whenever m
+// grows. m is kept in log2 units (scores times scale = sm_scale * log2(e)) and
+// rounded down to a multiple of 8, so it moves only when a row's max crosses a
+// factor of 256: alpha is then exactly 1 for almost every block, and the PTX
+// printer skips multiplying acc by a warp's ones. The probabilities
+// exp2(s * scale - m), one fused multiply-add per score, lie below 256 with the
+// largest at least 1: no bf16 or f16 overflow, and no more underflow than with
+// the exact max.
 // Written for BM = 128, BN = 64; both are named (tile.box, tile.size), so
 // `tile-shape{block-m=.. block-n=..}` can resize them. Launch grid:
 // (ceil(seq_len / BM), batch * heads).
@@ -33,8 +38,13 @@ func.func @attention_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {til
   %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x256xbf16, box = [1, 128, 256]> -> tensor<128x256xbf16>
   %log2e = arith.constant 1.44269502 : f32
   %qk_scale = arith.mulf %sm_scale, %log2e : f32
+  // the running max moves in steps of 8 (log2 units)
+  %max_step = arith.constant 8.0 : f32
+  %per_max_step = arith.constant 0.125 : f32
+  %max_steps_per_score = arith.mulf %qk_scale, %per_max_step : f32
+  %max_step_r = tile.splat %max_step : f32 -> tensor<128xf32>
+  %steps_r = tile.splat %max_steps_per_score : f32 -> tensor<128xf32>
   %scale_t = tile.splat %qk_scale : f32 -> tensor<128x64xf32>
-  %scale_r = tile.splat %qk_scale : f32 -> tensor<128xf32>
   %ninf = arith.constant 0xFF800000 : f32
   %neg_inf = tile.splat %ninf : f32 -> tensor<128x64xf32>
   %zero_s = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
@@ -54,16 +64,17 @@ func.func @attention_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {til
     %k_tt = tile.trans %k_t : tensor<64x256xbf16> -> tensor<256x64xbf16>
     %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x256xbf16>, tensor<256x64xbf16> -> tensor<128x64xf32>
     %m_blk = tile.reduce max %s, axis = 1 : tensor<128x64xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x64xf32>
     %s_scaled = arith.mulf %s, %scale_t : tensor<128x64xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x64xf32>
     %p = math.exp2 %s_shift : tensor<128x64xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x64xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -88,16 +99,17 @@ func.func @attention_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {til
     %in_seq = tile.cmpi slt, %cols_b, %seq_len_t : tensor<128x64xi32> -> tensor<128x64xi1>
     %s_len = tile.select %in_seq, %s, %neg_inf : tensor<128x64xi1>, tensor<128x64xf32>
     %m_blk = tile.reduce max %s_len, axis = 1 : tensor<128x64xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x64xf32>
     %s_scaled = arith.mulf %s_len, %scale_t : tensor<128x64xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x64xf32>
     %p = math.exp2 %s_shift : tensor<128x64xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x64xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -108,9 +120,12 @@ func.func @attention_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {til
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x256xf32>
   } {tile.overlap = false}
-  %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  // one division per row, then a multiply per element
+  %ones = arith.constant dense<1.000000e+00> : tensor<128xf32>
+  %l_inv = arith.divf %ones, %l_f : tensor<128xf32>
+  %l_e = tile.expand_dims %l_inv, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x256xf32>
-  %o_f = arith.divf %acc_f, %l_b : tensor<128x256xf32>
+  %o_f = arith.mulf %acc_f, %l_b : tensor<128x256xf32>
   %o_t = arith.truncf %o_f : tensor<128x256xf32> to tensor<128x256xbf16>
   tile.store %o_t, %o[%bh, %m0, %c0] : tensor<128x256xbf16> -> !tile.desc<?x?x256xbf16, box = [1, 128, 256]>
   func.return
@@ -131,8 +146,13 @@ func.func @attention_causal_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256
   %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x256xbf16, box = [1, 128, 256]> -> tensor<128x256xbf16>
   %log2e = arith.constant 1.44269502 : f32
   %qk_scale = arith.mulf %sm_scale, %log2e : f32
+  // the running max moves in steps of 8 (log2 units)
+  %max_step = arith.constant 8.0 : f32
+  %per_max_step = arith.constant 0.125 : f32
+  %max_steps_per_score = arith.mulf %qk_scale, %per_max_step : f32
+  %max_step_r = tile.splat %max_step : f32 -> tensor<128xf32>
+  %steps_r = tile.splat %max_steps_per_score : f32 -> tensor<128xf32>
   %scale_t = tile.splat %qk_scale : f32 -> tensor<128x64xf32>
-  %scale_r = tile.splat %qk_scale : f32 -> tensor<128xf32>
   %ninf = arith.constant 0xFF800000 : f32
   %neg_inf = tile.splat %ninf : f32 -> tensor<128x64xf32>
   %zero_s = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
@@ -160,16 +180,17 @@ func.func @attention_causal_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256
     %k_tt = tile.trans %k_t : tensor<64x256xbf16> -> tensor<256x64xbf16>
     %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x256xbf16>, tensor<256x64xbf16> -> tensor<128x64xf32>
     %m_blk = tile.reduce max %s, axis = 1 : tensor<128x64xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x64xf32>
     %s_scaled = arith.mulf %s, %scale_t : tensor<128x64xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x64xf32>
     %p = math.exp2 %s_shift : tensor<128x64xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x64xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -196,16 +217,17 @@ func.func @attention_causal_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256
     %causal = tile.cmpi sle, %cols_b, %rows_b : tensor<128x64xi32> -> tensor<128x64xi1>
     %s_causal = tile.select %causal, %s_len, %neg_inf : tensor<128x64xi1>, tensor<128x64xf32>
     %m_blk = tile.reduce max %s_causal, axis = 1 : tensor<128x64xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x64xf32>
     %s_scaled = arith.mulf %s_causal, %scale_t : tensor<128x64xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x64xf32>
     %p = math.exp2 %s_shift : tensor<128x64xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x64xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -216,9 +238,12 @@ func.func @attention_causal_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x256xf32>
   } {tile.overlap = false}
-  %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  // one division per row, then a multiply per element
+  %ones = arith.constant dense<1.000000e+00> : tensor<128xf32>
+  %l_inv = arith.divf %ones, %l_f : tensor<128xf32>
+  %l_e = tile.expand_dims %l_inv, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x256xf32>
-  %o_f = arith.divf %acc_f, %l_b : tensor<128x256xf32>
+  %o_f = arith.mulf %acc_f, %l_b : tensor<128x256xf32>
   %o_t = arith.truncf %o_f : tensor<128x256xf32> to tensor<128x256xbf16>
   tile.store %o_t, %o[%bh, %m0, %c0] : tensor<128x256xbf16> -> !tile.desc<?x?x256xbf16, box = [1, 128, 256]>
   func.return

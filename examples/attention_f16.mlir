@@ -1,10 +1,15 @@
 // FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per
 // (BM-query block, batch * head). Q, K, V and O are [batch * heads, seq_len,
 // head_dim] f16 tensors. The key loop walks BN-key blocks keeping the
-// online-softmax state: the running row max m of the raw scores, the running row
-// sum l and the unnormalised output acc, rescaled by alpha = exp2((m_old - m_new)
-// * scale) whenever the max grows; the probabilities are exp2(s * scale - m *
-// scale), one fused multiply-add per score (scale = sm_scale * log2(e)).
+// online-softmax state: the running row max m, the running row sum l and the
+// unnormalised output acc, rescaled by alpha = exp2(m_old - m_new) whenever m
+// grows. m is kept in log2 units (scores times scale = sm_scale * log2(e)) and
+// rounded down to a multiple of 8, so it moves only when a row's max crosses a
+// factor of 256: alpha is then exactly 1 for almost every block, and the PTX
+// printer skips multiplying acc by a warp's ones. The probabilities
+// exp2(s * scale - m), one fused multiply-add per score, lie below 256 with the
+// largest at least 1: no bf16 or f16 overflow, and no more underflow than with
+// the exact max.
 // Written for BM = 128, BN = 128; both are named (tile.box, tile.size), so
 // `tile-shape{block-m=.. block-n=..}` can resize them. Launch grid:
 // (ceil(seq_len / BM), batch * heads).
@@ -31,8 +36,13 @@ func.func @attention_d64_f16(%q: !tile.desc<?x?x64xf16, box = [1, 128, 64]> {til
   %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x64xf16, box = [1, 128, 64]> -> tensor<128x64xf16>
   %log2e = arith.constant 1.44269502 : f32
   %qk_scale = arith.mulf %sm_scale, %log2e : f32
+  // the running max moves in steps of 8 (log2 units)
+  %max_step = arith.constant 8.0 : f32
+  %per_max_step = arith.constant 0.125 : f32
+  %max_steps_per_score = arith.mulf %qk_scale, %per_max_step : f32
+  %max_step_r = tile.splat %max_step : f32 -> tensor<128xf32>
+  %steps_r = tile.splat %max_steps_per_score : f32 -> tensor<128xf32>
   %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
-  %scale_r = tile.splat %qk_scale : f32 -> tensor<128xf32>
   %ninf = arith.constant 0xFF800000 : f32
   %neg_inf = tile.splat %ninf : f32 -> tensor<128x128xf32>
   %zero_s = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
@@ -52,16 +62,17 @@ func.func @attention_d64_f16(%q: !tile.desc<?x?x64xf16, box = [1, 128, 64]> {til
     %k_tt = tile.trans %k_t : tensor<128x64xf16> -> tensor<64x128xf16>
     %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
     %m_blk = tile.reduce max %s, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -86,16 +97,17 @@ func.func @attention_d64_f16(%q: !tile.desc<?x?x64xf16, box = [1, 128, 64]> {til
     %in_seq = tile.cmpi slt, %cols_b, %seq_len_t : tensor<128x128xi32> -> tensor<128x128xi1>
     %s_len = tile.select %in_seq, %s, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
     %m_blk = tile.reduce max %s_len, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %s_scaled = arith.mulf %s_len, %scale_t : tensor<128x128xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -106,9 +118,12 @@ func.func @attention_d64_f16(%q: !tile.desc<?x?x64xf16, box = [1, 128, 64]> {til
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xf16>, tensor<128x64xf16> -> tensor<128x64xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
   } {tile.overlap = false}
-  %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  // one division per row, then a multiply per element
+  %ones = arith.constant dense<1.000000e+00> : tensor<128xf32>
+  %l_inv = arith.divf %ones, %l_f : tensor<128xf32>
+  %l_e = tile.expand_dims %l_inv, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x64xf32>
-  %o_f = arith.divf %acc_f, %l_b : tensor<128x64xf32>
+  %o_f = arith.mulf %acc_f, %l_b : tensor<128x64xf32>
   %o_t = arith.truncf %o_f : tensor<128x64xf32> to tensor<128x64xf16>
   tile.store %o_t, %o[%bh, %m0, %c0] : tensor<128x64xf16> -> !tile.desc<?x?x64xf16, box = [1, 128, 64]>
   func.return
@@ -129,8 +144,13 @@ func.func @attention_causal_d64_f16(%q: !tile.desc<?x?x64xf16, box = [1, 128, 64
   %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x64xf16, box = [1, 128, 64]> -> tensor<128x64xf16>
   %log2e = arith.constant 1.44269502 : f32
   %qk_scale = arith.mulf %sm_scale, %log2e : f32
+  // the running max moves in steps of 8 (log2 units)
+  %max_step = arith.constant 8.0 : f32
+  %per_max_step = arith.constant 0.125 : f32
+  %max_steps_per_score = arith.mulf %qk_scale, %per_max_step : f32
+  %max_step_r = tile.splat %max_step : f32 -> tensor<128xf32>
+  %steps_r = tile.splat %max_steps_per_score : f32 -> tensor<128xf32>
   %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
-  %scale_r = tile.splat %qk_scale : f32 -> tensor<128xf32>
   %ninf = arith.constant 0xFF800000 : f32
   %neg_inf = tile.splat %ninf : f32 -> tensor<128x128xf32>
   %zero_s = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
@@ -158,16 +178,17 @@ func.func @attention_causal_d64_f16(%q: !tile.desc<?x?x64xf16, box = [1, 128, 64
     %k_tt = tile.trans %k_t : tensor<128x64xf16> -> tensor<64x128xf16>
     %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
     %m_blk = tile.reduce max %s, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -194,16 +215,17 @@ func.func @attention_causal_d64_f16(%q: !tile.desc<?x?x64xf16, box = [1, 128, 64
     %causal = tile.cmpi sle, %cols_b, %rows_b : tensor<128x128xi32> -> tensor<128x128xi1>
     %s_causal = tile.select %causal, %s_len, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
     %m_blk = tile.reduce max %s_causal, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %s_scaled = arith.mulf %s_causal, %scale_t : tensor<128x128xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -214,9 +236,12 @@ func.func @attention_causal_d64_f16(%q: !tile.desc<?x?x64xf16, box = [1, 128, 64
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xf16>, tensor<128x64xf16> -> tensor<128x64xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
   } {tile.overlap = false}
-  %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  // one division per row, then a multiply per element
+  %ones = arith.constant dense<1.000000e+00> : tensor<128xf32>
+  %l_inv = arith.divf %ones, %l_f : tensor<128xf32>
+  %l_e = tile.expand_dims %l_inv, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x64xf32>
-  %o_f = arith.divf %acc_f, %l_b : tensor<128x64xf32>
+  %o_f = arith.mulf %acc_f, %l_b : tensor<128x64xf32>
   %o_t = arith.truncf %o_f : tensor<128x64xf32> to tensor<128x64xf16>
   tile.store %o_t, %o[%bh, %m0, %c0] : tensor<128x64xf16> -> !tile.desc<?x?x64xf16, box = [1, 128, 64]>
   func.return
@@ -237,8 +262,13 @@ func.func @attention_d128_f16(%q: !tile.desc<?x?x128xf16, box = [1, 128, 128]> {
   %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x128xf16, box = [1, 128, 128]> -> tensor<128x128xf16>
   %log2e = arith.constant 1.44269502 : f32
   %qk_scale = arith.mulf %sm_scale, %log2e : f32
+  // the running max moves in steps of 8 (log2 units)
+  %max_step = arith.constant 8.0 : f32
+  %per_max_step = arith.constant 0.125 : f32
+  %max_steps_per_score = arith.mulf %qk_scale, %per_max_step : f32
+  %max_step_r = tile.splat %max_step : f32 -> tensor<128xf32>
+  %steps_r = tile.splat %max_steps_per_score : f32 -> tensor<128xf32>
   %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
-  %scale_r = tile.splat %qk_scale : f32 -> tensor<128xf32>
   %ninf = arith.constant 0xFF800000 : f32
   %neg_inf = tile.splat %ninf : f32 -> tensor<128x128xf32>
   %zero_s = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
@@ -258,16 +288,17 @@ func.func @attention_d128_f16(%q: !tile.desc<?x?x128xf16, box = [1, 128, 128]> {
     %k_tt = tile.trans %k_t : tensor<128x128xf16> -> tensor<128x128xf16>
     %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x128xf16>, tensor<128x128xf16> -> tensor<128x128xf32>
     %m_blk = tile.reduce max %s, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -292,16 +323,17 @@ func.func @attention_d128_f16(%q: !tile.desc<?x?x128xf16, box = [1, 128, 128]> {
     %in_seq = tile.cmpi slt, %cols_b, %seq_len_t : tensor<128x128xi32> -> tensor<128x128xi1>
     %s_len = tile.select %in_seq, %s, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
     %m_blk = tile.reduce max %s_len, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %s_scaled = arith.mulf %s_len, %scale_t : tensor<128x128xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -312,9 +344,12 @@ func.func @attention_d128_f16(%q: !tile.desc<?x?x128xf16, box = [1, 128, 128]> {
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xf16>, tensor<128x128xf16> -> tensor<128x128xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
   } {tile.overlap = false}
-  %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  // one division per row, then a multiply per element
+  %ones = arith.constant dense<1.000000e+00> : tensor<128xf32>
+  %l_inv = arith.divf %ones, %l_f : tensor<128xf32>
+  %l_e = tile.expand_dims %l_inv, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x128xf32>
-  %o_f = arith.divf %acc_f, %l_b : tensor<128x128xf32>
+  %o_f = arith.mulf %acc_f, %l_b : tensor<128x128xf32>
   %o_t = arith.truncf %o_f : tensor<128x128xf32> to tensor<128x128xf16>
   tile.store %o_t, %o[%bh, %m0, %c0] : tensor<128x128xf16> -> !tile.desc<?x?x128xf16, box = [1, 128, 128]>
   func.return
@@ -335,8 +370,13 @@ func.func @attention_causal_d128_f16(%q: !tile.desc<?x?x128xf16, box = [1, 128, 
   %q_t = tile.load %q[%bh, %m0, %c0] : !tile.desc<?x?x128xf16, box = [1, 128, 128]> -> tensor<128x128xf16>
   %log2e = arith.constant 1.44269502 : f32
   %qk_scale = arith.mulf %sm_scale, %log2e : f32
+  // the running max moves in steps of 8 (log2 units)
+  %max_step = arith.constant 8.0 : f32
+  %per_max_step = arith.constant 0.125 : f32
+  %max_steps_per_score = arith.mulf %qk_scale, %per_max_step : f32
+  %max_step_r = tile.splat %max_step : f32 -> tensor<128xf32>
+  %steps_r = tile.splat %max_steps_per_score : f32 -> tensor<128xf32>
   %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
-  %scale_r = tile.splat %qk_scale : f32 -> tensor<128xf32>
   %ninf = arith.constant 0xFF800000 : f32
   %neg_inf = tile.splat %ninf : f32 -> tensor<128x128xf32>
   %zero_s = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
@@ -364,16 +404,17 @@ func.func @attention_causal_d128_f16(%q: !tile.desc<?x?x128xf16, box = [1, 128, 
     %k_tt = tile.trans %k_t : tensor<128x128xf16> -> tensor<128x128xf16>
     %s = tile.dot %q_t, %k_tt, %zero_s : tensor<128x128xf16>, tensor<128x128xf16> -> tensor<128x128xf32>
     %m_blk = tile.reduce max %s, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %s_scaled = arith.mulf %s, %scale_t : tensor<128x128xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -400,16 +441,17 @@ func.func @attention_causal_d128_f16(%q: !tile.desc<?x?x128xf16, box = [1, 128, 
     %causal = tile.cmpi sle, %cols_b, %rows_b : tensor<128x128xi32> -> tensor<128x128xi1>
     %s_causal = tile.select %causal, %s_len, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
     %m_blk = tile.reduce max %s_causal, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %m_blk : tensor<128xf32>
-    %m_scaled = arith.mulf %m_new, %scale_r : tensor<128xf32>
-    %m_e = tile.expand_dims %m_scaled, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %blk_steps = arith.mulf %m_blk, %steps_r : tensor<128xf32>
+    %blk_steps_down = math.floor %blk_steps : tensor<128xf32>
+    %m_blk_down = arith.mulf %blk_steps_down, %max_step_r : tensor<128xf32>
+    %m_new = arith.maximumf %m_i, %m_blk_down : tensor<128xf32>
+    %m_e = tile.expand_dims %m_new, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
     %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
     %s_scaled = arith.mulf %s_causal, %scale_t : tensor<128x128xf32>
     %s_shift = arith.subf %s_scaled, %m_b : tensor<128x128xf32>
     %p = math.exp2 %s_shift : tensor<128x128xf32>
     %m_diff = arith.subf %m_i, %m_new : tensor<128xf32>
-    %m_diff_scaled = arith.mulf %m_diff, %scale_r : tensor<128xf32>
-    %alpha = math.exp2 %m_diff_scaled : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
     %l_blk = tile.reduce sum %p, axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
     %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
     %l_new = arith.addf %l_scaled, %l_blk : tensor<128xf32>
@@ -420,9 +462,12 @@ func.func @attention_causal_d128_f16(%q: !tile.desc<?x?x128xf16, box = [1, 128, 
     %acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<128x128xf16>, tensor<128x128xf16> -> tensor<128x128xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
   } {tile.overlap = false}
-  %l_e = tile.expand_dims %l_f, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  // one division per row, then a multiply per element
+  %ones = arith.constant dense<1.000000e+00> : tensor<128xf32>
+  %l_inv = arith.divf %ones, %l_f : tensor<128xf32>
+  %l_e = tile.expand_dims %l_inv, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %l_b = tile.broadcast %l_e : tensor<128x1xf32> -> tensor<128x128xf32>
-  %o_f = arith.divf %acc_f, %l_b : tensor<128x128xf32>
+  %o_f = arith.mulf %acc_f, %l_b : tensor<128x128xf32>
   %o_t = arith.truncf %o_f : tensor<128x128xf32> to tensor<128x128xf16>
   tile.store %o_t, %o[%bh, %m0, %c0] : tensor<128x128xf16> -> !tile.desc<?x?x128xf16, box = [1, 128, 128]>
   func.return

@@ -17,10 +17,15 @@ HEADER = """\
 // FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per
 // (BM-query block, batch * head). Q, K, V and O are [batch * heads, seq_len,
 // head_dim] {dtype} tensors. The key loop walks BN-key blocks keeping the
-// online-softmax state: the running row max m of the raw scores, the running row
-// sum l and the unnormalised output acc, rescaled by alpha = exp2((m_old - m_new)
-// * scale) whenever the max grows; the probabilities are exp2(s * scale - m *
-// scale), one fused multiply-add per score (scale = sm_scale * log2(e)).
+// online-softmax state: the running row max m, the running row sum l and the
+// unnormalised output acc, rescaled by alpha = exp2(m_old - m_new) whenever m
+// grows. m is kept in log2 units (scores times scale = sm_scale * log2(e)) and
+// rounded down to a multiple of 8, so it moves only when a row's max crosses a
+// factor of 256: alpha is then exactly 1 for almost every block, and the PTX
+// printer skips multiplying acc by a warp's ones. The probabilities
+// exp2(s * scale - m), one fused multiply-add per score, lie below 256 with the
+// largest at least 1: no bf16 or f16 overflow, and no more underflow than with
+// the exact max.
 // Written for BM = {bm}, BN = {bn}; both are named (tile.box, tile.size), so
 // `tile-shape{{block-m=.. block-n=..}}` can resize them. Launch grid:
 // (ceil(seq_len / BM), batch * heads).{note}
@@ -67,8 +72,13 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
         f"  %q_t = tile.load %q[%bh, %m0, %c0] : {q_desc} -> {q_t}",
         "  %log2e = arith.constant 1.44269502 : f32",
         "  %qk_scale = arith.mulf %sm_scale, %log2e : f32",
+        "  // the running max moves in steps of 8 (log2 units)",
+        "  %max_step = arith.constant 8.0 : f32",
+        "  %per_max_step = arith.constant 0.125 : f32",
+        "  %max_steps_per_score = arith.mulf %qk_scale, %per_max_step : f32",
+        f"  %max_step_r = tile.splat %max_step : f32 -> {row_t}",
+        f"  %steps_r = tile.splat %max_steps_per_score : f32 -> {row_t}",
         f"  %scale_t = tile.splat %qk_scale : f32 -> {s_t}",
-        f"  %scale_r = tile.splat %qk_scale : f32 -> {row_t}",
         "  %ninf = arith.constant 0xFF800000 : f32",
         f"  %neg_inf = tile.splat %ninf : f32 -> {s_t}",
         f"  %zero_s = arith.constant dense<0.000000e+00> : {s_t}",
@@ -134,16 +144,17 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
                 score = "%s_causal"
         body += [
             f"%m_blk = tile.reduce max {score}, axis = 1 : {s_t} -> {row_t}",
-            f"%m_new = arith.maximumf %m_i, %m_blk : {row_t}",
-            f"%m_scaled = arith.mulf %m_new, %scale_r : {row_t}",
-            f"%m_e = tile.expand_dims %m_scaled, axis = 1 : {row_t} -> tensor<{bm}x1xf32>",
+            f"%blk_steps = arith.mulf %m_blk, %steps_r : {row_t}",
+            f"%blk_steps_down = math.floor %blk_steps : {row_t}",
+            f"%m_blk_down = arith.mulf %blk_steps_down, %max_step_r : {row_t}",
+            f"%m_new = arith.maximumf %m_i, %m_blk_down : {row_t}",
+            f"%m_e = tile.expand_dims %m_new, axis = 1 : {row_t} -> tensor<{bm}x1xf32>",
             f"%m_b = tile.broadcast %m_e : tensor<{bm}x1xf32> -> {s_t}",
             f"%s_scaled = arith.mulf {score}, %scale_t : {s_t}",
             f"%s_shift = arith.subf %s_scaled, %m_b : {s_t}",
             f"%p = math.exp2 %s_shift : {s_t}",
             f"%m_diff = arith.subf %m_i, %m_new : {row_t}",
-            f"%m_diff_scaled = arith.mulf %m_diff, %scale_r : {row_t}",
-            f"%alpha = math.exp2 %m_diff_scaled : {row_t}",
+            f"%alpha = math.exp2 %m_diff : {row_t}",
             f"%l_blk = tile.reduce sum %p, axis = 1 : {s_t} -> {row_t}",
             f"%l_scaled = arith.mulf %l_i, %alpha : {row_t}",
             f"%l_new = arith.addf %l_scaled, %l_blk : {row_t}",
@@ -173,9 +184,12 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
     end = "%kv_end" if causal else "%seq_len"
     loop("%m_f, %l_f, %acc_f", "%full_end", end, ("%m_1", "%l_1", "%acc_1"), True)
     lines += [
-        f"  %l_e = tile.expand_dims %l_f, axis = 1 : {row_t} -> tensor<{bm}x1xf32>",
+        "  // one division per row, then a multiply per element",
+        f"  %ones = arith.constant dense<1.000000e+00> : {row_t}",
+        f"  %l_inv = arith.divf %ones, %l_f : {row_t}",
+        f"  %l_e = tile.expand_dims %l_inv, axis = 1 : {row_t} -> tensor<{bm}x1xf32>",
         f"  %l_b = tile.broadcast %l_e : tensor<{bm}x1xf32> -> {acc_t}",
-        f"  %o_f = arith.divf %acc_f, %l_b : {acc_t}",
+        f"  %o_f = arith.mulf %acc_f, %l_b : {acc_t}",
         f"  %o_t = arith.truncf %o_f : {acc_t} to {q_t}",
         f"  tile.store %o_t, %o[%bh, %m0, %c0] : {q_t} -> {q_desc}",
         "  func.return",

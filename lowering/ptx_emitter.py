@@ -178,7 +178,12 @@ F32_UNARY = {
     mathd.SqrtOp: ["sqrt.rn.f32 {d}, {a};"],
     mathd.RsqrtOp: ["rsqrt.approx.ftz.f32 {d}, {a};"],
     mathd.AbsFOp: ["abs.f32 {d}, {a};"],
+    mathd.CeilOp: ["cvt.rpi.f32.f32 {d}, {a};"],
+    mathd.FloorOp: ["cvt.rmi.f32.f32 {d}, {a};"],
 }
+ROW_SCALE_REUSE = 8
+"""A multiply by a fragment that repeats each register at least this often is a
+row (or column) broadcast; `_skip_unit_row_scale` guards it."""
 I32_BINARY = {
     arith.AddiOp: "add.s32",
     arith.SubiOp: "sub.s32",
@@ -561,9 +566,49 @@ class KernelEmitter:
             self.env[op.results[0]] = d
             return
         first = self._uniform_register(op.operands[0], cls)
+        skip = self._skip_unit_row_scale(op, regs)
         for k in range(geom.count):
             self.emit(f"{opcode} {regs[k]}, {first or a(k)}, {b(k)};")
+        if skip:
+            self.lines.append(f"{skip}:")
         self.env[op.results[0]] = Frag(geom, et, regs)
+
+    def _skip_unit_row_scale(self, op: Operation, regs: list[str]) -> str | None:
+        """Branch over an in-place `state *= broadcast(row)` of a loop-carried
+        tile when every row factor this warp holds is 1.0; returns the label to
+        place after the multiplies.
+
+        Why: online softmax rescales its f32 accumulator, a loop-carried value,
+        by alpha every key block, and alpha is exactly 1 for rows whose running
+        max did not move (almost all, once a kernel quantizes its max, see
+        examples/make_attention.py). The skip is exact (x * 1.0 == x) and costs
+        four instructions against one multiply per register. Tile-level control
+        flow is uniform, so the whole warp reaches the vote."""
+        if type(op) is not arith.MulfOp:
+            return None
+        for state, factor in (op.operands, reversed(op.operands)):
+            x, y = self.env[state], self.env[factor]
+            if (
+                isinstance(state, BlockArgument)
+                and isinstance(state.owner.parent_op(), scf.ForOp)
+                and isinstance(x, Frag)
+                and isinstance(y, Frag)
+                and x.regs == regs
+            ):
+                break
+        else:
+            return None
+        factors = list(dict.fromkeys(y.regs))
+        if len(factors) * ROW_SCALE_REUSE > len(regs):
+            return None  # not a broadcast row: the vote would not pay
+        moved = self.new("p")
+        self.emit(f"setp.neu.f32 {moved}, {factors[0]}, 0f3F800000;")
+        for r in factors[1:]:
+            self.emit(f"setp.neu.or.f32 {moved}, {r}, 0f3F800000, {moved};")
+        self.emit(f"vote.sync.any.pred {moved}, {moved}, 0xffffffff;")
+        skip = self.label("unit_scale")
+        self.emit(f"@!{moved} bra.uni {skip};")
+        return skip
 
     def _uniform_register(self, v: SSAValue, cls: str) -> str | None:
         """A register for a uniform first operand (PTX wants one there), made once."""

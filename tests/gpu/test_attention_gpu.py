@@ -38,19 +38,46 @@ def attention_reference(torch, q, k, v, scale: float, causal: bool):
     return s.softmax(-1) @ v.double()
 
 
-def run_attention(torch, file, kernel, batch_heads, seq, d, dtype, causal, config):
+def run_attention(
+    torch,
+    file,
+    kernel,
+    batch_heads,
+    seq,
+    d,
+    dtype,
+    causal,
+    config,
+    sharpness: float = 1.0,
+    ramp: float = 0.0,
+):
+    """Relative error against float64 on random inputs; `sharpness` multiplies
+    the softmax scale, `ramp` adds ramp * key index to K with Q positive, so
+    scores grow along the keys."""
     options = CONFIGS[config]
     gen = torch.Generator(device="cuda").manual_seed(seq * 31 + d)
     q, k, v = (
-        torch.randn(batch_heads, seq, d, device="cuda", generator=gen).to(dtype)
-        for _ in range(3)
+        torch.randn(batch_heads, seq, d, device="cuda", generator=gen) for _ in range(3)
     )
+    if ramp:
+        q = q.abs()
+        k = k + ramp * torch.arange(seq, device="cuda")[None, :, None]
+    q, k, v = (x.to(dtype) for x in (q, k, v))
     o = torch.full_like(q, float("nan"))
     compiled = tawa_xdsl.compile(EXAMPLES / file, kernel, **options)
-    scale = 1 / math.sqrt(d)
+    scale = sharpness / math.sqrt(d)
     compiled(q, k, v, o, scale)
     torch.cuda.synchronize()
     return rel_err(o, attention_reference(torch, q, k, v, scale, causal))
+
+
+def example_kernel(torch, dtype: str, d: int, causal: bool):
+    """The example file, kernel name and torch dtype of one attention kernel."""
+    file = "attention.mlir" if dtype == "bf16" else "attention_f16.mlir"
+    kernel = f"attention{'_causal' if causal else ''}_d{d}" + (
+        "_f16" if dtype == "f16" else ""
+    )
+    return file, kernel, torch.bfloat16 if dtype == "bf16" else torch.float16
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))
@@ -59,11 +86,7 @@ def run_attention(torch, file, kernel, batch_heads, seq, d, dtype, causal, confi
 @pytest.mark.parametrize("d", [64, 128])
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
 def test_attention_matches_float64(torch, dtype, d, causal, seq, config) -> None:
-    file = "attention.mlir" if dtype == "bf16" else "attention_f16.mlir"
-    kernel = f"attention{'_causal' if causal else ''}_d{d}" + (
-        "_f16" if dtype == "f16" else ""
-    )
-    torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float16
+    file, kernel, torch_dtype = example_kernel(torch, dtype, d, causal)
     batch_heads = 6 if seq <= 1000 else 2
     if causal and "cluster" in CONFIGS[config]:
         # the key loop ends at the query block: the pass says there is nothing to share
@@ -76,6 +99,25 @@ def test_attention_matches_float64(torch, dtype, d, causal, seq, config) -> None
         )
         < 1e-2
     )
+
+
+@pytest.mark.parametrize(
+    "scores", [dict(sharpness=12.0), dict(ramp=0.02)], ids=["sharp", "growing"]
+)
+@pytest.mark.parametrize("seq", [300, 4096])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_running_max_moves(torch, dtype, d, causal, seq, scores) -> None:
+    """The examples' running max moves in steps of 8 (log2 units) and the PTX
+    skips rescaling O when no row of a warp moved. Sharp scores move it by
+    large jumps; scores growing along the keys (by more than 8 per key block)
+    move it at every block, so every warp takes the multiply it usually skips."""
+    file, kernel, torch_dtype = example_kernel(torch, dtype, d, causal)
+    err = run_attention(
+        torch, file, kernel, 2, seq, d, torch_dtype, causal, "tuned", **scores
+    )
+    assert err < 1e-2
 
 
 @pytest.mark.parametrize("config", ["tuned", "D2-P1", "D2-P1-two-stage"])

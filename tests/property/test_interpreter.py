@@ -132,15 +132,24 @@ def attention_reference(q, k, v, scale: float, causal: bool) -> np.ndarray:
     seq=st.integers(1, 400),
     d=st.sampled_from([64, 128]),
     causal=st.booleans(),
+    sharpness=st.sampled_from([1.0, 12.0]),
+    ramp=st.sampled_from([0.0, 0.02]),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_attention_matches_softmax_formula(
-    attention_module, bh, seq, d, causal, seed
+    attention_module, bh, seq, d, causal, sharpness, ramp, seed
 ) -> None:
+    """The examples keep their running max in steps of 8 (log2 units); sharp
+    scores and scores that grow along the keys make it move within a row, the
+    ramp at every key block."""
     rng = np.random.default_rng(seed)
-    q, k, v = (rng.standard_normal((bh, seq, d)).astype(bfloat16) for _ in range(3))
+    q, k, v = (rng.standard_normal((bh, seq, d)) for _ in range(3))
+    if ramp:
+        q = np.abs(q)
+        k = k + ramp * np.arange(seq)[None, :, None]
+    q, k, v = (x.astype(bfloat16) for x in (q, k, v))
     o = poisoned((bh, seq, d), bfloat16)
-    scale = 1 / np.sqrt(d)
+    scale = sharpness / np.sqrt(d)
     kernel = f"attention{'_causal' if causal else ''}_d{d}"
     tawa_xdsl.interpret(
         attention_module, kernel, q, k, v, o, scale, grid=(cdiv(seq, TILE), bh)
