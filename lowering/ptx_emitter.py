@@ -29,6 +29,7 @@ from tawa_xdsl.dialects.nvgpu_async import FragmentKind
 from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes
 from tawa_xdsl.lowering.fragments import Geometry
+from tawa_xdsl.lowering.quad_transpose import quad_transpose
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
@@ -121,6 +122,17 @@ class GlobalTensor:
     dims: list[str]
     strides: list[str]  # elements, one per dimension but the innermost
     etype: Attribute
+
+
+@dataclass
+class _StoreRows:
+    """What every row of one register-tile store shares: the tensor, the
+    thread's first row, the leading-index predicate and element offset."""
+
+    target: GlobalTensor
+    row0: str
+    ok: str
+    offset: str
 
 
 @dataclass
@@ -1244,16 +1256,24 @@ class KernelEmitter:
     # -------------------------------------------------------------- stores
 
     def store_global(self, op: nv.StoreGlobalOp) -> None:
+        """Masked stores of an accumulator-layout tile, by one of three paths
+        chosen with uniform branches (the coordinates are the same in every
+        thread): a 16-bit tile whose columns are all inside the tensor and start
+        16-byte aligned (the usual case: a full tile at a multiple of 8) takes
+        `_store_vectors`; any other tile stores element pairs, or single
+        elements where the first column is odd (a pair there is not aligned
+        for one store: the GPU faults on a misaligned address)."""
         value = self.env[op.value]
         target = self.env[op.target]
         assert isinstance(target, GlobalTensor)
         if not isinstance(value, Frag) or value.geom.kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "stores of accumulator-layout tiles are supported")
-        geom = value.geom
-        idx = [self.reg(self.scalar(i)) for i in op.indices]
+        self.store_tile(value, target, [self.reg(self.scalar(i)) for i in op.indices])
+
+    def store_tile(self, value: Frag, target: GlobalTensor, idx: list[str]) -> None:
+        """The stores of `store_global`: `idx` are the tile's coordinates in
+        `target`, in registers."""
         rank = len(idx)
-        et = value.etype
-        esize = element_bytes(et)
         ok = self.new("p")
         self.emit(f"mov.pred {ok}, {self.thread['true']};")
         offset = self.new("rd")
@@ -1265,48 +1285,128 @@ class KernelEmitter:
             self.emit(
                 f"mad.wide.u32 {offset}, {idx[dim]}, {target.strides[dim]}, {offset};"
             )
-        rows_dim, cols_dim = target.dims[rank - 2], target.dims[rank - 1]
-        row_stride = target.strides[rank - 2]
-        row0, col0 = self.new("r"), self.new("r")
-        self.emit(f"add.s32 {row0}, {idx[rank - 2]}, {self.row0(geom.rows)};")
-        self.emit(f"add.s32 {col0}, {idx[rank - 1]}, {self.thread['col0']};")
-        half = geom.cols // 2
-        cols = {}
-        for j in range(geom.cols // 8):
-            c, pair, single = self.new("r"), self.new("p"), self.new("p")
-            self.emit(f"add.s32 {c}, {col0}, {8 * j};")
-            last = self.new("r")
-            self.emit(f"add.s32 {last}, {c}, 1;")
-            self.emit(f"setp.lt.u32 {single}, {c}, {cols_dim};")
-            self.emit(f"setp.lt.and.u32 {pair}, {last}, {cols_dim}, {single};")
-            cols[j] = (c, pair, single)
+        row0 = self.new("r")
+        self.emit(f"add.s32 {row0}, {idx[rank - 2]}, {self.row0(value.geom.rows)};")
+        rows = _StoreRows(target, row0, ok, offset)
+        col, cols_dim = idx[rank - 1], target.dims[rank - 1]
+        odd, low = self.new("p"), self.new("r")
+        self.emit(f"and.b32 {low}, {col}, 1;")
+        self.emit(f"setp.ne.u32 {odd}, {low}, 0;")
+        pairs, singles, done = (
+            self.label("store_pairs"),
+            self.label("store_singles"),
+            self.label("stored"),
+        )
+        if is_16bit(value.etype) and value.geom.cols % 32 == 0:
+            fits, low, last = self.new("p"), self.new("r"), self.new("r")
+            self.emit(f"and.b32 {low}, {col}, 7;")
+            self.emit(f"setp.eq.u32 {fits}, {low}, 0;")
+            self.emit(f"setp.ge.and.s32 {fits}, {col}, 0, {fits};")
+            self.emit(f"sub.s32 {last}, {cols_dim}, {value.geom.cols};")
+            self.emit(f"setp.le.and.s32 {fits}, {col}, {last}, {fits};")
+            self.emit(f"@!{fits} bra.uni {pairs};")
+            self._store_vectors(value, rows, col)
+            self.emit(f"bra.uni {done};")
+        self.lines.append(f"{pairs}:")
+        self.emit(f"@{odd} bra.uni {singles};")
+        self._store_pairs(value, rows, col, paired=True)
+        self.emit(f"bra.uni {done};")
+        self.lines.append(f"{singles}:")
+        self._store_pairs(value, rows, col, paired=False)
+        self.lines.append(f"{done}:")
+
+    def _store_row(self, rows: _StoreRows, offset: int) -> tuple[str, str]:
+        """(predicate, element offset) of this thread's row `offset` rows below
+        its first: inside the tensor, and the element offset of its column 0."""
+        row, inside, addr = self.new("r"), self.new("p"), self.new("rd")
+        self.emit(f"add.s32 {row}, {rows.row0}, {offset};")
+        self.emit(f"setp.lt.u32 {inside}, {row}, {rows.target.dims[-2]};")
+        self.emit(f"and.pred {inside}, {inside}, {rows.ok};")
+        self.emit(
+            f"mad.wide.u32 {addr}, {row}, {rows.target.strides[-1]}, {rows.offset};"
+        )
+        return inside, addr
+
+    def _store_vectors(self, value: Frag, rows: _StoreRows, col: str) -> None:
+        """Every column inside: quads trade registers (`quad_transpose`) so each
+        lane stores one 16-byte group, 8 columns, per `st.global.v4`."""
+        geom, target = value.geom, rows.target
+        esize = element_bytes(value.etype)
+        bits = {}
+        for mask in (2, 1):
+            bit, upper = self.new("r"), self.new("p")
+            self.emit(f"and.b32 {bit}, {self.thread['t']}, {mask};")
+            self.emit(f"setp.ne.u32 {upper}, {bit}, 0;")
+            bits[mask] = upper
+        lane_col = self.new("r")  # lane t stores groups 4q + t: column 8 t
+        self.emit(f"mad.lo.u32 {lane_col}, {self.thread['t']}, 8, {col};")
+        quarter = geom.cols // 4  # packed registers per row block
         for b in range(geom.blocks):
             for h in (0, 1):
-                row, inside, addr = self.new("r"), self.new("p"), self.new("rd")
-                self.emit(f"add.s32 {row}, {row0}, {64 * b + 8 * h};")
-                self.emit(f"setp.lt.u32 {inside}, {row}, {rows_dim};")
-                self.emit(f"and.pred {inside}, {inside}, {ok};")
-                self.emit(f"mad.wide.u32 {addr}, {row}, {row_stride}, {offset};")
-                for j in range(geom.cols // 8):
-                    c, pair, single = cols[j]
+                inside, addr = self._store_row(rows, 64 * b + 8 * h)
+                el = self.new("rd")
+                self.emit(f"cvt.u64.u32 {el}, {lane_col};")
+                self.emit(f"add.s64 {el}, {el}, {addr};")
+                self.emit(f"mad.lo.u64 {el}, {el}, {esize}, {target.ptr};")
+                for q in range(geom.cols // 32):
+                    x = [
+                        value.regs[b * quarter + 2 * (4 * q + k) + h] for k in range(4)
+                    ]
+                    y = quad_transpose(
+                        x, bits.__getitem__, lambda: self.new("r"), self.emit
+                    )
+                    self.emit(
+                        f"@{inside} st.global.v4.b32 [{el}+{32 * esize * q}], "
+                        f"{{{', '.join(y)}}};"
+                    )
+
+    def _store_pairs(
+        self, value: Frag, rows: _StoreRows, col: str, paired: bool
+    ) -> None:
+        """Any tile, any bounds: each lane stores its column pairs, masked per
+        element (a pair half inside stores its first element alone), or, when
+        not `paired` (an odd first column, whose pairs are not aligned for one
+        store), every element on its own."""
+        geom, et, target = value.geom, value.etype, rows.target
+        esize = element_bytes(et)
+        col0 = self.new("r")
+        self.emit(f"add.s32 {col0}, {col}, {self.thread['col0']};")
+        cols = []
+        for j in range(geom.cols // 8):
+            c, second = self.new("r"), self.new("r")
+            first_in, second_in = self.new("p"), self.new("p")
+            self.emit(f"add.s32 {c}, {col0}, {8 * j};")
+            self.emit(f"add.s32 {second}, {c}, 1;")
+            self.emit(f"setp.lt.u32 {first_in}, {c}, {target.dims[-1]};")
+            self.emit(f"setp.lt.u32 {second_in}, {second}, {target.dims[-1]};")
+            cols.append((c, first_in, second_in))
+        half = geom.cols // 2
+        for b in range(geom.blocks):
+            for h in (0, 1):
+                inside, addr = self._store_row(rows, 64 * b + 8 * h)
+                for j, (c, first_in, second_in) in enumerate(cols):
                     i = b * half + 4 * j + 2 * h  # first of the pair
-                    el, both, one = self.new("rd"), self.new("p"), self.new("p")
-                    self.emit(f"cvt.u64.u32 {el}, {c};")
+                    el, p0, p1 = self.new("rd"), self.new("p"), self.new("p")
+                    self.emit(f"cvt.s64.s32 {el}, {c};")  # -1 when col is odd
                     self.emit(f"add.s64 {el}, {el}, {addr};")
                     self.emit(f"mad.lo.u64 {el}, {el}, {esize}, {target.ptr};")
-                    self.emit(f"and.pred {both}, {pair}, {inside};")
-                    self.emit(f"and.pred {one}, {single}, {inside};")
-                    self.emit(f"xor.pred {one}, {one}, {both};")
+                    self.emit(f"and.pred {p0}, {first_in}, {inside};")
+                    self.emit(f"and.pred {p1}, {second_in}, {inside};")
                     if is_16bit(et):
                         packed = value.regs[i // 2]
-                        lo, hi = self.new("h"), self.new("h")
-                        self.emit(f"@{both} st.global.b32 [{el}], {packed};")
-                        self.emit(f"mov.b32 {{{lo}, {hi}}}, {packed};")
-                        self.emit(f"@{one} st.global.b16 [{el}], {lo};")
+                        x0, x1 = self.new("h"), self.new("h")
+                        self.emit(f"mov.b32 {{{x0}, {x1}}}, {packed};")
+                        wide, single = "b32", "b16"
                     else:
-                        a, bb = value.regs[i], value.regs[i + 1]
-                        self.emit(f"@{both} st.global.v2.f32 [{el}], {{{a}, {bb}}};")
-                        self.emit(f"@{one} st.global.f32 [{el}], {a};")
+                        x0, x1 = value.regs[i], value.regs[i + 1]
+                        packed, wide, single = f"{{{x0}, {x1}}}", "v2.f32", "f32"
+                    if paired:  # p1: both inside (p1 implies p0), p0: the first alone
+                        self.emit(f"xor.pred {p0}, {p0}, {p1};")
+                        self.emit(f"@{p1} st.global.{wide} [{el}], {packed};")
+                        self.emit(f"@{p0} st.global.{single} [{el}], {x0};")
+                    else:
+                        self.emit(f"@{p0} st.global.{single} [{el}], {x0};")
+                        self.emit(f"@{p1} st.global.{single} [{el}+{esize}], {x1};")
 
     # --------------------------------------------------------------- roles
 

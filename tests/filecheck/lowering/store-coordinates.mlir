@@ -90,9 +90,30 @@ func.func @reversed_ids(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
 // CHECK:         cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK-LABEL: .visible .entry store_before_start(
 // CHECK-NOT:     bulk_group
-// CHECK:         setp.lt.u32 %[[COL:p[0-9]+]], %{{r[0-9]+}}, %{{r[0-9]+}};
-// CHECK-NEXT:    setp.lt.and.u32 %{{p[0-9]+}}, %{{r[0-9]+}}, %{{r[0-9]+}}, %[[COL]];
-// CHECK:         setp.lt.u32
+// Uniform branches on the tile's first column pick the path: 16-byte vectors
+// when it is a multiple of 8, not negative, and the whole tile is inside;
+// otherwise pairs, or single elements when it is odd. Every path checks rows
+// and columns unsigned, so negative coordinates are outside.
+// CHECK:         and.b32 %r{{[0-9]+}}, [[COL:%r[0-9]+]], 7;
+// CHECK-NEXT:    setp.eq.u32 [[FITS:%p[0-9]+]],
+// CHECK-NEXT:    setp.ge.and.s32 [[FITS]], [[COL]], 0, [[FITS]];
+// CHECK-NEXT:    sub.s32 [[LAST:%r[0-9]+]], %r{{[0-9]+}}, 128;
+// CHECK-NEXT:    setp.le.and.s32 [[FITS]], [[COL]], [[LAST]], [[FITS]];
+// CHECK-NEXT:    @![[FITS]] bra.uni [[PAIRS:L_store_pairs_[0-9]+]];
+// CHECK:         setp.lt.u32 [[ROW:%p[0-9]+]],
+// CHECK:         shfl.sync.bfly.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 2, 31, -1;
+// CHECK:         shfl.sync.bfly.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 1, 31, -1;
+// CHECK:         @[[ROW]] st.global.v4.b32 [%rd{{[0-9]+}}+0], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
+// CHECK:         @[[ROW]] st.global.v4.b32 [%rd{{[0-9]+}}+192],
+// CHECK:         bra.uni [[DONE:L_stored_[0-9]+]];
+// CHECK-NEXT:  [[PAIRS]]:
+// CHECK-NEXT:    @%p{{[0-9]+}} bra.uni [[SINGLES:L_store_singles_[0-9]+]];
+// CHECK:         setp.lt.u32 %p{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}};
 // CHECK:         st.global.b32
+// CHECK:         bra.uni [[DONE]];
+// CHECK-NEXT:  [[SINGLES]]:
+// CHECK:         cvt.s64.s32
+// CHECK:         st.global.b16 [%rd{{[0-9]+}}+2],
+// CHECK:       [[DONE]]:
 // CHECK-LABEL: .visible .entry reversed_ids(
 // CHECK:         cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
