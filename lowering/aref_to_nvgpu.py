@@ -44,7 +44,7 @@ from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes
 from tawa_xdsl.lowering.carried import uses_through_loops
-from tawa_xdsl.lowering.coordinates import non_negative
+from tawa_xdsl.lowering.coordinates import multiple_of, non_negative
 from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
 from tawa_xdsl.transforms.cluster import cluster_uniform, rank_varying
@@ -316,7 +316,8 @@ class KernelLowering:
     def _tma_stores(self, stores: list[tile.StoreOp]) -> bool:
         """Whether these stores (of one tensor the producer does not load) go
         through a swizzled staging tile and TMA: matrix tiles of 128-byte rows at
-        coordinates that cannot be negative (`coordinates`), when the staging tiles
+        coordinates that cannot be negative, the innermost a whole number of
+        16 bytes (`coordinates`), when the staging tiles
         fit in shared memory next to the rings (else the stores go straight from
         registers)."""
         if not self.tma_store or not all(
@@ -326,6 +327,9 @@ class KernelLowering:
             % nv.SWIZZLE_BYTES
             == 0
             and all(non_negative(i) for i in st.indices)  # TMA faults below 0
+            and multiple_of(  # and off a 16-byte boundary
+                st.indices[-1], 16 // element_bytes(st.value.type.element_type)
+            )
             for st in stores
         ):
             return False

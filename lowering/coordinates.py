@@ -1,4 +1,4 @@
-"""Which tile coordinates are known never to be negative.
+"""Which tile coordinates are known never to be negative, or to be multiples.
 
 A tile-level store drops what falls outside its tensor, on either side. A TMA
 store cannot do that before the start: on the H100 a negative coordinate, even
@@ -14,6 +14,12 @@ bound, sums, products and unsigned max of such values, quotients of one,
 remainders by one, unsigned minima with one; plus one difference, a
 program id taken from the grid's end, `num_programs(a) - 1 - program_id(a)`
 (what `reverse-grid` writes), which a launched program id makes non-negative.
+
+A TMA store also faults when its innermost coordinate is not 16 bytes into the
+row (measured on the H100: bf16 columns 8, 16 and 24 store, column 2 faults),
+so the lowering also asks `multiple_of` for that coordinate: constants, sums
+and differences of multiples, products with one multiple, and induction
+variables whose start and step are multiples.
 """
 
 from __future__ import annotations
@@ -91,3 +97,27 @@ def _constant(value: SSAValue) -> int | None:
         if isinstance(attr, IntegerAttr):
             return attr.value.data
     return None
+
+
+def multiple_of(value: SSAValue, k: int) -> bool:
+    """Whether `value` (an index or integer) is provably a multiple of `k`."""
+    if isinstance(value, BlockArgument):
+        loop = value.owner.parent_op()
+        return (
+            isinstance(loop, scf.ForOp)
+            and value.index == 0  # the induction variable
+            and multiple_of(loop.lb, k)
+            and multiple_of(loop.step, k)
+        )
+    assert isinstance(value, OpResult)
+    op = value.op
+    known = _constant(value)
+    if known is not None:
+        return known % k == 0
+    if isinstance(op, arith.MuliOp):
+        return multiple_of(op.lhs, k) or multiple_of(op.rhs, k)
+    if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MaxUIOp | arith.MinUIOp):
+        return multiple_of(op.lhs, k) and multiple_of(op.rhs, k)
+    if isinstance(op, arith.IndexCastOp):
+        return multiple_of(op.input, k)
+    return False

@@ -1,7 +1,9 @@
 // Stores whose coordinates may be negative (before the start of the tensor) go
 // from registers with unsigned bounds checks, since a TMA store below 0 faults
 // the H100; loads below 0 keep TMA (zeros), and so do stores at coordinates
-// that cannot be negative, among them a reversed program id.
+// that cannot be negative, among them a reversed program id. A TMA store also
+// faults off a 16-byte boundary in the row, so a column that is not provably a
+// multiple of 8 (bf16) stores from registers too.
 // RUN: tawa-opt %s -p 'tawa-hopper-pipeline{num-consumers=2}' -t ptx | filecheck %s
 
 func.func @load_before_start(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
@@ -86,6 +88,29 @@ func.func @reversed_ids(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
   func.return
 }
 
+func.func @store_off_16_bytes(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
+    %b: !tile.desc<?x?xbf16, box = [128, 64]>,
+    %c: !tile.desc<?x?xbf16, box = [128, 128]>) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %bk = arith.constant 64 : index
+  %bm = arith.constant 128 : index
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
+  %m0 = arith.muli %pid, %bm : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tb = tile.load %b[%c0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tbt = tile.trans %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %out, %c[%m0, %c2] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
+  func.return
+}
+
 // CHECK-LABEL: .visible .entry load_before_start(
 // CHECK:         cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK-LABEL: .visible .entry store_before_start(
@@ -117,3 +142,6 @@ func.func @reversed_ids(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
 // CHECK:       [[DONE]]:
 // CHECK-LABEL: .visible .entry reversed_ids(
 // CHECK:         cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// CHECK-LABEL: .visible .entry store_off_16_bytes(
+// CHECK-NOT:     bulk_group
+// CHECK:         st.global.v4.b32
