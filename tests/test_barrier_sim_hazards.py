@@ -299,3 +299,19 @@ def test_register_budgets_beyond_the_block(role: str, regs: int, pattern: str) -
         r"the block's pool holds \d+",
     ):
         simulate_unverified(module)
+
+
+@pytest.mark.parametrize("regs", [264, 236])
+def test_setmaxnreg_outside_its_range_is_a_hazard(regs: int) -> None:
+    """ptxas refuses a budget above 256 or off a multiple of 8; the simulator
+    names it even in IR nobody verified."""
+    module, kernel = lowered((2, 1, 2, 0))
+    budget = dispatch(kernel).consumer.block.first_op
+    assert isinstance(budget, nv.SetMaxNRegOp)
+    budget.properties["regs"] = IntegerAttr(regs, 64)
+    with pytest.raises(
+        Hazard,
+        match=rf"nvgpu_async.setmaxnreg {regs}: the budget must be a multiple of 8 in "
+        r"\[24, 256\]",
+    ):
+        simulate_unverified(module)
