@@ -1339,6 +1339,13 @@ class Launch:
         return launch
 
 
+def _int_property(op: Operation, name: str) -> int | None:
+    """An integer property of an op that the verifier may not have reached yet
+    (kernel-wide checks look at every op of the kernel)."""
+    value = op.properties.get(name)
+    return value.value.data if isinstance(value, IntegerAttr) else None
+
+
 @dataclass(frozen=True)
 class SmemExtent:
     """The bytes one allocation takes of the block's dynamic shared memory."""
@@ -1348,9 +1355,12 @@ class SmemExtent:
     end: int
 
     @staticmethod
-    def of(op: SmemAllocOp | MBarrierAllocOp) -> SmemExtent:
-        start = op.offset.value.data
-        assert isinstance(op.result.type, SmemType | MBarrierType)
+    def of(op: SmemAllocOp | MBarrierAllocOp) -> SmemExtent | None:
+        """None for an allocation too malformed to place (its own verifier,
+        which may run after its neighbours', says why)."""
+        start = _int_property(op, "offset")
+        if start is None or not isinstance(op.result.type, SmemType | MBarrierType):
+            return None
         return SmemExtent(op, start, start + op.result.type.total_bytes)
 
     def __str__(self) -> str:
@@ -1378,6 +1388,8 @@ def launch_problems(kernel: Operation) -> list[tuple[Operation, str]]:
     for op in kernel.walk():
         if isinstance(op, SmemAllocOp | MBarrierAllocOp):
             e = SmemExtent.of(op)
+            if e is None:
+                continue
             clash = next(
                 (p for p in extents if p.start < e.end and e.start < p.end), None
             )
@@ -1400,7 +1412,10 @@ def launch_problems(kernel: Operation) -> list[tuple[Operation, str]]:
                 )
             extents.append(e)
         elif isinstance(op, RoleDispatchOp) and launch is not None:
-            warpgroups = 1 + op.num_consumers.value.data
+            consumers = _int_property(op, "num_consumers")
+            if consumers is None:
+                continue
+            warpgroups = 1 + consumers
             need = warpgroups * THREADS_PER_WARPGROUP
             if launch.threads != need:
                 effect = (
