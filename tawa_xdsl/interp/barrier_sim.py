@@ -548,7 +548,7 @@ class HopperFunctions(InterpreterFunctions):
             bar = block.cta_bar
             phase = bar.arrive(role, op.name)
 
-            def released() -> bool:
+            def released() -> bool:  # the first waiter asked completes the phase
                 if bar.completed == phase and all(
                     a in bar.arrived or self.scheduler.finished(self._role(block, a))
                     for a in block.actors
@@ -1010,7 +1010,9 @@ def run_lowered(
     """Run a lowered kernel for every program id, a cluster of blocks at a time;
     see the module docstring."""
     name = f"@{kernel.sym_name.data}"
-    for op, message in nv.launch_problems(kernel)[:1]:  # IR nobody verified
+    problems = nv.launch_problems(kernel)  # the verifier's, for IR nobody verified
+    if problems:
+        op, message = problems[0]
         raise Hazard(f"{name}: {format_at(op, message)}")
     launch = nv.Launch.of(kernel)
     assert launch is not None, "run_lowered runs lowered kernels"
