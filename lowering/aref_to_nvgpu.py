@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, THREADS_PER_WARPGROUP
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, SMEM_ALIGN_SLACK
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP, entry_register_cap
 from tawa_xdsl.dialects.tile import element_bytes
 from tawa_xdsl.lowering.carried import uses_through_loops
 from tawa_xdsl.lowering.coordinates import multiple_of, non_negative
@@ -76,19 +77,11 @@ from tawa_xdsl.grid import (
 from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR, cluster_size
 
 ABI_ATTR = "nvgpu_async.abi"
-LAUNCH_ATTR = "nvgpu_async.launch"
-SMEM_ALIGN_SLACK = 1024
-"""Dynamic shared memory is only 16-byte aligned; the kernel rounds its base up."""
 
 
 def default_registers(num_consumers: int) -> tuple[int, int]:
     """setmaxnreg budgets (producer, consumer) that fill the register file."""
     return {1: (40, 232), 2: (24, 240), 3: (32, 160)}[num_consumers]
-
-
-def entry_register_cap(threads: int) -> int:
-    """Registers per thread ptxas gives a kernel launched with `threads` threads."""
-    return min(255, REGISTERS_PER_SM // threads // 8 * 8)
 
 
 @dataclass(frozen=True)
@@ -386,7 +379,7 @@ class KernelLowering:
             for name in ("full", "empty"):
                 bars = nv.MBarrierAllocOp(offset, ch.depth)
                 bars.result.name_hint = f"{ch.create.result.name_hint}_{name}"
-                offset += 8 * ch.depth
+                offset += bars.result.type.total_bytes
                 setattr(ch, name, bars.result)
                 ops.append(bars)
         for ch in self.channels.values():
