@@ -13,6 +13,11 @@
 // Written for BM = 128, BN = 128; both are named (tile.box, tile.size), so
 // `tile-shape{block-m=.. block-n=..}` can resize them. Launch grid:
 // (ceil(seq_len / BM), batch * heads).
+// The tensors name their dimensions (tile.dims), and a call whose extents
+// disagree is refused before it runs: BH (batch * heads) and D (head dim) are
+// shared by all four, SQ (query length) by Q and O, SK (key length) by K and V.
+// SQ may differ from SK (the causal kernels then let query i see keys 0..i, as
+// torch's is_causal does); seq_len below is SK.
 //
 //   @attention_d64, @attention_d128:
 //     every key; the blocks wholly inside the sequence run unmasked, the last
@@ -21,10 +26,10 @@
 //     keys up to the query position; the blocks left of the query block run
 //     unmasked, the rest with the causal and sequence-length masks.
 
-func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
-    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
-    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
-    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
+func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
+    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
@@ -129,10 +134,10 @@ func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.b
   func.return
 }
 
-func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
-    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
-    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
-    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
+func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
+    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
@@ -247,10 +252,10 @@ func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> 
   func.return
 }
 
-func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
-    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
-    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
-    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
+func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
+    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
@@ -355,10 +360,10 @@ func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {til
   func.return
 }
 
-func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
-    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
-    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
-    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
+func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
+    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y

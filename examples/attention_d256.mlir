@@ -15,6 +15,11 @@
 // (ceil(seq_len / BM), batch * heads).
 // Head dim 256 walks 64-key blocks: a 128x256 f32 accumulator and a 128x64 score
 // tile fit the registers of two consumer warpgroups.
+// The tensors name their dimensions (tile.dims), and a call whose extents
+// disagree is refused before it runs: BH (batch * heads) and D (head dim) are
+// shared by all four, SQ (query length) by Q and O, SK (key length) by K and V.
+// SQ may differ from SK (the causal kernels then let query i see keys 0..i, as
+// torch's is_causal does); seq_len below is SK.
 //
 //   @attention_d256:
 //     every key; the blocks wholly inside the sequence run unmasked, the last
@@ -23,10 +28,10 @@
 //     keys up to the query position; the blocks left of the query block run
 //     unmasked, the rest with the causal and sequence-length masks.
 
-func.func @attention_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {tile.box = ["", "BM", ""]},
-    %k: !tile.desc<?x?x256xbf16, box = [1, 64, 256]> {tile.box = ["", "BN", ""]},
-    %v: !tile.desc<?x?x256xbf16, box = [1, 64, 256]> {tile.box = ["", "BN", ""]},
-    %o: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {tile.box = ["", "BM", ""]},
+func.func @attention_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
+    %k: !tile.desc<?x?x256xbf16, box = [1, 64, 256]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %v: !tile.desc<?x?x256xbf16, box = [1, 64, 256]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %o: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
@@ -131,10 +136,10 @@ func.func @attention_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {til
   func.return
 }
 
-func.func @attention_causal_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {tile.box = ["", "BM", ""]},
-    %k: !tile.desc<?x?x256xbf16, box = [1, 64, 256]> {tile.box = ["", "BN", ""]},
-    %v: !tile.desc<?x?x256xbf16, box = [1, 64, 256]> {tile.box = ["", "BN", ""]},
-    %o: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {tile.box = ["", "BM", ""]},
+func.func @attention_causal_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
+    %k: !tile.desc<?x?x256xbf16, box = [1, 64, 256]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %v: !tile.desc<?x?x256xbf16, box = [1, 64, 256]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %o: !tile.desc<?x?x256xbf16, box = [1, 128, 256]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y

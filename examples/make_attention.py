@@ -29,6 +29,11 @@ HEADER = """\
 // Written for BM = {bm}, BN = {bn}; both are named (tile.box, tile.size), so
 // `tile-shape{{block-m=.. block-n=..}}` can resize them. Launch grid:
 // (ceil(seq_len / BM), batch * heads).{note}
+// The tensors name their dimensions (tile.dims), and a call whose extents
+// disagree is refused before it runs: BH (batch * heads) and D (head dim) are
+// shared by all four, SQ (query length) by Q and O, SK (key length) by K and V.
+// SQ may differ from SK (the causal kernels then let query i see keys 0..i, as
+// torch's is_causal does); seq_len below is SK.
 //
 //   {full}:
 //     every key; the blocks wholly inside the sequence run unmasked, the last
@@ -56,11 +61,13 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
     tile_t = f"tensor<{bn}x{d}x{dtype}>"
     q_t = f"tensor<{bm}x{d}x{dtype}>"
     carried = f"({row_t}, {row_t}, {acc_t})"
+    q_attrs = '{tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]}'
+    kv_attrs = '{tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]}'
     lines = [
-        f'func.func @{name}(%q: {q_desc} {{tile.box = ["", "BM", ""]}},',
-        f'    %k: {kv_desc} {{tile.box = ["", "BN", ""]}},',
-        f'    %v: {kv_desc} {{tile.box = ["", "BN", ""]}},',
-        f'    %o: {q_desc} {{tile.box = ["", "BM", ""]}},',
+        f"func.func @{name}(%q: {q_desc} {q_attrs},",
+        f"    %k: {kv_desc} {kv_attrs},",
+        f"    %v: {kv_desc} {kv_attrs},",
+        f"    %o: {q_desc} {q_attrs},",
         "    %sm_scale: f32) attributes {tile.kernel} {",
         "  %pid_m = tile.program_id x",
         "  %bh = tile.program_id y",
