@@ -1,6 +1,7 @@
-// FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per
-// (BM-query block, batch * head). Q, K, V and O are [batch * heads, seq_len,
-// head_dim] bf16 tensors. The key loop walks BN-key blocks keeping the
+// FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per (BM-query
+// block, batch * head). Q and O are [BH, SQ, D], K and V [BH, SK, D] bf16 tensors
+// (tile.dims: BH = batch * heads, SQ / SK = query / key length, D = head dim; a call
+// whose extents disagree is refused). The key loop walks BN-key blocks keeping the
 // online-softmax state: the running row max m, the running row sum l and the
 // unnormalised output acc, rescaled by alpha = exp2(m_old - m_new) whenever m
 // grows. m is kept in log2 units (scores times scale = sm_scale * log2(e)) and
@@ -9,17 +10,11 @@
 // printer skips multiplying acc by a warp's ones. The probabilities
 // exp2(s * scale - m), one fused multiply-add per score, lie below 256 with the
 // largest at least 1: no bf16 or f16 overflow, and no more underflow than with
-// the exact max.
-// Written for BM = 128, BN = 64; both are named (tile.box, tile.size), so
-// `tile-shape{block-m=.. block-n=..}` can resize them. Launch grid:
-// (ceil(seq_len / BM), batch * heads).
+// the exact max. SQ may differ from SK: the causal kernels let query i see keys 0..i.
+// BM = 128, BN = 64 are named (tile.box, tile.size), so `tile-shape{block-m=..
+// block-n=..}` can resize them. Launch grid: (ceil(SQ / BM), BH).
 // Head dim 256 walks 64-key blocks: a 128x256 f32 accumulator and a 128x64 score
 // tile fit the registers of two consumer warpgroups.
-// The tensors name their dimensions (tile.dims), and a call whose extents
-// disagree is refused before it runs: BH (batch * heads) and D (head dim) are
-// shared by all four, SQ (query length) by Q and O, SK (key length) by K and V.
-// SQ may differ from SK (the causal kernels then let query i see keys 0..i, as
-// torch's is_causal does); seq_len below is SK.
 //
 //   @attention_d256:
 //     every key; the blocks wholly inside the sequence run unmasked, the last

@@ -1,12 +1,10 @@
 // GEMM kernels: C = A @ B, 16-bit inputs, f32 accumulation, result rounded to the
 // input type. One program computes a 128x128 tile of C; the K loop walks 64-wide slabs.
-// A is M x K, row-major. B comes in both layouts:
+// A is M x K, row-major (tile.dims names M, N, K); B comes in both layouts:
 //   @gemm_nt*: B is stored N x K (row-major): each B tile is loaded and transposed;
 //   @gemm_nn*: B is stored K x N (row-major): each B tile is used as loaded.
 // Tiles at the edges of M, N and K read zeros and are stored clipped, so any problem
-// size works. Launch grid: (ceil(M / 128), ceil(N / 128)).
-// The parameters name their dimensions (tile.dims): M, N and K must agree across
-// A, B and C, so a call whose B is shorter in K than A is refused before it runs.
+// size works. Launch grid: (ceil(M / 128), ceil(N / 128)). Mismatched M, N, K are refused.
 
 func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
     %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},

@@ -1,8 +1,6 @@
 // GEMM with a fused epilogue: the accumulator never leaves registers before it is
-// scaled, biased, activated and rounded. A is M x K, B is stored N x K (as in
-// @gemm_nt), bias is a length-N vector. Launch grid: (ceil(M / 128), ceil(N / 128)).
-// The parameters name their dimensions (tile.dims: M, N, K), so mismatched
-// extents are refused before the kernel runs.
+// scaled, biased, activated and rounded. A is M x K, B is stored N x K (as in @gemm_nt),
+// bias has N (tile.dims: mismatched M, N, K are refused). Grid: (ceil(M/128), ceil(N/128)).
 //
 //   @gemm_scale_bias_relu: C = bf16(relu(alpha * (A @ B^T) + bias))
 //   @gemm_bias_gelu:       C = bf16(gelu(A @ B^T + bias)), tanh approximation
