@@ -119,11 +119,17 @@ def params(kernel: func.FuncOp) -> list[Param]:
 
 
 def _tile_params(kernel: func.FuncOp) -> list[Param]:
+    if len(kernel.body.blocks) != 1:
+        raise OpDiagnostic(kernel, "a tile kernel needs a body of one block")
     args = kernel.body.block.args
     stored = {op.desc for op in kernel.walk() if isinstance(op, StoreOp)}
     if not stored <= set(args):  # a descriptor passed on (not by our passes)
         stored = {a for a in args if isinstance(a.type, DescType)}  # assume all
     attrs = kernel.arg_attrs.data if kernel.arg_attrs else [None] * len(args)
+    if len(attrs) != len(args):
+        raise OpDiagnostic(
+            kernel, f"has {len(args)} arguments but {len(attrs)} argument attributes"
+        )
     found = []
     for i, (arg, entry) in enumerate(zip(args, attrs, strict=True)):
         name = arg.name_hint or f"arg{i}"

@@ -276,6 +276,30 @@ def test_malformed_dims_are_refused_where_parsed(
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (
+            '"func.func"() <{arg_attrs = [{}], function_type = (i32, i32) -> (), '
+            'sym_name = "k"}> ({\n^bb0(%a: i32, %b: i32):\n  "func.return"() : () -> ()'
+            "\n}) {tile.kernel} : () -> ()",
+            "has 2 arguments but 1 argument attributes",
+        ),
+        (
+            "func.func private @k(!tile.desc<?xf32, box = [128]>) attributes "
+            "{tile.kernel}",
+            "a tile kernel needs a body of one block",
+        ),
+    ],
+    ids=["attribute-count", "declaration"],
+)
+def test_malformed_kernels_get_a_located_diagnostic(source: str, message: str) -> None:
+    """Where reading the signature used to raise a bare ValueError."""
+    with pytest.raises(OpDiagnostic, match=re.escape(message)) as info:
+        tawa_xdsl.parse(source)
+    assert str(info.value).startswith("<string>:1:1: error: func.func: ")
+
+
 def test_malformed_signature_records_are_refused(levels) -> None:
     text = str(levels["lowered"])
     bad = text.replace('tile.arg_dims = [["M", "K"], ', "tile.arg_dims = [", 1)
