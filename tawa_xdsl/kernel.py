@@ -103,6 +103,8 @@ INDEX_BITS = 32
 """Width of `index` values on the GPU: the PTX printer declares index and integer
 parameters `.u32` and computes on them with 32-bit signed instructions, so the
 interpreter accepts only what those registers hold too."""
+INDEX_MAX = 2 ** (INDEX_BITS - 1) - 1
+"""The largest `index` parameter, array extent or grid extent on every executor."""
 
 
 def params(kernel: func.FuncOp) -> list[Param]:
@@ -333,10 +335,10 @@ def _check_array(where: str, p: Param, view: ArrayView) -> None:
                 f"{where} has extent {got} in dimension {axis}, the kernel expects "
                 f"{expected}"
             )
-        if got > index_range()[1]:  # the kernel reads extents as index values
+        if got > INDEX_MAX:  # the kernel reads extents as index values
             raise KernelArgumentError(
                 f"{where} has extent {got} in dimension {axis}; kernels index "
-                f"with {INDEX_BITS}-bit integers (at most {index_range()[1]})"
+                f"with {INDEX_BITS}-bit integers (at most {INDEX_MAX})"
             )
     if p.written and not view.writeable:
         raise KernelArgumentError(
@@ -352,11 +354,6 @@ def check_contract(
     mismatch = _first_mismatch(shapes)
     if mismatch:
         raise KernelArgumentError(f"{kernel_name}: {mismatch}")
-
-
-def index_range() -> tuple[int, int]:
-    """The values an `index` parameter or extent can take on every executor."""
-    return -(2 ** (INDEX_BITS - 1)), 2 ** (INDEX_BITS - 1) - 1
 
 
 def check_scalar(where: str, t: Attribute, value: Any) -> Any:
@@ -395,8 +392,11 @@ def check_scalar(where: str, t: Attribute, value: Any) -> Any:
                 )
             )
         return number if isinstance(t, IndexType) else numpy_dtype(t).type(number)
-    dtype = numpy_dtype(t)
-    if not is_float_dtype(dtype):
+    try:
+        dtype = numpy_dtype(t)
+    except TypeError:  # not a scalar type we know
+        dtype = None
+    if dtype is None or not is_float_dtype(dtype):
         raise KernelArgumentError(f"{where} has type {t}, which no executor can pass")
     if isinstance(value, bool | np.bool_) or not (
         isinstance(value, numbers.Real) or _is_float_scalar(value)
@@ -484,7 +484,7 @@ def _is_count(d: Any) -> bool:
     if isinstance(d, bool | np.bool_):
         return False
     try:
-        return 1 <= operator.index(d) <= index_range()[1]
+        return 1 <= operator.index(d) <= INDEX_MAX
     except TypeError:
         return False
 

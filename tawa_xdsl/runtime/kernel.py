@@ -246,7 +246,7 @@ class Kernel:
                     f"{where} has a stride of {stride * esize} bytes in dimension "
                     f"{axis}; TMA needs a multiple of {TMA_ALIGN} (pad the rows)"
                 )
-            if stride > U32_MAX:  # passed as .u32 (tensor maps take more, alike)
+            if stride > U32_MAX:  # register stores take strides as .u32 parameters
                 raise KernelArgumentError(
                     f"{where} has a stride of {stride} elements in dimension {axis}; "
                     f"kernels take strides below 2**32"
