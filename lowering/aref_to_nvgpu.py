@@ -73,7 +73,8 @@ from tawa_xdsl.grid import (
     encode_rules,
     recorded_grid_rule,
 )
-from tawa_xdsl.kernel import cluster_size, params, signature_record
+from tawa_xdsl.kernel import cluster_size
+from tawa_xdsl.signature import params, signature_record
 
 ABI_ATTR = "nvgpu_async.abi"
 LAUNCH_ATTR = "nvgpu_async.launch"

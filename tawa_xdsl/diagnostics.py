@@ -82,7 +82,7 @@ class LocatingParser(Parser):
             self.raise_error(f"invalid input here ({type(e).__name__}: {e})")
         # xDSL has no hook for a dialect's argument attributes: kernels' tile.dims
         # are checked here, where every module enters (tawa-opt and the API)
-        from tawa_xdsl.kernel import verify_signatures
+        from tawa_xdsl.signature import verify_signatures
 
         verify_signatures(module)
         return module
