@@ -74,7 +74,8 @@ from tawa_xdsl.grid import (
     encode_rules,
     recorded_grid_rule,
 )
-from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR, cluster_size
+from tawa_xdsl.kernel import cluster_size
+from tawa_xdsl.signature import params, signature_record
 
 ABI_ATTR = "nvgpu_async.abi"
 
@@ -246,6 +247,7 @@ class KernelLowering:
     # ------------------------------------------------------------ parameters
 
     def _lower_params(self) -> None:
+        signature = params(self.kernel)  # the contract callers keep: recorded below
         producer_loads = [
             o for o in self.ws.producer.walk() if isinstance(o, tile.LoadOp)
         ]
@@ -299,12 +301,7 @@ class KernelLowering:
             d.erase()
         self._old_args = old_args
         self.kernel.attributes[ABI_ATTR] = ArrayAttr(StringAttr(a) for a in abi)
-        self.kernel.attributes[SIGNATURE_ATTR] = FunctionType.from_lists(
-            [a.type for a in old_args], []
-        )
-        self.kernel.attributes[ARG_NAMES_ATTR] = ArrayAttr(
-            StringAttr(a.name_hint or f"arg{i}") for i, a in enumerate(old_args)
-        )
+        self.kernel.attributes.update(signature_record(signature))
 
     def _tma_stores(self, stores: list[tile.StoreOp]) -> bool:
         """Whether these stores (of one tensor the producer does not load) go
