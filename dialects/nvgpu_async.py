@@ -42,15 +42,18 @@ from tawa_xdsl.dialects.roles import (
     is_register_budget,
     register_file_problem,
 )
-from tawa_xdsl.dialects.tile import MAX_BOX_DIM, element_bytes
+from tawa_xdsl.dialects.tile import (
+    MAX_BOX_DIM,
+    dot_input_problem,
+    element_bytes,
+    is_fp8,
+)
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     I64,
     ArrayAttr,
-    BFloat16Type,
     DictionaryAttr,
-    Float16Type,
     Float32Type,
     IndexType,
     IntAttr,
@@ -106,7 +109,14 @@ of dynamic shared memory, blocks per cluster)."""
 MBARRIER_BYTES = 8
 """One mbarrier object in shared memory."""
 
-WGMMA_INPUT_TYPES = (BFloat16Type, Float16Type)
+WGMMA_K_BYTES = 32
+"""One wgmma instruction reads 32 bytes of K per row: k16 for 16-bit inputs, k32
+for 8-bit ones."""
+
+
+def wgmma_k(element_type: Attribute) -> int:
+    """K of one wgmma instruction for inputs of `element_type`."""
+    return WGMMA_K_BYTES // element_bytes(element_type)
 
 
 def _shape_str(shape: Sequence[int]) -> str:
@@ -1146,11 +1156,36 @@ class WgmmaWaitGroupOp(IRDLOperation):
             )
 
 
+def k_major_problem(lhs: Attribute, rhs: SmemViewType) -> str | None:
+    """Why a wgmma of 8-bit inputs cannot read these operands, or None. wgmma
+    transposes only 16-bit operands: 8-bit ones must lie K-major in shared
+    memory, A stored M x K and B stored N x K (a transposed view)."""
+    a_et = lhs.element_type  # type: ignore[attr-defined]
+    if not (is_fp8(a_et) or is_fp8(rhs.element_type)):
+        return None
+    if isinstance(lhs, SmemViewType) and lhs.is_transposed:
+        return (
+            f"its {a_et} A operand is stored K x M (MN-major): wgmma reads 8-bit "
+            "operands only K-major; store A as M x K"
+        )
+    if not rhs.is_transposed:
+        return (
+            f"its {rhs.element_type} B operand is stored K x N (MN-major): wgmma "
+            "reads 8-bit operands only K-major; store B as N x K and transpose the "
+            "loaded tile (tile.trans)"
+        )
+    return None
+
+
 @irdl_op_definition
 class WgmmaOp(IRDLOperation):
     """`acc + a @ b` on the tensor cores, asynchronously: the result is readable only
     after a `wgmma_wait_group` retires the group. `a` is a shared-memory view or a
-    16-bit register fragment; `b` is a shared-memory view."""
+    register fragment; `b` is a shared-memory view. Inputs are two equal 16-bit
+    types or two 8-bit floats (`dot_input_problem`); 8-bit operands in shared
+    memory are K-major (`k_major_problem`). An 8-bit register A is typed in the
+    accumulator layout it was computed in: the thread level permutes its bytes
+    into the k32 A-operand layout, which differs from the 16-bit one."""
 
     name = "nvgpu_async.wgmma"
 
@@ -1184,11 +1219,10 @@ class WgmmaOp(IRDLOperation):
             )
         if not isinstance(c.element_type, Float32Type):
             raise VerifyException("nvgpu_async.wgmma accumulates in f32")
-        if not isinstance(a_et, WGMMA_INPUT_TYPES) or a_et != b.element_type:
-            raise VerifyException(
-                f"nvgpu_async.wgmma inputs must both be bf16 or both f16, got {a_et} and "
-                f"{b.element_type}"
-            )
+        if (problem := dot_input_problem(a_et, b.element_type)) is not None:
+            raise VerifyException(f"nvgpu_async.wgmma {problem}")
+        if (problem := k_major_problem(a, b)) is not None:
+            raise VerifyException(f"nvgpu_async.wgmma: {problem}")
         if len(a_shape) != 2 or len(b.get_shape()) != 2:
             raise VerifyException("nvgpu_async.wgmma operands are matrices")
         (m, k), (k2, n) = a_shape, b.get_shape()
@@ -1206,8 +1240,11 @@ class WgmmaOp(IRDLOperation):
             raise VerifyException(
                 f"nvgpu_async.wgmma N = {n} must be a multiple of 8 in [8, 256]"
             )
-        if k % 16:
-            raise VerifyException(f"nvgpu_async.wgmma K = {k} is not a multiple of 16")
+        if k % wgmma_k(a_et):
+            raise VerifyException(
+                f"nvgpu_async.wgmma K = {k} is not a multiple of {wgmma_k(a_et)} "
+                f"(one instruction's K for {a_et})"
+            )
 
 
 # ---------------------------------------------------------------------- roles

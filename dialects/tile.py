@@ -12,8 +12,15 @@ Semantics (the reference interpreter implements exactly these):
   offsets (i, j); elements outside the tensor read as zero.
 - `tile.store %v, %d[%i, %j]` writes the box; elements outside the tensor are
   dropped. Together these make edge tiles of any problem size correct.
-- `tile.dot %a, %b, %acc` is acc + a @ b with 16-bit float inputs and f32
-  accumulation.
+- `tile.dot %a, %b, %acc` is acc + a @ b with f32 accumulation; the inputs are
+  both bf16, both f16, or 8-bit floats (`f8E4M3FN`, `f8E5M2`, mixed as wgmma
+  allows). The product of the exact inputs is what the interpreter computes.
+- A cast to an 8-bit float (`arith.truncf` to `f8E4M3FN` / `f8E5M2`) rounds to
+  nearest even and saturates, as the GPU's `cvt.rn.satfinite` does: a magnitude
+  beyond the largest finite value (448 for e4m3, 57344 for e5m2), infinities
+  included, becomes that value with its sign; NaN stays NaN.
+- Tile extents are in elements everywhere; byte sizes (TMA boxes, swizzle
+  chunks, ring slots) follow from `element_bytes`.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     IndexType,
@@ -69,12 +78,16 @@ KERNEL_ATTR = "tile.kernel"
 MAX_BOX_DIM = 256
 """Largest box extent a TMA tensor map accepts, per dimension."""
 
-DOT_INPUT_TYPES = (BFloat16Type, Float16Type)
-DESC_ELEMENT_TYPES = (BFloat16Type, Float16Type, Float32Type)
+FP8_TYPES = (Float8E4M3FNType, Float8E5M2Type)
+"""The 8-bit floats the tensor cores read (wgmma `.e4m3`, `.e5m2`)."""
+DOT_INPUT_TYPES = (BFloat16Type, Float16Type, *FP8_TYPES)
+DESC_ELEMENT_TYPES = (BFloat16Type, Float16Type, Float32Type, *FP8_TYPES)
 
 
 def element_bytes(element_type: Attribute) -> int:
     """Size in bytes of one element of a supported tile element type."""
+    if isinstance(element_type, FP8_TYPES):
+        return 1
     if isinstance(element_type, BFloat16Type | Float16Type):
         return 2
     if isinstance(element_type, Float32Type):
@@ -82,6 +95,24 @@ def element_bytes(element_type: Attribute) -> int:
     if isinstance(element_type, IntegerType):
         return max(1, element_type.width.data // 8)
     raise ValueError(f"unsupported element type {element_type}")
+
+
+def is_fp8(element_type: Attribute) -> bool:
+    return isinstance(element_type, FP8_TYPES)
+
+
+def dot_input_problem(lhs: Attribute, rhs: Attribute) -> str | None:
+    """Why two element types cannot be the inputs of one tensor-core product, or
+    None. wgmma takes two equal 16-bit types, or any two 8-bit floats (e4m3 and
+    e5m2 mix freely); it never mixes a 16-bit with an 8-bit input."""
+    if not isinstance(lhs, DOT_INPUT_TYPES) or not isinstance(rhs, DOT_INPUT_TYPES):
+        return f"inputs must be bf16, f16, f8E4M3FN or f8E5M2, got {lhs} and {rhs}"
+    if (is_fp8(lhs) and is_fp8(rhs)) or lhs == rhs:
+        return None
+    return (
+        f"input element types {lhs} and {rhs} do not mix: both bf16, both f16, "
+        "or both 8-bit floats"
+    )
 
 
 def _shape_str(shape: Sequence[int]) -> str:
@@ -163,7 +194,8 @@ class DescType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException("!tile.desc must have rank >= 1")
         if not isinstance(self.element_type, DESC_ELEMENT_TYPES):
             raise VerifyException(
-                f"!tile.desc element type must be bf16, f16 or f32, got {self.element_type}"
+                "!tile.desc element type must be bf16, f16, f32, f8E4M3FN or "
+                f"f8E5M2, got {self.element_type}"
             )
         if any(d != DYNAMIC_INDEX and d <= 0 for d in shape):
             raise VerifyException(
@@ -404,7 +436,8 @@ class StoreOp(IRDLOperation):
 
 @irdl_op_definition
 class DotOp(IRDLOperation):
-    """`acc + a @ b`: 16-bit float inputs, f32 accumulation (one tensor-core GEMM)."""
+    """`acc + a @ b`: 16-bit or 8-bit float inputs, f32 accumulation (one
+    tensor-core GEMM; see `dot_input_problem` for the pairs)."""
 
     name = "tile.dot"
 
@@ -430,14 +463,8 @@ class DotOp(IRDLOperation):
         a, b, c = _tensor(self.lhs), _tensor(self.rhs), _tensor(self.acc)
         if (a.get_num_dims(), b.get_num_dims(), c.get_num_dims()) != (2, 2, 2):
             raise VerifyException("tile.dot operands must all be rank-2 tiles")
-        if not isinstance(a.element_type, DOT_INPUT_TYPES):
-            raise VerifyException(
-                f"tile.dot inputs must be bf16 or f16, got {a.element_type}"
-            )
-        if a.element_type != b.element_type:
-            raise VerifyException(
-                f"tile.dot input element types differ: {a.element_type} and {b.element_type}"
-            )
+        if (problem := dot_input_problem(a.element_type, b.element_type)) is not None:
+            raise VerifyException(f"tile.dot {problem}")
         if not isinstance(c.element_type, Float32Type):
             raise VerifyException(
                 f"tile.dot accumulates in f32, got accumulator {c.element_type}"

@@ -206,9 +206,12 @@ class KernelLowering:
                         op,
                         f"tile.dot with N = {n}: wgmma needs a multiple of 8 up to 256",
                     )
-                if k % 16:
+                step = nv.wgmma_k(op.lhs.type.element_type)
+                if k % step:
                     raise OpDiagnostic(
-                        op, f"tile.dot with K = {k}: wgmma needs a multiple of 16"
+                        op,
+                        f"tile.dot with K = {k}: wgmma needs a multiple of {step} "
+                        f"for {op.lhs.type.element_type} inputs",
                     )
             if (
                 isinstance(op, tile.ReduceOp)
@@ -550,6 +553,8 @@ class KernelLowering:
             raise OpDiagnostic(
                 dot, "a transposed A operand is not supported; load A as M x K"
             )
+        if (problem := nv.k_major_problem(dot.lhs.type, dot.rhs.type)) is not None:
+            raise OpDiagnostic(dot, f"tile.dot: {problem}")
         wgmma = nv.WgmmaOp(dot.lhs, dot.rhs, dot.acc)
         self._replace(dot, [nv.WgmmaFenceOp(), wgmma, nv.WgmmaCommitGroupOp()], wgmma)
 

@@ -3,6 +3,8 @@ names arrays' dtypes go by in messages and argument checks (MLIR's spelling)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -61,6 +63,21 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
         case IntegerType() if element_type.width.data in (8, 16, 32, 64):
             return np.dtype(f"int{element_type.width.data}")
     raise TypeError(f"no numpy dtype for element type {element_type}")
+
+
+FP8_DTYPES = (float8_e4m3fn, float8_e5m2)
+
+
+def cast(value: Any, dtype: np.dtype) -> np.ndarray:
+    """`value` rounded to `dtype` as the GPU converts: to nearest even, and into an
+    8-bit float saturating (`cvt.rn.satfinite`): magnitudes past the largest
+    finite value, infinities too, become it with their sign and NaN stays NaN.
+    ml_dtypes alone would give NaN (e4m3fn has no infinity) or inf (e5m2)."""
+    array = np.asarray(value)
+    if dtype in FP8_DTYPES:
+        top = float(ml_dtypes.finfo(dtype).max)
+        array = np.clip(array.astype(np.float64, copy=False), -top, top)
+    return array.astype(dtype, copy=False)
 
 
 def is_float_dtype(dtype: np.dtype) -> bool:

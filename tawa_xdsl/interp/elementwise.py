@@ -31,7 +31,7 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Attribute, Operation
 
-from tawa_xdsl.dtypes import numpy_dtype
+from tawa_xdsl.dtypes import cast, numpy_dtype
 
 _CMP = {
     "eq": np.equal,
@@ -44,17 +44,18 @@ _CMP = {
 
 
 def to_type(value: Any, t: Attribute) -> Any:
-    """Round or wrap a numpy/Python value to MLIR type `t`."""
+    """Round or wrap a numpy/Python value to MLIR type `t` (into 8-bit floats
+    saturating, as `dtypes.cast` says)."""
     if isinstance(t, TensorType):
         with np.errstate(over="ignore", invalid="ignore"):
-            return np.asarray(value).astype(numpy_dtype(t.element_type), copy=False)
+            return cast(value, numpy_dtype(t.element_type))
     if isinstance(t, IndexType):
         return int(value)
     dtype = numpy_dtype(t)
     if dtype == np.bool_:
         return bool(value)
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.asarray(value).astype(dtype)[()]
+        return cast(value, dtype)[()]
 
 
 def _wide(x: Any) -> Any:

@@ -12,7 +12,7 @@
 // SMEM: error: func.func: the aref rings need {{[0-9]+}} bytes of shared memory; a block can have 231424. Use fewer stages or smaller tiles
 // PTX: tawa-opt: -t ptx needs lowered kernels: run tawa-hopper-pipeline
 
-// SHAPE: error: tile.dot with K = 24: wgmma needs a multiple of 16
+// SHAPE: error: tile.dot with K = 24: wgmma needs a multiple of 16 for bf16 inputs
 func.func @k24(%a: !tile.desc<?x?xbf16, box = [64, 24]>, %b: !tile.desc<?x?xbf16, box = [24, 64]>,
                %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
@@ -49,6 +49,53 @@ func.func @narrow(%a: !tile.desc<?x?xbf16, box = [64, 32]>, %b: !tile.desc<?x?xb
   %tbt = tile.trans %tb : tensor<64x32xbf16> -> tensor<32x64xbf16>
   %z = arith.constant dense<0.0> : tensor<64x64xf32>
   %d = tile.dot %ta, %tbt, %z : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// -----
+
+// 8-bit inputs: one wgmma covers k32
+// SHAPE: error: tile.dot with K = 48: wgmma needs a multiple of 32 for f8E4M3FN inputs
+func.func @fp8_k48(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 48]>, %b: !tile.desc<?x?xf8E4M3FN, box = [64, 48]>,
+                   %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 48]> -> tensor<64x48xf8E4M3FN>
+  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 48]> -> tensor<64x48xf8E4M3FN>
+  %tbt = tile.trans %tb : tensor<64x48xf8E4M3FN> -> tensor<48x64xf8E4M3FN>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %ta, %tbt, %z : tensor<64x48xf8E4M3FN>, tensor<48x64xf8E4M3FN> -> tensor<64x64xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// -----
+
+// 8-bit B stored K x N reaches wgmma MN-major, which it cannot read for 8-bit inputs
+// SHAPE: error: tile.dot: its f8E5M2 B operand is stored K x N (MN-major): wgmma reads 8-bit operands only K-major; store B as N x K and transpose the loaded tile (tile.trans)
+func.func @fp8_mn_major(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 128]>, %b: !tile.desc<?x?xf8E5M2, box = [128, 128]>,
+                        %c: !tile.desc<?x?xf32, box = [64, 128]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 128]> -> tensor<64x128xf8E4M3FN>
+  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xf8E5M2, box = [128, 128]> -> tensor<128x128xf8E5M2>
+  %z = arith.constant dense<0.0> : tensor<64x128xf32>
+  %d = tile.dot %ta, %tb, %z : tensor<64x128xf8E4M3FN>, tensor<128x128xf8E5M2> -> tensor<64x128xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<64x128xf32> -> !tile.desc<?x?xf32, box = [64, 128]>
+  func.return
+}
+
+// -----
+
+// 128-byte swizzle chunks hold 128 one-byte elements
+// SHAPE: error: tile.load: tile rows of 64 bytes: the swizzled TMA path needs rows that are a multiple of 128 bytes (128 elements)
+func.func @fp8_narrow(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 64]>, %b: !tile.desc<?x?xf8E4M3FN, box = [64, 64]>,
+                      %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 64]> -> tensor<64x64xf8E4M3FN>
+  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 64]> -> tensor<64x64xf8E4M3FN>
+  %tbt = tile.trans %tb : tensor<64x64xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %ta, %tbt, %z : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN> -> tensor<64x64xf32>
   tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }

@@ -145,7 +145,45 @@ func.func @k(%a: !nvgpu_async.smem_view<128x64xbf16>, %b: !nvgpu_async.smem_view
   %d = nvgpu_async.wgmma %a, %b, %acc : !nvgpu_async.smem_view<128x64xbf16>, !nvgpu_async.smem_view<64x128xf16> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
   func.return
 }
-// CHECK: error: nvgpu_async.wgmma inputs must both be bf16 or both f16, got bf16 and f16
+// CHECK: error: nvgpu_async.wgmma input element types bf16 and f16 do not mix: both bf16, both f16, or both 8-bit floats
+
+// -----
+
+// 8-bit operands: wgmma reads them only K-major (B stored N x K: a transposed view)
+
+func.func @k(%a: !nvgpu_async.smem_view<128x64xf8E4M3FN>, %b: !nvgpu_async.smem_view<64x128xf8E5M2>, %acc: tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+  %d = nvgpu_async.wgmma %a, %b, %acc : !nvgpu_async.smem_view<128x64xf8E4M3FN>, !nvgpu_async.smem_view<64x128xf8E5M2> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma: its f8E5M2 B operand is stored K x N (MN-major): wgmma reads 8-bit operands only K-major; store B as N x K and transpose the loaded tile (tile.trans)
+
+// -----
+
+func.func @k(%a: !nvgpu_async.smem_view<128x64xf8E4M3FN, transposed>, %b: !nvgpu_async.smem_view<64x128xf8E4M3FN, transposed>, %acc: tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+  %d = nvgpu_async.wgmma %a, %b, %acc : !nvgpu_async.smem_view<128x64xf8E4M3FN, transposed>, !nvgpu_async.smem_view<64x128xf8E4M3FN, transposed> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma: its f8E4M3FN A operand is stored K x M (MN-major): wgmma reads 8-bit operands only K-major; store A as M x K
+
+// -----
+
+// one 8-bit wgmma covers k32
+
+func.func @k(%a: !nvgpu_async.smem_view<128x48xf8E4M3FN>, %b: !nvgpu_async.smem_view<48x128xf8E4M3FN, transposed>, %acc: tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+  %d = nvgpu_async.wgmma %a, %b, %acc : !nvgpu_async.smem_view<128x48xf8E4M3FN>, !nvgpu_async.smem_view<48x128xf8E4M3FN, transposed> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma K = 48 is not a multiple of 32 (one instruction's K for f8E4M3FN)
+
+// -----
+
+// a 16-bit and an 8-bit input never mix
+
+func.func @k(%a: !nvgpu_async.smem_view<128x64xbf16>, %b: !nvgpu_async.smem_view<64x128xf8E4M3FN, transposed>, %acc: tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+  %d = nvgpu_async.wgmma %a, %b, %acc : !nvgpu_async.smem_view<128x64xbf16>, !nvgpu_async.smem_view<64x128xf8E4M3FN, transposed> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  func.return
+}
+// CHECK: error: nvgpu_async.wgmma input element types bf16 and f8E4M3FN do not mix: both bf16, both f16, or both 8-bit floats
 
 // -----
 

@@ -14,7 +14,7 @@ func.func @k(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>, %c: tensor<128x128x
   %r = tile.dot %a, %b, %c : tensor<128x64xf32>, tensor<64x128xf32> -> tensor<128x128xf32>
   func.return
 }
-// CHECK: error: tile.dot inputs must be bf16 or f16, got f32
+// CHECK: error: tile.dot inputs must be bf16, f16, f8E4M3FN or f8E5M2, got f32 and f32
 
 // -----
 
@@ -22,7 +22,17 @@ func.func @k(%a: tensor<128x64xbf16>, %b: tensor<64x128xf16>, %c: tensor<128x128
   %r = tile.dot %a, %b, %c : tensor<128x64xbf16>, tensor<64x128xf16> -> tensor<128x128xf32>
   func.return
 }
-// CHECK: error: tile.dot input element types differ: bf16 and f16
+// CHECK: error: tile.dot input element types bf16 and f16 do not mix: both bf16, both f16, or both 8-bit floats
+
+// -----
+
+// wgmma never mixes a 16-bit with an 8-bit input
+
+func.func @k(%a: tensor<128x64xf8E4M3FN>, %b: tensor<64x128xbf16>, %c: tensor<128x128xf32>) {
+  %r = tile.dot %a, %b, %c : tensor<128x64xf8E4M3FN>, tensor<64x128xbf16> -> tensor<128x128xf32>
+  func.return
+}
+// CHECK: error: tile.dot input element types f8E4M3FN and bf16 do not mix: both bf16, both f16, or both 8-bit floats
 
 // -----
 
@@ -226,7 +236,7 @@ func.func @k(%d: !tile.desc<?x?xbf16, box = [64]>) {
 func.func @k(%d: !tile.desc<?x?xi32, box = [64, 64]>) {
   func.return
 }
-// CHECK: !tile.desc element type must be bf16, f16 or f32, got i32
+// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN or f8E5M2, got i32
 
 // -----
 
