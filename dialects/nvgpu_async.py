@@ -44,6 +44,7 @@ from tawa_xdsl.dialects.roles import (
 )
 from tawa_xdsl.dialects.tile import (
     MAX_BOX_DIM,
+    ElementReadOp,
     dot_input_problem,
     element_bytes,
     is_fp8,
@@ -1050,6 +1051,19 @@ class SmemLoadOp(IRDLOperation):
 
 
 @irdl_op_definition
+class SmemExtractOp(ElementReadOp):
+    """Read one element of a shared-memory tile into a scalar in every thread
+    that runs it (one broadcast ld.shared): `tile.extract` of an aref tile, a
+    scale that came in a TMA box. `%s = nvgpu_async.smem_extract %v[0] : view`."""
+
+    name = "nvgpu_async.smem_extract"
+    SOURCE_TYPES: ClassVar = (SmemViewType,)
+    source = operand_def(SmemViewType)
+
+    traits = traits_def(MemoryReadEffect())
+
+
+@irdl_op_definition
 class SmemStoreOp(IRDLOperation):
     """Write a register fragment into a shared-memory tile (st.shared); a
     `fence_proxy_async` must follow before TMA or wgmma read it."""
@@ -1508,6 +1522,7 @@ NVGPUAsync = Dialect(
         SmemSlotOp,
         SmemTransOp,
         SmemLoadOp,
+        SmemExtractOp,
         SmemStoreOp,
         StoreGlobalOp,
         WgmmaFenceOp,

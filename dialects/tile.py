@@ -66,7 +66,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import AttrParser
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -756,6 +756,86 @@ class SelectOp(IRDLOperation):
             )
 
 
+class ElementReadOp(IRDLOperation):
+    """An op that reads one element of a tile at constant coordinates into a
+    scalar: `%s = <name> %t[0, 2] : type`. The tile level (`tile.extract`) and the
+    shared-memory level (`nvgpu_async.smem_extract`) share syntax and checks;
+    a subclass gives the `name`, the `source` operand and `SOURCE_TYPES`."""
+
+    SOURCE_TYPES: ClassVar[tuple[type[Attribute], ...]]
+    position = prop_def(ArrayAttr[IntAttr])
+    result = result_def()
+
+    def __init__(self, source: SSAValue | Operation, position: Sequence[int]):
+        t = SSAValue.get(source).type
+        assert isinstance(t, self.SOURCE_TYPES)
+        super().__init__(
+            operands=[source],
+            properties={"position": ArrayAttr(IntAttr(i) for i in position)},
+            result_types=[t.element_type],  # type: ignore[attr-defined]
+        )
+
+    def get_position(self) -> tuple[int, ...]:
+        return tuple(i.data for i in self.position.data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ElementReadOp:
+        source = parser.parse_unresolved_operand()
+        position = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, parser.parse_integer
+        )
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        if not isinstance(source_type, cls.SOURCE_TYPES):
+            parser.raise_error(f"{cls.name} cannot read a {source_type}")
+        op = cls(parser.resolve_operand(source, source_type), position)
+        op.attributes |= attributes
+        return op
+
+    def print(self, printer: Printer) -> None:
+        source = self.operands[0]
+        printer.print_string(" ")
+        printer.print_operand(source)
+        printer.print_string(f"[{', '.join(map(str, self.get_position()))}]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(source.type)
+
+    def verify_(self) -> None:
+        t = self.operands[0].type
+        shape, position = t.get_shape(), self.get_position()  # type: ignore[attr-defined]
+        if len(position) != len(shape) or any(
+            not 0 <= i < d for i, d in zip(position, shape, strict=True)
+        ):
+            raise VerifyException(
+                f"{self.name} position {list(position)} is not an element of a "
+                f"{_shape_str(shape)} tile"
+            )
+        element = t.element_type  # type: ignore[attr-defined]
+        if self.result.type != element:
+            raise VerifyException(
+                f"{self.name} of a {element} tile gives {element}, not {self.result.type}"
+            )
+
+
+@irdl_op_definition
+class ExtractOp(ElementReadOp):
+    """One element of a tile, at constant coordinates, as a scalar:
+    `tile.extract %t[0] : tensor<4xf32>`.
+
+    What a tile kernel needs to use a loaded value as a scalar factor: a TMA box
+    is at least 16 bytes wide, so a single scale (the B scale of one 128 x 128
+    block in block-scaled FP8 GEMM) arrives as the first element of a small box.
+    Its result is tile data: no load address may depend on it."""
+
+    name = "tile.extract"
+    SOURCE_TYPES: ClassVar = (TensorType,)
+    source = operand_def(TensorType)
+
+    traits = traits_def(Pure())
+
+
 Tile = Dialect(
     "tile",
     [
@@ -775,6 +855,7 @@ Tile = Dialect(
         IotaOp,
         CmpiOp,
         SelectOp,
+        ExtractOp,
     ],
     [DescType, ProgramAxisAttr, ReduceKindAttr, CmpiPredicateAttr],
 )

@@ -476,6 +476,15 @@ class KernelLowering:
                 self._replace(op, [nv.SmemTransOp(op.source)])
             elif isinstance(op, tile.DotOp):
                 self._lower_dot(op)
+            elif isinstance(op, tile.ExtractOp):
+                if not isinstance(op.source.type, nv.SmemViewType):
+                    raise OpDiagnostic(
+                        op,
+                        "tile.extract reads a tile as loaded (from its shared-memory "
+                        "slot); extracting from a computed register tile is not "
+                        "supported",
+                    )
+                self._replace(op, [nv.SmemExtractOp(op.source, op.get_position())])
             elif isinstance(op, aref.ConsumedOp):
                 ch = self.channels[op.aref.owner]
                 ops = []
@@ -564,6 +573,7 @@ class KernelLowering:
     ) -> None:
         block = op.parent_block()
         for o in new_ops:
+            o.location = op.location  # diagnostics at lower levels keep its line
             block.insert_op_before(o, op)
         if op.results:
             source = result_op or new_ops[-1]
@@ -613,7 +623,14 @@ class KernelLowering:
             ):
                 self._retype_constant(op)
         for op in list(region.walk()):
-            if isinstance(op, nv.WgmmaOp | nv.SmemTransOp | scf.YieldOp | scf.ForOp):
+            if isinstance(
+                op,
+                nv.WgmmaOp
+                | nv.SmemTransOp
+                | nv.SmemExtractOp
+                | scf.YieldOp
+                | scf.ForOp,
+            ):
                 continue
             for i, v in enumerate(op.operands):
                 if isinstance(v.type, nv.SmemViewType):

@@ -16,6 +16,7 @@ one copy of each kind.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 
 from tawa_xdsl.dialects import aref, tile
@@ -84,9 +85,18 @@ def _tensor_values(region: Region) -> list[SSAValue]:
     return values
 
 
-def _same_layout_edges(op: Operation) -> list[tuple[SSAValue, SSAValue]]:
-    """Pairs of tensor values that must share one layout because of `op`."""
-    tensors = [v for v in (*op.operands, *op.results) if isinstance(v.type, TensorType)]
+def _same_layout_edges(
+    op: Operation, in_smem: Container[SSAValue] = ()
+) -> list[tuple[SSAValue, SSAValue]]:
+    """Pairs of tensor values that must share one layout because of `op`. The
+    operands of an elementwise op that are read from shared memory (`in_smem`)
+    take the layout the op gives them, so they tie nothing: the op's other tiles
+    still share one layout (a view times a splat: the splat follows the result)."""
+    tensors = [
+        v
+        for v in (*op.operands, *op.results)
+        if isinstance(v.type, TensorType) and v not in in_smem
+    ]
     if isinstance(op, scf.ForOp):
         body = op.body.block
         edges = []
@@ -158,7 +168,7 @@ class ConsumerLayouts:
     def _assign(self, consumer: Region) -> None:
         groups = _UnionFind()
         for op in consumer.walk():
-            for a, b in _same_layout_edges(op):
+            for a, b in _same_layout_edges(op, self.placement):
                 if a not in self.placement and b not in self.placement:
                     groups.union(a, b)
 

@@ -201,7 +201,10 @@ class KernelShape:
             shaped = [v for v in (*o.operands, *o.results) if _is_shaped(v)]
             for v in shaped[1:]:
                 d.tie(shaped[0], v)
-        elif isinstance(o, tile.SplatOp | tile.IotaOp | arith.ConstantOp | tile.DimOp):
+        elif isinstance(
+            o,
+            tile.SplatOp | tile.IotaOp | arith.ConstantOp | tile.DimOp | tile.ExtractOp,
+        ):
             pass  # result extents are free (their uses tie them), or not a tile
         elif isinstance(o, scf.YieldOp | func.ReturnOp) or not any(
             _is_shaped(v) for v in (*o.operands, *o.results)

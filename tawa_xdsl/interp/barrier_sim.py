@@ -846,6 +846,12 @@ class HopperFunctions(InterpreterFunctions):
     ):
         return (np.array(args[0].tile()),)
 
+    @impl(nv.SmemExtractOp)
+    def run_smem_extract(
+        self, interpreter: Interpreter, op: nv.SmemExtractOp, args: PythonValues
+    ):
+        return (args[0].tile()[op.get_position()],)
+
     @impl(nv.StoreGlobalOp)
     def run_store_global(
         self, interpreter: Interpreter, op: nv.StoreGlobalOp, args: PythonValues

@@ -189,3 +189,9 @@ class TileFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: tile.SelectOp, args: PythonValues
     ) -> PythonValues:
         return (np.where(args[0], args[1], args[2]),)
+
+    @impl(tile.ExtractOp)
+    def run_extract(
+        self, interpreter: Interpreter, op: tile.ExtractOp, args: PythonValues
+    ) -> PythonValues:
+        return (args[0][op.get_position()],)

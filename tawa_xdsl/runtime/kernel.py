@@ -254,10 +254,15 @@ class Kernel:
 
     def _tensor_map(self, array: DeviceArray, t: nv.TensorMapType, name: str) -> Any:
         cu, _ = context()
+        byte = cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8
         data_type = {
             "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
             "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
             "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            # TMA has no fp8 type: it moves the bytes (zero bytes out of
+            # bounds, which read as +0.0 in e4m3 and e5m2 alike)
+            "f8E4M3FN": byte,
+            "f8E5M2": byte,
         }[array.dtype]
         swizzle = {
             0: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,

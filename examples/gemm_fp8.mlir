@@ -1,0 +1,157 @@
+// FP8 GEMM: C (bf16) = (A @ B^T) * scale. A is M x K and B is N x K, row-major,
+// 8-bit floats (e4m3; the mixed kernel takes B in e5m2), products accumulated in
+// f32. Both operands are K-major, the only layout wgmma reads 8-bit inputs in:
+// B tiles are loaded N x K and transposed (tile.trans), never loaded K x N.
+// A 128-wide K step is 128 bytes: one 128-byte swizzle chunk, four k32 wgmmas.
+// Edge tiles of any M, N, K read zeros and are stored clipped.
+// Grid: (ceil(M / 128), ceil(N / 128)).
+//
+//   @gemm_fp8_tensorwise:  C = bf16((A @ B^T) * (scale_a * scale_b)), two f32 scalars
+//   @gemm_fp8_e4m3_e5m2:   the same with B in e5m2 (wgmma mixes 8-bit formats)
+//   @gemm_fp8_rowwise:     C = bf16((A @ B^T) * outer(scale_a, scale_b)), scale_a one
+//                          f32 per row of A (M), scale_b one per row of B (N)
+//   @gemm_fp8_blockwise:   DeepSeek-V3 block scaling: A scaled per 1 x 128 group along
+//                          K, B per 128 x 128 block. Each 128-wide K block's product
+//                          goes into its own zeroed accumulator, is multiplied by
+//                          outer(A's row scales of the block, B's block scale) and
+//                          added to the f32 sum in registers (promotion: the tensor
+//                          cores' FP8 accumulation alone loses precision over long K).
+//                          scale_a holds the M x K/128 group scales transposed,
+//                          K/128 x M (as DeepGEMM takes them): one K block's scales
+//                          of 128 rows are then one TMA box, while a column of an
+//                          M x K/128 tensor is 4 bytes a row and TMA moves at least
+//                          16. scale_b is N/128 x K/128; a box of 4 (16 bytes) starts
+//                          at the block's scale, whose first element tile.extract
+//                          takes. BN and BK stay 128, the scale block (unnamed for
+//                          tile-shape), BM may change. On a GPU the scale tensors'
+//                          rows must be 16-byte multiples: M % 4 == 0 for scale_a and
+//                          (K/128) % 4 == 0 for scale_b, or padded rows (strides).
+
+func.func @gemm_fp8_tensorwise(%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]},
+    %scale_a: f32, %scale_b: f32) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xf8E4M3FN, box = [128, 128]>
+  %c0 = arith.constant 0 : index
+  %bk = arith.constant {tile.size = "BK"} 128 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %tbt = tile.trans %tb : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }
+  %scale = arith.mulf %scale_a, %scale_b : f32
+  %scale_t = tile.splat %scale : f32 -> tensor<128x128xf32>
+  %scaled = arith.mulf %acc, %scale_t : tensor<128x128xf32>
+  %out = arith.truncf %scaled : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %out, %c[%m0, %n0] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
+  func.return
+}
+
+func.func @gemm_fp8_e4m3_e5m2(%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xf8E5M2, box = [128, 128]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]},
+    %scale_a: f32, %scale_b: f32) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xf8E4M3FN, box = [128, 128]>
+  %c0 = arith.constant 0 : index
+  %bk = arith.constant {tile.size = "BK"} 128 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xf8E5M2, box = [128, 128]> -> tensor<128x128xf8E5M2>
+    %tbt = tile.trans %tb : tensor<128x128xf8E5M2> -> tensor<128x128xf8E5M2>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E5M2> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }
+  %scale = arith.mulf %scale_a, %scale_b : f32
+  %scale_t = tile.splat %scale : f32 -> tensor<128x128xf32>
+  %scaled = arith.mulf %acc, %scale_t : tensor<128x128xf32>
+  %out = arith.truncf %scaled : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %out, %c[%m0, %n0] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
+  func.return
+}
+
+func.func @gemm_fp8_rowwise(%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+    %scale_a: !tile.desc<?xf32, box = [128]> {tile.box = ["BM"], tile.dims = ["M"]},
+    %scale_b: !tile.desc<?xf32, box = [128]> {tile.box = ["BN"], tile.dims = ["N"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xf8E4M3FN, box = [128, 128]>
+  %c0 = arith.constant 0 : index
+  %bk = arith.constant {tile.size = "BK"} 128 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %tbt = tile.trans %tb : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }
+  %sa = tile.load %scale_a[%m0] : !tile.desc<?xf32, box = [128]> -> tensor<128xf32>
+  %sa_col = tile.expand_dims %sa, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  %sa_b = tile.broadcast %sa_col : tensor<128x1xf32> -> tensor<128x128xf32>
+  %sb = tile.load %scale_b[%n0] : !tile.desc<?xf32, box = [128]> -> tensor<128xf32>
+  %sb_row = tile.expand_dims %sb, axis = 0 : tensor<128xf32> -> tensor<1x128xf32>
+  %sb_b = tile.broadcast %sb_row : tensor<1x128xf32> -> tensor<128x128xf32>
+  %outer = arith.mulf %sa_b, %sb_b : tensor<128x128xf32>
+  %scaled = arith.mulf %acc, %outer : tensor<128x128xf32>
+  %out = arith.truncf %scaled : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %out, %c[%m0, %n0] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
+  func.return
+}
+
+func.func @gemm_fp8_blockwise(%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.box = ["BM", ""], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.dims = ["N", "K"]},
+    %scale_a: !tile.desc<?x?xf32, box = [1, 128]> {tile.box = ["", "BM"], tile.dims = ["KB", "M"]},
+    %scale_b: !tile.desc<?x?xf32, box = [1, 4]> {tile.dims = ["NB", "KB"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", ""], tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xf8E4M3FN, box = [128, 128]>
+  %c0 = arith.constant 0 : index
+  %block = arith.constant 128 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %block : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %block iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %kb = arith.divui %k, %block : index
+    %sa = tile.load %scale_a[%kb, %m0] : !tile.desc<?x?xf32, box = [1, 128]> -> tensor<128xf32>
+    %sb4 = tile.load %scale_b[%pid_n, %kb] : !tile.desc<?x?xf32, box = [1, 4]> -> tensor<4xf32>
+    %tbt = tile.trans %tb : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %part = tile.dot %ta, %tbt, %zero : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<128x128xf32>
+    %sb = tile.extract %sb4[0] : tensor<4xf32>
+    %sb_t = tile.splat %sb : f32 -> tensor<128xf32>
+    %s = arith.mulf %sa, %sb_t : tensor<128xf32>
+    %s_col = tile.expand_dims %s, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %s_b = tile.broadcast %s_col : tensor<128x1xf32> -> tensor<128x128xf32>
+    %promoted = arith.mulf %part, %s_b : tensor<128x128xf32>
+    %next = arith.addf %acc_k, %promoted : tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %out, %c[%m0, %n0] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
+  func.return
+}
