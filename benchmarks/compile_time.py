@@ -26,6 +26,7 @@ from common import EXAMPLES, RESULTS, write_csv
 from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.kernel import find_kernel, kernels
 from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.runtime.kernel import RUNTIME_DEFAULTS
@@ -33,7 +34,9 @@ from tawa_xdsl.tuning import default_options
 
 
 def stages(text: str, name: str) -> dict[str, float]:
-    """Seconds per stage of compiling kernel `name` of module `text`."""
+    """Seconds per stage of compiling kernel `name` of module `text`. Kernels the
+    PTX printer refuses (8-bit floats, until issue 15's back end lowers them:
+    `ptx_emitter.refuse_unsupported`) raise its diagnostic."""
     times: dict[str, float] = {}
     start = time.perf_counter()
     module = tawa_xdsl.parse(text)
@@ -69,8 +72,12 @@ def main() -> None:
         text = path.read_text()
         for k in kernels(tawa_xdsl.parse(text)):
             name = k.sym_name.data
+            try:
+                runs = [stages(text, name) for _ in range(args.repeat)]
+            except OpDiagnostic as e:  # no PTX lowering yet: say so, time the rest
+                print(f"{name:>28} skipped: {e.message}", flush=True)
+                continue
             sources[name] = text
-            runs = [stages(text, name) for _ in range(args.repeat)]
             row = {"file": path.name, "kernel": name}
             for stage in ("parse", "passes", "ptx", "total"):
                 row[stage] = round(statistics.median(r[stage] for r in runs), 3)

@@ -4,8 +4,11 @@ Shared memory is allocated statically (`smem_alloc`, `mbarrier_alloc` with byte
 offsets into the block's dynamic shared memory). A ring buffer
 `!nvgpu_async.smem<3x128x64xbf16>` holds `3` slots of a 128x64 tile each, every
 slot 1024-byte aligned and stored in the canonical 128-byte-swizzled layout: the
-tile is cut into column chunks 128 bytes wide (64 bf16), each chunk a stack of
-128-byte rows, exactly what one TMA box writes and what a wgmma descriptor reads.
+tile is cut into column chunks 128 bytes wide (64 bf16, 128 fp8), each chunk a
+stack of 128-byte rows, exactly what one TMA box writes and what a wgmma
+descriptor reads. A matrix tile with narrower rows, 32 or 64 bytes (a 64-wide
+fp8 tile: head dim 64 in FP8 attention), is one chunk in the 32- or 64-byte
+swizzled layout of its row width (`SmemType.swizzle_bytes`).
 
 Tiles held in registers are builtin tensors whose encoding is a
 `#nvgpu_async.frag<...>` layout, so `arith`/`math` keep working on them; the PTX
@@ -92,6 +95,10 @@ from xdsl.utils.str_enum import StrEnum
 
 SWIZZLE_BYTES = 128
 """Width of one swizzle span: a chunk row of a shared-memory tile."""
+
+NARROW_SWIZZLES = (32, 64)
+"""Row widths in bytes of matrix tiles swizzled at their own width (TMA and wgmma
+have 32- and 64-byte swizzle modes too); other rows must be 128-byte multiples."""
 
 SLOT_ALIGN = 1024
 """128-byte swizzling repeats every 8 rows of 128 bytes; tiles start on that boundary."""
@@ -330,9 +337,21 @@ class SmemType(ParametrizedAttribute, TypeAttribute):
         return tuple(d.data for d in self.tile.data)
 
     @property
+    def swizzle_bytes(self) -> int:
+        """The swizzle of the slot layout: a matrix whose rows are 32 or 64 bytes
+        wide is swizzled at its row width, wider ones in 128-byte chunks; vectors
+        are not swizzled (0)."""
+        tile = self.get_tile()
+        if len(tile) == 1:
+            return 0
+        row = tile[-1] * element_bytes(self.element_type)
+        return row if row in NARROW_SWIZZLES else SWIZZLE_BYTES
+
+    @property
     def chunk_cols(self) -> int:
-        """Columns of one 128-byte swizzle chunk (64 for 16-bit elements)."""
-        return SWIZZLE_BYTES // element_bytes(self.element_type)
+        """Columns of one swizzle chunk: 64 for 16-bit elements and 128 for 8-bit
+        ones in 128-byte chunks; a narrow matrix is a single chunk."""
+        return (self.swizzle_bytes or SWIZZLE_BYTES) // element_bytes(self.element_type)
 
     @property
     def tile_bytes(self) -> int:
@@ -797,6 +816,12 @@ def _verify_tma_tile(
         raise VerifyException(
             f"{op_name}: a {_shape_str(tile)} tile is not a row of "
             f"{_shape_str(tuple(box))} boxes"
+        )
+    if tmap.swizzle.data != ring.swizzle_bytes:
+        raise VerifyException(
+            f"{op_name}: the tensor map swizzles {tmap.swizzle.data} bytes but the "
+            f"{_shape_str(tile)}x{ring.element_type} slots are laid out "
+            f"{ring.swizzle_bytes}-byte swizzled"
         )
 
 

@@ -1,5 +1,6 @@
 """Writes the FlashAttention examples (attention.mlir, attention_f16.mlir,
-attention_d256.mlir) from one template, so the twelve kernels stay alike.
+attention_d256.mlir, attention_fp8.mlir) from one template, so the eighteen
+kernels stay alike.
 
     python examples/make_attention.py        # rewrite the .mlir files next to it
 
@@ -42,28 +43,78 @@ D256_NOTE = """
 // Head dim 256 walks 64-key blocks: a 128x256 f32 accumulator and a 128x64 score
 // tile fit the registers of two consumer warpgroups."""
 
+FP8 = "f8E4M3FN"
+
+FP8_HEADER = """\
+// FP8 FlashAttention forward: O = softmax(Q K^T * sm_scale) V with Q, K, V in e4m3
+// and per-tensor descales (the real Q is q_descale * Q, likewise K and V), O in
+// bf16; one program per (BM-query block, batch * head). Q and O are [BH, SQ, D],
+// K is [BH, SK, D], and V comes transposed, v_t = [BH, D, SK] (tile.dims: BH =
+// batch * heads, SQ / SK = query / key length, D = head dim). Both products read
+// their shared-memory operands K-major, the only way wgmma reads 8-bit inputs:
+// K's rows of D are the K dimension of Q K^T, and for P V the K dimension is the
+// keys, which only a transposed V stores contiguously (a [BH, SK, D] V would be
+// MN-major, which the lowering refuses for 8-bit operands). The online softmax is
+// that of attention.mlir with the descales folded into the score scale
+// (sm_scale * log2(e) * q_descale * k_descale), but m moves in steps of 1 (log2
+// units) and the probabilities are exp2(s * scale - m + 7): the largest of a row
+// lies in [128, 256), high in e4m3's range (largest 448), so that P, cast to e4m3
+// (round to nearest even, saturating) for the second product, keeps 3 mantissa
+// bits on its large values and flushes to zero only what lies 2^17 below the
+// row's largest (FlashAttention-3 puts the largest at 256 with a fixed offset of 8
+// on the exact max). A row's common factor cancels in O = acc / l, since l sums
+// the same f32 probabilities; v_descale is applied there, once per row. alpha
+// stays exactly 1 while a row's max stays within its power of two. SQ may differ from
+// SK: the causal kernels let query i see keys 0..i. BM = {bm}, BN = {bn} are named
+// (tile.box, tile.size), so `tile-shape{{block-m=.. block-n=..}}` can resize them;
+// BN stays a multiple of 128 (a V^T row of BN bytes is a 128-byte swizzle chunk).
+// Launch grid: (ceil(SQ / BM), BH). Head dim 64 has 64-byte rows of Q and K, moved
+// and read 64-byte swizzled.
+//
+//   {full}:
+//     every key; the blocks wholly inside the sequence run unmasked, the last
+//     partial block masks keys past seq_len.
+//   {causal}:
+//     keys up to the query position; the blocks left of the query block run
+//     unmasked, the rest with the causal and sequence-length masks.
+"""
+
+SUFFIXES = {"bf16": "", "f16": "_f16", FP8: "_fp8"}
+
 
 def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
-    """One attention kernel; see the header for what it computes."""
-    name = f"attention{'_causal' if causal else ''}_d{d}" + (
-        "_f16" if dtype == "f16" else ""
-    )
+    """One attention kernel; see the header for what it computes (FP8_HEADER
+    for e4m3 inputs: transposed V, descales, P cast to e4m3, bf16 output)."""
+    fp8 = dtype == FP8
+    name = f"attention{'_causal' if causal else ''}_d{d}{SUFFIXES[dtype]}"
     q_desc = f"!tile.desc<?x?x{d}x{dtype}, box = [1, {bm}, {d}]>"
+    o_type = "bf16" if fp8 else dtype
+    o_desc = f"!tile.desc<?x?x{d}x{o_type}, box = [1, {bm}, {d}]>"
     kv_desc = f"!tile.desc<?x?x{d}x{dtype}, box = [1, {bn}, {d}]>"
+    vt_desc = f"!tile.desc<?x{d}x?x{dtype}, box = [1, {d}, {bn}]>"
     s_t = f"tensor<{bm}x{bn}xf32>"
     row_t = f"tensor<{bm}xf32>"
     acc_t = f"tensor<{bm}x{d}xf32>"
     tile_t = f"tensor<{bn}x{d}x{dtype}>"
     q_t = f"tensor<{bm}x{d}x{dtype}>"
+    o_t = f"tensor<{bm}x{d}x{o_type}>"
     carried = f"({row_t}, {row_t}, {acc_t})"
     q_attrs = '{tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]}'
     kv_attrs = '{tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]}'
+    vt_attrs = '{tile.box = ["", "", "BN"], tile.dims = ["BH", "D", "SK"]}'
+    v_param = f"%v_t: {vt_desc} {vt_attrs}" if fp8 else f"%v: {kv_desc} {kv_attrs}"
+    scalars = "%sm_scale: f32" + (
+        ", %q_descale: f32, %k_descale: f32, %v_descale: f32" if fp8 else ""
+    )
+    # the running max moves in steps of `step` (log2 units); the probabilities
+    # are exp2(s * scale - m + offset): see the headers for the choices
+    step, offset = (1, 7) if fp8 else (8, 0)
     lines = [
         f"func.func @{name}(%q: {q_desc} {q_attrs},",
         f"    %k: {kv_desc} {kv_attrs},",
-        f"    %v: {kv_desc} {kv_attrs},",
-        f"    %o: {q_desc} {q_attrs},",
-        "    %sm_scale: f32) attributes {tile.kernel} {",
+        f"    {v_param},",
+        f"    %o: {o_desc} {q_attrs},",
+        f"    {scalars}) attributes {{tile.kernel}} {{",
         "  %pid_m = tile.program_id x",
         "  %bh = tile.program_id y",
         f"  %seq_len = tile.dim %k, 1 : {kv_desc}",
@@ -73,10 +124,19 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
         "  %m0 = arith.muli %pid_m, %bm : index",
         f"  %q_t = tile.load %q[%bh, %m0, %c0] : {q_desc} -> {q_t}",
         "  %log2e = arith.constant 1.44269502 : f32",
-        "  %qk_scale = arith.mulf %sm_scale, %log2e : f32",
-        "  // the running max moves in steps of 8 (log2 units)",
-        "  %max_step = arith.constant 8.0 : f32",
-        "  %per_max_step = arith.constant 0.125 : f32",
+    ]
+    if fp8:
+        lines += [
+            "  %sm_log2 = arith.mulf %sm_scale, %log2e : f32",
+            "  %qk_descale = arith.mulf %q_descale, %k_descale : f32",
+            "  %qk_scale = arith.mulf %sm_log2, %qk_descale : f32",
+        ]
+    else:
+        lines.append("  %qk_scale = arith.mulf %sm_scale, %log2e : f32")
+    lines += [
+        f"  // the running max moves in steps of {step} (log2 units)",
+        f"  %max_step = arith.constant {step:.1f} : f32",
+        f"  %per_max_step = arith.constant {1 / step} : f32",
         "  %max_steps_per_score = arith.mulf %qk_scale, %per_max_step : f32",
         f"  %max_step_r = tile.splat %max_step : f32 -> {row_t}",
         f"  %steps_r = tile.splat %max_steps_per_score : f32 -> {row_t}",
@@ -92,6 +152,12 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
         f"  %col_iota_1d = tile.iota : tensor<{bn}xi32>",
         f"  %col_iota = tile.expand_dims %col_iota_1d, axis = 0 : tensor<{bn}xi32> -> tensor<1x{bn}xi32>",
     ]
+    if offset:
+        lines += [
+            f"  // the largest probability of a row in [2^{offset}, 2^{offset + step}): e4m3's range",
+            f"  %p_offset = arith.constant {offset:.1f} : f32",
+            f"  %p_offset_r = tile.splat %p_offset : f32 -> {row_t}",
+        ]
     if causal:
         lines += [
             "  %m0_i32 = arith.index_cast %m0 : index to i32",
@@ -118,9 +184,17 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
             f"  {result} = scf.for %n = {lb} to {ub} step %bn iter_args(%m_i = {init[0]}, "
             f"%l_i = {init[1]}, %acc = {init[2]}) -> {carried} {{"
         )
-        body = [
-            f"%k_t = tile.load %k[%bh, %n, %c0] : {kv_desc} -> {tile_t}",
-            f"%v_t = tile.load %v[%bh, %n, %c0] : {kv_desc} -> {tile_t}",
+        body = [f"%k_t = tile.load %k[%bh, %n, %c0] : {kv_desc} -> {tile_t}"]
+        if fp8:  # V^T's tile is D x BN: transposed, the K-major B operand of P V
+            v_blk = "%v_blk"
+            body += [
+                f"%vt_blk = tile.load %v_t[%bh, %c0, %n] : {vt_desc} -> tensor<{d}x{bn}x{dtype}>",
+                f"%v_blk = tile.trans %vt_blk : tensor<{d}x{bn}x{dtype}> -> {tile_t}",
+            ]
+        else:
+            v_blk = "%v_t"
+            body.append(f"%v_t = tile.load %v[%bh, %n, %c0] : {kv_desc} -> {tile_t}")
+        body += [
             f"%k_tt = tile.trans %k_t : {tile_t} -> tensor<{d}x{bn}x{dtype}>",
             f"%s = tile.dot %q_t, %k_tt, %zero_s : {q_t}, tensor<{d}x{bn}x{dtype}> -> {s_t}",
         ]
@@ -150,7 +224,13 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
             f"%blk_steps_down = math.floor %blk_steps : {row_t}",
             f"%m_blk_down = arith.mulf %blk_steps_down, %max_step_r : {row_t}",
             f"%m_new = arith.maximumf %m_i, %m_blk_down : {row_t}",
-            f"%m_e = tile.expand_dims %m_new, axis = 1 : {row_t} -> tensor<{bm}x1xf32>",
+        ]
+        shift = "%m_new"
+        if offset:
+            body.append(f"%m_shift = arith.subf %m_new, %p_offset_r : {row_t}")
+            shift = "%m_shift"
+        body += [
+            f"%m_e = tile.expand_dims {shift}, axis = 1 : {row_t} -> tensor<{bm}x1xf32>",
             f"%m_b = tile.broadcast %m_e : tensor<{bm}x1xf32> -> {s_t}",
             f"%s_scaled = arith.mulf {score}, %scale_t : {s_t}",
             f"%s_shift = arith.subf %s_scaled, %m_b : {s_t}",
@@ -164,7 +244,7 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
             f"%alpha_b = tile.broadcast %alpha_e : tensor<{bm}x1xf32> -> {acc_t}",
             f"%acc_scaled = arith.mulf %acc, %alpha_b : {acc_t}",
             f"%p_lo = arith.truncf %p : {s_t} to tensor<{bm}x{bn}x{dtype}>",
-            f"%acc_new = tile.dot %p_lo, %v_t, %acc_scaled : tensor<{bm}x{bn}x{dtype}>, {tile_t} -> {acc_t}",
+            f"%acc_new = tile.dot %p_lo, {v_blk}, %acc_scaled : tensor<{bm}x{bn}x{dtype}>, {tile_t} -> {acc_t}",
             f"scf.yield %m_new, %l_new, %acc_new : {row_t}, {row_t}, {acc_t}",
         ]
         lines.extend("    " + b for b in body)
@@ -185,15 +265,23 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
     )
     end = "%kv_end" if causal else "%seq_len"
     loop("%m_f, %l_f, %acc_f", "%full_end", end, ("%m_1", "%l_1", "%acc_1"), True)
+    lines.append("  // one division per row, then a multiply per element")
+    if fp8:
+        lines += [
+            f"  %ones = tile.splat %v_descale : f32 -> {row_t}",
+            f"  %l_inv = arith.divf %ones, %l_f : {row_t}",
+        ]
+    else:
+        lines += [
+            f"  %ones = arith.constant dense<1.000000e+00> : {row_t}",
+            f"  %l_inv = arith.divf %ones, %l_f : {row_t}",
+        ]
     lines += [
-        "  // one division per row, then a multiply per element",
-        f"  %ones = arith.constant dense<1.000000e+00> : {row_t}",
-        f"  %l_inv = arith.divf %ones, %l_f : {row_t}",
         f"  %l_e = tile.expand_dims %l_inv, axis = 1 : {row_t} -> tensor<{bm}x1xf32>",
         f"  %l_b = tile.broadcast %l_e : tensor<{bm}x1xf32> -> {acc_t}",
         f"  %o_f = arith.mulf %acc_f, %l_b : {acc_t}",
-        f"  %o_t = arith.truncf %o_f : {acc_t} to {q_t}",
-        f"  tile.store %o_t, %o[%bh, %m0, %c0] : {q_t} -> {q_desc}",
+        f"  %o_t = arith.truncf %o_f : {acc_t} to {o_t}",
+        f"  tile.store %o_t, %o[%bh, %m0, %c0] : {o_t} -> {o_desc}",
         "  func.return",
         "}",
     ]
@@ -201,10 +289,10 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
 
 
 def example(dims: tuple[int, ...], dtype: str, bm: int, bn: int) -> str:
-    suffix = "_f16" if dtype == "f16" else ""
+    suffix = SUFFIXES[dtype]
     names = [f"@attention_d{d}{suffix}" for d in dims]
     causal = [f"@attention_causal_d{d}{suffix}" for d in dims]
-    header = HEADER.format(
+    header = (FP8_HEADER if dtype == FP8 else HEADER).format(
         dtype=dtype,
         bm=bm,
         bn=bn,
@@ -220,6 +308,7 @@ FILES = {
     "attention.mlir": ((64, 128), "bf16", 128, 128),
     "attention_f16.mlir": ((64, 128), "f16", 128, 128),
     "attention_d256.mlir": ((256,), "bf16", 128, 64),
+    "attention_fp8.mlir": ((64, 128, 256), FP8, 128, 128),
 }
 
 

@@ -728,8 +728,9 @@ def _tensor_map(
     desc: tile.DescType, tile_type: TensorType, where: Operation
 ) -> nv.TensorMapType:
     """The TMA map of a tensor moved in tiles of `tile_type`: the tile's box, cut
-    into 128-byte chunks (128-byte swizzle) when the tile is a matrix, unswizzled
-    for vectors."""
+    into 128-byte chunks (128-byte swizzle) when the tile is a matrix, swizzled at
+    its row width when the rows are 32 or 64 bytes (`SmemType.swizzle_bytes`),
+    unswizzled for vectors."""
     box = list(desc.get_box())
     esize = element_bytes(desc.element_type)
     tile_rank = len(tile_type.get_shape())
@@ -739,11 +740,14 @@ def _tensor_map(
         return nv.TensorMapType((1, *desc.get_shape()), desc.element_type, (1, *box), 0)
     if tile_rank == 1:
         return nv.TensorMapType(desc.get_shape(), desc.element_type, box, 0)
+    if inner_bytes in nv.NARROW_SWIZZLES:
+        return nv.TensorMapType(desc.get_shape(), desc.element_type, box, inner_bytes)
     if inner_bytes % nv.SWIZZLE_BYTES:
         raise OpDiagnostic(
             where,
-            f"tile rows of {inner_bytes} bytes: the swizzled TMA path needs rows that are "
-            f"a multiple of {nv.SWIZZLE_BYTES} bytes ({nv.SWIZZLE_BYTES // esize} elements)",
+            f"tile rows of {inner_bytes} bytes: the swizzled TMA path needs rows of "
+            f"{' or '.join(map(str, nv.NARROW_SWIZZLES))} bytes or a multiple of "
+            f"{nv.SWIZZLE_BYTES} bytes ({nv.SWIZZLE_BYTES // esize} elements)",
         )
     box[-1] = nv.SWIZZLE_BYTES // esize
     return nv.TensorMapType(desc.get_shape(), desc.element_type, box, nv.SWIZZLE_BYTES)

@@ -40,16 +40,15 @@ func.func @m32(%a: !tile.desc<?x?xbf16, box = [32, 64]>, %b: !tile.desc<?x?xbf16
 
 // -----
 
-// SHAPE: error: tile.load: tile rows of 64 bytes: the swizzled TMA path needs rows that are a multiple of 128 bytes (64 elements)
-func.func @narrow(%a: !tile.desc<?x?xbf16, box = [64, 32]>, %b: !tile.desc<?x?xbf16, box = [64, 32]>,
-                  %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+// SHAPE: error: tile.load: tile rows of 48 bytes: the swizzled TMA path needs rows of 32 or 64 bytes or a multiple of 128 bytes (64 elements)
+func.func @narrow(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 24]>,
+                  %c: !tile.desc<?x?xf32, box = [64, 24]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
-  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 32]> -> tensor<64x32xbf16>
-  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 32]> -> tensor<64x32xbf16>
-  %tbt = tile.trans %tb : tensor<64x32xbf16> -> tensor<32x64xbf16>
-  %z = arith.constant dense<0.0> : tensor<64x64xf32>
-  %d = tile.dot %ta, %tbt, %z : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
-  tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 24]> -> tensor<64x24xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x24xf32>
+  %d = tile.dot %ta, %tb, %z : tensor<64x64xbf16>, tensor<64x24xbf16> -> tensor<64x24xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<64x24xf32> -> !tile.desc<?x?xf32, box = [64, 24]>
   func.return
 }
 
@@ -86,16 +85,17 @@ func.func @fp8_mn_major(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 128]>, %b: !tile
 
 // -----
 
-// 128-byte swizzle chunks hold 128 one-byte elements
-// SHAPE: error: tile.load: tile rows of 64 bytes: the swizzled TMA path needs rows that are a multiple of 128 bytes (128 elements)
-func.func @fp8_narrow(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 64]>, %b: !tile.desc<?x?xf8E4M3FN, box = [64, 64]>,
-                      %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+// 128-byte swizzle chunks hold 128 one-byte elements; 32- and 64-byte rows have
+// their own swizzle modes, 96-byte rows none
+// SHAPE: error: tile.load: tile rows of 96 bytes: the swizzled TMA path needs rows of 32 or 64 bytes or a multiple of 128 bytes (128 elements)
+func.func @fp8_rows(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 96]>, %b: !tile.desc<?x?xf8E4M3FN, box = [64, 96]>,
+                    %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
-  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 64]> -> tensor<64x64xf8E4M3FN>
-  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 64]> -> tensor<64x64xf8E4M3FN>
-  %tbt = tile.trans %tb : tensor<64x64xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 96]> -> tensor<64x96xf8E4M3FN>
+  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 96]> -> tensor<64x96xf8E4M3FN>
+  %tbt = tile.trans %tb : tensor<64x96xf8E4M3FN> -> tensor<96x64xf8E4M3FN>
   %z = arith.constant dense<0.0> : tensor<64x64xf32>
-  %d = tile.dot %ta, %tbt, %z : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN> -> tensor<64x64xf32>
+  %d = tile.dot %ta, %tbt, %z : tensor<64x96xf8E4M3FN>, tensor<96x64xf8E4M3FN> -> tensor<64x64xf32>
   tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
