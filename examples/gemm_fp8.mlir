@@ -8,6 +8,9 @@
 //
 //   @gemm_fp8_tensorwise:  C = bf16((A @ B^T) * (scale_a * scale_b)), two f32 scalars
 //   @gemm_fp8_e4m3_e5m2:   the same with B in e5m2 (wgmma mixes 8-bit formats)
+//   @gemm_fp8_e4m3_out:    C in e4m3 = e4m3((A @ B^T) * (scale_a * scale_b / scale_c)),
+//                          rounded to nearest even and saturated at +-448 (cvt.rn.satfinite):
+//                          an FP8 layer feeding the next
 //   @gemm_fp8_rowwise:     C = bf16((A @ B^T) * outer(scale_a, scale_b)), scale_a one
 //                          f32 per row of A (M), scale_b one per row of B (N)
 //   @gemm_fp8_blockwise:   DeepSeek-V3 block scaling: A scaled per 1 x 128 group along
@@ -82,6 +85,36 @@ func.func @gemm_fp8_e4m3_e5m2(%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {ti
   %scaled = arith.mulf %acc, %scale_t : tensor<128x128xf32>
   %out = arith.truncf %scaled : tensor<128x128xf32> to tensor<128x128xbf16>
   tile.store %out, %c[%m0, %n0] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
+  func.return
+}
+
+func.func @gemm_fp8_e4m3_out(%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+    %c: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]},
+    %scale_a: f32, %scale_b: f32, %scale_c: f32) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xf8E4M3FN, box = [128, 128]>
+  %c0 = arith.constant 0 : index
+  %bk = arith.constant {tile.size = "BK"} 128 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %tbt = tile.trans %tb : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }
+  %scale_ab = arith.mulf %scale_a, %scale_b : f32
+  %scale = arith.divf %scale_ab, %scale_c : f32
+  %scale_t = tile.splat %scale : f32 -> tensor<128x128xf32>
+  %scaled = arith.mulf %acc, %scale_t : tensor<128x128xf32>
+  %out = arith.truncf %scaled : tensor<128x128xf32> to tensor<128x128xf8E4M3FN>
+  tile.store %out, %c[%m0, %n0] : tensor<128x128xf8E4M3FN> -> !tile.desc<?x?xf8E4M3FN, box = [128, 128]>
   func.return
 }
 

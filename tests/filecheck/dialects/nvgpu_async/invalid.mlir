@@ -305,3 +305,23 @@ func.func @k(%i: index) {
   func.return
 }
 // CHECK: error: nvgpu_async.mbarrier_arrive: arrivals in every block of a cluster are made once per warpgroup, not per thread
+
+// -----
+
+// A 64x64 e4m3 tile has 64-byte rows: its slots are 64-byte swizzled, and a
+// 128-byte swizzled map would write another layout than wgmma reads.
+func.func @k(%m: !nvgpu_async.tensor_map<?x?xf8E4M3FN, box = [64, 64], swizzle = 128>, %i: index) {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x64x64xf8E4M3FN>
+  %b = nvgpu_async.mbarrier_alloc offset = 8192 : !nvgpu_async.mbarrier<2>
+  nvgpu_async.tma_load %m[%i, %i], %a[%i], %b[%i] : !nvgpu_async.tensor_map<?x?xf8E4M3FN, box = [64, 64], swizzle = 128>, !nvgpu_async.smem<2x64x64xf8E4M3FN>, !nvgpu_async.mbarrier<2>
+  func.return
+}
+// CHECK: error: nvgpu_async.tma_load: the tensor map swizzles 128 bytes but the 64x64xf8E4M3FN slots are laid out 64-byte swizzled
+
+// -----
+
+func.func @k(%v: !nvgpu_async.smem_view<4xf32>) {
+  %x = nvgpu_async.smem_extract %v[0, 0] : !nvgpu_async.smem_view<4xf32>
+  func.return
+}
+// CHECK: error: nvgpu_async.smem_extract position [0, 0] is not an element of a 4 tile

@@ -105,17 +105,21 @@ func.func @rs_wgmma(%p: tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups =
 // -----
 
 // 8-bit inputs: mixed e4m3 / e5m2 from shared memory (both K-major: B is a
-// transposed view of an N x K slot), and an e4m3 register A (P in FP8 attention).
+// transposed view of an N x K slot), an e4m3 register A (P in FP8 attention),
+// and a block scale read out of its slot.
 // CHECK-LABEL: func.func @fp8_wgmma
 // CHECK: nvgpu_async.wgmma %a, %bt, %acc : !nvgpu_async.smem_view<128x128xf8E4M3FN>, !nvgpu_async.smem_view<128x128xf8E5M2, transposed> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
 // CHECK: nvgpu_async.wgmma %p, %vt, %acc : tensor<128x128xf8E4M3FN, #nvgpu_async.frag<acc, warpgroups = 1>>, !nvgpu_async.smem_view<128x128xf8E4M3FN, transposed> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+// CHECK: nvgpu_async.smem_extract %s[0] : !nvgpu_async.smem_view<4xf32>
 func.func @fp8_wgmma(%a: !nvgpu_async.smem_view<128x128xf8E4M3FN>,
                      %bt: !nvgpu_async.smem_view<128x128xf8E5M2, transposed>,
                      %p: tensor<128x128xf8E4M3FN, #nvgpu_async.frag<acc, warpgroups = 1>>,
                      %vt: !nvgpu_async.smem_view<128x128xf8E4M3FN, transposed>,
-                     %acc: tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+                     %acc: tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>,
+                     %s: !nvgpu_async.smem_view<4xf32>) {
   %d = nvgpu_async.wgmma %a, %bt, %acc : !nvgpu_async.smem_view<128x128xf8E4M3FN>, !nvgpu_async.smem_view<128x128xf8E5M2, transposed> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
   %o = nvgpu_async.wgmma %p, %vt, %acc : tensor<128x128xf8E4M3FN, #nvgpu_async.frag<acc, warpgroups = 1>>, !nvgpu_async.smem_view<128x128xf8E4M3FN, transposed> -> tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  %scale = nvgpu_async.smem_extract %s[0] : !nvgpu_async.smem_view<4xf32>
   func.return
 }
 

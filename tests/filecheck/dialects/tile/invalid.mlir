@@ -244,3 +244,35 @@ func.func @k(%d: !tile.desc<0x?xf32, box = [64, 64]>) {
   func.return
 }
 // CHECK: !tile.desc dimensions must be positive or '?', got 0x?
+
+// -----
+
+// a box row of 8 one-byte elements is 8 bytes: TMA moves multiples of 16
+func.func @k(%d: !tile.desc<?x?xf8E4M3FN, box = [64, 8]>) {
+  func.return
+}
+// CHECK: !tile.desc box inner extent is 8 bytes; TMA needs a multiple of 16
+
+// -----
+
+func.func @k(%t: tensor<4xf32>) {
+  %x = tile.extract %t[4] : tensor<4xf32>
+  func.return
+}
+// CHECK: error: tile.extract position [4] is not an element of a 4 tile
+
+// -----
+
+func.func @k(%t: tensor<2x4xf32>) {
+  %x = tile.extract %t[1] : tensor<2x4xf32>
+  func.return
+}
+// CHECK: error: tile.extract position [1] is not an element of a 2x4 tile
+
+// -----
+
+func.func @k(%t: tensor<4xf32>) {
+  %x = "tile.extract"(%t) <{position = [#builtin.int<0>]}> : (tensor<4xf32>) -> f16
+  func.return
+}
+// CHECK: error: tile.extract of a f32 tile gives f32, not f16

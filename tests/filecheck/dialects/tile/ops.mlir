@@ -67,3 +67,30 @@ func.func @math(%a: tensor<64x64xf16>, %b: tensor<128x64xf16>, %acc: tensor<64x1
   %sel = tile.select %m, %c, %n : tensor<128xi1>, tensor<128xf32>
   func.return
 }
+
+// -----
+
+// 8-bit floats: descriptors of one-byte elements (a 128-element box row is 128
+// bytes), mixed e4m3 / e5m2 dots, saturating casts, and a scalar taken out of a
+// loaded tile.
+// CHECK-LABEL: func.func @fp8
+// CHECK-SAME:    (%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]>, %b: !tile.desc<?x?xf8E5M2, box = [64, 128]>, %s: !tile.desc<?x?xf32, box = [1, 4]>, %i: index)
+// CHECK:         %{{.*}} = tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x128xf8E4M3FN>, tensor<128x64xf8E5M2> -> tensor<128x64xf32>
+// CHECK-NEXT:    %{{.*}} = arith.truncf %{{.*}} : tensor<128x64xf32> to tensor<128x64xf8E4M3FN>
+// CHECK-NEXT:    %{{.*}} = arith.extf %{{.*}} : tensor<128x64xf8E4M3FN> to tensor<128x64xbf16>
+// CHECK:         %{{.*}} = tile.extract %{{.*}}[0] {note} : tensor<4xf32>
+// CHECK-NEXT:    %{{.*}} = tile.extract %{{.*}}[127, 63] : tensor<128x64xf32>
+func.func @fp8(%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]>, %b: !tile.desc<?x?xf8E5M2, box = [64, 128]>,
+               %s: !tile.desc<?x?xf32, box = [1, 4]>, %i: index) {
+  %ta = tile.load %a[%i, %i] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+  %tb = tile.load %b[%i, %i] : !tile.desc<?x?xf8E5M2, box = [64, 128]> -> tensor<64x128xf8E5M2>
+  %tbt = tile.trans %tb : tensor<64x128xf8E5M2> -> tensor<128x64xf8E5M2>
+  %z = arith.constant dense<0.0> : tensor<128x64xf32>
+  %d = tile.dot %ta, %tbt, %z : tensor<128x128xf8E4M3FN>, tensor<128x64xf8E5M2> -> tensor<128x64xf32>
+  %q = arith.truncf %d : tensor<128x64xf32> to tensor<128x64xf8E4M3FN>
+  %h = arith.extf %q : tensor<128x64xf8E4M3FN> to tensor<128x64xbf16>
+  %ts = tile.load %s[%i, %i] : !tile.desc<?x?xf32, box = [1, 4]> -> tensor<4xf32>
+  %x = tile.extract %ts[0] {note} : tensor<4xf32>
+  %y = tile.extract %d[127, 63] : tensor<128x64xf32>
+  func.return
+}

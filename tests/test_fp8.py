@@ -1,0 +1,410 @@
+"""FP8 above the thread level (issue 17), on the CPU.
+
+- The interpreter's casts into 8-bit floats round to nearest even and saturate
+  like `cvt.rn.satfinite` (checked against values written out by hand).
+- The FP8 GEMMs of examples/gemm_fp8.mlir (per-tensor, mixed e4m3/e5m2, e4m3
+  output, row-wise, DeepSeek-V3 block scales) and the FP8 attention of
+  examples/attention_fp8.mlir match float64 references computed from the
+  dequantized FP8 inputs, on sizes that are not tile multiples; the attention
+  error is reported next to the bf16 kernel's on the same inputs.
+- Warp-specialized (aref simulator) and lowered to nvgpu_async (barrier
+  simulator, tawa-hopper-pipeline with several options and the tuned defaults),
+  every FP8 kernel computes bit for bit what the interpreter computes.
+
+The PTX printer refuses these kernels until the thread-level back end lowers
+8-bit floats (tests/filecheck/lowering/fp8.mlir checks its diagnostic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import pytest
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+import tawa_xdsl
+from tawa_xdsl.dtypes import bfloat16, cast, float8_e4m3fn, float8_e5m2
+from tawa_xdsl.grid import decode_rules, infer_grid, recorded_grid_rule
+from tawa_xdsl.interp.reference import make_interpreter
+from tawa_xdsl.kernel import cluster_size, find_kernel, kernels
+from tawa_xdsl.pipelines import TawaHopperPipeline
+from tawa_xdsl.runtime.kernel import RUNTIME_DEFAULTS
+from tawa_xdsl.tuning import default_options
+
+from .conftest import EXAMPLES
+
+GEMM = EXAMPLES / "gemm_fp8.mlir"
+ATTENTION = EXAMPLES / "attention_fp8.mlir"
+BLOCK = 128  # the DeepSeek-V3 scale block
+E4M3_MAX = 448.0
+
+# ------------------------------------------------------------ saturating casts
+
+CASTS = """
+func.func @casts(%x: tensor<16xf32>, %h: tensor<16xbf16>)
+    -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xbf16>) {
+  %e4 = arith.truncf %x : tensor<16xf32> to tensor<16xf8E4M3FN>
+  %e5 = arith.truncf %x : tensor<16xf32> to tensor<16xf8E5M2>
+  %h4 = arith.truncf %h : tensor<16xbf16> to tensor<16xf8E4M3FN>
+  %x4 = arith.extf %e4 : tensor<16xf8E4M3FN> to tensor<16xf32>
+  %x5 = arith.extf %e5 : tensor<16xf8E5M2> to tensor<16xf32>
+  %y4 = arith.extf %h4 : tensor<16xf8E4M3FN> to tensor<16xf32>
+  %b5 = arith.extf %e5 : tensor<16xf8E5M2> to tensor<16xbf16>
+  func.return %x4, %x5, %y4, %b5 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xbf16>
+}
+"""
+
+INF, NAN = float("inf"), float("nan")
+# input, e4m3 (max 448, 3 mantissa bits, subnormals from 2^-9), e5m2 (max 57344,
+# 2 mantissa bits, subnormals from 2^-16); ties go to the even mantissa
+CAST_TABLE = [
+    (0.0, 0.0, 0.0),
+    (-1.5, -1.5, -1.5),
+    (17.0, 16.0, 16.0),  # tie: 16 (even) and 18; e5m2: 16 and 20
+    (19.0, 20.0, 20.0),  # tie: 18 and 20 (even)
+    (448.0, 448.0, 448.0),
+    (464.0, 448.0, 448.0),  # e4m3: half way to a 480 it lacks: saturates
+    (1.0e6, 448.0, 57344.0),  # beyond either range: saturates
+    (-1.0e6, -448.0, -57344.0),
+    (61440.0, 448.0, 57344.0),  # e5m2: tie of 57344 and 65536 (past its max)
+    (INF, 448.0, 57344.0),  # satfinite: infinities saturate too
+    (-INF, -448.0, -57344.0),
+    (NAN, NAN, NAN),
+    (2.0**-10, 0.0, 2.0**-10),  # e4m3: half its smallest subnormal, tie to 0
+    (3 * 2.0**-11, 2.0**-9, 3 * 2.0**-11),
+    (2.0**-17, 0.0, 0.0),  # e5m2: half its smallest subnormal
+    (0.1, 0.1015625, 0.09375),
+]
+
+
+def test_casts_into_fp8_round_to_nearest_even_and_saturate() -> None:
+    module = tawa_xdsl.parse(CASTS)
+    interpreter, _ = make_interpreter(module)
+    x = np.array([row[0] for row in CAST_TABLE], dtype=np.float32)
+    e4, e5, from_bf16, e5_bf16 = interpreter.call_op("casts", (x, x.astype(bfloat16)))
+    expected4 = np.array([row[1] for row in CAST_TABLE], dtype=np.float32)
+    expected5 = np.array([row[2] for row in CAST_TABLE], dtype=np.float32)
+    np.testing.assert_array_equal(e4, expected4)
+    np.testing.assert_array_equal(e5, expected5)
+    bf16_input = x.astype(bfloat16).astype(np.float32)
+    np.testing.assert_array_equal(
+        from_bf16[bf16_input == x], expected4[bf16_input == x]
+    )
+    assert from_bf16[x == 0.1][0] == 0.1015625  # bf16(0.1) rounds to the same e4m3
+    np.testing.assert_array_equal(e5_bf16.astype(np.float32), expected5)  # exact
+
+
+# ------------------------------------------------------------------- helpers
+
+
+def quantize(x: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, float]:
+    """`x` scaled into the format's range and cast (saturating), as an FP8
+    producer does per tensor: (values, descale)."""
+    descale = float(np.abs(x).max()) / float(ml_dtypes.finfo(dtype).max)
+    return cast(x / descale, dtype), descale
+
+
+def f64(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x).astype(np.float64)
+
+
+def rel_error(got: np.ndarray, ref: np.ndarray) -> float:
+    """Largest error over the largest reference value."""
+    return float(np.abs(f64(got) - ref).max() / np.abs(ref).max())
+
+
+def rel_l2(got: np.ndarray, ref: np.ndarray) -> float:
+    return float(np.linalg.norm(f64(got) - ref) / np.linalg.norm(ref))
+
+
+def launch_grid(kernel: func.FuncOp, args: list[Any]) -> tuple[int, ...]:
+    """The grid a launch of `kernel` (at any level) needs for these arguments:
+    one program per output tile; a persistent kernel gets half as many programs
+    as tiles, so each walks several."""
+    shapes = [getattr(a, "shape", None) for a in args]
+    if PERSISTENT_ATTR in kernel.attributes:
+        x, y, z = infer_grid(decode_rules(kernel.attributes[PERSISTENT_ATTR]), shapes)
+        return (max(1, x * y * z // 2),)
+    x, y, z = infer_grid(recorded_grid_rule(kernel), shapes)
+    size = cluster_size(kernel)
+    return -(-x // size) * size, y, z
+
+
+@dataclass(frozen=True)
+class Case:
+    """One kernel's arguments (the output at `out`), and the float64 result its
+    dequantized inputs give."""
+
+    kernel: str
+    args: list[Any]
+    out: int
+    reference: np.ndarray
+
+    def fresh(self) -> list[Any]:
+        """The arguments with a new output array full of NaN."""
+        args = list(self.args)
+        args[self.out] = np.full_like(self.args[self.out], np.nan)
+        return args
+
+
+def run(runner: Callable[..., None], module: Any, case: Case, **kw: Any) -> np.ndarray:
+    args = case.fresh()
+    kernel = find_kernel(module, case.kernel)
+    runner(module, case.kernel, *args, grid=launch_grid(kernel, args), **kw)
+    return args[case.out]
+
+
+def interpreted(path: Path, case: Case) -> np.ndarray:
+    return run(tawa_xdsl.interpret, tawa_xdsl.parse(path), case)
+
+
+def assert_bitwise_equal(got: np.ndarray, expected: np.ndarray) -> None:
+    view = np.uint8 if got.dtype.itemsize == 1 else np.uint16
+    assert np.array_equal(got.view(view), expected.view(view))
+
+
+# ---------------------------------------------------------------------- GEMM
+
+SHAPES = [(200, 300, 330), (128, 256, 640)]  # edge tiles in M, N and K; whole tiles
+
+
+def gemm_case(kernel: str, shape: tuple[int, int, int], seed: int) -> Case:
+    """FP8 operands (B in e5m2 for the mixed kernel) whose casts saturated about
+    1% outliers at the format's largest value, with per-tensor, row-wise or
+    block scales."""
+    m, n, k = shape
+    rng = np.random.default_rng(seed)
+
+    def operand(rows: int, dtype: np.dtype = float8_e4m3fn) -> np.ndarray:
+        x = rng.standard_normal((rows, k)) * 64
+        x[rng.random(x.shape) < 0.01] *= 1e4  # outliers, beyond either range
+        return cast(x, dtype)
+
+    a = operand(m)
+    b = operand(n, float8_e5m2 if kernel == "gemm_fp8_e4m3_e5m2" else float8_e4m3fn)
+    product = f64(a) @ f64(b).T
+    out = np.empty((m, n), dtype=bfloat16)
+    if kernel in ("gemm_fp8_tensorwise", "gemm_fp8_e4m3_e5m2"):
+        sa, sb = 0.5, 0.003
+        return Case(kernel, [a, b, out, sa, sb], 2, product * sa * sb)
+    if kernel == "gemm_fp8_e4m3_out":
+        # scale_c chosen so that about a tenth of the outputs saturate at 448
+        sa, sb = 0.5, 0.25
+        sc = float(np.quantile(np.abs(product), 0.9)) * sa * sb / E4M3_MAX
+        out = np.empty((m, n), dtype=float8_e4m3fn)
+        return Case(kernel, [a, b, out, sa, sb, sc], 2, product * (sa * sb / sc))
+    if kernel == "gemm_fp8_rowwise":
+        sa = rng.uniform(0.5, 2, m).astype(np.float32)
+        sb = rng.uniform(0.5, 2, n).astype(np.float32)
+        return Case(kernel, [a, b, sa, sb, out], 4, product * np.outer(sa, sb))
+    assert kernel == "gemm_fp8_blockwise"
+    kb, nb = -(-k // BLOCK), -(-n // BLOCK)
+    scale_a = rng.uniform(0.5, 2, (m, kb)).astype(np.float32)  # per 1 x 128
+    scale_b = rng.uniform(0.5, 2, (nb, kb)).astype(np.float32)  # per 128 x 128
+    a_real = f64(a) * np.repeat(scale_a, BLOCK, axis=1)[:, :k]
+    b_real = f64(b) * np.kron(scale_b, np.ones((BLOCK, BLOCK)))[:n, :k]
+    # scale_a goes in transposed, K/128 x M (see the example's header)
+    args = [a, b, np.ascontiguousarray(scale_a.T), scale_b, out]
+    return Case(kernel, args, 4, a_real @ b_real.T)
+
+
+GEMM_KERNELS = [
+    "gemm_fp8_tensorwise",
+    "gemm_fp8_e4m3_e5m2",
+    "gemm_fp8_e4m3_out",
+    "gemm_fp8_rowwise",
+    "gemm_fp8_blockwise",
+]
+
+
+def assert_e4m3_output(got: np.ndarray, reference: np.ndarray) -> None:
+    """Within half an e4m3 step of the reference (relative 2^-4, absolute 2^-10
+    among subnormals), and exactly +-448 wherever the reference is past e4m3's
+    range: the f32 accumulation may round a value near a midpoint either way."""
+    got = f64(got)
+    saturated = np.abs(reference) > E4M3_MAX
+    assert saturated.mean() > 0.05, "the case should saturate some outputs"
+    np.testing.assert_array_equal(
+        got[saturated], np.sign(reference[saturated]) * E4M3_MAX
+    )
+    inside = ~saturated
+    tolerance = np.maximum(np.abs(reference[inside]) * 2.0**-4 * 1.001, 2.0**-10)
+    assert np.all(np.abs(got[inside] - reference[inside]) <= tolerance)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("kernel", GEMM_KERNELS)
+def test_fp8_gemm_matches_the_dequantized_reference(kernel, shape, seed) -> None:
+    case = gemm_case(kernel, shape, seed)
+    got = interpreted(GEMM, case)
+    if kernel == "gemm_fp8_e4m3_out":
+        assert_e4m3_output(got, case.reference)
+    else:
+        assert rel_error(got, case.reference) < 1e-2  # bf16 output: about 2^-9
+
+
+def test_block_scales_are_applied_per_k_block() -> None:
+    """One K block's scales scale only its own partial product: scaling block j
+    of A's scales by 2 changes C by exactly A_j B_j^T (dequantized) once more."""
+    case = gemm_case("gemm_fp8_blockwise", (128, 128, 512), 3)
+    base = f64(interpreted(GEMM, case))
+    doubled = list(case.args)
+    scale_a_t = case.args[2].copy()
+    scale_a_t[1] *= 2  # K block 1 (columns 128..255), every row
+    doubled[2] = scale_a_t
+    twice = f64(interpreted(GEMM, Case(case.kernel, doubled, case.out, case.reference)))
+    a, b, scale_b = f64(case.args[0]), f64(case.args[1]), case.args[3]
+    cols = slice(BLOCK, 2 * BLOCK)
+    block = (a[:, cols] * case.args[2][1][:, None]) @ (b[:, cols] * scale_b[0, 1]).T
+    np.testing.assert_allclose(
+        twice - base, block, rtol=2e-2, atol=2e-2 * np.abs(block).max()
+    )
+
+
+# --------------------------------------------------------------- attention
+
+ATTENTION_KERNELS = [
+    f"attention{causal}_d{d}_fp8" for d in (64, 128, 256) for causal in ("", "_causal")
+]
+BF16_ATTENTION = {
+    64: "attention.mlir",
+    128: "attention.mlir",
+    256: "attention_d256.mlir",
+}
+
+
+def attention_reference(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, sm_scale: float, causal: bool
+) -> np.ndarray:
+    s = np.einsum("bqd,bkd->bqk", q, k) * sm_scale
+    if causal:
+        sq, sk = s.shape[1:]
+        s = np.where(np.arange(sk)[None, :] <= np.arange(sq)[:, None], s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return np.einsum("bqk,bkd->bqd", p / p.sum(-1, keepdims=True), v)
+
+
+def attention_case(
+    kernel: str, seed: int, bh: int = 1, sq: int = 150, sk: int = 300
+) -> tuple[Case, tuple[np.ndarray, ...]]:
+    """Q, K, V quantized per tensor to e4m3 (V passed transposed, D x SK); the
+    reference and the dequantized inputs the bf16 kernel gets."""
+    d = int(kernel.split("_d")[1].split("_")[0])
+    rng = np.random.default_rng(seed)
+    (q, dq), (k, dk), (v, dv) = (
+        quantize(rng.standard_normal((bh, s, d)), float8_e4m3fn) for s in (sq, sk, sk)
+    )
+    real = tuple(f64(x) * s for x, s in ((q, dq), (k, dk), (v, dv)))
+    sm_scale = d**-0.5
+    reference = attention_reference(*real, sm_scale, "causal" in kernel)
+    v_t = np.ascontiguousarray(v.transpose(0, 2, 1))
+    out = np.empty((bh, sq, d), dtype=bfloat16)
+    case = Case(kernel, [q, k, v_t, out, sm_scale, dq, dk, dv], 3, reference)
+    return case, real
+
+
+@pytest.mark.parametrize("kernel", ATTENTION_KERNELS)
+def test_fp8_attention_matches_the_dequantized_reference(kernel) -> None:
+    """e4m3's 3 mantissa bits on P cost about 10x the bf16 kernel's error on the
+    same (dequantized) inputs: measured relative L2 error 2.4e-2 to 2.9e-2 for
+    FP8 against 3.0e-3 to 4.2e-3 for bf16 (largest error over largest value:
+    2.8e-2 to 4.5e-2 against 2.9e-3 to 7.5e-3)."""
+    case, real = attention_case(kernel, seed=0)
+    got = interpreted(ATTENTION, case)
+    bf16_path = EXAMPLES / BF16_ATTENTION[case.args[0].shape[-1]]
+    bf16_case = Case(
+        kernel.removesuffix("_fp8"),
+        [*(x.astype(bfloat16) for x in real), case.args[3], case.args[4]],
+        3,
+        case.reference,
+    )
+    bf16 = interpreted(bf16_path, bf16_case)
+    assert rel_l2(bf16, case.reference) < 6e-3
+    assert rel_l2(got, case.reference) < 3.5e-2
+    assert rel_error(got, case.reference) < 6e-2
+
+
+# ------------------------------------------------ warp-specialized and lowered
+
+
+def hopper(**options: Any) -> str:
+    return str(TawaHopperPipeline(**options).pipeline_pass_spec())
+
+
+def tuned(path: Path, kernel: str) -> str:
+    """What `tawa_xdsl.compile` runs for the kernel: the tuned defaults."""
+    options = default_options(find_kernel(tawa_xdsl.parse(path), kernel))
+    return hopper(**{**RUNTIME_DEFAULTS, **options})
+
+
+def only(path: Path, kernel: str) -> ModuleOp:
+    """The example with its other kernels removed, as `compile` takes one kernel
+    (tile-shape options apply to every kernel of a module)."""
+    module = tawa_xdsl.parse(path)
+    for other in [k for k in kernels(module) if k.sym_name.data != kernel]:
+        other.detach()
+        other.erase()
+    return module
+
+
+def assert_levels_agree(path: Path, case: Case, specs: list[str], seeds: int) -> None:
+    expected = interpreted(path, case)
+    for spec in specs:
+        module = tawa_xdsl.apply(only(path, case.kernel), spec)
+        for seed in range(seeds):
+            got = run(tawa_xdsl.simulate, module, case, seed=seed)
+            assert_bitwise_equal(got, expected)
+
+
+GEMM_SPECS = [
+    "aref-partition,pipeline{num-stages=3 mma-depth=2}",
+    hopper(num_stages=2, mma_depth=1),
+    hopper(num_stages=4, mma_depth=2, num_consumers=2, persistent=True),
+    hopper(num_stages=3, mma_depth=1, num_consumers=2, ping_pong=True, cluster=2),
+]
+
+
+@pytest.mark.parametrize("kernel", GEMM_KERNELS)
+def test_fp8_gemm_at_every_level_computes_what_the_interpreter_does(kernel) -> None:
+    case = gemm_case(kernel, SHAPES[0], seed=5)
+    assert_levels_agree(GEMM, case, [*GEMM_SPECS, tuned(GEMM, kernel)], seeds=2)
+
+
+ATTENTION_SPECS = [
+    "aref-partition,pipeline{num-stages=2 mma-depth=1 two-stage=true}",
+    hopper(num_stages=2, mma_depth=1, num_consumers=2),
+    hopper(num_stages=2, mma_depth=1, num_consumers=2, two_stage=True),
+]
+
+
+@pytest.mark.parametrize("kernel", ATTENTION_KERNELS)
+def test_fp8_attention_at_every_level_computes_what_the_interpreter_does(
+    kernel,
+) -> None:
+    case, _ = attention_case(kernel, seed=1)
+    assert_levels_agree(
+        ATTENTION, case, [*ATTENTION_SPECS, tuned(ATTENTION, kernel)], seeds=1
+    )
+
+
+# ------------------------------------------------------------- tuned defaults
+
+
+def test_tuned_stages_count_one_byte_elements() -> None:
+    """Stages fill shared memory at 1 byte per fp8 element: with an e4m3 output
+    the 128x256 staging tile is half a bf16 one, and a fourth stage fits."""
+    gemm = tawa_xdsl.parse(GEMM)
+    bf16_out = default_options(find_kernel(gemm, "gemm_fp8_tensorwise"))
+    fp8_out = default_options(find_kernel(gemm, "gemm_fp8_e4m3_out"))
+    assert bf16_out["block_n"] == fp8_out["block_n"] == 256
+    assert (bf16_out["num_stages"], fp8_out["num_stages"]) == (3, 4)
+    blockwise = default_options(find_kernel(gemm, "gemm_fp8_blockwise"))
+    assert "block_n" not in blockwise  # BN is the scale block: not named
