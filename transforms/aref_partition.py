@@ -410,7 +410,8 @@ class RoleBuilder:
         iters = sorted(i for lp, i in self.slice.iters if lp is loop)
         channels = self.p.channels_inside(loop)
         old_body = loop.body.block
-        arg_types = [IndexType()] + [loop.iter_args[i].type for i in iters]
+        # the induction variable keeps its type (index or a signless integer)
+        arg_types = [old_body.args[0].type] + [loop.iter_args[i].type for i in iters]
         body = Block(arg_types=arg_types + [IndexType()] * len(channels))
         self.mapper[old_body.args[0]] = body.args[0]
         body.args[0].name_hint = old_body.args[0].name_hint
