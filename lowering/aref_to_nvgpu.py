@@ -43,14 +43,14 @@ from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes
-from tawa_xdsl.lowering.carried import uses_through_loops
+from tawa_xdsl.lowering.carried import STRUCTURED, uses_through_loops
 from tawa_xdsl.lowering.coordinates import multiple_of, non_negative
 from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
 from tawa_xdsl.transforms.cluster import cluster_uniform, rank_varying
 from tawa_xdsl.transforms.specialized import warp_specialized
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -65,6 +65,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.traits import IsTerminator
 
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.grid import (
@@ -593,7 +594,7 @@ class KernelLowering:
         """Views that loops carry and branches yield (two-stage) become view-typed
         before the ops that use them are lowered."""
         for op, values in self._structural_values(region):
-            if isinstance(op, scf.ForOp | scf.IfOp):
+            if isinstance(op, STRUCTURED):
                 for v in values:
                     place = layouts.placement.get(v)
                     if isinstance(place, Smem):
@@ -618,8 +619,10 @@ class KernelLowering:
             ):
                 self._retype_constant(op)
         for op in list(region.walk()):
-            if isinstance(op, nv.WgmmaOp | nv.SmemTransOp | scf.YieldOp | scf.ForOp):
-                continue
+            if isinstance(op, nv.WgmmaOp | nv.SmemTransOp | STRUCTURED) or op.has_trait(
+                IsTerminator
+            ):
+                continue  # views pass through structured ops as they are
             for i, v in enumerate(op.operands):
                 if isinstance(v.type, nv.SmemViewType):
                     target = next(

@@ -133,14 +133,8 @@ class Partitioner:
                         owner.iter_args[v.index],
                         owner.body.block.last_op.operands[v.index],
                     ]
-                elif owner.regions:
-                    raise OpDiagnostic(
-                        load,
-                        f"tile.load address depends on the result of '{owner.name}', "
-                        "which the producer cannot compute",
-                    )
-                else:
-                    work += list(owner.operands)
+                else:  # a region op (scf.if, scf.while) is computed whole
+                    work += [u for o in owner.walk() for u in o.operands]
             elif isinstance(v, BlockArgument):
                 loop = v.block.parent_op()
                 if isinstance(loop, scf.ForOp):
@@ -255,6 +249,18 @@ class Partitioner:
         return [ch for ch in self.channels if ch in inside]
 
 
+def _free_values(op: Operation) -> list[SSAValue]:
+    """Values the regions of `op` read that are defined outside `op`."""
+    free: dict[SSAValue, None] = {}
+    for inner in op.walk():
+        if inner is op:
+            continue
+        for v in inner.operands:
+            if not op.is_ancestor(v.owner):
+                free[v] = None
+    return list(free)
+
+
 class RoleSlice:
     """The ops, and the loop-carried values, one role must keep (backward closure)."""
 
@@ -269,12 +275,16 @@ class RoleSlice:
             return
         self.ops.add(op)
         parent = op.parent_op()
-        if isinstance(parent, scf.ForOp):
+        if parent is not None and parent is not self.kernel:
             self.need_op(parent)
         if isinstance(op, scf.ForOp):
             operands: Sequence[SSAValue] = (op.lb, op.ub, op.step)
         elif isinstance(op, tile.LoadOp) and self.role == "consumer":
             operands = ()  # the consumer receives the tile; it needs no address
+        elif op.regions:
+            # scf.if, scf.while: holding no loads, they are cloned whole, with
+            # everything their regions read from outside
+            operands = [*op.operands, *_free_values(op)]
         else:
             operands = op.operands
         for v in operands:
