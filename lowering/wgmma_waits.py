@@ -22,8 +22,9 @@ ptxas adds constraints of its own: it serializes every wgmma of the kernel
 (remarks C7513 / C7515) when a non-wgmma instruction writes registers a wgmma
 reads as its A operand or accumulates into while any group is in flight, and it
 cannot follow groups around a back edge or into a branch. So a loop's back-edge
-copies, a branch yielding a wgmma result, and the making of a register A operand
-wait for all groups.
+copies, a branch yielding a wgmma result, the making of a register A operand and
+the entry of a loop that starts a fresh accumulator (its initial `mov`s) while
+groups of other dots may be pending wait for all groups.
 
 `plan_waits` returns (op, k) pairs: emit `wgmma_wait_group k` right before op.
 """
@@ -36,10 +37,11 @@ from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.lowering.carried import (
     STRUCTURED,
     copied_into,
+    copies,
     uses_through_loops,
 )
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.traits import IsTerminator
 
@@ -348,6 +350,60 @@ def _makes_register_operand(op: Operation) -> bool:
     )
 
 
+def _feeds_accumulator(v: SSAValue) -> bool:
+    """Whether the registers of `v` become a wgmma's accumulator: a dot
+    accumulates into it, or into an elementwise update of it (the rescaled
+    attention accumulator), in this iteration or a later one."""
+    work, seen = [v], set()
+    while work:
+        value = work.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        for use in uses_through_loops(value):
+            user = use.operation
+            if isinstance(user, tile.DotOp) and use.index == 2:
+                return True
+            if user.dialect_name() in ("arith", "math"):
+                work += [r for r in user.results if isinstance(r.type, TensorType)]
+    return False
+
+
+def _starts_accumulator(op: Operation, consumer: Region) -> bool:
+    """Whether entering the loop `op` writes registers a wgmma of the loop
+    accumulates into (the `mov`s of its initial values) while wgmma groups
+    committed outside it (an earlier loop's last ones) may still be in flight."""
+    if not isinstance(op, scf.ForOp | scf.WhileOp):
+        return False
+    fresh = [
+        dst
+        for holder, _, dst in copies(op)
+        if holder is op and isinstance(dst, BlockArgument)
+    ]
+    if not any(_feeds_accumulator(v) for v in fresh):
+        return False
+    loops = [p for p in _ancestors(op) if isinstance(p, scf.ForOp | scf.WhileOp)]
+    before = True  # the walk is in program order: ops before `op` come first
+    for d in consumer.walk():
+        if d is op:
+            before = False
+        elif (
+            isinstance(d, tile.DotOp)
+            and not op.is_ancestor(d)
+            # a later dot runs before `op` only in an earlier trip of a loop around both
+            and (before or any(loop.is_ancestor(d) for loop in loops))
+        ):
+            return True
+    return False
+
+
+def _ancestors(op: Operation) -> Iterator[Operation]:
+    parent = op.parent_op()
+    while parent is not None:
+        yield parent
+        parent = parent.parent_op()
+
+
 def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
     """(op, k): the consumer must `wgmma_wait_group k` right before op."""
     plan: list[tuple[Operation, int]] = []
@@ -380,6 +436,10 @@ def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
             ):
                 # the other branch may write the same result registers with movs:
                 # ptxas serializes every wgmma (C7515) if a group is in flight there
+                k = 0
+            if _starts_accumulator(op, consumer):
+                # ptxas serializes every wgmma (C7515) when an instruction writes a
+                # wgmma's accumulator registers while any group is in flight
                 k = 0
             if _makes_register_operand(op):
                 # ptxas serializes every wgmma (C7513) when an instruction writes a

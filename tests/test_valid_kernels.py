@@ -46,6 +46,12 @@ RUNS = {
     "attention_i32": Run(
         "attention_i32.mlir", (_random(2, 192, 64),) * 3, (2, 192, 64), (3, 2), (3,)
     ),
+    "gemm_two_loops": Run(
+        "gemm_two_loops.mlir",
+        (_random(200, 330), _random(300, 330), _random(200, 130), _random(300, 130)),
+        (200, 300),
+        (2, 3),
+    ),
     "gemm_while": Run(
         "gemm_while.mlir",
         (_random(200, 330), _random(300, 330)),
@@ -61,6 +67,10 @@ OPTIONS = {
         "tawa-hopper-pipeline{num-stages=2 mma-depth=1}",
         "tawa-hopper-pipeline{num-stages=3 mma-depth=1 two-stage=true}",
         "tawa-hopper-pipeline{num-stages=3 mma-depth=2 persistent=true}",
+    ],
+    "gemm_two_loops": [
+        "tawa-hopper-pipeline{num-stages=4 mma-depth=2 num-consumers=2}",
+        "tawa-hopper-pipeline{num-stages=3 mma-depth=1 num-consumers=2 persistent=true}",
     ],
     "gemm_while": [
         "aref-partition,pipeline{num-stages=2}",
