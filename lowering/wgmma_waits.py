@@ -397,6 +397,22 @@ def _starts_accumulator(op: Operation, consumer: Region) -> bool:
     return False
 
 
+def _drained(op: Operation, plan: list[tuple[Operation, int]]) -> bool:
+    """Whether the consumer already waits for every group before `op`, in its
+    block, with no wgmma issued since (`plan` holds the waits before `op`)."""
+    block = op.parent_block()
+    assert block is not None
+    waited = {x for x, k in plan if k == 0 and x.parent_block() is block}
+    prev = op.prev_op
+    while prev is not None:
+        if any(isinstance(d, tile.DotOp) for d in prev.walk()):
+            return False
+        if prev in waited:  # the wait runs right before `prev`
+            return True
+        prev = prev.prev_op
+    return False
+
+
 def _ancestors(op: Operation) -> Iterator[Operation]:
     parent = op.parent_op()
     while parent is not None:
@@ -437,7 +453,7 @@ def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
                 # the other branch may write the same result registers with movs:
                 # ptxas serializes every wgmma (C7515) if a group is in flight there
                 k = 0
-            if _starts_accumulator(op, consumer):
+            if _starts_accumulator(op, consumer) and not _drained(op, plan):
                 # ptxas serializes every wgmma (C7515) when an instruction writes a
                 # wgmma's accumulator registers while any group is in flight
                 k = 0
