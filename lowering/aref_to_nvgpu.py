@@ -25,7 +25,7 @@ body holds `aref.create`s and one `aref.warp_specialize`. Output, per kernel:
   barriers count the consumer warpgroups of all S blocks, which each release the
   slot in every block; cluster barriers follow the barrier init and precede exit.
 - Register budgets (`setmaxnreg`) come from `register-budget`, or default to
-  `default_registers` (24/240 with two consumer warpgroups, as FlashAttention-3:
+  `compiler.default_registers` (24/240 with two consumer warpgroups, as FlashAttention-3:
   the TMA producer needs few); the consumer only raises its budget when the
   launch leaves it below that.
 
@@ -67,6 +67,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
 
+from tawa_xdsl.compiler import DEFAULTS, default_registers
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.grid import (
     GRID_ATTR,
@@ -82,11 +83,6 @@ SMEM_ALIGN_SLACK = 1024
 """Dynamic shared memory is only 16-byte aligned; the kernel rounds its base up."""
 
 
-def default_registers(num_consumers: int) -> tuple[int, int]:
-    """setmaxnreg budgets (producer, consumer) that fill the register file."""
-    return {1: (40, 232), 2: (24, 240), 3: (32, 160)}[num_consumers]
-
-
 def entry_register_cap(threads: int) -> int:
     """Registers per thread ptxas gives a kernel launched with `threads` threads."""
     return min(255, REGISTERS_PER_SM // threads // 8 * 8)
@@ -98,7 +94,7 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
 
     name = "convert-aref-to-nvgpu-async"
 
-    tma_store: bool = True
+    tma_store: bool = DEFAULTS.tma_store
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for ws in warp_specialized(op, self.name):

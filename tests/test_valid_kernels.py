@@ -61,21 +61,24 @@ RUNS = {
     ),
 }
 
-OPTIONS = {
+OPTIONS = {  # the tuned defaults, as compile() lowers, and exact configurations
     "attention_i32": [
+        "tawa-hopper-pipeline",
         "aref-partition,pipeline{num-stages=3 two-stage=true}",
-        "tawa-hopper-pipeline{num-stages=2 mma-depth=1}",
-        "tawa-hopper-pipeline{num-stages=3 mma-depth=1 two-stage=true}",
-        "tawa-hopper-pipeline{num-stages=3 mma-depth=2 persistent=true}",
+        "tawa-hopper-pipeline{tuned=false num-stages=2 mma-depth=1}",
+        "tawa-hopper-pipeline{tuned=false num-stages=3 mma-depth=1 two-stage=true}",
+        "tawa-hopper-pipeline{tuned=false num-stages=3 mma-depth=2 persistent=true}",
     ],
     "gemm_two_loops": [
-        "tawa-hopper-pipeline{num-stages=4 mma-depth=2 num-consumers=2}",
-        "tawa-hopper-pipeline{num-stages=3 mma-depth=1 num-consumers=2 persistent=true}",
+        "tawa-hopper-pipeline",
+        "tawa-hopper-pipeline{tuned=false num-stages=4 mma-depth=2 num-consumers=2}",
+        "tawa-hopper-pipeline{tuned=false num-stages=3 mma-depth=1 num-consumers=2 persistent=true}",
     ],
     "gemm_while": [
+        "tawa-hopper-pipeline",
         "aref-partition,pipeline{num-stages=2}",
-        "tawa-hopper-pipeline{num-stages=3 mma-depth=2}",
-        "tawa-hopper-pipeline{num-stages=4 mma-depth=1 num-consumers=2 persistent=true}",
+        "tawa-hopper-pipeline{tuned=false num-stages=3 mma-depth=2}",
+        "tawa-hopper-pipeline{tuned=false num-stages=4 mma-depth=1 num-consumers=2 persistent=true}",
     ],
 }
 

@@ -39,6 +39,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.grid import GridInferenceError, encode_rules, recorded_grid_rule
 from tawa_xdsl.kernel import cluster_size, kernels
@@ -52,8 +53,8 @@ class PersistentPass(ModulePass):
 
     name = "persistent"
 
-    group_m: int = 8
-    longest_first: bool = False
+    group_m: int = DEFAULTS.group_m
+    longest_first: bool = DEFAULTS.longest_first
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.group_m < 1:

@@ -3,7 +3,7 @@
 // in flight (else it serializes every wgmma of the kernel, remark C7515). So the
 // consumer waits for all groups right before the second loop, and only there: the
 // first loop starts with nothing in flight.
-// RUN: tawa-opt %S/../../kernels/gemm_two_loops.mlir -p 'tawa-hopper-pipeline{num-stages=4 mma-depth=2 num-consumers=2}' | filecheck %s
+// RUN: tawa-opt %S/../../kernels/gemm_two_loops.mlir -p 'tawa-hopper-pipeline{tuned=false num-stages=4 mma-depth=2 num-consumers=2}' | filecheck %s
 
 // CHECK:       } consumer {
 // CHECK-NOT:     nvgpu_async.wgmma_wait_group

@@ -2,7 +2,7 @@
 // the head of every trip, its condition's values copied to the after region (and
 // the results), the after region's yield back to the head. The accumulator it
 // carries is complete first (no wgmma group in flight across the loop).
-// RUN: tawa-opt %S/../../kernels/gemm_while.mlir -p 'tawa-hopper-pipeline{num-stages=3 mma-depth=2}' -t ptx | filecheck %s
+// RUN: tawa-opt %S/../../kernels/gemm_while.mlir -p 'tawa-hopper-pipeline{tuned=false num-stages=3 mma-depth=2}' -t ptx | filecheck %s
 
 // CHECK-LABEL: .visible .entry gemm_while(
 // CHECK:       L_consumer_{{[0-9]+}}:
