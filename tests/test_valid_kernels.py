@@ -22,6 +22,7 @@ from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.grid import grid_rule, infer_grid
 from tawa_xdsl.kernel import find_kernel
 
 KERNELS = Path(__file__).parent / "kernels"
@@ -52,6 +53,13 @@ RUNS = {
         (200, 300),
         (2, 3),
     ),
+    "gemm_rows": Run(
+        "gemm_rows.mlir",
+        (_random(200, 130), _random(300, 130)),
+        (200, 300),
+        (2, 3),
+        (128,),
+    ),
     "gemm_while": Run(
         "gemm_while.mlir",
         (_random(200, 330), _random(300, 330)),
@@ -73,6 +81,10 @@ OPTIONS = {  # the tuned defaults, as compile() lowers, and exact configurations
         "tawa-hopper-pipeline",
         "tawa-hopper-pipeline{tuned=false num-stages=4 mma-depth=2 num-consumers=2}",
         "tawa-hopper-pipeline{tuned=false num-stages=3 mma-depth=1 num-consumers=2 persistent=true}",
+    ],
+    "gemm_rows": [
+        "tawa-hopper-pipeline",
+        "tawa-hopper-pipeline{tuned=false num-stages=3 mma-depth=2 persistent=true}",
     ],
     "gemm_while": [
         "tawa-hopper-pipeline",
@@ -112,3 +124,20 @@ def test_lowered_kernel_computes_the_reference(kernel: str, options: str) -> Non
     assert result.ok, result.log[-3000:]
     assert result.remarks == [], result.remarks
     assert not result.spills, result.log[-3000:]
+
+
+def test_grid_from_a_scalar_and_a_row_offset() -> None:
+    """gemm_rows stores at program_id(x) * rows + a row offset, rows a scalar:
+    the rule reads the grid off it, at launch and in `persistent`, whose kernel
+    run by two programs writes what the original writes over its grid."""
+    run = RUNS["gemm_rows"]
+    rng = np.random.default_rng(9)
+    inputs = [make(rng) for make in run.inputs]
+    kernel = find_kernel(tawa_xdsl.parse(KERNELS / run.file), "gemm_rows")
+    out = np.full(run.out_shape, np.nan, dtype=bfloat16)
+    assert infer_grid(grid_rule(kernel), [*inputs, out, *run.scalars]) == (2, 3, 1)
+    assert infer_grid(grid_rule(kernel), [*inputs, out, 64]) == (4, 3, 1)
+    expected = _reference(run, "gemm_rows", inputs)
+    persistent = tawa_xdsl.apply(tawa_xdsl.parse(KERNELS / run.file), "persistent")
+    tawa_xdsl.interpret(persistent, "gemm_rows", *inputs, out, *run.scalars, grid=(2,))
+    assert np.array_equal(out.view(np.uint16), expected.view(np.uint16))

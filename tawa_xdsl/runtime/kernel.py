@@ -323,10 +323,9 @@ class Kernel:
                     f"x; grid x = {dims[0]} is not a multiple of {self.cluster}"
                 )
             return dims  # type: ignore[return-value]
-        shapes = [v.shape if isinstance(v, DeviceArray) else None for v in values]
         size = self.cluster
         if self.persistent_rules is not None:
-            x, y, z = infer_grid(self.persistent_rules, shapes)
+            x, y, z = infer_grid(self.persistent_rules, values)
             tiles = -(-x // size) * y * z  # of clusters
             return min(tiles, self.resident_clusters()) * size, 1, 1
         if self.grid_rules is None:
@@ -334,7 +333,7 @@ class Kernel:
                 f"{self.name}: the launch grid cannot be read off the kernel's "
                 "stores; pass grid="
             )
-        x, y, z = infer_grid(self.grid_rules, shapes)
+        x, y, z = infer_grid(self.grid_rules, values)
         return -(-x // size) * size, y, z  # the last cluster may run past the edge
 
     def resident_clusters(self) -> int:
