@@ -30,7 +30,7 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, get_args, get_type_hints
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -82,6 +82,20 @@ class CompileOptions:
     tuned: bool = True
     """Whether the tuning rules take part in resolving the options."""
 
+    def __post_init__(self) -> None:
+        """Option values of the wrong type are refused by name (an int option
+        takes no bool, a bool option no int), not found out by a pass."""
+        for f in fields(CompileOptions):
+            value = getattr(self, f.name)
+            wanted = bool if f.name in _BOOL_OPTIONS else int
+            if value is not None and (
+                not isinstance(value, wanted)
+                or (wanted is int and isinstance(value, bool))
+            ):
+                raise TypeError(
+                    f"option {f.name} must be {wanted.__name__}, got {value!r}"
+                )
+
     @classmethod
     def of(cls, options: CompileOptions) -> Self:
         """`options` as an instance of `cls` (a subclass such as the pipeline)."""
@@ -124,6 +138,12 @@ class CompileOptions:
             chosen.setdefault("consumer_registers", consumer)
         return dataclasses.replace(self, **chosen)
 
+
+_BOOL_OPTIONS = frozenset(
+    name
+    for name, hint in get_type_hints(CompileOptions).items()
+    if bool in (hint, *get_args(hint))
+)
 
 DEFAULTS = CompileOptions(
     num_stages=3,

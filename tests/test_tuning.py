@@ -139,3 +139,12 @@ def test_pipeline_options_are_compile_options() -> None:
     ).passes
     assert isinstance(pipeline, TawaHopperPipeline)
     assert pipeline.given() == {"num_stages": 4} and not pipeline.tuned
+
+
+def test_compile_refuses_unknown_and_ill_typed_options() -> None:
+    with pytest.raises(TypeError, match="unknown option.*num_stage\\b"):
+        tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt", num_stage=3)
+    with pytest.raises(TypeError, match="option num_stages must be int, got '3'"):
+        tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt", num_stages="3")
+    with pytest.raises(TypeError, match="option persistent must be bool, got 1"):
+        CompileOptions(persistent=1)
