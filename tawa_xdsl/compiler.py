@@ -99,7 +99,7 @@ class CompileOptions:
     @classmethod
     def of(cls, options: CompileOptions) -> Self:
         """`options` as an instance of `cls` (a subclass such as the pipeline)."""
-        return cls(**{f.name: getattr(options, f.name) for f in fields(CompileOptions)})
+        return cls(**options.as_dict())
 
     def given(self) -> dict[str, Any]:
         """The options set (not None), `tuned` aside."""
@@ -110,6 +110,7 @@ class CompileOptions:
         }
 
     def as_dict(self) -> dict[str, Any]:
+        """Every option by name, `tuned` included (what `Kernel.options` shows)."""
         return {f.name: getattr(self, f.name) for f in fields(CompileOptions)}
 
     def resolve(self, kernel: func.FuncOp) -> CompileOptions:
