@@ -43,28 +43,28 @@ class Run:
     scalars: tuple[Any, ...] = ()
 
 
-RUNS = {
+RUNS = {  # small problems that still take every path (edge tiles, several trips)
     "attention_i32": Run(
-        "attention_i32.mlir", (_random(2, 192, 64),) * 3, (2, 192, 64), (3, 2), (3,)
+        "attention_i32.mlir", (_random(2, 128, 64),) * 3, (2, 128, 64), (2, 2), (2,)
     ),
     "gemm_two_loops": Run(
         "gemm_two_loops.mlir",
-        (_random(200, 330), _random(300, 330), _random(200, 130), _random(300, 130)),
-        (200, 300),
-        (2, 3),
+        (_random(200, 130), _random(150, 130), _random(200, 70), _random(150, 70)),
+        (200, 150),
+        (2, 2),
     ),
     "gemm_rows": Run(
         "gemm_rows.mlir",
-        (_random(200, 130), _random(300, 130)),
-        (200, 300),
-        (2, 3),
+        (_random(200, 130), _random(150, 130)),
+        (200, 150),
+        (2, 2),
         (128,),
     ),
     "gemm_while": Run(
         "gemm_while.mlir",
-        (_random(200, 330), _random(300, 330)),
-        (200, 300),
-        (2, 3),
+        (_random(200, 130), _random(150, 130)),
+        (200, 150),
+        (2, 2),
         (3, 1),
     ),
 }
@@ -135,8 +135,8 @@ def test_grid_from_a_scalar_and_a_row_offset() -> None:
     inputs = [make(rng) for make in run.inputs]
     kernel = find_kernel(tawa_xdsl.parse(KERNELS / run.file), "gemm_rows")
     out = np.full(run.out_shape, np.nan, dtype=bfloat16)
-    assert infer_grid(grid_rule(kernel), [*inputs, out, *run.scalars]) == (2, 3, 1)
-    assert infer_grid(grid_rule(kernel), [*inputs, out, 64]) == (4, 3, 1)
+    assert infer_grid(grid_rule(kernel), [*inputs, out, *run.scalars]) == (2, 2, 1)
+    assert infer_grid(grid_rule(kernel), [*inputs, out, 64]) == (4, 2, 1)
     expected = _reference(run, "gemm_rows", inputs)
     persistent = tawa_xdsl.apply(tawa_xdsl.parse(KERNELS / run.file), "persistent")
     tawa_xdsl.interpret(persistent, "gemm_rows", *inputs, out, *run.scalars, grid=(2,))

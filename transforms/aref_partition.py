@@ -6,8 +6,10 @@ Contract (what the pass guarantees and assumes):
   that is not a load (stores) belongs to the consumer, together with every load's
   result, which it receives through an aref. Each role keeps the backward slice of
   its seeds over `scf.for` (a loop is kept in a role with only the iteration
-  arguments that role needs); what both slices need (index math, loop bounds) is
-  duplicated.
+  arguments that role needs, its counter keeping its type); what both slices
+  need (index math, loop bounds) is duplicated. Other region ops (`scf.if`,
+  `scf.while`) hold no loads: a role that needs one clones it whole, with the
+  values its regions read from outside.
 - One aref per loop body carries all tiles that body loads (one `aref.put` after
   its last load, one `aref.get` where the first one was). Sibling loops that load
   the same tile types share an aref: its logical index keeps counting from one loop
