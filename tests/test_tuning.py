@@ -142,7 +142,7 @@ def test_pipeline_options_are_compile_options() -> None:
 
 
 def test_compile_refuses_unknown_and_ill_typed_options() -> None:
-    with pytest.raises(TypeError, match="unknown option.*num_stage\\b"):
+    with pytest.raises(TypeError, match=r"unknown option.*num_stage\b"):
         tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt", num_stage=3)
     with pytest.raises(TypeError, match="option num_stages must be int, got '3'"):
         tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt", num_stages="3")
