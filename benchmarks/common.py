@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tawa_xdsl.compiler import DEFAULTS
+
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
 RESULTS = HERE / "results"
@@ -61,11 +63,13 @@ def parse_options(text: str) -> dict[str, Any]:
 def describe(options: dict[str, Any]) -> str:
     """A short name for compile options: D3-P1-W2-BN256-rx-c2-pers-g1-q1-2s-pp
     (rx: program ids along x reversed; c2: clusters of two blocks; q1: the
-    once-per-tile rings, Q, in one slot)."""
+    once-per-tile rings, Q, in one slot). Options not given read as the static
+    defaults (`Kernel.options` gives them all, resolved)."""
+    options = {**DEFAULTS.given(), **options}
     parts = [
-        f"D{options.get('num_stages', 3)}",
-        f"P{options.get('mma_depth', 2)}",
-        f"W{options.get('num_consumers', 2)}",
+        f"D{options['num_stages']}",
+        f"P{options['mma_depth']}",
+        f"W{options.get('num_consumers', '?')}",
     ]
     for key, tag in (("block_m", "BM"), ("block_n", "BN"), ("block_k", "BK")):
         if options.get(key):
@@ -76,11 +80,11 @@ def describe(options: dict[str, Any]) -> str:
         parts.append(f"c{options['cluster']}")
     if options.get("persistent"):
         parts.append("pers")
-        if options.get("group_m", 8) != 8:
+        if options["group_m"] != DEFAULTS.group_m:
             parts.append(f"g{options['group_m']}")
         if options.get("longest_first"):
             parts.append("lf")
-        if options.get("outer_stages", 2) != 2:
+        if options["outer_stages"] != DEFAULTS.outer_stages:
             parts.append(f"q{options['outer_stages']}")
     if options.get("two_stage"):
         parts.append("2s")
