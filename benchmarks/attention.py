@@ -7,9 +7,9 @@ efficient backend) vs our Triton FlashAttention, in one run.
 FA3's setting: 16k tokens in total (batch = 16384 / seq), bf16, sequence 512 to
 16k, causal and not. Multi-head rows: head dim 64, 128 and 256, hidden 2048
 (heads = 2048 / head_dim), named d<D>-s<seq>[-causal]. Grouped-query rows:
-head dim 128 with (query heads, kv heads) = (32, 8) and (64, 8) (Llama-3 8B and
-70B) and (16, 1) (MQA), sequence 1k, 4k, 16k, named gqa<HQ>x<HKV>-d128-s<seq>
-[-causal]; their SDPA peer is `enable_gqa=True` on each of the cuDNN, flash and
+(query heads, kv heads) = (32, 8) and (64, 8) at head dim 128 (Llama-3 8B and
+70B), (16, 1) at 128 (MQA) and (32, 8) at 64 (Llama-3.2 1B), sequence 1k, 4k,
+16k, named gqa<HQ>x<HKV>-d<D>-s<seq>[-causal]; their SDPA peer is `enable_gqa=True` on each of the cuDNN, flash and
 efficient backends, the fastest reported as `sdpa`, and ours runs
 examples/attention_gqa.mlir on Q and O folded to [B * HKV, group * seq, D].
 `--rows` keeps the rows matching any of comma-separated shell patterns
@@ -58,7 +58,8 @@ from common import (
 TOKENS = 16384
 SEQS = [512, 1024, 2048, 4096, 8192, 16384]
 GQA_SEQS = [1024, 4096, 16384]
-GQA_HEADS = [(32, 8), (64, 8), (16, 1)]
+GQA_MODELS = [(128, 32, 8), (128, 64, 8), (128, 16, 1), (64, 32, 8)]
+"""(head dim, query heads, kv heads): Llama-3 8B, 70B, an MQA model, Llama-3.2 1B."""
 BACKENDS = ("cudnn", "flash", "efficient")
 """torch SDPA backends by our name (SDPBackend.CUDNN_ATTENTION, ...)."""
 
@@ -110,8 +111,8 @@ def suite() -> list[Attention]:
         for causal in (False, True)
     ]
     rows += [
-        Attention(128, seq, causal, hq, hkv)
-        for hq, hkv in GQA_HEADS
+        Attention(d, seq, causal, hq, hkv)
+        for d, hq, hkv in GQA_MODELS
         for seq in GQA_SEQS
         for causal in (False, True)
     ]
@@ -126,6 +127,7 @@ QUICK = {
     "gqa32x8-d128-s4096",
     "gqa32x8-d128-s4096-causal",
     "gqa16x1-d128-s1024-causal",
+    "gqa32x8-d64-s4096-causal",
 }
 """`--quick`: a row of each kind (head dims, causal, GQA, MQA)."""
 

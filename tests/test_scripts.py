@@ -149,7 +149,12 @@ def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
     assert {"d256-s512", "d256-s16384-causal", "gqa32x8-d128-s4096"} <= labels
     assert labels >= attention.QUICK
     gqa = [r for r in suite if r.gqa]
-    assert {(r.q_heads, r.kv_heads) for r in gqa} == {(32, 8), (64, 8), (16, 1)}
+    assert {(r.d, r.q_heads, r.kv_heads) for r in gqa} == {
+        (128, 32, 8),
+        (128, 64, 8),
+        (128, 16, 1),
+        (64, 32, 8),
+    }
     assert all(r.backends == ("cudnn", "flash", "efficient") for r in gqa)
     for file, name in {r.kernel for r in suite}:  # tawa has every kernel named
         assert name in kernel_names(file)
@@ -161,8 +166,8 @@ def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
         (["gemm.py", "--suite", "llm"], 44),
         (["gemm.py", "--suite", "llm", "--quick"], 11),
         (["gemm.py"], 6),
-        (["attention.py", "--rows", "gqa*"], 18),
-        (["attention.py", "--quick"], 7),
+        (["attention.py", "--rows", "gqa*"], 24),
+        (["attention.py", "--quick"], 8),
     ],
 )
 def test_benchmarks_list_rows_and_time_without_a_gpu(args, rows) -> None:
