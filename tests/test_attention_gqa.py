@@ -60,7 +60,7 @@ def fold(q: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, int]:
     The kernel cannot tell a fold of the wrong group, so this checks it."""
     bhq, seq_q, d = q.shape
     if bhq % k.shape[0]:
-        raise ValueError(f"{bhq} query heads do not form groups of {k.shape[0]}")
+        raise ValueError(f"{bhq} query heads cannot share {k.shape[0]} kv heads evenly")
     folded = q.reshape(k.shape[0], -1, d)
     assert np.shares_memory(folded, q)  # writes to the fold land in q
     return folded, seq_q
@@ -135,7 +135,7 @@ def test_a_query_that_was_not_folded_is_refused() -> None:
         tawa_xdsl.interpret(
             tawa_xdsl.parse(SOURCE), name(64, False), q, k, v, o, 0.125, grid=(1, 8)
         )
-    with pytest.raises(ValueError, match="do not form groups"):
+    with pytest.raises(ValueError, match="cannot share 2 kv heads evenly"):
         fold(q[:7], k)
 
 
