@@ -25,7 +25,7 @@ body holds `aref.create`s and one `aref.warp_specialize`. Output, per kernel:
   barriers count the consumer warpgroups of all S blocks, which each release the
   slot in every block; cluster barriers follow the barrier init and precede exit.
 - Register budgets (`setmaxnreg`) come from `register-budget`, or default to
-  `default_registers` (24/240 with two consumer warpgroups, as FlashAttention-3:
+  `compiler.default_registers` (24/240 with two consumer warpgroups, as FlashAttention-3:
   the TMA producer needs few); the consumer only raises its budget when the
   launch leaves it below that.
 
@@ -44,14 +44,14 @@ from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, SMEM_ALIGN_SLACK
 from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP, entry_register_cap
 from tawa_xdsl.dialects.tile import element_bytes
-from tawa_xdsl.lowering.carried import uses_through_loops
+from tawa_xdsl.lowering.carried import STRUCTURED, uses_through_loops
 from tawa_xdsl.lowering.coordinates import multiple_of, non_negative
 from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
 from tawa_xdsl.transforms.cluster import cluster_uniform, rank_varying
 from tawa_xdsl.transforms.specialized import warp_specialized
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -66,7 +66,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.traits import IsTerminator
 
+from tawa_xdsl.compiler import DEFAULTS, default_registers
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.grid import (
     GRID_ATTR,
@@ -80,18 +82,13 @@ from tawa_xdsl.signature import params, signature_record
 ABI_ATTR = "nvgpu_async.abi"
 
 
-def default_registers(num_consumers: int) -> tuple[int, int]:
-    """setmaxnreg budgets (producer, consumer) that fill the register file."""
-    return {1: (40, 232), 2: (24, 240), 3: (32, 160)}[num_consumers]
-
-
 @dataclass(frozen=True)
 class ConvertArefToNVGPUAsyncPass(ModulePass):
     """Lower warp-specialized aref IR to mbarriers, TMA and wgmma."""
 
     name = "convert-aref-to-nvgpu-async"
 
-    tma_store: bool = True
+    tma_store: bool = DEFAULTS.tma_store
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for ws in warp_specialized(op, self.name):
@@ -598,7 +595,7 @@ class KernelLowering:
         """Views that loops carry and branches yield (two-stage) become view-typed
         before the ops that use them are lowered."""
         for op, values in self._structural_values(region):
-            if isinstance(op, scf.ForOp | scf.IfOp):
+            if isinstance(op, STRUCTURED):
                 for v in values:
                     place = layouts.placement.get(v)
                     if isinstance(place, Smem):
@@ -624,14 +621,9 @@ class KernelLowering:
                 self._retype_constant(op)
         for op in list(region.walk()):
             if isinstance(
-                op,
-                nv.WgmmaOp
-                | nv.SmemTransOp
-                | nv.SmemExtractOp
-                | scf.YieldOp
-                | scf.ForOp,
-            ):
-                continue
+                op, nv.WgmmaOp | nv.SmemTransOp | nv.SmemExtractOp | STRUCTURED
+            ) or op.has_trait(IsTerminator):
+                continue  # views pass through structured ops as they are
             for i, v in enumerate(op.operands):
                 if isinstance(v.type, nv.SmemViewType):
                     target = next(

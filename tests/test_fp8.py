@@ -35,7 +35,6 @@ from tawa_xdsl.grid import decode_rules, infer_grid, recorded_grid_rule
 from tawa_xdsl.interp.reference import make_interpreter
 from tawa_xdsl.kernel import cluster_size, find_kernel, kernels
 from tawa_xdsl.pipelines import TawaHopperPipeline
-from tawa_xdsl.runtime.kernel import RUNTIME_DEFAULTS
 from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLES
@@ -128,11 +127,10 @@ def launch_grid(kernel: func.FuncOp, args: list[Any]) -> tuple[int, ...]:
     """The grid a launch of `kernel` (at any level) needs for these arguments:
     one program per output tile; a persistent kernel gets half as many programs
     as tiles, so each walks several."""
-    shapes = [getattr(a, "shape", None) for a in args]
     if PERSISTENT_ATTR in kernel.attributes:
-        x, y, z = infer_grid(decode_rules(kernel.attributes[PERSISTENT_ATTR]), shapes)
+        x, y, z = infer_grid(decode_rules(kernel.attributes[PERSISTENT_ATTR]), args)
         return (max(1, x * y * z // 2),)
-    x, y, z = infer_grid(recorded_grid_rule(kernel), shapes)
+    x, y, z = infer_grid(recorded_grid_rule(kernel), args)
     size = cluster_size(kernel)
     return -(-x // size) * size, y, z
 
@@ -336,18 +334,16 @@ def test_fp8_attention_matches_the_dequantized_reference(kernel) -> None:
 
 
 def hopper(**options: Any) -> str:
-    return str(TawaHopperPipeline(**options).pipeline_pass_spec())
+    """The Hopper pipeline with these options and the static defaults."""
+    return str(TawaHopperPipeline(tuned=False, **options).pipeline_pass_spec())
 
 
-def tuned(path: Path, kernel: str) -> str:
-    """What `tawa_xdsl.compile` runs for the kernel: the tuned defaults."""
-    options = default_options(find_kernel(tawa_xdsl.parse(path), kernel))
-    return hopper(**{**RUNTIME_DEFAULTS, **options})
+TUNED = "tawa-hopper-pipeline"
+"""What `tawa_xdsl.compile` runs: the tuned defaults, resolved per kernel."""
 
 
 def only(path: Path, kernel: str) -> ModuleOp:
-    """The example with its other kernels removed, as `compile` takes one kernel
-    (tile-shape options apply to every kernel of a module)."""
+    """The example without its other kernels (lowering them too costs time)."""
     module = tawa_xdsl.parse(path)
     for other in [k for k in kernels(module) if k.sym_name.data != kernel]:
         other.detach()
@@ -375,7 +371,7 @@ GEMM_SPECS = [
 @pytest.mark.parametrize("kernel", GEMM_KERNELS)
 def test_fp8_gemm_at_every_level_computes_what_the_interpreter_does(kernel) -> None:
     case = gemm_case(kernel, SHAPES[0], seed=5)
-    assert_levels_agree(GEMM, case, [*GEMM_SPECS, tuned(GEMM, kernel)], seeds=2)
+    assert_levels_agree(GEMM, case, [*GEMM_SPECS, TUNED], seeds=2)
 
 
 ATTENTION_SPECS = [
@@ -390,9 +386,7 @@ def test_fp8_attention_at_every_level_computes_what_the_interpreter_does(
     kernel,
 ) -> None:
     case, _ = attention_case(kernel, seed=1)
-    assert_levels_agree(
-        ATTENTION, case, [*ATTENTION_SPECS, tuned(ATTENTION, kernel)], seeds=1
-    )
+    assert_levels_agree(ATTENTION, case, [*ATTENTION_SPECS, TUNED], seeds=1)
 
 
 # ------------------------------------------------------------- tuned defaults

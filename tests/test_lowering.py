@@ -50,6 +50,7 @@ def hopper(config, **registers: int) -> str:
         num_consumers=consumers,
         two_stage=bool(two_stage),
         ping_pong=bool(ping_pong and ping_pong[0]),
+        tuned=False,
         **registers,
     )
     return str(pipeline.pipeline_pass_spec())
@@ -240,7 +241,11 @@ def test_reading_an_unretired_result_is_a_hazard() -> None:
 
 def lowered_persistent_gemm(num_consumers: int = 1):
     pipeline = TawaHopperPipeline(
-        num_stages=2, mma_depth=1, persistent=True, num_consumers=num_consumers
+        num_stages=2,
+        mma_depth=1,
+        persistent=True,
+        num_consumers=num_consumers,
+        tuned=False,
     )
     module = tawa_xdsl.apply(
         tawa_xdsl.parse(EXAMPLES / "gemm.mlir"), str(pipeline.pipeline_pass_spec())
@@ -374,6 +379,7 @@ def lowered_cluster(
         num_consumers=num_consumers,
         persistent=persistent,
         cluster=2,
+        tuned=False,
     )
     module = tawa_xdsl.apply(module, str(pipeline.pipeline_pass_spec()))
     return module, find_kernel(module, kernel)

@@ -24,7 +24,7 @@ def hopper_options(draw: st.DrawFn) -> str:
     mma = draw(st.integers(1, depth))
     two_stage = depth > mma and draw(st.booleans())
     return (
-        f"tawa-hopper-pipeline{{num-stages={depth} mma-depth={mma} "
+        f"tawa-hopper-pipeline{{tuned=false num-stages={depth} mma-depth={mma} "
         f"two-stage={str(two_stage).lower()}}}"
     )
 
@@ -59,7 +59,7 @@ def test_lowered_programs_assemble(program, options) -> None:
 @st.composite
 def cooperative_options(draw: st.DrawFn) -> str:
     return (
-        "tawa-hopper-pipeline{num-stages=2 mma-depth=1 num-consumers=2 "
+        "tawa-hopper-pipeline{tuned=false num-stages=2 mma-depth=1 num-consumers=2 "
         f"two-stage={str(draw(st.booleans())).lower()} "
         f"ping-pong={str(draw(st.booleans())).lower()}}}"
     )
@@ -113,7 +113,7 @@ def test_clusters_compute_the_reference(program, launch, seed) -> None:
     )
     expected = args[-2].copy()
     options = (
-        "tawa-hopper-pipeline{num-stages=2 mma-depth=1 cluster=2 "
+        "tawa-hopper-pipeline{tuned=false num-stages=2 mma-depth=1 cluster=2 "
         f"persistent={str(persistent).lower()} reverse-x={str(reverse).lower()}}}"
     )
     try:
