@@ -77,3 +77,19 @@ func.func @while_over_tile_data(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %b: !t
   func.return
 }
 // CHECK: error: tile.load address depends on tile data (%t : tensor<16x16xbf16>); the producer can only compute addresses from scalars
+
+// -----
+
+// A scalar taken out of a loaded tile is tile data too: no address may use it.
+func.func @address_from_extract(%s: !tile.desc<?xf32, box = [4]>, %a: !tile.desc<?x?xbf16, box = [64, 64]>,
+                                %c: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %ts = tile.load %s[%c0] : !tile.desc<?xf32, box = [4]> -> tensor<4xf32>
+  %x = tile.extract %ts[0] : tensor<4xf32>
+  %i = arith.fptosi %x : f32 to i32
+  %j = arith.index_cast %i : i32 to index
+  %ta = tile.load %a[%j, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  tile.store %ta, %c[%c0, %c0] : tensor<64x64xbf16> -> !tile.desc<?x?xbf16, box = [64, 64]>
+  func.return
+}
+// CHECK: error: tile.load address depends on tile data (%ts : tensor<4xf32>); the producer can only compute addresses from scalars
