@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-import tawa_xdsl
 from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.tuning import default_options
 
-from .conftest import EXAMPLES
+from .conftest import example_module
 
 
 def options_for(file: str, name: str) -> dict:
-    return default_options(find_kernel(tawa_xdsl.parse(EXAMPLES / file), name))
+    return default_options(find_kernel(example_module(file, name), name))
 
 
 @pytest.mark.parametrize("d", [64, 128])
