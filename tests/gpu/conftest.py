@@ -7,14 +7,10 @@ import pytest
 from tawa_xdsl.runtime import gpu_available
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the group markers
 def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         if "tests/gpu/" in str(item.fspath):
             item.add_marker(pytest.mark.gpu)
-            # one pytest-xdist worker runs them all, one at a time: concurrent
-            # kernels would skew timings and share the GPU's memory
-            item.add_marker(pytest.mark.xdist_group("gpu"))
 
 
 @pytest.fixture(scope="session")
