@@ -43,7 +43,9 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     UnitAttr,
+    f32,
     i32,
+    i64,
 )
 from xdsl.ir import (
     Attribute,
@@ -170,36 +172,114 @@ class RegType(ParametrizedAttribute, TypeAttribute):
 
 @irdl_attr_definition
 class ImmType(ParametrizedAttribute, TypeAttribute):
-    """An immediate operand of a register class: printed as a literal."""
+    """An immediate operand of a register class: printed as a literal.
+
+    `!ptx.imm<b32 x 4>` is a constant bundle, one literal per element (the
+    offsets of the elements a thread holds, say): an op reading it prints
+    element `k`'s literal in its `k`-th instruction."""
 
     name = "ptx.imm"
 
     cls: StringAttr
+    count: IntAttr
 
-    def __init__(self, cls: str):
-        super().__init__(StringAttr(cls))
+    def __init__(self, cls: str, count: int = 1):
+        super().__init__(StringAttr(cls), IntAttr(count))
 
     @property
     def register_class(self) -> str:
         return self.cls.data
 
+    @property
+    def size(self) -> int:
+        return self.count.data
+
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            return (StringAttr(parser.parse_identifier()),)
+            reg_class = parser.parse_identifier()
+            count = 1
+            if parser.parse_optional_keyword("x") is not None:
+                count = parser.parse_integer(allow_negative=False)
+        return StringAttr(reg_class), IntAttr(count)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.cls.data}>")
+        count = f" x {self.count.data}" if self.count.data != 1 else ""
+        printer.print_string(f"<{self.cls.data}{count}>")
 
     def verify(self) -> None:
         if self.cls.data not in REGISTER_CLASSES or self.cls.data == "pred":
             raise VerifyException(f"!ptx.imm: no immediates of class '{self.cls.data}'")
+        if self.count.data < 1:
+            raise VerifyException(
+                "!ptx.imm: a constant bundle holds at least one value"
+            )
+
+
+PARAM_TYPES = frozenset({"u32", "u64", "f32", "b8"})
+PARAMS_ATTR = "ptx.params"
+"""The kernel attribute listing its `#ptx.param_decl`s, in parameter order."""
+
+
+@irdl_attr_definition
+class ParamDeclAttr(ParametrizedAttribute):
+    """One `.param` of a kernel entry: `#ptx.param_decl<"p_a" : b8[128], align 64>`
+    prints `.param .align 64 .b8 p_a[128]`; `#ptx.param_decl<"p_n" : u32>` prints
+    `.param .u32 p_n`. A distributed kernel has no block arguments: it lists
+    these (attribute `ptx.params`) and reads them with `ptx.param`."""
+
+    name = "ptx.param_decl"
+
+    param: StringAttr
+    type: StringAttr
+    length: IntAttr
+    """Array length; 0 for a scalar."""
+    align: IntAttr
+    """Byte alignment; 0 for the type's own."""
+
+    def __init__(self, param: str, type: str, length: int = 0, align: int = 0):
+        super().__init__(
+            StringAttr(param), StringAttr(type), IntAttr(length), IntAttr(align)
+        )
+
+    def declaration(self) -> str:
+        align = f".align {self.align.data} " if self.align.data else ""
+        length = f"[{self.length.data}]" if self.length.data else ""
+        return f".param {align}.{self.type.data} {self.param.data}{length}"
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            param = parser.parse_str_literal()
+            parser.parse_punctuation(":")
+            ptx_type = parser.parse_identifier()
+            length = align = 0
+            if parser.parse_optional_punctuation("[") is not None:
+                length = parser.parse_integer(allow_negative=False)
+                parser.parse_punctuation("]")
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.parse_keyword("align")
+                align = parser.parse_integer(allow_negative=False)
+        return StringAttr(param), StringAttr(ptx_type), IntAttr(length), IntAttr(align)
+
+    def print_parameters(self, printer: Printer) -> None:
+        length = f"[{self.length.data}]" if self.length.data else ""
+        align = f", align {self.align.data}" if self.align.data else ""
+        printer.print_string(f'<"{self.param.data}" : {self.type.data}{length}{align}>')
+
+    def verify(self) -> None:
+        if self.type.data not in PARAM_TYPES:
+            raise VerifyException(
+                f"#ptx.param_decl: unknown parameter type '{self.type.data}'"
+            )
+        if self.length.data < 0 or self.align.data < 0:
+            raise VerifyException("#ptx.param_decl: lengths and alignments are >= 0")
 
 
 def width(value: SSAValue) -> int:
-    """Registers in a value's bundle (1 for an immediate)."""
+    """Registers in a value's bundle (literals in a constant bundle)."""
     t = value.type
-    return t.size if isinstance(t, RegType) else 1
+    return t.size if isinstance(t, RegType | ImmType) else 1
 
 
 def register_class(value: SSAValue) -> str:
@@ -224,21 +304,21 @@ class Emitter(Protocol):
         """A label name no other label of the kernel has."""
 
 
-def imm_literal(op: ImmOp) -> str:
-    """The PTX literal of an immediate: `0fXXXXXXXX` for f32, decimal otherwise."""
-    value = op.value
-    if isinstance(value, FloatAttr):
-        bits = struct.unpack("<I", struct.pack("<f", value.value.data))[0]
+def imm_literal(op: ImmOp, k: int = 0) -> str:
+    """The PTX literal of (element `k` of) an immediate: `0fXXXXXXXX` for f32,
+    decimal otherwise."""
+    value = op.values()[k]
+    if isinstance(value, float):
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
         return f"0f{bits:08X}"
-    assert isinstance(value, IntegerAttr)
-    return str(value.value.data)
+    return str(value)
 
 
 def operand_text(value: SSAValue, k: int = 0) -> str:
     """Element `k` of `value` as PTX text: a register name or a literal."""
     if isinstance(value.type, ImmType):
         assert isinstance(value.owner, ImmOp)
-        return imm_literal(value.owner)
+        return imm_literal(value.owner, k)
     assert isinstance(value.type, RegType)
     return value.type.register(k)
 
@@ -418,7 +498,9 @@ def guard_properties(
 
 @irdl_op_definition
 class ImmOp(PTXOp):
-    """An immediate: `%c = ptx.imm 1.0 : f32 -> !ptx.imm<f32>`. Prints nothing."""
+    """An immediate: `%c = ptx.imm() {value = 1.0 : f32} : () -> !ptx.imm<f32>`;
+    a constant bundle holds one value per element: `{value = array<i64: 0, 8>}
+    : () -> !ptx.imm<b32 x 2>` (f32 bundles: `array<f32: ...>`). Prints nothing."""
 
     name = "ptx.imm"
 
@@ -427,16 +509,40 @@ class ImmOp(PTXOp):
 
     traits = traits_def(Pure())
 
-    def __init__(self, value: int | float, cls: str):
-        if cls == "f32":
-            attr: Attribute = FloatAttr(float(value), 32)
+    def __init__(self, value: int | float | Sequence[int | float], cls: str):
+        values = list(value) if isinstance(value, Sequence) else [value]
+        if len(values) == 1:
+            if cls == "f32":
+                attr: Attribute = FloatAttr(float(values[0]), 32)
+            else:
+                attr = IntegerAttr(int(values[0]), 64)
+        elif cls == "f32":
+            attr = DenseArrayBase.from_list(f32, [float(v) for v in values])
         else:
-            attr = IntegerAttr(int(value), 64)
-        super().__init__(properties={"value": attr}, result_types=[ImmType(cls)])
+            attr = DenseArrayBase.from_list(i64, [int(v) for v in values])
+        super().__init__(
+            properties={"value": attr}, result_types=[ImmType(cls, len(values))]
+        )
+
+    def values(self) -> tuple[int | float, ...]:
+        """The literal of every element."""
+        value = self.value
+        if isinstance(value, DenseArrayBase):
+            return tuple(value.get_values())
+        if isinstance(value, FloatAttr):
+            return (value.value.data,)
+        assert isinstance(value, IntegerAttr)
+        return (value.value.data,)
 
     def verify_(self) -> None:
-        if not isinstance(self.value, IntegerAttr | FloatAttr):
-            raise VerifyException("ptx.imm: the value must be an integer or a float")
+        if not isinstance(self.value, IntegerAttr | FloatAttr | DenseArrayBase):
+            raise VerifyException(
+                "ptx.imm: the value is an integer, a float or an array of them"
+            )
+        if len(self.values()) != width(self.result):
+            raise VerifyException(
+                f"ptx.imm: {len(self.values())} values for {width(self.result)} elements"
+            )
 
     def print_ptx(self, out: Emitter) -> None:
         pass
@@ -783,16 +889,20 @@ MEMORY_TYPES = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64"}
 
 
 class _Memory(Predicated):
-    """Shared by loads and stores: an address register plus a byte offset."""
+    """Shared by loads and stores: an address register plus a byte offset. The
+    address may be one element of a bundle (`addr_map`, one entry), as when a
+    store's addresses are computed for every element a thread holds at once."""
 
     space = prop_def(StringAttr)
     offset = prop_def(IntegerAttr[I64])
+    addr_map = opt_prop_def(DenseArrayBase)
 
     SPACES: ClassVar[frozenset[str]] = frozenset({"global", "shared"})
 
-    def _address(self, addr: SSAValue) -> str:
-        off = self.offset.value.data
-        return f"[{operand_text(addr)}{f'+{off}' if off else ''}]"
+    def _address(self, addr: SSAValue, extra: int = 0) -> str:
+        off = self.offset.value.data + extra
+        reg = operand_text(addr, pick(addr, self.addr_map, 0))
+        return f"[{reg}{f'+{off}' if off else ''}]"
 
     def _verify_address(self, addr: SSAValue) -> None:
         if self.space.data not in self.SPACES:
@@ -800,10 +910,15 @@ class _Memory(Predicated):
                 f"{self.name}: unknown state space '{self.space.data}'"
             )
         want = "b64" if self.space.data == "global" else "b32"
-        if register_class(addr) != want or width(addr) != 1:
+        if register_class(addr) != want:
             raise VerifyException(
                 f"{self.name}: a {self.space.data} address is one {want} register"
             )
+        _check_map(self, "the address", addr, self.addr_map or _map_attr(None), 1)
+
+
+def _addr_properties(addr_element: int | None) -> dict[str, Attribute]:
+    return {} if addr_element is None else {"addr_map": _map_attr([addr_element])}
 
 
 def _vector_suffix(n: int) -> str:
@@ -817,43 +932,64 @@ def _braced(values: list[str]) -> str:
 @irdl_op_definition
 class LoadOp(_Memory):
     """`ld.shared.v2.f32 {%f0, %f1}, [%r3+16];`: one instruction, 1, 2 or 4
-    registers."""
+    registers. With `offsets`, one instruction per entry filling the bundle in
+    order, each at its own byte offset: a fragment read with `ld.shared.b32` per
+    register group is one op (`vector` registers per instruction)."""
 
     name = "ptx.ld"
 
     addr = operand_def(RegType)
+    offsets = opt_prop_def(DenseArrayBase)
     result = result_def(RegType)
 
     traits = traits_def(MemoryReadEffect())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(
-        self, space: str, addr: SSAValue, cls: str, count: int, offset: int = 0
+        self,
+        space: str,
+        addr: SSAValue,
+        cls: str,
+        count: int,
+        offset: int = 0,
+        offsets: Sequence[int] | None = None,
     ):
+        props: dict[str, Attribute] = {
+            "space": StringAttr(space),
+            "offset": IntegerAttr(offset, 64),
+        }
+        if offsets is not None:
+            props["offsets"] = DenseArrayBase.from_list(i64, list(offsets))
         super().__init__(
-            operands=[addr, []],
-            properties={
-                "space": StringAttr(space),
-                "offset": IntegerAttr(offset, 64),
-            },
-            result_types=[RegType(cls, count)],
+            operands=[addr, []], properties=props, result_types=[RegType(cls, count)]
         )
+
+    def instruction_offsets(self) -> tuple[int, ...]:
+        """The extra byte offset of each instruction."""
+        return tuple(self.offsets.get_values()) if self.offsets is not None else (0,)
+
+    @property
+    def vector(self) -> int:
+        """Registers each instruction loads."""
+        return width(self.result) // len(self.instruction_offsets())
 
     def verify_(self) -> None:
         self._verify_address(self.addr)
-        if width(self.result) not in (1, 2, 4):
-            raise VerifyException("ptx.ld: loads 1, 2 or 4 registers")
+        loads = len(self.instruction_offsets())
+        if loads < 1 or width(self.result) % loads or self.vector not in (1, 2, 4):
+            raise VerifyException("ptx.ld: each instruction loads 1, 2 or 4 registers")
         if register_class(self.result) not in MEMORY_TYPES:
             raise VerifyException("ptx.ld: cannot load predicates")
         self.verify_guard(1)
 
     def print_ptx(self, out: Emitter) -> None:
-        n, cls = width(self.result), register_class(self.result)
-        dst = _braced([operand_text(self.result, k) for k in range(n)])
-        out.line(
-            f"{self.guard()}ld.{self.space.data}.{_vector_suffix(n)}{MEMORY_TYPES[cls]} "
-            f"{dst}, {self._address(self.addr)};"
-        )
+        n, cls = self.vector, register_class(self.result)
+        for i, extra in enumerate(self.instruction_offsets()):
+            dst = _braced([operand_text(self.result, i * n + k) for k in range(n)])
+            out.line(
+                f"{self.guard()}ld.{self.space.data}.{_vector_suffix(n)}{MEMORY_TYPES[cls]} "
+                f"{dst}, {self._address(self.addr, extra)};"
+            )
 
 
 @irdl_op_definition
@@ -879,6 +1015,8 @@ class StoreOp(_Memory):
         offset: int = 0,
         pred: SSAValue | None = None,
         negated: bool = False,
+        addr_element: int | None = None,
+        pred_element: int | None = None,
     ):
         super().__init__(
             operands=[addr, value, [pred] if pred is not None else []],
@@ -886,7 +1024,10 @@ class StoreOp(_Memory):
                 "space": StringAttr(space),
                 "offset": IntegerAttr(offset, 64),
                 "value_map": _map_attr(elements),
-                **guard_properties(pred, negated),
+                **_addr_properties(addr_element),
+                **guard_properties(
+                    pred, negated, None if pred_element is None else [pred_element]
+                ),
             },
         )
 
@@ -1104,9 +1245,11 @@ class FenceOp(Predicated):
 
 
 @irdl_op_definition
-class BarOp(PTXOp):
+class BarOp(Predicated):
     """A named CTA barrier: `bar.sync 0;`, `bar.sync 1, 256;`, `bar.arrive %r, 256;`
-    (`arrive` does not wait). The id is an immediate or a register."""
+    (`arrive` does not wait), optionally guarded (`@%p bar.arrive 2, 256;`: the
+    last ping-pong warpgroup opens the first turn). The id is an immediate or a
+    register."""
 
     name = "ptx.bar"
 
@@ -1114,15 +1257,24 @@ class BarOp(PTXOp):
     threads = opt_prop_def(IntegerAttr[I64])
     arrive = opt_prop_def(UnitAttr)
 
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
     def __init__(
-        self, barrier: SSAValue, threads: int | None = None, arrive: bool = False
+        self,
+        barrier: SSAValue,
+        threads: int | None = None,
+        arrive: bool = False,
+        pred: SSAValue | None = None,
     ):
         props: dict[str, Attribute] = {}
         if threads is not None:
             props["threads"] = IntegerAttr(threads, 64)
         if arrive:
             props["arrive"] = UnitAttr()
-        super().__init__(operands=[barrier], properties=props)
+        super().__init__(
+            operands=[barrier, [pred] if pred is not None else []],
+            properties={**props, **guard_properties(pred)},
+        )
 
     def verify_(self) -> None:
         if register_class(self.barrier) != "b32" or width(self.barrier) != 1:
@@ -1131,11 +1283,12 @@ class BarOp(PTXOp):
             self.threads.value.data < 32 or self.threads.value.data % 32
         ):
             raise VerifyException("ptx.bar: the thread count is a multiple of 32")
+        self.verify_guard(1)
 
     def print_ptx(self, out: Emitter) -> None:
         kind = "arrive" if self.arrive else "sync"
         count = f", {self.threads.value.data}" if self.threads is not None else ""
-        out.line(f"bar.{kind} {operand_text(self.barrier)}{count};")
+        out.line(f"{self.guard()}bar.{kind} {operand_text(self.barrier)}{count};")
 
 
 @irdl_op_definition
@@ -1354,14 +1507,16 @@ class WgmmaOp(PTXOp):
     accumulator bundle `acc` (the result is the whole bundle, those registers
     updated): A from shared memory (a b64 descriptor) or from registers (four
     b32 of `a`, chosen by `a_map`), B from a descriptor; `scale_d` false ignores
-    the accumulator's old value.
+    the accumulator's old value. Without `acc` (the first MMA of a chain that
+    starts from zero, `scale_d` false) the result's other registers are not yet
+    written.
 
     `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {d..}, a, b, p, 1, 1[, 0], tB;`
     """
 
     name = "ptx.wgmma"
 
-    acc = operand_def(RegType)
+    acc = opt_operand_def(RegType)
     a = operand_def(RegType)
     b = operand_def(RegType)
     scale_d = operand_def(RegType)
@@ -1372,11 +1527,13 @@ class WgmmaOp(PTXOp):
     transpose_b = prop_def(IntegerAttr[I64])
     result = result_def(RegType)
 
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
     DTYPES: ClassVar[frozenset[str]] = frozenset({"bf16", "f16"})
 
     def __init__(
         self,
-        acc: SSAValue,
+        acc: SSAValue | RegType,
         a: SSAValue,
         b: SSAValue,
         scale_d: SSAValue,
@@ -1386,10 +1543,10 @@ class WgmmaOp(PTXOp):
         transpose_b: int,
         a_elements: Sequence[int] = (),
     ):
-        t = acc.type
+        t = acc if isinstance(acc, RegType) else acc.type
         assert isinstance(t, RegType)
         super().__init__(
-            operands=[acc, a, b, scale_d],
+            operands=[[] if isinstance(acc, RegType) else [acc], a, b, scale_d],
             properties={
                 "a_map": _map_attr(a_elements),
                 "shape": StringAttr(shape),
@@ -1416,14 +1573,15 @@ class WgmmaOp(PTXOp):
             raise VerifyException(
                 f"ptx.wgmma: unsupported input type {self.dtype.data}"
             )
-        if register_class(self.acc) != "f32" or _unallocated(
-            self.result.type
-        ) != _unallocated(self.acc.type):
+        if register_class(self.result) != "f32" or (
+            self.acc is not None
+            and _unallocated(self.result.type) != _unallocated(self.acc.type)
+        ):
             raise VerifyException(
                 "ptx.wgmma: the accumulator is an f32 bundle, as is the result"
             )
         half = self.n // 2
-        if not 0 <= self.start.value.data <= width(self.acc) - half:
+        if not 0 <= self.start.value.data <= width(self.result) - half:
             raise VerifyException(
                 "ptx.wgmma: the accumulator registers are outside the bundle"
             )
@@ -1845,5 +2003,5 @@ PTX = Dialect(
         LabelOp,
         BraOp,
     ],
-    [RegType, ImmType],
+    [RegType, ImmType, ParamDeclAttr],
 )
