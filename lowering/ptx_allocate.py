@@ -113,7 +113,7 @@ class _Allocator:
         return g
 
     def _own(self, value: SSAValue) -> _Group:
-        return self._new(value, self.live.segments[value])
+        return self._new(value, self.live.segments(value))
 
     def _merge(self, a: _Group, b: _Group) -> bool:
         """Put two groups in one bundle if none of their values overlap."""

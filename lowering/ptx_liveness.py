@@ -30,8 +30,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from tawa_xdsl.dialects.ptx import ForOp, IfOp, RegType, YieldOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from tawa_xdsl.dialects.ptx import ForOp, IfOp, YieldOp
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 Segment = tuple[int, int]
 """Inclusive range of points `[lo, hi]`."""
@@ -64,24 +64,22 @@ def union(segments: Sequence[Segment]) -> list[Segment]:
 
 
 class Liveness:
-    """Program points and live segments of every register value in `body`."""
+    """Program points of the ops in `body`, and the live segments of its
+    register values (computed on first request: a pass that asks about a few
+    values pays for those)."""
 
     def __init__(self, body: Region):
         self.index: dict[Operation, int] = {}
         self.last: dict[Operation, int] = {}
         self.ops: list[Operation] = []
         self._number(body)
-        self.segments: dict[SSAValue, list[Segment]] = {}
-        for op in self.ops:
-            if isinstance(op, ForOp):
-                block = op.body.block
-                s = 2 * self.index[op] + 1
-                self.segments[block.args[0]] = [(s, 2 * self.last[op] + 1)]
-                for arg in block.args[1:]:
-                    self._compute(arg, s, block)
-            for res in op.results:
-                if isinstance(res.type, RegType):
-                    self._compute(res, *self._definition(op))
+        self._segments: dict[SSAValue, list[Segment]] = {}
+
+    def segments(self, value: SSAValue) -> list[Segment]:
+        """Where a register value of `body` is live, sorted and disjoint."""
+        if value not in self._segments:
+            self._segments[value] = self._compute(value)
+        return self._segments[value]
 
     def _number(self, region: Region) -> None:
         for block in region.blocks:
@@ -92,23 +90,32 @@ class Liveness:
                     self._number(inner)
                 self.last[op] = len(self.ops) - 1
 
-    def _definition(self, op: Operation) -> tuple[int, Block]:
-        """Where `op`'s results are written, and the block they are visible in."""
+    def _definition(self, value: SSAValue) -> tuple[int, Block]:
+        """Where `value` is written, and the block it is visible in."""
+        if isinstance(value, BlockArgument):  # of a loop body: on entry
+            loop = value.block.parent_op()
+            assert isinstance(loop, ForOp)
+            return 2 * self.index[loop] + 1, value.block
+        op = value.owner
+        assert isinstance(op, Operation)
         block = op.parent_block()
         assert block is not None
         if isinstance(op, ForOp | IfOp):
             return 2 * self.last[op] + 1, block
         return 2 * self.index[op] + 1, block
 
-    def _compute(self, value: SSAValue, start: int, block: Block) -> None:
-        segments = [(start, start)]
+    def _compute(self, value: SSAValue) -> list[Segment]:
+        start, block = self._definition(value)
         owner = value.owner
+        if isinstance(value, BlockArgument) and value.index == 0:
+            return [(start, 2 * self.last[owner.parent_op()] + 1)]  # the counter
+        segments = [(start, start)]
         if isinstance(owner, IfOp) and owner.otherwise.blocks:
             t = 2 * self.index[owner.then.block.last_op] + 1  # the then branch's copy
             segments.append((t, t))
         for use in value.uses:
             segments += self._path(start, block, use.operation, use.index)
-        self.segments[value] = union(segments)
+        return union(segments)
 
     def _read(self, user: Operation, operand: int) -> Segment:
         """The points at which `user` reads its operand `operand`."""
@@ -138,7 +145,7 @@ class Liveness:
         return [*segments, (lo, self._read(user, operand)[1])]
 
     def live_at(self, value: SSAValue, point: int) -> bool:
-        segments = self.segments[value]
+        segments = self.segments(value)
         k = bisect_right(segments, (point, 1 << 62)) - 1
         return k >= 0 and segments[k][0] <= point <= segments[k][1]
 

@@ -47,8 +47,8 @@ def test_straight_code_dies_at_the_last_use_only() -> None:
     assert live.dies_at(v["a"], op["c"]) and live.dies_at(v["b"], op["c"])
     assert live.dies_at(v["c"], op["c"]) is False  # not an operand there
     # a value and the result of the op where it dies do not overlap
-    assert not overlaps(live.segments[v["b"]], live.segments[v["c"]])
-    assert overlaps(live.segments[v["a"]], live.segments[v["b"]])
+    assert not overlaps(live.segments(v["b"]), live.segments(v["c"]))
+    assert overlaps(live.segments(v["a"]), live.segments(v["b"]))
 
 
 def test_a_use_in_the_other_branch_is_not_a_later_use() -> None:
@@ -65,8 +65,8 @@ def test_a_use_in_the_other_branch_is_not_a_later_use() -> None:
     assert live.dies_at(v["a"], op["t"])
     assert live.dies_at(v["a"], op["e"])
     # `a` is dead in the rest of the then branch but live again in the else
-    assert not overlaps(live.segments[v["a"]], live.segments[v["t2"]])
-    assert overlaps(live.segments[v["a"]], live.segments[v["e"]]) is False
+    assert not overlaps(live.segments(v["a"]), live.segments(v["t2"]))
+    assert overlaps(live.segments(v["a"]), live.segments(v["e"])) is False
 
 
 def test_a_use_after_the_branches_keeps_a_value_live_in_both() -> None:
@@ -105,7 +105,7 @@ def test_a_value_from_before_a_loop_lives_across_its_iterations() -> None:
     end = 2 * live.last[loop] + 1
     assert live.live_at(v["outside"], end) and live.live_at(v["n"], end)
     # the carried value and the result share the loop's registers: disjoint
-    assert not overlaps(live.segments[v["x"]], live.segments[v["res"]])
+    assert not overlaps(live.segments(v["x"]), live.segments(v["res"]))
     assert live.dies_at(v["res"], op["after"])
 
 
@@ -121,8 +121,8 @@ def test_an_if_result_is_written_at_the_end_of_each_branch() -> None:
     live, v, op = analyse(body)
     # the then branch's value may sit in the result's registers: the result is
     # written after it is read, and the else branch does not disturb it
-    assert not overlaps(live.segments[v["t"]], live.segments[v["r"]])
-    assert not overlaps(live.segments[v["e"]], live.segments[v["r"]])
+    assert not overlaps(live.segments(v["t"]), live.segments(v["r"]))
+    assert not overlaps(live.segments(v["e"]), live.segments(v["r"]))
     # but a value of the else branch lives while the then branch's copy holds
     then_copy = 2 * live.index[v["t"].owner.next_op] + 1
     assert live.live_at(v["r"], then_copy)
