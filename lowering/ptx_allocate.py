@@ -18,9 +18,11 @@ sharing saves instructions, which is what the old printer did too:
 - a `wgmma`'s result is its accumulator's registers (`PTXOp.tied_operand`): the
   accumulator is copied first where it is still live after the wgmma;
 - a loop's carried values get registers of their own, shared with the loop's
-  results; the initial value and the yielded value share them too unless they
-  are live at the same time as the carried value (then a copy is inserted, in
-  the old printer's order: the counter's `mov.u32`, then the carried values);
+  results; the yielded value shares them too unless it is live at the same
+  time as the carried value, and so does the initial value when it is a `mov`
+  made for the loop (`_made_for_the_loop` says why not others); elsewhere a
+  copy is inserted, in the old printer's order: the counter's `mov.u32`, then
+  the carried values;
 - an `if`'s results likewise with each branch's yielded value.
 Sharing is decided by exact liveness (`ptx_liveness.py`), so it is legal by
 construction: values share registers only when their live segments are
@@ -34,7 +36,7 @@ and a cycle goes through one temporary.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tawa_xdsl.dialects.ptx import (
@@ -86,6 +88,17 @@ class _Group:
         while node.parent is not None and node.parent is not root:
             node.parent, node = root, node.parent
         return root
+
+
+def _made_for_the_loop(init: SSAValue) -> bool:
+    """Whether a loop's initial value may be built in the carried registers:
+    only a `mov` (a constant or a re-indexed value materialized for the loop),
+    as the old printer wrote those there. Any other initial value is copied, as
+    the old printer did: sharing would tie the registers of what computed it to
+    the loop, and where that is a wgmma accumulator ptxas then serializes the
+    wgmmas (C7515: an `if` yielding an accumulator, zeros in one branch, into a
+    loop that accumulates on it)."""
+    return isinstance(init.owner, AluOp) and init.owner.opcode.data.startswith("mov.")
 
 
 def _fresh(like: _Group) -> _Group:
@@ -165,7 +178,7 @@ class _Allocator:
         Rewriter.insert_op(start, InsertPoint.before(op))
         self.group[start.result] = counter
         op.operands[0] = start.result
-        self._phi(op, carried, list(op.iter_args), 3)
+        self._phi(op, carried, list(op.iter_args), 3, _made_for_the_loop)
 
     def _phi(
         self,
@@ -173,13 +186,18 @@ class _Allocator:
         dests: Sequence[_Group],
         sources: Sequence[SSAValue],
         first: int,
+        may_share: Callable[[SSAValue], bool] = lambda _: True,
     ) -> None:
         """Make each source, operand `first + i` of `user`, sit in its
-        destination group: shared where liveness allows, else copied (all at
-        once) right before `user`."""
+        destination group: shared where liveness (and `may_share`) allows,
+        else copied (all at once) right before `user`."""
         copies: list[tuple[int, _Group, SSAValue]] = []
         for i, (g, src) in enumerate(zip(dests, sources, strict=True)):
-            if isinstance(src.type, RegType) and self._merge(self.group[src], g):
+            if (
+                isinstance(src.type, RegType)
+                and may_share(src)
+                and self._merge(self.group[src], g)
+            ):
                 continue
             copies.append((i, g, src))
         for i, value in self._parallel_copy(user, copies):

@@ -5,7 +5,7 @@
 // An elementwise chain updates a loop-carried bundle in place: the product and
 // the sum take the registers of the operand that dies at them, so the value
 // yielded is already in the carried registers (no copy at the loop's end). The
-// initial value is dead after the loop starts, so it is built in place too;
+// initial value, a mov dead after the loop starts, is built in place too;
 // the loop's result is the same registers. An operand read through a map, or
 // still live, is not overwritten; a mov always writes registers of its own.
 // CHECK-LABEL: func.func @chain
@@ -63,30 +63,35 @@ func.func @wgmma() attributes {tile.kernel} {
 
 // -----
 
-// Loop entry and end are parallel copies: an initial value still live after
-// the loop start is copied (the counter first, as the old printer did), one
-// that dies there is used in place; carried values that swap go through a
-// temporary, and a value from before the loop, live across it, is copied in.
+// Loop entry and end are parallel copies. An initial value is built in the
+// carried registers only when it is a mov made for the loop that dies there
+// (%u for %y); others are copied, the counter first, as the old printer did:
+// %tid lives on, %u already went to %y, %v is not a mov. Carried values that
+// swap go through a temporary; a value from before the loop, live across it,
+// is copied in.
 // CHECK-LABEL: func.func @copies
 // CHECK:         %tid = {{.*}} -> !ptx.reg<b32 at [[TID:[0-9]+]]>
 // CHECK-NEXT:    %u = {{.*}} -> !ptx.reg<b32 at [[Y:[0-9]+]]>
+// CHECK-NEXT:    %v = {{.*}} -> !ptx.reg<b32 at [[V:[0-9]+]]>
 // CHECK-NEXT:    %[[I0:.*]] = ptx.alu(%c0) {opcode = "mov.u32"} : (!ptx.imm<b32>) -> !ptx.reg<b32 at [[I:[0-9]+]]>
 // CHECK-NEXT:    %[[X0:.*]] = ptx.alu(%tid) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[TID]]>) -> !ptx.reg<b32 at [[X:[0-9]+]]>
 // CHECK-NEXT:    %[[Z0:.*]] = ptx.alu(%u) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[Y]]>) -> !ptx.reg<b32 at [[Z:[0-9]+]]>
-// CHECK-NEXT:    ptx.for %i = %[[I0]] to %n {{.*}} iter_args(%x = %[[X0]] : !ptx.reg<b32 at [[X]]>, %y = %u : !ptx.reg<b32 at [[Y]]>, %z = %[[Z0]] : !ptx.reg<b32 at [[Z]]>)
+// CHECK-NEXT:    %[[W0:.*]] = ptx.alu(%v) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[V]]>) -> !ptx.reg<b32 at [[W:[0-9]+]]>
+// CHECK-NEXT:    ptx.for %i = %[[I0]] to %n {{.*}} iter_args(%x = %[[X0]] : !ptx.reg<b32 at [[X]]>, %y = %u : !ptx.reg<b32 at [[Y]]>, %z = %[[Z0]] : !ptx.reg<b32 at [[Z]]>, %w = %[[W0]] : !ptx.reg<b32 at [[W]]>)
 // CHECK-NEXT:      %[[Z1:.*]] = ptx.alu(%tid) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[TID]]>) -> !ptx.reg<b32 at [[Z]]>
 // CHECK-NEXT:      %[[TMP:.*]] = ptx.alu(%y) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[Y]]>) -> !ptx.reg<b32 at [[T:[0-9]+]]>
 // CHECK-NEXT:      %[[Y1:.*]] = ptx.alu(%x) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[X]]>) -> !ptx.reg<b32 at [[Y]]>
 // CHECK-NEXT:      %[[X1:.*]] = ptx.alu(%[[TMP]]) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[T]]>) -> !ptx.reg<b32 at [[X]]>
-// CHECK-NEXT:      ptx.yield %[[X1]], %[[Y1]], %[[Z1]]
+// CHECK-NEXT:      ptx.yield %[[X1]], %[[Y1]], %[[Z1]], %w
 func.func @copies() attributes {tile.kernel} {
   %c0 = ptx.imm() {value = 0 : i64} : () -> !ptx.imm<b32>
   %c1 = ptx.imm() {value = 1 : i64} : () -> !ptx.imm<b32>
   %n = ptx.param() {param = "p_n"} : () -> !ptx.reg<b32>
   %tid = ptx.special() {register = "%tid.x"} : () -> !ptx.reg<b32>
-  %u = ptx.alu(%tid, %c1) {opcode = "add.s32"} : (!ptx.reg<b32>, !ptx.imm<b32>) -> !ptx.reg<b32>
-  %r:3 = ptx.for %i = %c0 to %n step %c1 : (!ptx.imm<b32>, !ptx.reg<b32>, !ptx.imm<b32>) -> !ptx.reg<b32> iter_args(%x = %tid : !ptx.reg<b32>, %y = %u : !ptx.reg<b32>, %z = %u : !ptx.reg<b32>) -> (!ptx.reg<b32>, !ptx.reg<b32>, !ptx.reg<b32>) {
-    ptx.yield %y, %x, %tid : !ptx.reg<b32>, !ptx.reg<b32>, !ptx.reg<b32>
+  %u = ptx.alu(%tid) {opcode = "mov.b32"} : (!ptx.reg<b32>) -> !ptx.reg<b32>
+  %v = ptx.alu(%tid, %c1) {opcode = "add.s32"} : (!ptx.reg<b32>, !ptx.imm<b32>) -> !ptx.reg<b32>
+  %r:4 = ptx.for %i = %c0 to %n step %c1 : (!ptx.imm<b32>, !ptx.reg<b32>, !ptx.imm<b32>) -> !ptx.reg<b32> iter_args(%x = %tid : !ptx.reg<b32>, %y = %u : !ptx.reg<b32>, %z = %u : !ptx.reg<b32>, %w = %v : !ptx.reg<b32>) -> (!ptx.reg<b32>, !ptx.reg<b32>, !ptx.reg<b32>, !ptx.reg<b32>) {
+    ptx.yield %y, %x, %tid, %w : !ptx.reg<b32>, !ptx.reg<b32>, !ptx.reg<b32>, !ptx.reg<b32>
   }
   %s = ptx.alu(%r#0, %tid) {opcode = "add.s32"} : (!ptx.reg<b32>, !ptx.reg<b32>) -> !ptx.reg<b32>
   func.return
