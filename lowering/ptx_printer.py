@@ -110,15 +110,16 @@ def print_kernel(kernel: func.FuncOp) -> str:
     first_label = 0
     ops = list(kernel.body.block.ops)
     for op in ops:
-        if isinstance(op, ForOp | IfOp):
+        kind = type(op)
+        if kind is ForOp or kind is IfOp:
             raise OpDiagnostic(
                 op, "PTX printer: lower control flow first (ptx-lower-control-flow)"
             )
-        if isinstance(op, LabelOp) and (m := _NUMBERED.match(op.label.data)):
+        if kind is LabelOp and (m := _NUMBERED.match(op.label.data)):
             first_label = max(first_label, int(m.group(1)))
         for value in op.results:
             t = value.type
-            if not isinstance(t, RegType):
+            if type(t) is not RegType:
                 continue
             if not t.is_allocated:
                 raise OpDiagnostic(
