@@ -95,6 +95,12 @@ def _lower_params(k: KernelState, ops: Ops) -> None:
         decls.append(ptx.ParamDeclAttr(name, ptx_type, length, align))
         return name
 
+    if len(abi.data) != len(block.args):
+        raise OpDiagnostic(
+            kernel,
+            f"{ABI_ATTR} lists {len(abi.data)} parameters, the kernel has "
+            f"{len(block.args)}",
+        )
     for arg, entry in zip(block.args, abi.data, strict=True):
         assert isinstance(entry, StringAttr)
         hint = arg.name_hint or "arg"
