@@ -4,13 +4,15 @@
 // initialises the barriers; the producer branch keeps its setmaxnreg outside
 // the leader's branch; a warpgroup arrives through its thread 0; the first
 // consumer thread issues TMA stores and their bulk groups; a tile moves as one
-// box per 128-byte chunk. Ping-pong turns are named barriers 2 + w, the last
+// box per 128-byte chunk (the maps' types are kept by parameter name for the
+// thread simulator). Ping-pong turns are named barriers 2 + w, the last
 // warpgroup opening the first. In a cluster, each block multicasts its share of
 // the boxes and thread r of a warpgroup arrives in block r through mapa.
 // RUN: tawa-opt %s --split-input-file -p distribute-fragments | filecheck %s
 
 // CHECK-LABEL: func.func @pipeline()
 // CHECK-SAME:    ptx.params = [#ptx.param_decl<"p_a" : b8[128], align 64>, #ptx.param_decl<"p_c" : b8[128], align 64>, #ptx.param_decl<"p_i" : u32>]
+// CHECK-SAME:    ptx.tensor_maps = {p_a = !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, p_c = !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>}
 // CHECK:         %[[A:.*]] = ptx.param() {param = "p_a", generic} : () -> !ptx.reg<b64>
 // CHECK-NEXT:    %[[C:.*]] = ptx.param() {param = "p_c", generic} : () -> !ptx.reg<b64>
 // CHECK-NEXT:    %[[I:.*]] = ptx.param() {param = "p_i"} : () -> !ptx.reg<b32>
