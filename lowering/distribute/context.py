@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import functools
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -188,7 +189,7 @@ class KernelState:
     consumer: ConsumerIds | None = None
     turn_own: SSAValue | None = None
     turn_next: SSAValue | None = None
-    _imms: dict[tuple[str, tuple[int | float, ...]], SSAValue] = field(
+    _imms: dict[tuple[str, tuple[int, ...]], SSAValue] = field(
         default_factory=dict
     )
     values: dict[SSAValue, Lowered] = field(default_factory=dict)
@@ -248,7 +249,7 @@ class KernelState:
     def imm(self, value: int | float | Sequence[int | float], cls: str) -> SSAValue:
         """An immediate (or constant bundle), made once at the top of the kernel."""
         values = tuple(value) if isinstance(value, list | tuple) else (value,)
-        key = (cls, values)
+        key = (cls, tuple(_bits(v) for v in values))
         if key not in self._imms:
             op = ptx.ImmOp(list(values) if len(values) > 1 else values[0], cls)
             where = (
@@ -282,6 +283,13 @@ class KernelState:
             ids.tail = ops[-1]
             self._row_base[rows] = r
         return self._row_base[rows]
+
+
+def _bits(x: int | float) -> int:
+    """A literal as a cache key: -0.0 is not 0.0."""
+    if isinstance(x, float):
+        return struct.unpack("<I", struct.pack("<f", x))[0] | 1 << 40
+    return x
 
 
 def _inside(op: Operation, anchor: Operation) -> bool:
