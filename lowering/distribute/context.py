@@ -189,9 +189,7 @@ class KernelState:
     consumer: ConsumerIds | None = None
     turn_own: SSAValue | None = None
     turn_next: SSAValue | None = None
-    _imms: dict[tuple[str, tuple[int, ...]], SSAValue] = field(
-        default_factory=dict
-    )
+    _imms: dict[tuple[str, tuple[int, ...]], SSAValue] = field(default_factory=dict)
     values: dict[SSAValue, Lowered] = field(default_factory=dict)
     """What each converted value became."""
     tensors: dict[SSAValue, tuple[SSAValue, list[SSAValue], list[SSAValue]]] = field(
