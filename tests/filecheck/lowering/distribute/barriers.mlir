@@ -129,7 +129,7 @@ func.func @pipeline(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizz
 // CHECK-NEXT:      ptx.mbarrier_arrive(%[[REMOTE]]) if %[[SIGNALS]] {offset = 0 : i64, remote}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ptx.cluster_barrier()
-func.func @cluster(%b: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) attributes {tile.kernel, nvgpu_async.abi = ["map:0", "scalar:1"], nvgpu_async.launch = {threads = 384 : i64, smem = 66560 : i64, cluster = 2 : i64}} {
+func.func @cluster(%b: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) attributes {tile.kernel, nvgpu_async.abi = ["map:0", "scalar:1"], nvgpu_async.launch = {threads = 384 : i64, smem = 66592 : i64, cluster = 2 : i64}} {
   %ring = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x128xbf16>
   %full = nvgpu_async.mbarrier_alloc offset = 65536 : !nvgpu_async.mbarrier<2>
   %empty = nvgpu_async.mbarrier_alloc offset = 65552 : !nvgpu_async.mbarrier<2>

@@ -74,7 +74,7 @@
 // CHECK-NEXT:        ptx.st(%{{.*}}, %{{.*}}) if %{{.*}} {space = "global", offset = 0 : i64,
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
-func.func @stores(%c: !nvgpu_async.global<?x?x?xbf16>, %d: !nvgpu_async.global<?x?xf32>, %i: index, %x: f32) attributes {tile.kernel, nvgpu_async.abi = ["global:0", "global:1", "scalar:2", "scalar:3"], nvgpu_async.launch = {threads = 256 : i64, smem = 9216 : i64, cluster = 1 : i64}} {
+func.func @stores(%c: !nvgpu_async.global<?x?x?xbf16>, %d: !nvgpu_async.global<?x?xf32>, %i: index, %x: f32) attributes {tile.kernel, nvgpu_async.abi = ["global:0", "global:1", "scalar:2", "scalar:3"], nvgpu_async.launch = {threads = 256 : i64, smem = 10240 : i64, cluster = 1 : i64}} {
   %staging = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64x64xbf16>
   %bias = nvgpu_async.smem_alloc offset = 8192 : !nvgpu_async.smem<1x16xf32>
   nvgpu_async.role_dispatch consumers = 1 producer {
