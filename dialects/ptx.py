@@ -335,25 +335,33 @@ def operand_text(value: SSAValue, k: int = 0) -> str:
 
 def element_texts(
     value: SSAValue, element_map: DenseArrayBase | None = None, n: int = 0
-) -> list[str]:
+) -> list[str] | tuple[str, ...]:
     """The PTX text of every element of `value`, or with `element_map` (or a
     single-register `value` broadcast to `n` elements) of every element an op
     of `n` elements reads: `operand_text` for a whole op at once."""
     t = value.type
     if type(t) is ImmType:
         assert isinstance(value.owner, ImmOp)
-        texts = [imm_literal(value.owner, k) for k in range(t.count.data)]
+        texts: list[str] | tuple[str, ...] = [
+            imm_literal(value.owner, k) for k in range(t.count.data)
+        ]
     else:
         assert type(t) is RegType
-        prefix, first = REGISTER_CLASSES[t.cls.data][0], t.first.data
-        if first == UNALLOCATED:
-            raise ValueError(f"{t} is not allocated")
-        texts = [f"{prefix}{first + k}" for k in range(t.count.data)]
+        texts = _register_names(t)
     if element_map is not None and len(element_map):
         return [texts[e] for e in map_values(element_map)]
     if n and len(texts) == 1:
         return texts * n
     return texts
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _register_names(t: RegType) -> tuple[str, ...]:
+    """`%f12`, `%f13`, ... for an allocated bundle (many ops share one)."""
+    prefix, first = REGISTER_CLASSES[t.cls.data][0], t.first.data
+    if first == UNALLOCATED:
+        raise ValueError(f"{t} is not allocated")
+    return tuple(f"{prefix}{first + k}" for k in range(t.count.data))
 
 
 def pick(value: SSAValue, element_map: DenseArrayBase | None, k: int) -> int:
