@@ -287,8 +287,11 @@ def retype(kernel: func.FuncOp, new_types: dict[SSAValue, Attribute]) -> None:
     once (a third of the allocator's time otherwise)."""
     replaced: dict[SSAValue, SSAValue] = {}
     by_op: dict[Operation, list[OpResult]] = {}
+    users: dict[Operation, None] = {}
     for value in new_types:
-        if isinstance(value, OpResult):
+        for use in value.uses:
+            users[use.operation] = None
+        if type(value) is OpResult:
             by_op.setdefault(value.op, []).append(value)
         else:
             replaced[value] = Rewriter.replace_value_with_new_type(
@@ -298,25 +301,26 @@ def retype(kernel: func.FuncOp, new_types: dict[SSAValue, Attribute]) -> None:
         results = list(op.results)
         for old in olds:
             new = OpResult(new_types[old], op, old.index)
-            new.name_hint = old.name_hint
+            if old.name_hint is not None:
+                new.name_hint = old.name_hint
             results[old.index] = replaced[old] = new
         op.results = SSAValues(results)
-    for op in kernel.walk():
-        if any(o in replaced for o in op.operands):
-            op.operands = [replaced.get(o, o) for o in op.operands]
+    for op in users:
+        op.operands = [replaced.get(o, o) for o in op.operands]
 
 
-def _check_unallocated(kernel: func.FuncOp) -> bool:
+def _check_unallocated(kernel: func.FuncOp, ops: list[Operation]) -> bool:
     """True when nothing is allocated yet, False when everything is; a kernel
     half allocated is refused."""
     allocated = unallocated = 0
-    for op in kernel.walk():
-        for value in (
-            *op.results,
-            *(a for r in op.regions for b in r.blocks for a in b.args),
-        ):
-            if isinstance(value.type, RegType):
-                if value.type.is_allocated:
+    for op in ops:
+        values = list(op.results)
+        if type(op) is ForOp:
+            values += op.body.block.args
+        for value in values:
+            t = value.type
+            if type(t) is RegType:
+                if t.is_allocated:
                     allocated += 1
                 else:
                     unallocated += 1
@@ -335,8 +339,9 @@ def allocate_kernel(kernel: func.FuncOp) -> None:
             "ptx-allocate: a thread-level kernel takes no block arguments (it "
             "reads its parameters with ptx.param)",
         )
-    if _check_unallocated(kernel):
-        _Allocator(kernel).run()
+    allocator = _Allocator(kernel)
+    if _check_unallocated(kernel, allocator.live.ops):
+        allocator.run()
 
 
 @dataclass(frozen=True)

@@ -60,17 +60,16 @@ from tawa_xdsl.kernel import kernels
 
 
 def next_free_registers(kernel: func.FuncOp) -> dict[str, int]:
-    """Per register class, the first register no value of `kernel` uses."""
+    """Per register class, the first register no value of `kernel` uses (a
+    loop's block arguments sit in its results' registers: results suffice)."""
     free: dict[str, int] = {}
     for op in kernel.walk():
-        for value in (
-            *op.results,
-            *(a for r in op.regions for b in r.blocks for a in b.args),
-        ):
+        for value in op.results:
             t = value.type
-            if isinstance(t, RegType) and t.is_allocated:
-                end = t.first.data + t.size
-                free[t.register_class] = max(free.get(t.register_class, 0), end)
+            if type(t) is RegType and t.is_allocated:
+                cls, end = t.cls.data, t.first.data + t.count.data
+                if end > free.get(cls, 0):
+                    free[cls] = end
     return free
 
 

@@ -92,7 +92,7 @@ class Liveness:
 
     def _definition(self, value: SSAValue) -> tuple[int, Block]:
         """Where `value` is written, and the block it is visible in."""
-        if isinstance(value, BlockArgument):  # of a loop body: on entry
+        if type(value) is BlockArgument:  # of a loop body: on entry
             loop = value.block.parent_op()
             assert isinstance(loop, ForOp)
             return 2 * self.index[loop] + 1, value.block
@@ -100,17 +100,17 @@ class Liveness:
         assert isinstance(op, Operation)
         block = op.parent_block()
         assert block is not None
-        if isinstance(op, ForOp | IfOp):
+        if type(op) is ForOp or type(op) is IfOp:
             return 2 * self.last[op] + 1, block
         return 2 * self.index[op] + 1, block
 
     def _compute(self, value: SSAValue) -> list[Segment]:
         start, block = self._definition(value)
         owner = value.owner
-        if isinstance(value, BlockArgument) and value.index == 0:
+        if type(value) is BlockArgument and value.index == 0:
             return [(start, 2 * self.last[owner.parent_op()] + 1)]  # the counter
         segments = [(start, start)]
-        if isinstance(owner, IfOp) and owner.otherwise.blocks:
+        if type(owner) is IfOp and owner.otherwise.blocks:
             t = 2 * self.index[owner.then.block.last_op] + 1  # the then branch's copy
             segments.append((t, t))
         for use in value.uses:
@@ -120,7 +120,7 @@ class Liveness:
     def _read(self, user: Operation, operand: int) -> Segment:
         """The points at which `user` reads its operand `operand`."""
         i = 2 * self.index[user]
-        if isinstance(user, ForOp) and operand in (1, 2):  # the bound and the step
+        if type(user) is ForOp and operand in (1, 2):  # the bound and the step
             return i, 2 * self.last[user] + 1
         return i, i
 
@@ -128,18 +128,20 @@ class Liveness:
         self, start: int, block: Block, user: Operation, operand: int
     ) -> list[Segment]:
         """The points on the paths from `start` in `block` to the use."""
+        if user.parent is block:  # the common case: no region in between
+            return [(start, self._read(user, operand)[1])]
         chain = [user]
-        while chain[-1].parent_block() is not block:
+        while chain[-1].parent is not block:
             parent = chain[-1].parent_op()
             assert parent is not None, "a use outside the definition's scope"
             chain.append(parent)
         segments: list[Segment] = []
         lo = start
         for outer, inner in zip(chain[:0:-1], chain[-2::-1], strict=True):
-            if isinstance(outer, ForOp):
+            if type(outer) is ForOp:
                 return [*segments, (lo, 2 * self.last[outer] + 1)]
             segments.append((lo, 2 * self.index[outer]))
-            first = inner.parent_block()
+            first = inner.parent
             assert first is not None and first.first_op is not None
             lo = 2 * self.index[first.first_op]
         return [*segments, (lo, self._read(user, operand)[1])]

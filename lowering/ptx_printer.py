@@ -117,6 +117,8 @@ def print_kernel(kernel: func.FuncOp) -> str:
             )
         if kind is LabelOp and (m := _NUMBERED.match(op.label.data)):
             first_label = max(first_label, int(m.group(1)))
+    text = KernelText(first_label)
+    for op in ops:
         for value in op.results:
             t = value.type
             if type(t) is not RegType:
@@ -125,13 +127,12 @@ def print_kernel(kernel: func.FuncOp) -> str:
                 raise OpDiagnostic(
                     op, "PTX printer: registers are not allocated (run ptx-allocate)"
                 )
-            cls = t.register_class
-            used[cls] = max(used.get(cls, 0), t.first.data + t.size)
-    text = KernelText(first_label)
-    for op in ops:
+            cls, end = t.cls.data, t.first.data + t.count.data
+            if end > used.get(cls, 0):
+                used[cls] = end
         if isinstance(op, PTXOp):
             op.print_ptx(text)
-        elif not isinstance(op, func.ReturnOp):
+        elif type(op) is not func.ReturnOp:
             raise OpDiagnostic(op, "PTX printer: not a thread-level (ptx) op")
     prefixes = sorted((REGISTER_CLASSES[c][0][1:], c) for c in used)
     out = [
