@@ -347,7 +347,7 @@ def element_texts(
         ]
     else:
         assert type(t) is RegType
-        texts = _register_names(t)
+        texts = _register_names(t.cls.data, t.first.data, t.count.data)
     if element_map is not None and len(element_map):
         return [texts[e] for e in map_values(element_map)]
     if n and len(texts) == 1:
@@ -356,12 +356,12 @@ def element_texts(
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _register_names(t: RegType) -> tuple[str, ...]:
+def _register_names(cls: str, first: int, count: int) -> tuple[str, ...]:
     """`%f12`, `%f13`, ... for an allocated bundle (many ops share one)."""
-    prefix, first = REGISTER_CLASSES[t.cls.data][0], t.first.data
     if first == UNALLOCATED:
-        raise ValueError(f"{t} is not allocated")
-    return tuple(f"{prefix}{first + k}" for k in range(t.count.data))
+        raise ValueError(f"!ptx.reg<{cls} x {count}> is not allocated")
+    prefix = REGISTER_CLASSES[cls][0]
+    return tuple(f"{prefix}{first + k}" for k in range(count))
 
 
 def pick(value: SSAValue, element_map: DenseArrayBase | None, k: int) -> int:
