@@ -64,8 +64,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.kernel import kernels
 
-MOV = {"pred": "mov.pred", "b16": "mov.b16", "b32": "mov.b32", "b64": "mov.b64"}
-MOV["f32"] = "mov.f32"
+MOV = {
+    "pred": "mov.pred",
+    "b16": "mov.b16",
+    "b32": "mov.b32",
+    "b64": "mov.b64",
+    "f32": "mov.f32",
+}
+"""The copy of each register class (the old printer's)."""
 COUNTER_MOV = "mov.u32"
 """How the old printer starts a loop counter (its carried copies use `MOV`)."""
 
@@ -78,9 +84,13 @@ class _Group:
     size: int
     segments: list[Segment]
     parent: _Group | None = None
+    """Union-find: the group this one was merged into."""
     first: int = field(default=0)
+    """Creation order (registers are numbered in it); -1 for a group of copies
+    until its first copy is made."""
 
     def find(self) -> _Group:
+        """The group this one is part of now (path-compressed union-find)."""
         root = self
         while root.parent is not None:
             root = root.parent
@@ -117,16 +127,15 @@ class _Allocator:
 
     # ---------------------------------------------------------- groups
 
-    def _new(self, value: SSAValue, segments: list[Segment]) -> _Group:
+    def _own(self, value: SSAValue) -> _Group:
+        """A group of its own for `value`, live where `value` is."""
         t = value.type
-        assert isinstance(t, RegType)
-        g = _Group(t.register_class, t.size, segments, first=len(self.order))
+        assert type(t) is RegType
+        g = _Group(t.cls.data, t.count.data, self.live.segments(value))
+        g.first = len(self.order)
         self.order.append(g)
         self.group[value] = g
         return g
-
-    def _own(self, value: SSAValue) -> _Group:
-        return self._new(value, self.live.segments(value))
 
     def _merge(self, a: _Group, b: _Group) -> bool:
         """Put two groups in one bundle if none of their values overlap."""
@@ -140,9 +149,6 @@ class _Allocator:
         b.parent = a
         a.segments = union([*a.segments, *b.segments])
         return True
-
-    def _in(self, value: SSAValue, g: _Group) -> bool:
-        return value in self.group and self.group[value].find() is g.find()
 
     # ------------------------------------------------------------ walk
 
