@@ -1070,6 +1070,15 @@ class _Memory(Predicated):
         reg = operand_text(addr, pick(addr, self.addr_map, i))
         return f"[{reg}{f'+{off}' if off else ''}]"
 
+    def _addresses(self, addr: SSAValue) -> list[str]:
+        """`_address` of every instruction (all at once: printing is hot)."""
+        base, extra = self.offset.value.data, self.instruction_offsets()
+        regs = element_texts(addr, self.addr_map, len(extra))
+        return [
+            f"[{r}+{base + e}]" if base + e else f"[{r}]"
+            for r, e in zip(regs, extra, strict=True)
+        ]
+
     def _verify_memory(self, addr: SSAValue) -> None:
         if self.space.data not in self.SPACES:
             raise VerifyException(
@@ -1155,12 +1164,13 @@ class LoadOp(_Memory):
 
     def print_ptx(self, out: Emitter) -> None:
         n, cls = self.vector, register_class(self.result)
-        for i in range(len(self.instruction_offsets())):
-            dst = _braced([operand_text(self.result, i * n + k) for k in range(n)])
-            out.line(
-                f"{self.guard(i)}ld.{self.space.data}.{_vector_suffix(n)}"
-                f"{MEMORY_TYPES[cls]} {dst}, {self._address(self.addr, i)};"
-            )
+        names = element_texts(self.result)
+        addresses = self._addresses(self.addr)
+        guards = self.guards(len(addresses))
+        opcode = f"ld.{self.space.data}.{_vector_suffix(n)}{MEMORY_TYPES[cls]}"
+        for i, (guard, address) in enumerate(zip(guards, addresses, strict=True)):
+            dst = _braced(list(names[i * n : i * n + n]))
+            out.line(f"{guard}{opcode} {dst}, {address};")
 
 
 @irdl_op_definition
@@ -1216,15 +1226,13 @@ class StoreOp(_Memory):
 
     def print_ptx(self, out: Emitter) -> None:
         n, cls = self.vector, register_class(self.value)
-        elements = self.elements
-        for i in range(len(self.instruction_offsets())):
-            src = _braced(
-                [operand_text(self.value, e) for e in elements[i * n : i * n + n]]
-            )
-            out.line(
-                f"{self.guard(i)}st.{self.space.data}.{_vector_suffix(n)}"
-                f"{MEMORY_TYPES[cls]} {self._address(self.addr, i)}, {src};"
-            )
+        names = element_texts(self.value, self.value_map)
+        addresses = self._addresses(self.addr)
+        guards = self.guards(len(addresses))
+        opcode = f"st.{self.space.data}.{_vector_suffix(n)}{MEMORY_TYPES[cls]}"
+        for i, (guard, address) in enumerate(zip(guards, addresses, strict=True)):
+            src = _braced(list(names[i * n : i * n + n]))
+            out.line(f"{guard}{opcode} {address}, {src};")
 
 
 # ------------------------------------------------------------ barriers
