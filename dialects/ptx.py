@@ -43,7 +43,9 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     UnitAttr,
+    f32,
     i32,
+    i64,
 )
 from xdsl.ir import (
     Attribute,
@@ -170,36 +172,114 @@ class RegType(ParametrizedAttribute, TypeAttribute):
 
 @irdl_attr_definition
 class ImmType(ParametrizedAttribute, TypeAttribute):
-    """An immediate operand of a register class: printed as a literal."""
+    """An immediate operand of a register class: printed as a literal.
+
+    `!ptx.imm<b32 x 4>` is a constant bundle, one literal per element (the
+    offsets of the elements a thread holds, say): an op reading it prints
+    element `k`'s literal in its `k`-th instruction."""
 
     name = "ptx.imm"
 
     cls: StringAttr
+    count: IntAttr
 
-    def __init__(self, cls: str):
-        super().__init__(StringAttr(cls))
+    def __init__(self, cls: str, count: int = 1):
+        super().__init__(StringAttr(cls), IntAttr(count))
 
     @property
     def register_class(self) -> str:
         return self.cls.data
 
+    @property
+    def size(self) -> int:
+        return self.count.data
+
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            return (StringAttr(parser.parse_identifier()),)
+            reg_class = parser.parse_identifier()
+            count = 1
+            if parser.parse_optional_keyword("x") is not None:
+                count = parser.parse_integer(allow_negative=False)
+        return StringAttr(reg_class), IntAttr(count)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.cls.data}>")
+        count = f" x {self.count.data}" if self.count.data != 1 else ""
+        printer.print_string(f"<{self.cls.data}{count}>")
 
     def verify(self) -> None:
         if self.cls.data not in REGISTER_CLASSES or self.cls.data == "pred":
             raise VerifyException(f"!ptx.imm: no immediates of class '{self.cls.data}'")
+        if self.count.data < 1:
+            raise VerifyException(
+                "!ptx.imm: a constant bundle holds at least one value"
+            )
+
+
+PARAM_TYPES = frozenset({"u32", "u64", "f32", "b8"})
+PARAMS_ATTR = "ptx.params"
+"""The kernel attribute listing its `#ptx.param_decl`s, in parameter order."""
+
+
+@irdl_attr_definition
+class ParamDeclAttr(ParametrizedAttribute):
+    """One `.param` of a kernel entry: `#ptx.param_decl<"p_a" : b8[128], align 64>`
+    prints `.param .align 64 .b8 p_a[128]`; `#ptx.param_decl<"p_n" : u32>` prints
+    `.param .u32 p_n`. A distributed kernel has no block arguments: it lists
+    these (attribute `ptx.params`) and reads them with `ptx.param`."""
+
+    name = "ptx.param_decl"
+
+    param: StringAttr
+    type: StringAttr
+    length: IntAttr
+    """Array length; 0 for a scalar."""
+    align: IntAttr
+    """Byte alignment; 0 for the type's own."""
+
+    def __init__(self, param: str, type: str, length: int = 0, align: int = 0):
+        super().__init__(
+            StringAttr(param), StringAttr(type), IntAttr(length), IntAttr(align)
+        )
+
+    def declaration(self) -> str:
+        align = f".align {self.align.data} " if self.align.data else ""
+        length = f"[{self.length.data}]" if self.length.data else ""
+        return f".param {align}.{self.type.data} {self.param.data}{length}"
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            param = parser.parse_str_literal()
+            parser.parse_punctuation(":")
+            ptx_type = parser.parse_identifier()
+            length = align = 0
+            if parser.parse_optional_punctuation("[") is not None:
+                length = parser.parse_integer(allow_negative=False)
+                parser.parse_punctuation("]")
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.parse_keyword("align")
+                align = parser.parse_integer(allow_negative=False)
+        return StringAttr(param), StringAttr(ptx_type), IntAttr(length), IntAttr(align)
+
+    def print_parameters(self, printer: Printer) -> None:
+        length = f"[{self.length.data}]" if self.length.data else ""
+        align = f", align {self.align.data}" if self.align.data else ""
+        printer.print_string(f'<"{self.param.data}" : {self.type.data}{length}{align}>')
+
+    def verify(self) -> None:
+        if self.type.data not in PARAM_TYPES:
+            raise VerifyException(
+                f"#ptx.param_decl: unknown parameter type '{self.type.data}'"
+            )
+        if self.length.data < 0 or self.align.data < 0:
+            raise VerifyException("#ptx.param_decl: lengths and alignments are >= 0")
 
 
 def width(value: SSAValue) -> int:
-    """Registers in a value's bundle (1 for an immediate)."""
+    """Registers in a value's bundle (literals in a constant bundle)."""
     t = value.type
-    return t.size if isinstance(t, RegType) else 1
+    return t.size if isinstance(t, RegType | ImmType) else 1
 
 
 def register_class(value: SSAValue) -> str:
@@ -224,21 +304,21 @@ class Emitter(Protocol):
         """A label name no other label of the kernel has."""
 
 
-def imm_literal(op: ImmOp) -> str:
-    """The PTX literal of an immediate: `0fXXXXXXXX` for f32, decimal otherwise."""
-    value = op.value
-    if isinstance(value, FloatAttr):
-        bits = struct.unpack("<I", struct.pack("<f", value.value.data))[0]
+def imm_literal(op: ImmOp, k: int = 0) -> str:
+    """The PTX literal of (element `k` of) an immediate: `0fXXXXXXXX` for f32,
+    decimal otherwise."""
+    value = op.values()[k]
+    if isinstance(value, float):
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
         return f"0f{bits:08X}"
-    assert isinstance(value, IntegerAttr)
-    return str(value.value.data)
+    return str(value)
 
 
 def operand_text(value: SSAValue, k: int = 0) -> str:
     """Element `k` of `value` as PTX text: a register name or a literal."""
     if isinstance(value.type, ImmType):
         assert isinstance(value.owner, ImmOp)
-        return imm_literal(value.owner)
+        return imm_literal(value.owner, k)
     assert isinstance(value.type, RegType)
     return value.type.register(k)
 
@@ -399,7 +479,9 @@ def guard_properties(
 
 @irdl_op_definition
 class ImmOp(PTXOp):
-    """An immediate: `%c = ptx.imm 1.0 : f32 -> !ptx.imm<f32>`. Prints nothing."""
+    """An immediate: `%c = ptx.imm() {value = 1.0 : f32} : () -> !ptx.imm<f32>`;
+    a constant bundle holds one value per element: `{value = array<i64: 0, 8>}
+    : () -> !ptx.imm<b32 x 2>` (f32 bundles: `array<f32: ...>`). Prints nothing."""
 
     name = "ptx.imm"
 
@@ -408,16 +490,40 @@ class ImmOp(PTXOp):
 
     traits = traits_def(Pure())
 
-    def __init__(self, value: int | float, cls: str):
-        if cls == "f32":
-            attr: Attribute = FloatAttr(float(value), 32)
+    def __init__(self, value: int | float | Sequence[int | float], cls: str):
+        values = list(value) if isinstance(value, Sequence) else [value]
+        if len(values) == 1:
+            if cls == "f32":
+                attr: Attribute = FloatAttr(float(values[0]), 32)
+            else:
+                attr = IntegerAttr(int(values[0]), 64)
+        elif cls == "f32":
+            attr = DenseArrayBase.from_list(f32, [float(v) for v in values])
         else:
-            attr = IntegerAttr(int(value), 64)
-        super().__init__(properties={"value": attr}, result_types=[ImmType(cls)])
+            attr = DenseArrayBase.from_list(i64, [int(v) for v in values])
+        super().__init__(
+            properties={"value": attr}, result_types=[ImmType(cls, len(values))]
+        )
+
+    def values(self) -> tuple[int | float, ...]:
+        """The literal of every element."""
+        value = self.value
+        if isinstance(value, DenseArrayBase):
+            return tuple(value.get_values())
+        if isinstance(value, FloatAttr):
+            return (value.value.data,)
+        assert isinstance(value, IntegerAttr)
+        return (value.value.data,)
 
     def verify_(self) -> None:
-        if not isinstance(self.value, IntegerAttr | FloatAttr):
-            raise VerifyException("ptx.imm: the value must be an integer or a float")
+        if not isinstance(self.value, IntegerAttr | FloatAttr | DenseArrayBase):
+            raise VerifyException(
+                "ptx.imm: the value is an integer, a float or an array of them"
+            )
+        if len(self.values()) != width(self.result):
+            raise VerifyException(
+                f"ptx.imm: {len(self.values())} values for {width(self.result)} elements"
+            )
 
     def print_ptx(self, out: Emitter) -> None:
         pass
@@ -735,16 +841,20 @@ MEMORY_TYPES = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64"}
 
 
 class _Memory(Predicated):
-    """Shared by loads and stores: an address register plus a byte offset."""
+    """Shared by loads and stores: an address register plus a byte offset. The
+    address may be one element of a bundle (`addr_map`, one entry), as when a
+    store's addresses are computed for every element a thread holds at once."""
 
     space = prop_def(StringAttr)
     offset = prop_def(IntegerAttr[I64])
+    addr_map = opt_prop_def(DenseArrayBase)
 
     SPACES: ClassVar[frozenset[str]] = frozenset({"global", "shared"})
 
-    def _address(self, addr: SSAValue) -> str:
-        off = self.offset.value.data
-        return f"[{operand_text(addr)}{f'+{off}' if off else ''}]"
+    def _address(self, addr: SSAValue, extra: int = 0) -> str:
+        off = self.offset.value.data + extra
+        reg = operand_text(addr, pick(addr, self.addr_map, 0))
+        return f"[{reg}{f'+{off}' if off else ''}]"
 
     def _verify_address(self, addr: SSAValue) -> None:
         if self.space.data not in self.SPACES:
@@ -752,10 +862,15 @@ class _Memory(Predicated):
                 f"{self.name}: unknown state space '{self.space.data}'"
             )
         want = "b64" if self.space.data == "global" else "b32"
-        if register_class(addr) != want or width(addr) != 1:
+        if register_class(addr) != want:
             raise VerifyException(
                 f"{self.name}: a {self.space.data} address is one {want} register"
             )
+        _check_map(self, "the address", addr, self.addr_map or _map_attr(None), 1)
+
+
+def _addr_properties(addr_element: int | None) -> dict[str, Attribute]:
+    return {} if addr_element is None else {"addr_map": _map_attr([addr_element])}
 
 
 def _vector_suffix(n: int) -> str:
@@ -769,43 +884,64 @@ def _braced(values: list[str]) -> str:
 @irdl_op_definition
 class LoadOp(_Memory):
     """`ld.shared.v2.f32 {%f0, %f1}, [%r3+16];`: one instruction, 1, 2 or 4
-    registers."""
+    registers. With `offsets`, one instruction per entry filling the bundle in
+    order, each at its own byte offset: a fragment read with `ld.shared.b32` per
+    register group is one op (`vector` registers per instruction)."""
 
     name = "ptx.ld"
 
     addr = operand_def(RegType)
+    offsets = opt_prop_def(DenseArrayBase)
     result = result_def(RegType)
 
     traits = traits_def(MemoryReadEffect())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(
-        self, space: str, addr: SSAValue, cls: str, count: int, offset: int = 0
+        self,
+        space: str,
+        addr: SSAValue,
+        cls: str,
+        count: int,
+        offset: int = 0,
+        offsets: Sequence[int] | None = None,
     ):
+        props: dict[str, Attribute] = {
+            "space": StringAttr(space),
+            "offset": IntegerAttr(offset, 64),
+        }
+        if offsets is not None:
+            props["offsets"] = DenseArrayBase.from_list(i64, list(offsets))
         super().__init__(
-            operands=[addr, []],
-            properties={
-                "space": StringAttr(space),
-                "offset": IntegerAttr(offset, 64),
-            },
-            result_types=[RegType(cls, count)],
+            operands=[addr, []], properties=props, result_types=[RegType(cls, count)]
         )
+
+    def instruction_offsets(self) -> tuple[int, ...]:
+        """The extra byte offset of each instruction."""
+        return tuple(self.offsets.get_values()) if self.offsets is not None else (0,)
+
+    @property
+    def vector(self) -> int:
+        """Registers each instruction loads."""
+        return width(self.result) // len(self.instruction_offsets())
 
     def verify_(self) -> None:
         self._verify_address(self.addr)
-        if width(self.result) not in (1, 2, 4):
-            raise VerifyException("ptx.ld: loads 1, 2 or 4 registers")
+        loads = len(self.instruction_offsets())
+        if loads < 1 or width(self.result) % loads or self.vector not in (1, 2, 4):
+            raise VerifyException("ptx.ld: each instruction loads 1, 2 or 4 registers")
         if register_class(self.result) not in MEMORY_TYPES:
             raise VerifyException("ptx.ld: cannot load predicates")
         self.verify_guard(1)
 
     def print_ptx(self, out: Emitter) -> None:
-        n, cls = width(self.result), register_class(self.result)
-        dst = _braced([operand_text(self.result, k) for k in range(n)])
-        out.line(
-            f"{self.guard()}ld.{self.space.data}.{_vector_suffix(n)}{MEMORY_TYPES[cls]} "
-            f"{dst}, {self._address(self.addr)};"
-        )
+        n, cls = self.vector, register_class(self.result)
+        for i, extra in enumerate(self.instruction_offsets()):
+            dst = _braced([operand_text(self.result, i * n + k) for k in range(n)])
+            out.line(
+                f"{self.guard()}ld.{self.space.data}.{_vector_suffix(n)}{MEMORY_TYPES[cls]} "
+                f"{dst}, {self._address(self.addr, extra)};"
+            )
 
 
 @irdl_op_definition
@@ -831,6 +967,8 @@ class StoreOp(_Memory):
         offset: int = 0,
         pred: SSAValue | None = None,
         negated: bool = False,
+        addr_element: int | None = None,
+        pred_element: int | None = None,
     ):
         super().__init__(
             operands=[addr, value, [pred] if pred is not None else []],
@@ -838,7 +976,10 @@ class StoreOp(_Memory):
                 "space": StringAttr(space),
                 "offset": IntegerAttr(offset, 64),
                 "value_map": _map_attr(elements),
-                **guard_properties(pred, negated),
+                **_addr_properties(addr_element),
+                **guard_properties(
+                    pred, negated, None if pred_element is None else [pred_element]
+                ),
             },
         )
 
@@ -1781,5 +1922,5 @@ PTX = Dialect(
         LabelOp,
         BraOp,
     ],
-    [RegType, ImmType],
+    [RegType, ImmType, ParamDeclAttr],
 )
