@@ -330,6 +330,13 @@ def pick(value: SSAValue, element_map: DenseArrayBase | None, k: int) -> int:
     return 0 if width(value) == 1 else k
 
 
+def _is_identity(element_map: DenseArrayBase | None, n: int) -> bool:
+    """Element `k` reads element `k` (of an operand holding `n` registers)."""
+    if element_map is None or not len(element_map):
+        return True
+    return list(element_map.get_values()) == list(range(n))
+
+
 def _map_attr(values: Sequence[int] | None) -> DenseArrayBase:
     return DenseArrayBase.from_list(i32, list(values or ()))
 
@@ -365,6 +372,18 @@ class PTXOp(IRDLOperation):
 
     def print_ptx(self, out: Emitter) -> None:
         raise NotImplementedError(f"{self.name} does not print PTX")
+
+    def reusable_operands(self) -> Sequence[SSAValue]:
+        """Operands whose registers the result may take when they die here,
+        best first (`ptx-allocate` reuses the first that dies): legal when every
+        element reads that operand's element `k` only to write element `k`."""
+        return ()
+
+    def tied_operand(self) -> SSAValue | None:
+        """The operand whose registers the result must take (an instruction
+        that updates part of a bundle in place); `ptx-allocate` copies it first
+        where it lives on."""
+        return None
 
     def _guard_operand(self) -> SSAValue | None:
         return None
@@ -708,6 +727,32 @@ class AluOp(Predicated):
         """The element of operand `i` that result element `k` reads."""
         return pick(self.args[i], self.maps.data[i] if self.maps else None, k)
 
+    def reusable_operands(self) -> Sequence[SSAValue]:
+        """Operands of the result's class and width read element for element
+        (identity map) and nowhere else through another map, guard included.
+        A `mov` shares with nothing: it exists to put a value in other
+        registers (sharing would print `mov %f1, %f1;`)."""
+        if self.opcode.data.startswith("mov."):
+            return ()
+        n, cls = width(self.result), register_class(self.result)
+        reads = [
+            (a, self.maps.data[i] if self.maps else None)
+            for i, a in enumerate(self.args)
+        ]
+        if self.pred is not None:
+            reads.append((self.pred, self.pred_map))
+        identity = [
+            isinstance(a.type, RegType) and width(a) == n and _is_identity(m, n)
+            for a, m in reads
+        ]
+        return [
+            a
+            for i, (a, _) in enumerate(reads[: len(self.args)])
+            if identity[i]
+            and register_class(a) == cls
+            and all(ok for (b, _), ok in zip(reads, identity, strict=True) if b is a)
+        ]
+
     def verify_(self) -> None:
         opcode = self.opcode.data
         if opcode not in ALU_OPCODES:
@@ -829,6 +874,9 @@ class VoteAnyOp(PTXOp):
     def verify_(self) -> None:
         if register_class(self.source) != "pred" or width(self.source) != 1:
             raise VerifyException("ptx.vote_any: votes on one predicate")
+
+    def reusable_operands(self) -> Sequence[SSAValue]:
+        return (self.source,)
 
     def print_ptx(self, out: Emitter) -> None:
         d, a = operand_text(self.result), operand_text(self.source)
@@ -1501,6 +1549,9 @@ class WgmmaOp(PTXOp):
     def a_in_registers(self) -> bool:
         return register_class(self.a) == "b32"
 
+    def tied_operand(self) -> SSAValue | None:
+        return self.acc
+
     def verify_(self) -> None:
         if self.dtype.data not in self.DTYPES:
             raise VerifyException(
@@ -1762,12 +1813,15 @@ def _unallocated(t: Attribute) -> Attribute:
 class IfOp(PTXOp):
     """Run `then` where `cond` holds, `otherwise` elsewhere; results are what the
     branch taken yields. `uniform` promises the condition is the same in every
-    lane of a warp (printed as `bra.uni`)."""
+    lane of a warp (printed as `bra.uni`). `label` names the label its end
+    lowers to (`L_<label>_<n>`, `endif` when absent), so that a branch made for
+    one purpose reads as such in the PTX (`L_unit_scale_3`)."""
 
     name = "ptx.if"
 
     cond = operand_def(RegType)
     uniform = opt_prop_def(UnitAttr)
+    label = opt_prop_def(StringAttr)
     res = var_result_def(RegType)
     then = region_def("single_block")
     otherwise = region_def()
@@ -1781,12 +1835,16 @@ class IfOp(PTXOp):
         otherwise: Region,
         result_types: Sequence[Attribute] = (),
         uniform: bool = False,
+        label: str | None = None,
     ):
+        props: dict[str, Attribute] = {"uniform": UnitAttr()} if uniform else {}
+        if label is not None:
+            props["label"] = StringAttr(label)
         super().__init__(
             operands=[cond],
             result_types=[list(result_types)],
             regions=[then, otherwise],
-            properties={"uniform": UnitAttr()} if uniform else {},
+            properties=props,
         )
 
     def verify_(self) -> None:
@@ -1801,6 +1859,9 @@ class IfOp(PTXOp):
         printer.print_operand(self.cond)
         printer.print_string(" : ")
         printer.print_attribute(self.cond.type)
+        if self.label is not None:
+            printer.print_string(" label ")
+            printer.print_string_literal(self.label.data)
         if self.res:
             printer.print_string(" -> (")
             printer.print_list(self.res, lambda r: printer.print_attribute(r.type))
@@ -1817,6 +1878,9 @@ class IfOp(PTXOp):
         cond = parser.parse_unresolved_operand()
         parser.parse_punctuation(":")
         cond_value = parser.resolve_operand(cond, parser.parse_type())
+        label = None
+        if parser.parse_optional_keyword("label") is not None:
+            label = parser.parse_str_literal()
         result_types: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
             result_types = parser.parse_comma_separated_list(
@@ -1826,7 +1890,7 @@ class IfOp(PTXOp):
         otherwise = Region()
         if parser.parse_optional_keyword("else") is not None:
             otherwise = parser.parse_region()
-        op = cls(cond_value, then, otherwise, result_types, uniform)
+        op = cls(cond_value, then, otherwise, result_types, uniform, label)
         _ensure_yield(op.then)
         _ensure_yield(op.otherwise)
         return op
