@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -596,13 +596,12 @@ class ThreadFunctions(InterpreterFunctions):
     def run_imm(self, interpreter: Interpreter, op: ptx.ImmOp, args: PythonValues):
         if (cached := self._imms.get(op)) is None:
             cls = ptx.register_class(op.result)
-            value = op.value
-            if isinstance(value, FloatAttr):
-                cached = f32_bits(np.array([[value.value.data]]))
+            values = op.values()
+            if cls == "f32":
+                cached = f32_bits(np.array([values]))
             else:
-                assert isinstance(value, IntegerAttr)
                 mask = (1 << (8 * BYTES[cls])) - 1
-                cached = np.array([[value.value.data & mask]], dtype=DTYPES[cls])
+                cached = np.array([[v & mask for v in values]], dtype=DTYPES[cls])
             self._imms[op] = cached
         return (cached,)
 
@@ -703,10 +702,13 @@ class ThreadFunctions(InterpreterFunctions):
         args: PythonValues,
         lanes: np.ndarray,
         width: int,
+        extra: int = 0,
     ) -> np.ndarray:
-        """The executing lanes' addresses, checked for alignment."""
-        base = self._per_lane(self._read(op, 0, args[0], lanes=lanes))[lanes, 0]
-        addrs = base.astype(np.uint64) + np.uint64(op.offset.value.data)
+        """The executing lanes' addresses (`extra` bytes past the op's own
+        offset), checked for alignment."""
+        m = op.addr_map.get_values() if op.addr_map is not None else None
+        base = self._per_lane(self._read(op, 0, args[0], m, lanes))[lanes, 0]
+        addrs = base.astype(np.uint64) + np.uint64(op.offset.value.data + extra)
         if np.any(misaligned := addrs % np.uint64(width) != 0):
             i = int(np.flatnonzero(misaligned)[0])
             raise Hazard(
@@ -747,18 +749,21 @@ class ThreadFunctions(InterpreterFunctions):
         out = np.zeros((LANES, n), dtype=DTYPES[cls])
         if not lanes.any():
             return (out,)
-        width = n * BYTES[cls]
-        addrs = self._addresses(op, args, lanes, width)
-        with self._faults(op):
-            if op.space.data == "global":
-                data = self.memory.read(addrs, width, "ld.global")
-            else:
-                block = self.actor.block
-                block.smem.check(addrs, width, "ld.shared")
-                where = addrs.astype(np.int64)[:, None] + np.arange(width)
-                self._shared_access(op, block, where, write=False)
-                data = block.smem.bytes[where]
-        out[lanes] = np.ascontiguousarray(data).view(DTYPES[cls]).reshape(-1, n)
+        vector = op.vector
+        width = vector * BYTES[cls]
+        for i, extra in enumerate(op.instruction_offsets()):
+            addrs = self._addresses(op, args, lanes, width, extra)
+            with self._faults(op):
+                if op.space.data == "global":
+                    data = self.memory.read(addrs, width, "ld.global")
+                else:
+                    block = self.actor.block
+                    block.smem.check(addrs, width, "ld.shared")
+                    where = addrs.astype(np.int64)[:, None] + np.arange(width)
+                    self._shared_access(op, block, where, write=False)
+                    data = block.smem.bytes[where]
+            got = np.ascontiguousarray(data).view(DTYPES[cls]).reshape(-1, vector)
+            out[lanes, i * vector : (i + 1) * vector] = got
         return (out,)
 
     @impl(ptx.StoreOp)
