@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -107,7 +107,7 @@ from tawa_xdsl.interp.ptx_wgmma import (
 from tawa_xdsl.interp.scheduler import Deadlock, RoleScheduler, SimulationError
 from tawa_xdsl.interp.tile import read_box, write_box
 from tawa_xdsl.kernel import clusters
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR, entry_register_cap
+from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR, entry_register_cap
 
 LANES = THREADS_PER_WARPGROUP
 WARP = 32
@@ -1468,6 +1468,64 @@ class ThreadFunctions(InterpreterFunctions):
         }
         roles[TMA_ENGINE] = self.run_engine
         self.scheduler.run(roles)
+
+
+TENSOR_MAPS_ATTR = "ptx.tensor_maps"
+"""On a distributed kernel: parameter name -> the `!nvgpu_async.tensor_map` type
+of each tensor-map parameter (its box and swizzle; the `.param` itself is 128
+opaque bytes)."""
+
+
+def launch_parameters(
+    kernel: func.FuncOp, args: Sequence[object]
+) -> dict[str, ParamValue]:
+    """The values of a distributed kernel's `.param`s (`ptx.params`, in order)
+    for the tile-level arguments `args`, expanded as the ABI says: a tensor map,
+    a global tensor's pointer, extents and strides (elements, of the row-major
+    copy the simulator maps), a tensor extent, a scalar."""
+    decls = kernel.attributes[ptx.PARAMS_ATTR]
+    abi = kernel.attributes[ABI_ATTR]
+    assert isinstance(decls, ArrayAttr) and isinstance(abi, ArrayAttr)
+    maps = kernel.attributes.get(TENSOR_MAPS_ATTR)
+    values: list[object] = []
+    for entry in abi.data:
+        kind, index, *axis = entry.data.split(":")
+        arg = args[int(index)]
+        if kind == "map":
+            values.append(arg)
+        elif kind == "global":
+            assert isinstance(arg, np.ndarray)
+            values += [Pointer(arg), *arg.shape]
+            values += [int(np.prod(arg.shape[d + 1 :])) for d in range(arg.ndim - 1)]
+        elif kind == "dim":
+            values.append(arg.shape[int(axis[0])])
+        else:
+            values.append(arg)
+    if len(values) != len(decls.data):
+        raise OpDiagnostic(
+            kernel,
+            f"the ABI gives {len(values)} parameter values, the kernel declares "
+            f"{len(decls.data)} .params",
+        )
+    params: dict[str, ParamValue] = {}
+    for decl, value in zip(decls.data, values, strict=True):
+        name = decl.param.data
+        if decl.type.data == "b8":
+            t = maps.data.get(name) if isinstance(maps, DictionaryAttr) else None
+            if not isinstance(t, nv.TensorMapType):
+                raise OpDiagnostic(
+                    kernel,
+                    f"tensor-map parameter '{name}' has no `{TENSOR_MAPS_ATTR}` entry "
+                    "(its box and swizzle)",
+                )
+            params[name] = MapParam(value, t, name)
+        elif isinstance(value, Pointer):
+            params[name] = Pointer(value.array, name)
+        elif decl.type.data == "f32":
+            params[name] = float(value)
+        else:
+            params[name] = int(value)
+    return params
 
 
 def run_threads(
