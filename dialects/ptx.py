@@ -1245,9 +1245,11 @@ class FenceOp(Predicated):
 
 
 @irdl_op_definition
-class BarOp(PTXOp):
+class BarOp(Predicated):
     """A named CTA barrier: `bar.sync 0;`, `bar.sync 1, 256;`, `bar.arrive %r, 256;`
-    (`arrive` does not wait). The id is an immediate or a register."""
+    (`arrive` does not wait), optionally guarded (`@%p bar.arrive 2, 256;`: the
+    last ping-pong warpgroup opens the first turn). The id is an immediate or a
+    register."""
 
     name = "ptx.bar"
 
@@ -1255,15 +1257,24 @@ class BarOp(PTXOp):
     threads = opt_prop_def(IntegerAttr[I64])
     arrive = opt_prop_def(UnitAttr)
 
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
     def __init__(
-        self, barrier: SSAValue, threads: int | None = None, arrive: bool = False
+        self,
+        barrier: SSAValue,
+        threads: int | None = None,
+        arrive: bool = False,
+        pred: SSAValue | None = None,
     ):
         props: dict[str, Attribute] = {}
         if threads is not None:
             props["threads"] = IntegerAttr(threads, 64)
         if arrive:
             props["arrive"] = UnitAttr()
-        super().__init__(operands=[barrier], properties=props)
+        super().__init__(
+            operands=[barrier, [pred] if pred is not None else []],
+            properties={**props, **guard_properties(pred)},
+        )
 
     def verify_(self) -> None:
         if register_class(self.barrier) != "b32" or width(self.barrier) != 1:
@@ -1272,11 +1283,12 @@ class BarOp(PTXOp):
             self.threads.value.data < 32 or self.threads.value.data % 32
         ):
             raise VerifyException("ptx.bar: the thread count is a multiple of 32")
+        self.verify_guard(1)
 
     def print_ptx(self, out: Emitter) -> None:
         kind = "arrive" if self.arrive else "sync"
         count = f", {self.threads.value.data}" if self.threads is not None else ""
-        out.line(f"bar.{kind} {operand_text(self.barrier)}{count};")
+        out.line(f"{self.guard()}bar.{kind} {operand_text(self.barrier)}{count};")
 
 
 @irdl_op_definition
@@ -1495,14 +1507,16 @@ class WgmmaOp(PTXOp):
     accumulator bundle `acc` (the result is the whole bundle, those registers
     updated): A from shared memory (a b64 descriptor) or from registers (four
     b32 of `a`, chosen by `a_map`), B from a descriptor; `scale_d` false ignores
-    the accumulator's old value.
+    the accumulator's old value. Without `acc` (the first MMA of a chain that
+    starts from zero, `scale_d` false) the result's other registers are not yet
+    written.
 
     `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {d..}, a, b, p, 1, 1[, 0], tB;`
     """
 
     name = "ptx.wgmma"
 
-    acc = operand_def(RegType)
+    acc = opt_operand_def(RegType)
     a = operand_def(RegType)
     b = operand_def(RegType)
     scale_d = operand_def(RegType)
@@ -1513,11 +1527,13 @@ class WgmmaOp(PTXOp):
     transpose_b = prop_def(IntegerAttr[I64])
     result = result_def(RegType)
 
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
     DTYPES: ClassVar[frozenset[str]] = frozenset({"bf16", "f16"})
 
     def __init__(
         self,
-        acc: SSAValue,
+        acc: SSAValue | RegType,
         a: SSAValue,
         b: SSAValue,
         scale_d: SSAValue,
@@ -1527,10 +1543,10 @@ class WgmmaOp(PTXOp):
         transpose_b: int,
         a_elements: Sequence[int] = (),
     ):
-        t = acc.type
+        t = acc if isinstance(acc, RegType) else acc.type
         assert isinstance(t, RegType)
         super().__init__(
-            operands=[acc, a, b, scale_d],
+            operands=[[] if isinstance(acc, RegType) else [acc], a, b, scale_d],
             properties={
                 "a_map": _map_attr(a_elements),
                 "shape": StringAttr(shape),
@@ -1557,14 +1573,15 @@ class WgmmaOp(PTXOp):
             raise VerifyException(
                 f"ptx.wgmma: unsupported input type {self.dtype.data}"
             )
-        if register_class(self.acc) != "f32" or _unallocated(
-            self.result.type
-        ) != _unallocated(self.acc.type):
+        if register_class(self.result) != "f32" or (
+            self.acc is not None
+            and _unallocated(self.result.type) != _unallocated(self.acc.type)
+        ):
             raise VerifyException(
                 "ptx.wgmma: the accumulator is an f32 bundle, as is the result"
             )
         half = self.n // 2
-        if not 0 <= self.start.value.data <= width(self.acc) - half:
+        if not 0 <= self.start.value.data <= width(self.result) - half:
             raise VerifyException(
                 "ptx.wgmma: the accumulator registers are outside the bundle"
             )

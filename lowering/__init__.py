@@ -1,4 +1,5 @@
-"""Lowering from aref IR to the nvgpu_async dialect, and the PTX target.
+"""Lowering from aref IR to the nvgpu_async dialect, from there to the ptx
+dialect (`select-store-path`, `distribute-fragments`), and the PTX target.
 
 `get_all_lowering_passes` maps pass names to lazy factories, as
 `tawa_xdsl.transforms.get_all_passes` does for the aref-level passes."""
@@ -14,4 +15,12 @@ def get_all_lowering_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ConvertArefToNVGPUAsyncPass
 
-    return {"convert-aref-to-nvgpu-async": convert_aref_to_nvgpu_async}
+    def select_store_path() -> type[ModulePass]:
+        from tawa_xdsl.lowering.select_store_path import SelectStorePathPass
+
+        return SelectStorePathPass
+
+    return {
+        "convert-aref-to-nvgpu-async": convert_aref_to_nvgpu_async,
+        "select-store-path": select_store_path,
+    }
