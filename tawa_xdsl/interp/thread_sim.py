@@ -468,15 +468,22 @@ class ThreadFunctions(InterpreterFunctions):
     # ---------------------------------------------------------- reading
 
     def _check_readable(
-        self, op: Operation, operand: int, v: Value, lanes: np.ndarray | None
+        self,
+        op: Operation,
+        operand: int,
+        v: Value,
+        lanes: np.ndarray | None,
+        pending_ok: bool = False,
     ) -> None:
-        """`v` may be read by `op` in `lanes` (all active lanes when None)."""
+        """`v` may be read by `op` in `lanes` (all active lanes when None);
+        `pending_ok` for a wgmma accumulator, which a chain of wgmmas passes on."""
         if not isinstance(v, Regs):
             return
-        name = op.operands[operand].name_hint or f"operand {operand}"
-        if v.pending:
+        hint = op.operands[operand].name_hint
+        name = f"%{hint}" if hint else f"operand {operand}"
+        if v.pending and not pending_ok:
             raise Hazard(
-                f"{self.actor.name}: {_describe(op)} reads %{name} before a "
+                f"{self.actor.name}: {_describe(op)} reads {name} before a "
                 "wgmma.wait_group retired the wgmma group that writes it"
             )
         if v.defined is None:
@@ -487,7 +494,7 @@ class ThreadFunctions(InterpreterFunctions):
         if missing.any():
             lane, k = (int(x[0]) for x in np.nonzero(missing))
             raise Hazard(
-                f"{self.actor.name}: {_describe(op)} reads element {k} of %{name} in "
+                f"{self.actor.name}: {_describe(op)} reads element {k} of {name} in "
                 f"lane {lane}, which {v.origin or 'its instruction'} did not write "
                 "there (its guard was false)"
             )
@@ -499,6 +506,7 @@ class ThreadFunctions(InterpreterFunctions):
         v: Value,
         element_map: Sequence[int] | None = None,
         lanes: np.ndarray | None = None,
+        pending_ok: bool = False,
     ) -> np.ndarray:
         """Operand `operand`'s bits through its map, checked for `lanes`."""
         if element_map:
@@ -512,7 +520,7 @@ class ThreadFunctions(InterpreterFunctions):
                 )
             else:
                 v = v[:, idx]
-        self._check_readable(op, operand, v, lanes)
+        self._check_readable(op, operand, v, lanes, pending_ok)
         return bits_of(v)
 
     def _guard(
@@ -945,9 +953,9 @@ class ThreadFunctions(InterpreterFunctions):
 
     @impl(ptx.BarOp)
     def run_bar(self, interpreter: Interpreter, op: ptx.BarOp, args: PythonValues):
-        lanes = self.actor.mask
+        lanes = self._lanes(op, args)
         self._whole_warps(op, lanes)
-        ids = self._per_lane(self._read(op, 0, args[0]))[:, 0]
+        ids = self._per_lane(self._read(op, 0, args[0], lanes=lanes))[:, 0]
         expected = op.threads.value.data if op.threads is not None else self.threads
         block = self.actor.block
         waits = []
@@ -1269,19 +1277,26 @@ class ThreadFunctions(InterpreterFunctions):
         if not actor.wgmma_fenced:
             raise Hazard(f"{actor.name}: {_describe(op)} before any wgmma.fence")
         lanes = actor.mask
-        acc_v, a_v, b_v, scale_v = args
         n, start = op.n, op.start.value.data
         half = n // 2
-        scale = self._uniform(op, self._read(op, 3, scale_v), lanes, "scale-d")
-        if scale:
-            acc = self._read(
-                op, 0, Regs(bits_of(acc_v), getattr(acc_v, "defined", None))
+        if op.acc is None:  # a fresh bundle: only this slice gets written
+            first = 0
+            width = ptx.width(op.result)
+            acc_v: Value = Regs(
+                np.zeros((LANES, width), np.uint32),
+                np.zeros((LANES, width), bool),
+                origin="a wgmma without accumulator",
             )
         else:
-            acc = bits_of(acc_v)
-        acc = self._per_lane(acc)
+            first = 1
+            acc_v = args[0]
+        a_v, b_v, scale_v = args[first : first + 3]
+        scale = self._uniform(op, self._read(op, first + 2, scale_v), lanes, "scale-d")
+        if scale:  # the slice accumulates: its old value must be there
+            self._read(op, 0, acc_v, list(range(start, start + half)), pending_ok=True)
+        acc = self._per_lane(bits_of(acc_v))
         b_desc = Descriptor.decode(
-            self._uniform(op, self._read(op, 2, b_v), lanes, "the B descriptor")
+            self._uniform(op, self._read(op, first + 1, b_v), lanes, "the B descriptor")
         )
         transpose = op.transpose_b.value.data
         b, b_bytes = self._operand(op, b_desc, n, n, k_major=not transpose)
@@ -1289,12 +1304,11 @@ class ThreadFunctions(InterpreterFunctions):
             b = b.T
         reads = [b_bytes]
         if op.a_in_registers:
-            regs = self._per_lane(self._read(op, 1, a_v, op.a_map.get_values()))
-            dtype = WGMMA_DTYPES[op.dtype.data]
-            a = a_fragment_matrix(regs, dtype)
+            regs = self._per_lane(self._read(op, first, a_v, op.a_map.get_values()))
+            a = a_fragment_matrix(regs, WGMMA_DTYPES[op.dtype.data])
         else:
             a_desc = Descriptor.decode(
-                self._uniform(op, self._read(op, 1, a_v), lanes, "the A descriptor")
+                self._uniform(op, self._read(op, first, a_v), lanes, "the A descriptor")
             )
             a, a_bytes = self._operand(op, a_desc, 64, 16, k_major=True)
             reads.append(a_bytes)
@@ -1309,6 +1323,8 @@ class ThreadFunctions(InterpreterFunctions):
         if isinstance(acc_v, Regs) and acc_v.defined is not None:
             defined = np.broadcast_to(acc_v.defined, result.shape).copy()
             defined[:, start : start + half] = True
+            if defined.all():
+                defined = None
         return (Regs(result, defined, actor.uncommitted, op.name),)
 
     @impl(ptx.SetMaxNRegOp)
