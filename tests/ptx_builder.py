@@ -42,6 +42,7 @@ class Kernel:
         )
         self._builder = ImplicitBuilder(self.block)
         self._builder.__enter__()
+        self._module: ModuleOp | None = None
 
     # values
     def imm(
@@ -107,11 +108,13 @@ class Kernel:
         self.last = ptx.ForOp(lb, ub, step, inits, body, [v.type for v in inits])
 
     def module(self) -> ModuleOp:
-        self._builder.__exit__(None, None, None)
-        self.kernel.body.block.add_op(func.ReturnOp())
-        module = ModuleOp([self.kernel])
-        module.verify()
-        return module
+        """The finished module (built once; later calls return it)."""
+        if self._module is None:
+            self._builder.__exit__(None, None, None)
+            self.kernel.body.block.add_op(func.ReturnOp())
+            self._module = ModuleOp([self.kernel])
+        self._module.verify()
+        return self._module
 
     def run(
         self,

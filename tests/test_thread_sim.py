@@ -256,3 +256,122 @@ def test_shared_memory_round_trip_and_bounds() -> None:
     ptx.StoreOp("shared", mine, k.tid(), [0])
     with pytest.raises(Hazard, match="outside the block's 256 bytes of shared memory"):
         k.run()
+
+
+# --------------------------------------------------------- allocated registers
+
+
+def allocate(module, share: tuple[str, str] | None = None) -> None:
+    """Give every value registers of its own, except that a loop's counter start
+    and counter, and its initial, carried, yielded and result values, share
+    theirs (as `ptx-allocate` does); `share` names two more values (by name
+    hint) that share registers."""
+    from tawa_xdsl.dialects import ptx
+    from xdsl.rewriter import Rewriter
+
+    parent: dict = {}
+
+    def find(v):
+        while parent.get(v, v) is not v:
+            v = parent[v]
+        return v
+
+    def union(a, b) -> None:
+        if isinstance(a.type, ptx.RegType) and isinstance(b.type, ptx.RegType):
+            parent[find(a)] = find(b)
+
+    values, named = [], {}
+    for op in module.walk():
+        for v in [
+            *op.results,
+            *(a for r in op.regions for b in r.blocks for a in b.args),
+        ]:
+            if isinstance(v.type, ptx.RegType):
+                values.append(v)
+                named[v.name_hint] = v
+        if isinstance(op, ptx.ForOp):
+            args = op.body.block.args
+            union(op.lb, args[0])
+            for init, arg, out, res in zip(
+                op.iter_args,
+                args[1:],
+                op.body.block.last_op.operands,
+                op.res,
+                strict=True,
+            ):
+                union(init, arg), union(out, arg), union(res, arg)
+        if isinstance(op, ptx.IfOp):
+            for region in (op.then, op.otherwise):
+                if region.blocks:
+                    for out, res in zip(
+                        region.block.last_op.operands, op.res, strict=True
+                    ):
+                        union(out, res)
+    if share:
+        union(named[share[0]], named[share[1]])
+    first, base = {}, {}
+    for v in values:
+        root = find(v)
+        if root not in base:
+            cls = v.type.register_class
+            base[root] = first.get(cls, 0)
+            first[cls] = base[root] + v.type.size
+    for v in values:
+        Rewriter.replace_value_with_new_type(v, v.type.allocated(base[find(v)]))
+
+
+def loop_kernel() -> Kernel:
+    """out[tid] = sum(range(tid % 5)) + tid, through a loop-carried sum."""
+    k = Kernel()
+    tid = k.tid()
+    tid.name_hint = "tid"
+    trips = k.alu("rem.u32", tid, k.imm(5))
+    trips.name_hint = "trips"
+    lb = k.alu("mov.u32", k.imm(0))
+    init = k.alu("mov.b32", k.imm(0))
+    with k.for_(lb, trips, k.imm(1), [init]) as loop:
+        step = k.alu("add.u32", loop.carried[0], loop.iv)
+        step.name_hint = "step"
+        loop.yields.append(step)
+    total = k.alu("add.u32", k.last.res[0], tid)
+    store(k, lane_address(k, "p_out", 4), total)
+    return k
+
+
+def test_allocated_registers_hold_what_their_values_name() -> None:
+    from tawa_xdsl.interp.thread_sim import run_threads
+
+    n = np.arange(128) % 5
+    k = loop_kernel()
+    allocate(k.module())
+    out = np.zeros(128, np.uint32)
+    run_threads(k.module(), k.kernel, {"p_out": Pointer(out)}, (1, 1, 1))
+    np.testing.assert_array_equal(out, n * (n - 1) // 2 + np.arange(128))
+    k = loop_kernel()  # tid is read after the loop, which overwrites it
+    allocate(k.module(), share=("tid", "step"))
+    with pytest.raises(
+        Hazard, match=r"reads %r\d+ as %tid in lane \d+, but the register holds"
+    ):
+        run_threads(k.module(), k.kernel, {"p_out": Pointer(out)}, (1, 1, 1))
+
+
+def test_a_loop_edge_between_different_registers_is_caught() -> None:
+    from xdsl.rewriter import Rewriter
+
+    from tawa_xdsl.interp.thread_sim import run_threads
+
+    k = loop_kernel()
+    allocate(k.module())
+    step = next(
+        v for op in k.kernel.walk() for v in op.results if v.name_hint == "step"
+    )
+    Rewriter.replace_value_with_new_type(step, step.type.allocated(40))
+    with pytest.raises(
+        Hazard, match=r"becomes .* with no copy between their registers"
+    ):
+        run_threads(
+            k.module(),
+            k.kernel,
+            {"p_out": Pointer(np.zeros(128, np.uint32))},
+            (1, 1, 1),
+        )

@@ -76,7 +76,7 @@ from xdsl.interpreter import (
     register_impls,
 )
 from xdsl.interpreters.func import FuncFunctions
-from xdsl.ir import Operation, Region
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.utils.scoped_dict import ScopedDict
 
 from tawa_xdsl.diagnostics import OpDiagnostic
@@ -284,11 +284,47 @@ class Warpgroup:
     bulk_committed: np.ndarray = field(
         default_factory=lambda: np.zeros(LANES, dtype=np.int64)
     )
+    regfile: RegisterFile | None = None
     done: bool = False
 
     def __post_init__(self) -> None:
         self.unfenced = np.zeros(len(self.block.smem.bytes), dtype=bool)
         self.tids = (LANES * self.index + np.arange(LANES, dtype=np.uint32))[:, None]
+
+
+class RegisterFile:
+    """Which SSA value each allocated register of a warpgroup's lanes holds.
+
+    Allocated IR (`ptx-allocate`) names a bundle's registers in its type, and a
+    register is shared by values whose lives do not overlap. Writes happen for
+    the lanes that execute (a guard or an inactive lane leaves the old value),
+    and a read must find, in every lane that reads, the value it names: else
+    the allocation let another value overwrite it. At a loop's or branch's edge
+    a value moves into the carried value or result with no instruction, so both
+    must be the same registers."""
+
+    def __init__(self, sizes: dict[str, int]):
+        self.owner = {
+            cls: np.zeros((LANES, n), dtype=np.int64) for cls, n in sizes.items()
+        }
+
+
+def allocated_registers(kernel: func.FuncOp) -> dict[str, int] | None:
+    """Registers per class an allocated kernel uses (None: not allocated)."""
+    sizes: dict[str, int] = {}
+    found = False
+    for op in kernel.walk():
+        values = [
+            *op.results,
+            *(a for r in op.regions for b in r.blocks for a in b.args),
+        ]
+        for v in values:
+            t = v.type
+            if isinstance(t, ptx.RegType) and t.is_allocated:
+                found = True
+                cls = t.register_class
+                sizes[cls] = max(sizes.get(cls, 0), t.first.data + t.size)
+    return sizes if found else None
 
 
 @dataclass(eq=False)
@@ -395,8 +431,10 @@ class ThreadFunctions(InterpreterFunctions):
         cluster: int,
         grid: tuple[int, int, int],
         seed: int,
+        registers: dict[str, int] | None = None,
     ):
         self.scheduler = scheduler
+        self.registers = registers  # allocated IR: registers per class
         self.threads = threads
         self.smem_size = smem
         self.cluster = cluster
@@ -413,6 +451,8 @@ class ThreadFunctions(InterpreterFunctions):
         self.cluster_bar = ClusterBarrier(0)
         self._local = threading.local()
         self._imms: dict[Operation, np.ndarray] = {}
+        self._ids: dict[SSAValue, int] = {}
+        self._values: list[SSAValue] = []
 
     # ---------------------------------------------------------- set-up
 
@@ -451,7 +491,14 @@ class ThreadFunctions(InterpreterFunctions):
             )
             prefix = f"{block.name}." if block.name else ""
             block.warpgroups = [
-                Warpgroup(f"{prefix}wg{w}", block, w, cap) for w in range(warpgroups)
+                Warpgroup(
+                    f"{prefix}wg{w}",
+                    block,
+                    w,
+                    cap,
+                    regfile=RegisterFile(self.registers) if self.registers else None,
+                )
+                for w in range(warpgroups)
             ]
             self.blocks.append(block)
         self.transfers = []
@@ -509,6 +556,13 @@ class ThreadFunctions(InterpreterFunctions):
         pending_ok: bool = False,
     ) -> np.ndarray:
         """Operand `operand`'s bits through its map, checked for `lanes`."""
+        if self.registers is not None:
+            ssa = op.operands[operand]
+            n = ptx.width(ssa)
+            regs = np.asarray(element_map) if element_map else np.arange(n)
+            self._check_registers(
+                op, ssa, regs, self.actor.mask if lanes is None else lanes
+            )
         if element_map:
             idx = np.asarray(element_map)
             if isinstance(v, Regs):
@@ -571,6 +625,103 @@ class ThreadFunctions(InterpreterFunctions):
                 f"{np.flatnonzero(lanes.reshape(-1, WARP)[partly[0]]).tolist()}); "
                 "every lane of the warp must take part"
             )
+
+    # ---------------------------------------------------------- registers
+
+    def _id(self, value: SSAValue) -> int:
+        if (i := self._ids.get(value)) is None:
+            self._values.append(value)
+            i = self._ids[value] = len(self._values)
+        return i
+
+    def _holder(self, i: int) -> str:
+        if i == 0:
+            return "nothing written yet"
+        v = self._values[i - 1]
+        where = (
+            _describe(v.owner) if isinstance(v.owner, Operation) else "a block argument"
+        )
+        return f"%{v.name_hint or '?'} of {where}"
+
+    def _check_registers(
+        self, op: Operation, value: SSAValue, regs: np.ndarray, lanes: np.ndarray
+    ) -> None:
+        """`value`'s registers `regs` (indices into its bundle) still hold it
+        in `lanes`."""
+        t = value.type
+        rf = self.actor.regfile
+        if rf is None or not isinstance(t, ptx.RegType) or not t.is_allocated:
+            return
+        cols = t.first.data + regs
+        held = rf.owner[t.register_class][np.ix_(np.flatnonzero(lanes), cols)]
+        wrong = held != self._id(value)
+        if wrong.any():
+            row, col = (int(x[0]) for x in np.nonzero(wrong))
+            raise Hazard(
+                f"{self.actor.name}: {_describe(op)} reads "
+                f"{t.register(int(regs[col]))} as %{value.name_hint or '?'} in lane "
+                f"{int(np.flatnonzero(lanes)[row])}, but the register holds "
+                f"{self._holder(int(held[row, col]))} (the allocation shares it "
+                "between values that are live at once)"
+            )
+
+    def _write_registers(
+        self, value: SSAValue, written: np.ndarray, regs: np.ndarray | None = None
+    ) -> None:
+        """`value` now sits in its registers `regs` (all by default) where
+        `written` ([lanes, len(regs)] or [lanes, 1]) holds."""
+        t = value.type
+        rf = self.actor.regfile
+        if rf is None or not isinstance(t, ptx.RegType) or not t.is_allocated:
+            return
+        if regs is None:
+            regs = np.arange(t.size)
+        cols = t.first.data + regs
+        owner = rf.owner[t.register_class]
+        block = owner[:, cols]
+        np.copyto(block, self._id(value), where=np.broadcast_to(written, block.shape))
+        owner[:, cols] = block
+
+    def _edge(
+        self, op: Operation, target: SSAValue, source: SSAValue, lanes: np.ndarray
+    ) -> None:
+        """At a loop's or branch's edge `source` becomes `target` with no
+        instruction: the same registers, still holding `source`."""
+        tt, st = target.type, source.type
+        if self.actor.regfile is None or not lanes.any():
+            return
+        if not isinstance(tt, ptx.RegType) or not tt.is_allocated:
+            return
+        if not isinstance(st, ptx.RegType) or (st.first, st.size) != (
+            tt.first,
+            tt.size,
+        ):
+            where = st.register(0) if isinstance(st, ptx.RegType) else "an immediate"
+            raise Hazard(
+                f"{self.actor.name}: {_describe(op)}: %{source.name_hint or '?'} "
+                f"({where}) becomes %{target.name_hint or '?'} ({tt.register(0)}) "
+                "with no copy between their registers"
+            )
+        self._check_registers(op, source, np.arange(tt.size), lanes)
+        self._write_registers(target, lanes[:, None])
+
+    def wrote(self, op: Operation, results: PythonValues) -> None:
+        """After `op` ran: its results sit in their registers where it wrote."""
+        if self.actor.regfile is None or isinstance(op, ptx.ForOp | ptx.IfOp):
+            return
+        mask = self.actor.mask[:, None]
+        for value, python in zip(op.results, results, strict=True):
+            regs = None
+            if isinstance(op, ptx.WgmmaOp) and (
+                op.acc is None or op.acc.type != value.type
+            ):  # only the slice is written
+                start = op.start.value.data
+                regs = np.arange(start, start + op.n // 2)
+            written = mask
+            if isinstance(python, Regs) and python.defined is not None:
+                defined = python.defined
+                written = mask & (defined if regs is None else defined[:, regs])
+            self._write_registers(value, written, regs)
 
     @contextlib.contextmanager
     def _faults(self, op: Operation) -> Iterator[None]:
@@ -755,11 +906,9 @@ class ThreadFunctions(InterpreterFunctions):
         cls, n = ptx.register_class(op.result), ptx.width(op.result)
         lanes = self._lanes(op, args)
         out = np.zeros((LANES, n), dtype=DTYPES[cls])
-        if not lanes.any():
-            return (out,)
         vector = op.vector
         width = vector * BYTES[cls]
-        for i, extra in enumerate(op.instruction_offsets()):
+        for i, extra in enumerate(op.instruction_offsets() if lanes.any() else ()):
             addrs = self._addresses(op, args, lanes, width, extra)
             with self._faults(op):
                 if op.space.data == "global":
@@ -772,7 +921,10 @@ class ThreadFunctions(InterpreterFunctions):
                     data = block.smem.bytes[where]
             got = np.ascontiguousarray(data).view(DTYPES[cls]).reshape(-1, vector)
             out[lanes, i * vector : (i + 1) * vector] = got
-        return (out,)
+        if op.pred is None:
+            return (out,)
+        defined = np.broadcast_to(lanes[:, None], out.shape).copy()
+        return (Regs(out, defined, origin=op.name),)
 
     @impl(ptx.StoreOp)
     def run_store(self, interpreter: Interpreter, op: ptx.StoreOp, args: PythonValues):
@@ -1395,19 +1547,19 @@ class ThreadFunctions(InterpreterFunctions):
                         f"{self.actor.name}: {_describe(op)}: a uniform branch whose "
                         f"condition differs between the lanes of warp {w}"
                     )
-        then_mask, else_mask = active & cond, active & ~cond
-        then_out: PythonValues | None = None
-        else_out: PythonValues | None = None
-        if then_mask.any():
-            then_out = self._under(interpreter, then_mask, op.then, (), "then")
-        if else_mask.any() and op.otherwise.blocks:
-            else_out = self._under(interpreter, else_mask, op.otherwise, (), "else")
+        outs: list[tuple[np.ndarray, PythonValues]] = []
+        for region, lanes in ((op.then, active & cond), (op.otherwise, active & ~cond)):
+            if not lanes.any() or not region.blocks:
+                continue
+            out = self._under(interpreter, lanes, region, (), "if")
+            for res, value in zip(op.res, region.block.last_op.operands, strict=True):
+                self._edge(op, res, value, lanes)
+            outs.append((lanes, out))
         if not op.res:
             return ()
-        if then_out is None:
-            return else_out
-        if else_out is None:
-            return then_out
+        if len(outs) == 1:
+            return outs[0][1]
+        (then_mask, then_out), (_, else_out) = outs
         return tuple(
             merge(then_mask, t, e) for t, e in zip(then_out, else_out, strict=True)
         )
@@ -1416,20 +1568,29 @@ class ThreadFunctions(InterpreterFunctions):
     def run_for(self, interpreter: Interpreter, op: ptx.ForOp, args: PythonValues):
         active = self.actor.mask
         lb, ub, step = (self._read(op, i, args[i]) for i in range(3))
+        block = op.body.block
+        self._edge(op, block.args[0], op.lb, active)
+        for arg, init in zip(block.args[1:], op.iter_args, strict=True):
+            self._edge(op, arg, init, active)
         carried = list(args[3:])
         iv = lb.astype(np.uint32)
         ub_s = ub.view(np.int32)
         while True:
             go = active & self._per_lane(iv.view(np.int32) < ub_s)[:, 0]
             if not go.any():
-                return tuple(carried)
+                break
             outs = self._under(interpreter, go, op.body, (iv, *carried), "for")
+            for arg, value in zip(block.args[1:], block.last_op.operands, strict=True):
+                self._edge(op, arg, value, go)
             if (go == active).all():
                 carried = list(outs)
                 iv = (iv + step).astype(np.uint32)
             else:
                 carried = [merge(go, o, c) for o, c in zip(outs, carried, strict=True)]
                 iv = np.where(go[:, None], iv + step, iv).astype(np.uint32)
+        for res, arg in zip(op.res, block.args[1:], strict=True):
+            self._edge(op, res, arg, active)
+        return tuple(carried)
 
     @impl(ptx.LabelOp)
     def run_label(self, interpreter: Interpreter, op: ptx.LabelOp, args: PythonValues):
@@ -1544,6 +1705,16 @@ def launch_parameters(
     return params
 
 
+class RegisterWrites(Interpreter.Listener):
+    """In allocated IR, records which value each register holds after each op."""
+
+    def __init__(self, machine: ThreadFunctions):
+        self.machine = machine
+
+    def did_interpret_op(self, op: Operation, results: PythonValues) -> None:
+        self.machine.wrote(op, results)
+
+
 def run_threads(
     module: ModuleOp,
     kernel: func.FuncOp,
@@ -1553,14 +1724,19 @@ def run_threads(
 ) -> ThreadFunctions:
     """Run a thread-level kernel for every program id of `grid`, a cluster of
     blocks at a time, with the parameter values `params` (by PTX name); returns
-    the machine (its global memory counts every byte written)."""
+    the machine (its global memory counts every byte written). An allocated
+    kernel also has its registers checked (`RegisterFile`)."""
     launch = kernel.attributes[LAUNCH_ATTR]
     threads = launch.data["threads"].value.data
     smem = launch.data["smem"].value.data
     size = launch.data["cluster"].value.data if "cluster" in launch.data else 1
     scheduler = RoleScheduler(seed)
-    machine = ThreadFunctions(scheduler, params, threads, smem, size, grid, seed)
-    interpreter = Interpreter(module)
+    registers = allocated_registers(kernel)
+    machine = ThreadFunctions(
+        scheduler, params, threads, smem, size, grid, seed, registers
+    )
+    listeners = (RegisterWrites(machine),) if registers is not None else ()
+    interpreter = Interpreter(module, listeners=listeners)
     interpreter.register_implementations(FuncFunctions())
     interpreter.register_implementations(machine)
     name = f"@{kernel.sym_name.data}"
