@@ -207,7 +207,7 @@ class NamedBarrier:
     arrived: int = 0
     completed: int = 0
 
-    def arrive(self, threads: int, expected: int, where: str) -> int:
+    def arrive(self, threads: int, expected: int, where: object) -> int:
         """Add `threads` arrivals to the phase under way (which `expected`
         threads complete); the number of that phase."""
         if self.expected is None:
@@ -335,7 +335,7 @@ class Transfer:
     addrs: np.ndarray  # shared byte addresses, in the order of `data`
     data: np.ndarray  # uint8
     barrier: int  # its shared address in `block`
-    what: str
+    what: Who
 
 
 @dataclass(eq=False)
@@ -401,6 +401,17 @@ class MapParam:
 
 
 ParamValue = int | float | Pointer | MapParam
+
+
+@dataclass(frozen=True)
+class Who:
+    """`actor: op` for messages, formatted only when a message is."""
+
+    actor: str
+    op: Operation
+
+    def __str__(self) -> str:
+        return f"{self.actor}: {_describe(self.op)}"
 
 
 def _describe(op: Operation) -> str:
@@ -882,7 +893,7 @@ class ThreadFunctions(InterpreterFunctions):
     ) -> None:
         """What a generic access to shared bytes must not meet."""
         flat = addrs.reshape(-1)
-        who = f"{self.actor.name}: {_describe(op)}"
+        who = Who(self.actor.name, op)
         if block.barrier_bytes[flat].any():
             raise Hazard(f"{who} touches an mbarrier object in shared memory")
         if block.landing[flat].any():
@@ -971,7 +982,7 @@ class ThreadFunctions(InterpreterFunctions):
     def _barrier(self, op: Operation, block: Block, addr: int) -> Barrier:
         """The initialised barrier at `addr` of `block`, usable by this actor."""
         found = block.barriers.get(addr)
-        who = f"{self.actor.name}: {_describe(op)}"
+        who = Who(self.actor.name, op)
         if found is None:
             raise Hazard(f"{who}: no initialised mbarrier at shared address {addr:#x}")
         if block is not self.actor.block:
@@ -1028,7 +1039,7 @@ class ThreadFunctions(InterpreterFunctions):
             block.barrier_bytes[span] = True
         return ()
 
-    def _arrive(self, bar: Barrier, n: int, where: str) -> None:
+    def _arrive(self, bar: Barrier, n: int, where: object) -> None:
         state = bar.state
         state.pending -= n
         if state.pending < 0:
@@ -1052,7 +1063,7 @@ class ThreadFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: ptx.MBarrierArriveOp, args: PythonValues
     ):
         lanes = self._lanes(op, args)
-        where = f"{self.actor.name}: {_describe(op)}"
+        where = Who(self.actor.name, op)
         for addr in self._barrier_addresses(op, args, lanes).tolist():
             if not op.remote and addr >= CLUSTER_WINDOW:
                 raise Hazard(f"{where}: {addr:#x} is not a shared::cta address")
@@ -1115,9 +1126,7 @@ class ThreadFunctions(InterpreterFunctions):
             warps = int((lanes & (ids == warp_ids)).reshape(-1, WARP).any(axis=1).sum())
             bar = block.named_barrier(warp_ids)
             before = bar.completed
-            phase = bar.arrive(
-                WARP * warps, expected, f"{self.actor.name}: {_describe(op)}"
-            )
+            phase = bar.arrive(WARP * warps, expected, Who(self.actor.name, op))
             if warp_ids == 0 and expected == self.threads and bar.completed > before:
                 block.cta_syncs += 1
             waits.append((bar, phase))
@@ -1177,7 +1186,7 @@ class ThreadFunctions(InterpreterFunctions):
             masks = self._per_lane(
                 self._read(op, 3 + ncoords, args[3 + ncoords], lanes=lanes)
             )[:, 0]
-        who = f"{self.actor.name}: {_describe(op)}"
+        who = Who(self.actor.name, op)
         for lane in np.flatnonzero(lanes).tolist():
             tmap = self._tensor_map(op, int(maps[lane]))
             offsets = self._coords(op, args, 2, ncoords, lane)
@@ -1216,7 +1225,7 @@ class ThreadFunctions(InterpreterFunctions):
                 self.transfers.append(Transfer(block, addrs, raw, bar_addr, who))
         return ()
 
-    def _check_tma_target(self, who: str, block: Block, addrs: np.ndarray) -> None:
+    def _check_tma_target(self, who: Who, block: Block, addrs: np.ndarray) -> None:
         if block.barrier_bytes[addrs].any():
             raise Hazard(f"{who} copies over an mbarrier object")
         if block.reading[addrs].any():
@@ -1240,7 +1249,7 @@ class ThreadFunctions(InterpreterFunctions):
             self._read(op, 1 + ncoords, args[1 + ncoords], lanes=lanes)
         )[:, 0]
         block, actor = self.actor.block, self.actor
-        who = f"{actor.name}: {_describe(op)}"
+        who = Who(actor.name, op)
         for lane in np.flatnonzero(lanes).tolist():
             tmap = self._tensor_map(op, int(maps[lane]))
             offsets = self._coords(op, args, 1, ncoords, lane)
@@ -1407,7 +1416,7 @@ class ThreadFunctions(InterpreterFunctions):
             block = self.actor.block
             both = (addrs[..., None] + np.arange(2)).reshape(-1)
             block.smem.check(both, 1, "wgmma operand")
-        who = f"{self.actor.name}: {_describe(op)}"
+        who = Who(self.actor.name, op)
         if block.landing[both].any():
             raise Hazard(f"{who} reads shared bytes a TMA copy has not delivered yet")
         if block.barrier_bytes[both].any():
@@ -1469,7 +1478,7 @@ class ThreadFunctions(InterpreterFunctions):
         result[:, start : start + half] = accumulator_bits(mma(d, a, b, bool(scale)))
         block = actor.block
         for addrs in reads:
-            np.add.at(block.reading, addrs, 1)
+            block.reading[addrs] += 1  # an operand's bytes are distinct
             actor.uncommitted.reads.append((block, addrs))
         defined = None
         if isinstance(acc_v, Regs) and acc_v.defined is not None:
@@ -1487,7 +1496,7 @@ class ThreadFunctions(InterpreterFunctions):
         actor, block = self.actor, self.actor.block
         regs = op.regs.value.data
         delta = (regs - actor.registers) * LANES
-        who = f"{actor.name}: {_describe(op)}"
+        who = Who(actor.name, op)
         if op.action.data == "dec":
             if delta > 0:
                 raise Hazard(
