@@ -49,25 +49,41 @@ def swizzle128(addr: np.ndarray) -> np.ndarray:
     return addr ^ (((addr >> 7) & 7) << 4)
 
 
+def byte_span(array: np.ndarray) -> np.ndarray:
+    """The bytes from an array's first element to its last, as a writable
+    uint8 view of its memory (a strided view's padding included)."""
+    if array.size == 0:
+        return np.zeros(0, dtype=np.uint8)
+    if any(s < 0 for s in array.strides) or (
+        array.ndim and array.strides[-1] != array.itemsize
+    ):
+        raise AccessFault(
+            "arrays in global memory need a contiguous last dimension and "
+            f"non-negative strides (got strides {array.strides})"
+        )
+    span = sum((n - 1) * s for n, s in zip(array.shape, array.strides, strict=True))
+    flat = array.reshape(-1)[:1].view(np.uint8)  # the first element's bytes
+    return np.lib.stride_tricks.as_strided(flat, (span + array.itemsize,), (1,))
+
+
 @dataclass(eq=False)
 class Allocation:
-    """One array in global memory."""
+    """One array in global memory: the bytes it spans (a strided view's padding
+    included, so a write there is counted, not lost)."""
 
     name: str
-    array: np.ndarray  # C-contiguous; written in place
+    array: np.ndarray  # written in place
     base: int
+    bytes: np.ndarray = field(init=False)
     writes: np.ndarray = field(init=False)  # per byte, how often it was written
 
     def __post_init__(self) -> None:
-        self.writes = np.zeros(self.array.nbytes, dtype=np.uint32)
-
-    @property
-    def bytes(self) -> np.ndarray:
-        return self.array.reshape(-1).view(np.uint8)
+        self.bytes = byte_span(self.array)
+        self.writes = np.zeros(len(self.bytes), dtype=np.uint32)
 
     @property
     def end(self) -> int:
-        return self.base + self.array.nbytes
+        return self.base + len(self.bytes)
 
 
 class GlobalMemory:
@@ -78,8 +94,8 @@ class GlobalMemory:
         self._next = GLOBAL_BASE
 
     def allocate(self, name: str, array: np.ndarray) -> Allocation:
-        """Map a C-contiguous array at the next free address."""
-        assert array.flags.c_contiguous, f"{name} must be contiguous"
+        """Map an array (contiguous in its last dimension) at the next free
+        address."""
         a = Allocation(name, array, self._next)
         self.allocations.append(a)
         self._next = -(-(a.end + GLOBAL_GAP) // 256) * 256
@@ -152,7 +168,7 @@ class TensorMap:
     @staticmethod
     def of(name: str, array: np.ndarray, t: nv.TensorMapType) -> TensorMap:
         rank = len(t.get_box())
-        lifted = array.reshape((1,) * (rank - array.ndim) + array.shape)
+        lifted = array[(None,) * (rank - array.ndim)]  # a view: stores land in `array`
         dtype = numpy_dtype(t.element_type)
         if lifted.dtype != dtype:
             raise AccessFault(

@@ -59,6 +59,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -452,7 +453,6 @@ class ThreadFunctions(InterpreterFunctions):
         self.grid = grid
         self.rng = np.random.default_rng(seed)
         self.memory = GlobalMemory()
-        self.copy_back: list[tuple[np.ndarray, np.ndarray]] = []
         self.params: dict[str, np.ndarray] = {}
         self.maps: dict[int, TensorMap] = {}
         for name, value in params.items():
@@ -462,6 +462,8 @@ class ThreadFunctions(InterpreterFunctions):
         self.cluster_bar = ClusterBarrier(0)
         self._local = threading.local()
         self._imms: dict[Operation, np.ndarray] = {}
+        self.stores: Counter[str] = Counter()
+        """Store instructions run by at least one lane, by PTX opcode."""
         self._ids: dict[SSAValue, int] = {}
         self._values: list[SSAValue] = []
 
@@ -474,13 +476,8 @@ class ThreadFunctions(InterpreterFunctions):
             self.maps[address] = TensorMap.of(value.name, value.array, value.type)
             return np.array([[address]], dtype=np.uint64)
         if isinstance(value, Pointer):
-            array = value.array
-            if not array.flags.c_contiguous:
-                contiguous = np.ascontiguousarray(array)
-                self.copy_back.append((array, contiguous))
-                array = contiguous
             return np.array(
-                [[self.memory.allocate(value.name, array).base]], dtype=np.uint64
+                [[self.memory.allocate(value.name, value.array).base]], dtype=np.uint64
             )
         if isinstance(value, float | np.floating):
             return f32_bits(np.array([[value]]))
@@ -514,10 +511,6 @@ class ThreadFunctions(InterpreterFunctions):
             self.blocks.append(block)
         self.transfers = []
         self.cluster_bar = ClusterBarrier(self.threads * len(programs))
-
-    def finish(self) -> None:
-        for original, contiguous in self.copy_back:
-            original[...] = contiguous
 
     @property
     def actor(self) -> Warpgroup:
@@ -943,6 +936,9 @@ class ThreadFunctions(InterpreterFunctions):
         if not lanes.any():
             return ()
         cls = ptx.register_class(op.value)
+        n = len(op.elements)
+        vector = f"v{n}." if n > 1 else ""
+        self.stores[f"st.{op.space.data}.{vector}{ptx.MEMORY_TYPES[cls]}"] += 1
         values = self._per_lane(self._read(op, 1, args[1], op.elements, lanes))[lanes]
         width = len(op.elements) * BYTES[cls]
         addrs = self._addresses(op, args, lanes, width)
@@ -1667,8 +1663,8 @@ def launch_parameters(
 ) -> dict[str, ParamValue]:
     """The values of a distributed kernel's `.param`s (`ptx.params`, in order)
     for the tile-level arguments `args`, expanded as the ABI says: a tensor map,
-    a global tensor's pointer, extents and strides (elements, of the row-major
-    copy the simulator maps), a tensor extent, a scalar."""
+    a global tensor's pointer, extents and strides (in elements, as the array
+    lies in memory), a tensor extent, a scalar."""
     decls = kernel.attributes[ptx.PARAMS_ATTR]
     abi = kernel.attributes[ABI_ATTR]
     assert isinstance(decls, ArrayAttr) and isinstance(abi, ArrayAttr)
@@ -1682,7 +1678,7 @@ def launch_parameters(
         elif kind == "global":
             assert isinstance(arg, np.ndarray)
             values += [Pointer(arg), *arg.shape]
-            values += [int(np.prod(arg.shape[d + 1 :])) for d in range(arg.ndim - 1)]
+            values += [s // arg.itemsize for s in arg.strides[:-1]]
         elif kind == "dim":
             values.append(arg.shape[int(axis[0])])
         else:
@@ -1766,5 +1762,4 @@ def run_threads(
                 ) from None
             except SimulationError as e:
                 raise type(e)(f"{name} {where}: {e.args[0]}") from None
-    machine.finish()
     return machine
