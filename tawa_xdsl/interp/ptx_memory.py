@@ -62,7 +62,8 @@ def byte_span(array: np.ndarray) -> np.ndarray:
             f"non-negative strides (got strides {array.strides})"
         )
     span = sum((n - 1) * s for n, s in zip(array.shape, array.strides, strict=True))
-    flat = array.reshape(-1)[:1].view(np.uint8)  # the first element's bytes
+    first = array[(0,) * (array.ndim - 1)][:1]  # a view, never a copy
+    flat = first.view(np.uint8)
     return np.lib.stride_tricks.as_strided(flat, (span + array.itemsize,), (1,))
 
 
