@@ -1652,12 +1652,6 @@ class ThreadFunctions(InterpreterFunctions):
         self.scheduler.run(roles)
 
 
-TENSOR_MAPS_ATTR = "ptx.tensor_maps"
-"""On a distributed kernel: parameter name -> the `!nvgpu_async.tensor_map` type
-of each tensor-map parameter (its box and swizzle; the `.param` itself is 128
-opaque bytes)."""
-
-
 def launch_parameters(
     kernel: func.FuncOp, args: Sequence[object]
 ) -> dict[str, ParamValue]:
@@ -1668,7 +1662,7 @@ def launch_parameters(
     decls = kernel.attributes[ptx.PARAMS_ATTR]
     abi = kernel.attributes[ABI_ATTR]
     assert isinstance(decls, ArrayAttr) and isinstance(abi, ArrayAttr)
-    maps = kernel.attributes.get(TENSOR_MAPS_ATTR)
+    maps = kernel.attributes.get(ptx.TENSOR_MAPS_ATTR)
     values: list[object] = []
     for entry in abi.data:
         kind, index, *axis = entry.data.split(":")
@@ -1697,7 +1691,7 @@ def launch_parameters(
             if not isinstance(t, nv.TensorMapType):
                 raise OpDiagnostic(
                     kernel,
-                    f"tensor-map parameter '{name}' has no `{TENSOR_MAPS_ATTR}` entry "
+                    f"tensor-map parameter '{name}' has no `{ptx.TENSOR_MAPS_ATTR}` entry "
                     "(its box and swizzle)",
                 )
             params[name] = MapParam(value, t, name)
