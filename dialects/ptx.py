@@ -29,14 +29,16 @@ map); `negated` prints `@!%p`.
 
 from __future__ import annotations
 
+import functools
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import ClassVar, Protocol, Self
 
 from xdsl.dialects.builtin import (
     I32,
     I64,
     ArrayAttr,
+    BytesAttr,
     DenseArrayBase,
     FloatAttr,
     IntAttr,
@@ -283,7 +285,10 @@ class ParamDeclAttr(ParametrizedAttribute):
 def width(value: SSAValue) -> int:
     """Registers in a value's bundle (literals in a constant bundle)."""
     t = value.type
-    return t.size if isinstance(t, RegType | ImmType) else 1
+    return t.count.data if type(t) in _BUNDLES else 1
+
+
+_BUNDLES = (RegType, ImmType)
 
 
 def register_class(value: SSAValue) -> str:
@@ -330,7 +335,7 @@ def operand_text(value: SSAValue, k: int = 0) -> str:
 def pick(value: SSAValue, element_map: DenseArrayBase | None, k: int) -> int:
     """Which element of `value` element `k` of an op reads."""
     if element_map is not None and len(element_map):
-        return element_map.get_values()[k]
+        return map_values(element_map)[k]
     return 0 if width(value) == 1 else k
 
 
@@ -341,14 +346,44 @@ def _is_identity(element_map: DenseArrayBase | None, n: int) -> bool:
     return list(element_map.get_values()) == list(range(n))
 
 
+# Ops are built and printed by the thousand: attributes are immutable, so the
+# common ones are made once, and a map is unpacked once.
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def map_values(element_map: DenseArrayBase) -> tuple[int, ...]:
+    """The entries of a map (or any dense array)."""
+    return tuple(element_map.get_values())
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _map_tuple(values: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase(i32, BytesAttr(i32.pack(values)))
+
+
 def _map_attr(values: Sequence[int] | None) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i32, list(values or ()))
+    return _map_tuple(tuple(values or ()))
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _i64(value: int) -> IntegerAttr:
+    return IntegerAttr(value, 64)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _reg(cls: str, count: int = 1) -> RegType:
+    return RegType(cls, count)
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _imm(cls: str, count: int = 1) -> ImmType:
+    return ImmType(cls, count)
 
 
 def _check_map(
     op: Operation, what: str, value: SSAValue, m: DenseArrayBase, n: int
 ) -> None:
-    entries = m.get_values()
+    entries = map_values(m)
     if not entries:
         if width(value) not in (1, n):
             raise VerifyException(
@@ -373,6 +408,45 @@ class PTXOp(IRDLOperation):
     quotes: `%d = ptx.alu(%a, %b) {opcode = "add.f32"} : (!ptx.reg<f32 x 64>,
     !ptx.reg<f32 x 64>) -> !ptx.reg<f32 x 64>`; properties and attributes share
     the dictionary."""
+
+    def __init__(
+        self,
+        *,
+        operands: Sequence[SSAValue | Sequence[SSAValue]] = (),
+        result_types: Sequence[Attribute | Sequence[Attribute]] = (),
+        properties: Mapping[str, Attribute] | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+        regions: Sequence[Region] = (),
+    ):
+        """IRDL's builder, without its generic argument checks (ptx ops are
+        built by the thousand; the verifier checks them): one entry per
+        operand definition, a list for a variadic or optional one."""
+        flat: list[SSAValue] = []
+        sizes: list[int] = []
+        for entry in operands:
+            if isinstance(entry, list | tuple):
+                flat.extend(entry)
+                sizes.append(len(entry))
+            else:
+                flat.append(entry)
+                sizes.append(1)
+        props = dict(properties or {})
+        if _has_segments(type(self)):
+            props[SEGMENTS] = _map_attr(sizes)
+        types: list[Attribute] = []
+        for entry in result_types:
+            if isinstance(entry, list | tuple):
+                types.extend(entry)
+            else:
+                types.append(entry)
+        Operation.__init__(
+            self,
+            operands=flat,
+            result_types=types,
+            properties=props,
+            attributes=dict(attributes or {}),
+            regions=list(regions),
+        )
 
     def print_ptx(self, out: Emitter) -> None:
         raise NotImplementedError(f"{self.name} does not print PTX")
@@ -435,7 +509,7 @@ class PTXOp(IRDLOperation):
             sizes = _segments(cls, len(operands), guarded)
             if sizes is None:
                 parser.raise_error(f"{cls.name} needs its {SEGMENTS}", pos)
-            properties[SEGMENTS] = DenseArrayBase.from_list(i32, sizes)
+            properties[SEGMENTS] = _map_attr(sizes)
         return cls.create(
             operands=parser.resolve_operands(operands, inputs, pos),
             result_types=signature.outputs.data,
@@ -445,6 +519,14 @@ class PTXOp(IRDLOperation):
 
 
 SEGMENTS = "operandSegmentSizes"
+
+
+@functools.cache
+def _has_segments(cls: type[IRDLOperation]) -> bool:
+    return any(
+        isinstance(o, AttrSizedOperandSegments)
+        for o in cls.get_irdl_definition().options
+    )
 
 
 def _segments(cls: type[IRDLOperation], total: int, guarded: bool) -> list[int] | None:
@@ -514,18 +596,18 @@ class ImmOp(PTXOp):
     traits = traits_def(Pure())
 
     def __init__(self, value: int | float | Sequence[int | float], cls: str):
-        values = list(value) if isinstance(value, Sequence) else [value]
+        values = list(value) if isinstance(value, list | tuple) else [value]
         if len(values) == 1:
             if cls == "f32":
                 attr: Attribute = FloatAttr(float(values[0]), 32)
             else:
-                attr = IntegerAttr(int(values[0]), 64)
+                attr = _i64(int(values[0]))
         elif cls == "f32":
             attr = DenseArrayBase.from_list(f32, [float(v) for v in values])
         else:
             attr = DenseArrayBase.from_list(i64, [int(v) for v in values])
         super().__init__(
-            properties={"value": attr}, result_types=[ImmType(cls, len(values))]
+            properties={"value": attr}, result_types=[_imm(cls, len(values))]
         )
 
     def values(self) -> tuple[int | float, ...]:
@@ -582,7 +664,7 @@ class SpecialOp(PTXOp):
     def __init__(self, register: str):
         super().__init__(
             properties={"register": StringAttr(register)},
-            result_types=[RegType("b32")],
+            result_types=[_reg("b32")],
         )
 
     def verify_(self) -> None:
@@ -615,7 +697,7 @@ class ParamOp(PTXOp):
         props: dict[str, Attribute] = {"param": StringAttr(param)}
         if generic:
             props["generic"] = UnitAttr()
-        super().__init__(properties=props, result_types=[RegType(cls)])
+        super().__init__(properties=props, result_types=[_reg(cls)])
 
     def verify_(self) -> None:
         cls = register_class(self.result)
@@ -724,7 +806,7 @@ class AluOp(Predicated):
         super().__init__(
             operands=[list(args), [pred] if pred is not None else []],
             properties={**props, **guard_properties(pred, negated, pred_map)},
-            result_types=[RegType(result_class, count)],
+            result_types=[_reg(result_class, count)],
         )
 
     def element(self, i: int, k: int) -> int:
@@ -808,7 +890,7 @@ class UnpackOp(PTXOp):
 
     def __init__(self, source: SSAValue):
         super().__init__(
-            operands=[source], result_types=[RegType("b16", 2 * width(source))]
+            operands=[source], result_types=[_reg("b16", 2 * width(source))]
         )
 
     def verify_(self) -> None:
@@ -873,7 +955,7 @@ class VoteAnyOp(PTXOp):
     result = result_def(RegType)
 
     def __init__(self, source: SSAValue):
-        super().__init__(operands=[source], result_types=[RegType("pred")])
+        super().__init__(operands=[source], result_types=[_reg("pred")])
 
     def verify_(self) -> None:
         if register_class(self.source) != "pred" or width(self.source) != 1:
@@ -893,22 +975,38 @@ MEMORY_TYPES = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64"}
 
 
 class _Memory(Predicated):
-    """Shared by loads and stores: an address register plus a byte offset. The
-    address may be one element of a bundle (`addr_map`, one entry), as when a
-    store's addresses are computed for every element a thread holds at once."""
+    """Shared by loads and stores: an address register plus a byte offset, one
+    instruction of 1, 2 or 4 registers. With `offsets`, one instruction per
+    entry, each at its own extra byte offset, moving the next registers of the
+    bundle: a thread's elements of a tile are one op. Instruction `i` uses
+    address element `addr_map[i]` (no map: element 0 of one register, or
+    element i of one address per instruction) and guard `pred_map[i]`."""
 
     space = prop_def(StringAttr)
     offset = prop_def(IntegerAttr[I64])
+    offsets = opt_prop_def(DenseArrayBase)
     addr_map = opt_prop_def(DenseArrayBase)
 
     SPACES: ClassVar[frozenset[str]] = frozenset({"global", "shared"})
 
-    def _address(self, addr: SSAValue, extra: int = 0) -> str:
-        off = self.offset.value.data + extra
-        reg = operand_text(addr, pick(addr, self.addr_map, 0))
+    def instruction_offsets(self) -> tuple[int, ...]:
+        """The extra byte offset of each instruction."""
+        return map_values(self.offsets) if self.offsets is not None else (0,)
+
+    def _registers(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def vector(self) -> int:
+        """Registers each instruction moves."""
+        return self._registers() // len(self.instruction_offsets())
+
+    def _address(self, addr: SSAValue, i: int) -> str:
+        off = self.offset.value.data + self.instruction_offsets()[i]
+        reg = operand_text(addr, pick(addr, self.addr_map, i))
         return f"[{reg}{f'+{off}' if off else ''}]"
 
-    def _verify_address(self, addr: SSAValue) -> None:
+    def _verify_memory(self, addr: SSAValue) -> None:
         if self.space.data not in self.SPACES:
             raise VerifyException(
                 f"{self.name}: unknown state space '{self.space.data}'"
@@ -918,11 +1016,32 @@ class _Memory(Predicated):
             raise VerifyException(
                 f"{self.name}: a {self.space.data} address is one {want} register"
             )
-        _check_map(self, "the address", addr, self.addr_map or _map_attr(None), 1)
+        n = len(self.instruction_offsets())
+        if not n or self._registers() % n or self.vector not in (1, 2, 4):
+            raise VerifyException(
+                f"{self.name}: each instruction moves 1, 2 or 4 registers"
+            )
+        _check_map(self, "the address", addr, self.addr_map or _map_attr(None), n)
+        self.verify_guard(n)
 
 
-def _addr_properties(addr_element: int | None) -> dict[str, Attribute]:
-    return {} if addr_element is None else {"addr_map": _map_attr([addr_element])}
+def _memory_properties(
+    space: str,
+    offset: int,
+    offsets: Sequence[int] | None,
+    addr_elements: Sequence[int] | None,
+) -> dict[str, Attribute]:
+    props: dict[str, Attribute] = {"space": StringAttr(space), "offset": _i64(offset)}
+    if offsets is not None:
+        props["offsets"] = _i64_array(tuple(offsets))
+    if addr_elements is not None:
+        props["addr_map"] = _map_attr(addr_elements)
+    return props
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _i64_array(values: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase(i64, BytesAttr(i64.pack(values)))
 
 
 def _vector_suffix(n: int) -> str:
@@ -935,15 +1054,12 @@ def _braced(values: list[str]) -> str:
 
 @irdl_op_definition
 class LoadOp(_Memory):
-    """`ld.shared.v2.f32 {%f0, %f1}, [%r3+16];`: one instruction, 1, 2 or 4
-    registers. With `offsets`, one instruction per entry filling the bundle in
-    order, each at its own byte offset: a fragment read with `ld.shared.b32` per
-    register group is one op (`vector` registers per instruction)."""
+    """`ld.shared.v2.f32 {%f0, %f1}, [%r3+16];`: 1, 2 or 4 registers per
+    instruction, the instructions filling the bundle in order."""
 
     name = "ptx.ld"
 
     addr = operand_def(RegType)
-    offsets = opt_prop_def(DenseArrayBase)
     result = result_def(RegType)
 
     traits = traits_def(MemoryReadEffect())
@@ -957,49 +1073,37 @@ class LoadOp(_Memory):
         count: int,
         offset: int = 0,
         offsets: Sequence[int] | None = None,
+        addr_elements: Sequence[int] | None = None,
     ):
-        props: dict[str, Attribute] = {
-            "space": StringAttr(space),
-            "offset": IntegerAttr(offset, 64),
-        }
-        if offsets is not None:
-            props["offsets"] = DenseArrayBase.from_list(i64, list(offsets))
         super().__init__(
-            operands=[addr, []], properties=props, result_types=[RegType(cls, count)]
+            operands=[addr, []],
+            properties=_memory_properties(space, offset, offsets, addr_elements),
+            result_types=[_reg(cls, count)],
         )
 
-    def instruction_offsets(self) -> tuple[int, ...]:
-        """The extra byte offset of each instruction."""
-        return tuple(self.offsets.get_values()) if self.offsets is not None else (0,)
-
-    @property
-    def vector(self) -> int:
-        """Registers each instruction loads."""
-        return width(self.result) // len(self.instruction_offsets())
+    def _registers(self) -> int:
+        return width(self.result)
 
     def verify_(self) -> None:
-        self._verify_address(self.addr)
-        loads = len(self.instruction_offsets())
-        if loads < 1 or width(self.result) % loads or self.vector not in (1, 2, 4):
-            raise VerifyException("ptx.ld: each instruction loads 1, 2 or 4 registers")
+        self._verify_memory(self.addr)
         if register_class(self.result) not in MEMORY_TYPES:
             raise VerifyException("ptx.ld: cannot load predicates")
-        self.verify_guard(1)
 
     def print_ptx(self, out: Emitter) -> None:
         n, cls = self.vector, register_class(self.result)
-        for i, extra in enumerate(self.instruction_offsets()):
+        for i in range(len(self.instruction_offsets())):
             dst = _braced([operand_text(self.result, i * n + k) for k in range(n)])
             out.line(
-                f"{self.guard()}ld.{self.space.data}.{_vector_suffix(n)}{MEMORY_TYPES[cls]} "
-                f"{dst}, {self._address(self.addr, extra)};"
+                f"{self.guard(i)}ld.{self.space.data}.{_vector_suffix(n)}"
+                f"{MEMORY_TYPES[cls]} {dst}, {self._address(self.addr, i)};"
             )
 
 
 @irdl_op_definition
 class StoreOp(_Memory):
-    """`st.global.v4.b32 [%rd9+32], {%r1, %r2, %r3, %r4};`: one instruction
-    storing 1, 2 or 4 elements of `value` (chosen by `value_map`)."""
+    """`st.global.v4.b32 [%rd9+32], {%r1, %r2, %r3, %r4};`: 1, 2 or 4 elements
+    of `value` per instruction, chosen by `value_map` (the instructions'
+    elements in order)."""
 
     name = "ptx.st"
 
@@ -1019,44 +1123,44 @@ class StoreOp(_Memory):
         offset: int = 0,
         pred: SSAValue | None = None,
         negated: bool = False,
-        addr_element: int | None = None,
-        pred_element: int | None = None,
+        offsets: Sequence[int] | None = None,
+        addr_elements: Sequence[int] | None = None,
+        pred_elements: Sequence[int] | None = None,
     ):
         super().__init__(
             operands=[addr, value, [pred] if pred is not None else []],
             properties={
-                "space": StringAttr(space),
-                "offset": IntegerAttr(offset, 64),
+                **_memory_properties(space, offset, offsets, addr_elements),
                 "value_map": _map_attr(elements),
-                **_addr_properties(addr_element),
-                **guard_properties(
-                    pred, negated, None if pred_element is None else [pred_element]
-                ),
+                **guard_properties(pred, negated, pred_elements),
             },
         )
 
     @property
     def elements(self) -> tuple[int, ...]:
-        return self.value_map.get_values()
+        return map_values(self.value_map)
+
+    def _registers(self) -> int:
+        return len(self.elements)
 
     def verify_(self) -> None:
-        self._verify_address(self.addr)
-        n = len(self.elements)
-        if n not in (1, 2, 4):
-            raise VerifyException("ptx.st: stores 1, 2 or 4 registers")
+        self._verify_memory(self.addr)
         if any(not 0 <= e < width(self.value) for e in self.elements):
             raise VerifyException("ptx.st: the elements stored are outside the value")
         if register_class(self.value) not in MEMORY_TYPES:
             raise VerifyException("ptx.st: cannot store predicates")
-        self.verify_guard(1)
 
     def print_ptx(self, out: Emitter) -> None:
-        n, cls = len(self.elements), register_class(self.value)
-        src = _braced([operand_text(self.value, e) for e in self.elements])
-        out.line(
-            f"{self.guard()}st.{self.space.data}.{_vector_suffix(n)}{MEMORY_TYPES[cls]} "
-            f"{self._address(self.addr)}, {src};"
-        )
+        n, cls = self.vector, register_class(self.value)
+        elements = self.elements
+        for i in range(len(self.instruction_offsets())):
+            src = _braced(
+                [operand_text(self.value, e) for e in elements[i * n : i * n + n]]
+            )
+            out.line(
+                f"{self.guard(i)}st.{self.space.data}.{_vector_suffix(n)}"
+                f"{MEMORY_TYPES[cls]} {self._address(self.addr, i)}, {src};"
+            )
 
 
 # ------------------------------------------------------------ barriers
@@ -1081,7 +1185,7 @@ class _Barrier(Predicated):
         super().__init__(
             operands=[addr, *operands, [pred] if pred is not None else []],
             properties={
-                "offset": IntegerAttr(offset, 64),
+                "offset": _i64(offset),
                 **(properties or {}),
                 **guard_properties(pred, negated),
             },
@@ -1114,9 +1218,7 @@ class MBarrierInitOp(_Barrier):
     def __init__(
         self, addr: SSAValue, count: int, offset: int = 0, pred: SSAValue | None = None
     ):
-        super().__init__(
-            addr, offset, properties={"count": IntegerAttr(count, 64)}, pred=pred
-        )
+        super().__init__(addr, offset, properties={"count": _i64(count)}, pred=pred)
 
     def verify_(self) -> None:
         self._verify_barrier()
@@ -1156,7 +1258,7 @@ class MBarrierArriveOp(_Barrier):
     ):
         props: dict[str, Attribute] = {}
         if expect_tx is not None:
-            props["expect_tx"] = IntegerAttr(expect_tx, 64)
+            props["expect_tx"] = _i64(expect_tx)
         if remote:
             props["remote"] = UnitAttr()
         super().__init__(addr, offset, properties=props, pred=pred)
@@ -1200,9 +1302,7 @@ class MBarrierWaitOp(_Barrier):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(self, addr: SSAValue, parity: SSAValue, offset: int = 0):
-        super().__init__(
-            addr, offset, operands=[parity], result_types=[RegType("pred")]
-        )
+        super().__init__(addr, offset, operands=[parity], result_types=[_reg("pred")])
 
     def verify_(self) -> None:
         self._verify_barrier()
@@ -1272,7 +1372,7 @@ class BarOp(Predicated):
     ):
         props: dict[str, Attribute] = {}
         if threads is not None:
-            props["threads"] = IntegerAttr(threads, 64)
+            props["threads"] = _i64(threads)
         if arrive:
             props["arrive"] = UnitAttr()
         super().__init__(
@@ -1348,7 +1448,7 @@ class TMALoadOp(Predicated):
                 [mask] if mask is not None else [],
                 [pred] if pred is not None else [],
             ],
-            properties={"offset": IntegerAttr(offset, 64), **guard_properties(pred)},
+            properties={"offset": _i64(offset), **guard_properties(pred)},
         )
 
     def verify_(self) -> None:
@@ -1399,7 +1499,7 @@ class TMAStoreOp(Predicated):
                 src,
                 [pred] if pred is not None else [],
             ],
-            properties={"offset": IntegerAttr(offset, 64)},
+            properties={"offset": _i64(offset)},
         )
 
     def verify_(self) -> None:
@@ -1442,7 +1542,7 @@ class BulkWaitOp(Predicated):
     def __init__(self, pending: int, pred: SSAValue | None = None):
         super().__init__(
             operands=[[pred] if pred is not None else []],
-            properties={"pending": IntegerAttr(pending, 64)},
+            properties={"pending": _i64(pending)},
         )
 
     def print_ptx(self, out: Emitter) -> None:
@@ -1499,7 +1599,7 @@ class WgmmaWaitOp(PTXOp):
     pending = prop_def(IntegerAttr[I64])
 
     def __init__(self, pending: int):
-        super().__init__(properties={"pending": IntegerAttr(pending, 64)})
+        super().__init__(properties={"pending": _i64(pending)})
 
     def print_ptx(self, out: Emitter) -> None:
         out.line(f"wgmma.wait_group.sync.aligned {self.pending.value.data};")
@@ -1555,8 +1655,8 @@ class WgmmaOp(PTXOp):
                 "a_map": _map_attr(a_elements),
                 "shape": StringAttr(shape),
                 "dtype": StringAttr(dtype),
-                "start": IntegerAttr(start, 64),
-                "transpose_b": IntegerAttr(transpose_b, 64),
+                "start": _i64(start),
+                "transpose_b": _i64(transpose_b),
             },
             result_types=[t.unallocated()],
         )
@@ -1590,7 +1690,7 @@ class WgmmaOp(PTXOp):
                 "ptx.wgmma: the accumulator registers are outside the bundle"
             )
         if self.a_in_registers:
-            if len(self.a_map.get_values()) != 4:
+            if len(map_values(self.a_map)) != 4:
                 raise VerifyException(
                     "ptx.wgmma: a register A operand is four b32 registers"
                 )
@@ -1611,7 +1711,7 @@ class WgmmaOp(PTXOp):
         if self.a_in_registers:
             a = (
                 "{"
-                + ", ".join(operand_text(self.a, e) for e in self.a_map.get_values())
+                + ", ".join(operand_text(self.a, e) for e in map_values(self.a_map))
                 + "}"
             )
             out.line(f"{opcode} {{{d}}}, {a}, {b}, {scale}, 1, 1, {tb};")
@@ -1631,9 +1731,7 @@ class SetMaxNRegOp(PTXOp):
     regs = prop_def(IntegerAttr[I64])
 
     def __init__(self, action: str, regs: int):
-        super().__init__(
-            properties={"action": StringAttr(action), "regs": IntegerAttr(regs, 64)}
-        )
+        super().__init__(properties={"action": StringAttr(action), "regs": _i64(regs)})
 
     def verify_(self) -> None:
         if self.action.data not in ("inc", "dec"):

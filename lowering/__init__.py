@@ -20,7 +20,13 @@ def get_all_lowering_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SelectStorePathPass
 
+    def distribute_fragments() -> type[ModulePass]:
+        from tawa_xdsl.lowering.distribute import DistributeFragmentsPass
+
+        return DistributeFragmentsPass
+
     return {
         "convert-aref-to-nvgpu-async": convert_aref_to_nvgpu_async,
         "select-store-path": select_store_path,
+        "distribute-fragments": distribute_fragments,
     }
