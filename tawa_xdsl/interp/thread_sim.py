@@ -83,6 +83,7 @@ from xdsl.utils.scoped_dict import ScopedDict
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.ptx import map_values
 from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, THREADS_PER_WARPGROUP
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.barrier_sim import Hazard, MBarrier, PredictedHang
@@ -859,27 +860,30 @@ class ThreadFunctions(InterpreterFunctions):
 
     # ---------------------------------------------------------- memory
 
-    def _addresses(
-        self,
-        op: ptx.LoadOp | ptx.StoreOp,
-        args: PythonValues,
-        lanes: np.ndarray,
-        width: int,
-        extra: int = 0,
-    ) -> np.ndarray:
-        """The executing lanes' addresses (`extra` bytes past the op's own
-        offset), checked for alignment."""
-        m = op.addr_map.get_values() if op.addr_map is not None else None
-        base = self._per_lane(self._read(op, 0, args[0], m, lanes))[lanes, 0]
-        addrs = base.astype(np.uint64) + np.uint64(op.offset.value.data + extra)
-        if np.any(misaligned := addrs % np.uint64(width) != 0):
-            i = int(np.flatnonzero(misaligned)[0])
+    def _instructions(
+        self, op: ptx.LoadOp | ptx.StoreOp, args: PythonValues, width: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """For each instruction `i` of a memory op, which lanes execute it
+        (active, guard element `i` true) and their addresses (address element
+        `i` plus the offsets), `[lanes, instructions]`, checked for alignment."""
+        n = len(op.instruction_offsets())
+        guard = self._guard(op, args, n)
+        lanes = self.actor.mask[:, None] & (True if guard is None else guard)
+        lanes = np.broadcast_to(lanes, (LANES, n))
+        m = map_values(op.addr_map) if op.addr_map is not None else None
+        base = self._read(op, 0, args[0], m, lanes.any(axis=1))
+        extra = np.asarray(op.instruction_offsets(), dtype=np.uint64)
+        addrs = base.astype(np.uint64) + np.uint64(op.offset.value.data) + extra
+        addrs = np.broadcast_to(addrs, (LANES, n))
+        misaligned = lanes & (addrs % np.uint64(width) != 0)
+        if misaligned.any():
+            lane, i = (int(x[0]) for x in np.nonzero(misaligned))
             raise Hazard(
-                f"{self.actor.name}: {_describe(op)}: lane "
-                f"{int(np.flatnonzero(lanes)[i])} accesses {width} bytes at "
-                f"{op.space.data} address {int(addrs[i]):#x}, not aligned to {width}"
+                f"{self.actor.name}: {_describe(op)}: instruction {i} in lane {lane} "
+                f"accesses {width} bytes at {op.space.data} address "
+                f"{int(addrs[lane, i]):#x}, not aligned to {width}"
             )
-        return addrs
+        return lanes, addrs
 
     def _shared_access(
         self, op: Operation, block: Block, addrs: np.ndarray, write: bool
@@ -908,69 +912,83 @@ class ThreadFunctions(InterpreterFunctions):
     @impl(ptx.LoadOp)
     def run_load(self, interpreter: Interpreter, op: ptx.LoadOp, args: PythonValues):
         cls, n = ptx.register_class(op.result), ptx.width(op.result)
-        lanes = self._lanes(op, args)
-        out = np.zeros((LANES, n), dtype=DTYPES[cls])
         vector = op.vector
         width = vector * BYTES[cls]
-        for i, extra in enumerate(op.instruction_offsets() if lanes.any() else ()):
-            addrs = self._addresses(op, args, lanes, width, extra)
+        lanes, addrs = self._instructions(op, args, width)
+        out = np.zeros((LANES, n), dtype=DTYPES[cls])
+        if lanes.any():
+            where = addrs.T[lanes.T]  # instruction-major
             with self._faults(op):
                 if op.space.data == "global":
-                    data = self.memory.read(addrs, width, "ld.global")
+                    data = self.memory.read(where, width, "ld.global")
                 else:
                     block = self.actor.block
-                    block.smem.check(addrs, width, "ld.shared")
-                    where = addrs.astype(np.int64)[:, None] + np.arange(width)
-                    self._shared_access(op, block, where, write=False)
-                    data = block.smem.bytes[where]
+                    block.smem.check(where, width, "ld.shared")
+                    span = where.astype(np.int64)[:, None] + np.arange(width)
+                    self._shared_access(op, block, span, write=False)
+                    data = block.smem.bytes[span]
             got = np.ascontiguousarray(data).view(DTYPES[cls]).reshape(-1, vector)
-            out[lanes, i * vector : (i + 1) * vector] = got
+            view = out.reshape(LANES, -1, vector).transpose(1, 0, 2)  # [instr, lane, v]
+            view[lanes.T] = got
         if op.pred is None:
             return (out,)
-        defined = np.broadcast_to(lanes[:, None], out.shape).copy()
+        defined = np.repeat(lanes, vector, axis=1)
         return (Regs(out, defined, origin=op.name),)
 
     @impl(ptx.StoreOp)
     def run_store(self, interpreter: Interpreter, op: ptx.StoreOp, args: PythonValues):
-        lanes = self._lanes(op, args)
+        cls = ptx.register_class(op.value)
+        vector = op.vector
+        width = vector * BYTES[cls]
+        lanes, addrs = self._instructions(op, args, width)
         if not lanes.any():
             return ()
-        cls = ptx.register_class(op.value)
-        n = len(op.elements)
-        vector = f"v{n}." if n > 1 else ""
-        self.stores[f"st.{op.space.data}.{vector}{ptx.MEMORY_TYPES[cls]}"] += 1
-        values = self._per_lane(self._read(op, 1, args[1], op.elements, lanes))[lanes]
-        width = len(op.elements) * BYTES[cls]
-        addrs = self._addresses(op, args, lanes, width)
-        data = np.ascontiguousarray(values.astype(DTYPES[cls])).view(np.uint8)
-        self._check_racing_lanes(op, lanes, addrs, data)
+        kind = f"st.{op.space.data}.{f'v{vector}.' if vector > 1 else ''}"
+        self.stores[kind + ptx.MEMORY_TYPES[cls]] += int(lanes.any(axis=0).sum())
+        values = self._per_lane(
+            self._read(op, 1, args[1], op.elements, lanes.any(axis=1))
+        )
+        values = values.astype(DTYPES[cls]).reshape(
+            LANES, -1, vector
+        )  # [lane, instr, v]
+        data = np.ascontiguousarray(values.transpose(1, 0, 2)[lanes.T]).view(np.uint8)
+        where = addrs.T[lanes.T]  # instruction-major, as the instructions run
+        instr = np.nonzero(lanes.T)[0]
+        self._check_racing_lanes(op, instr, np.nonzero(lanes.T)[1], where, data)
         with self._faults(op):
             if op.space.data == "global":
-                self.memory.write(addrs, data, "st.global")
+                self.memory.write(where, data, "st.global")
             else:
                 block = self.actor.block
-                block.smem.check(addrs, width, "st.shared")
-                where = addrs.astype(np.int64)[:, None] + np.arange(width)
-                self._shared_access(op, block, where, write=True)
-                block.smem.bytes[where] = data
-                self.actor.unfenced[where.reshape(-1)] = True
+                block.smem.check(where, width, "st.shared")
+                span = where.astype(np.int64)[:, None] + np.arange(width)
+                self._shared_access(op, block, span, write=True)
+                block.smem.bytes[span] = data
+                self.actor.unfenced[span.reshape(-1)] = True
         return ()
 
     def _check_racing_lanes(
-        self, op: Operation, lanes: np.ndarray, addrs: np.ndarray, data: np.ndarray
+        self,
+        op: Operation,
+        instr: np.ndarray,
+        lane: np.ndarray,
+        addrs: np.ndarray,
+        data: np.ndarray,
     ) -> None:
-        """Two lanes of one store writing different values to one byte: which
-        wins is undefined."""
-        where = (addrs.astype(np.int64)[:, None] + np.arange(data.shape[1])).reshape(-1)
-        order = np.argsort(where, kind="stable")
-        w, d = where[order], data.reshape(-1)[order]
-        clash = (w[1:] == w[:-1]) & (d[1:] != d[:-1])
+        """Two lanes of one instruction writing different values to one byte:
+        which wins is undefined."""
+        width = data.shape[1]
+        byte = (addrs.astype(np.int64)[:, None] + np.arange(width)).reshape(-1)
+        key = np.repeat(instr, width)
+        order = np.lexsort((byte, key))
+        b, k, d = byte[order], key[order], data.reshape(-1)[order]
+        clash = (b[1:] == b[:-1]) & (k[1:] == k[:-1]) & (d[1:] != d[:-1])
         if clash.any():
             i = int(np.flatnonzero(clash)[0])
-            who = np.flatnonzero(lanes)[order[[i, i + 1]] // data.shape[1]]
+            who = lane[order[[i, i + 1]] // width]
             raise Hazard(
                 f"{self.actor.name}: {_describe(op)}: lanes {who[0]} and {who[1]} "
-                f"write different values to address {int(w[i]):#x}"
+                f"write different values to address {int(b[i]):#x}"
             )
 
     # ---------------------------------------------------------- mbarriers

@@ -1,0 +1,76 @@
+"""Kernels at the thread level for tests: a tile kernel through a Hopper pipeline
+and `distribute-fragments`, and a check of a simulated output against the
+reference interpreter's (the thread level sums in its own order and reduces
+across lanes, so floats agree to a few units in the last place, not bit for bit).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+
+import tawa_xdsl
+from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.kernel import kernels
+
+pytest.importorskip(
+    "tawa_xdsl.lowering.distribute", reason="distribute-fragments is not here yet"
+)
+
+
+def to_thread_level(module: ModuleOp, pipeline: str) -> ModuleOp:
+    """Run `pipeline` (tile IR to nvgpu_async), then `distribute-fragments`.
+    Each kernel gets its tensor maps' types (`ptx.TENSOR_MAPS_ATTR`) if the pass
+    did not record them, from its parameters before distribution."""
+    tawa_xdsl.apply(module, pipeline)
+    maps = {}
+    for k in kernels(module):
+        abi = k.attributes[ABI_ATTR]
+        assert isinstance(abi, ArrayAttr)
+        maps[k.sym_name.data] = [
+            arg.type
+            for arg, entry in zip(k.body.block.args, abi.data, strict=True)
+            if entry.data.startswith("map:")
+        ]
+    tawa_xdsl.apply(module, "distribute-fragments")
+    for k in kernels(module):
+        if ptx.TENSOR_MAPS_ATTR in k.attributes:
+            continue
+        decls = k.attributes[ptx.PARAMS_ATTR]
+        assert isinstance(decls, ArrayAttr)
+        names = [d.param.data for d in decls.data if d.type.data == "b8"]
+        types = maps[k.sym_name.data]
+        k.attributes[ptx.TENSOR_MAPS_ATTR] = DictionaryAttr(
+            dict(zip(names, types, strict=True))
+        )
+    return module
+
+
+def assert_close(got: np.ndarray, expected: np.ndarray, ulps: int = 2) -> None:
+    """Equal to `ulps` units of the output type's last place (relative to each
+    value, or to the largest one for values near zero); NaN where expected."""
+    bits = {bfloat16: 8, np.dtype(np.float16): 11, np.dtype(np.float32): 24}[got.dtype]
+    g, e = got.astype(np.float64), expected.astype(np.float64)
+    np.testing.assert_array_equal(np.isnan(g), np.isnan(e))
+    ok = ~np.isnan(e)
+    scale = np.maximum(np.abs(e[ok]), np.abs(e[ok]).max() * 2.0**-8)
+    error = np.abs(g[ok] - e[ok]) / scale
+    assert error.max(initial=0) <= ulps * 2.0 ** (1 - bits), (
+        f"{int((error > ulps * 2.0 ** (1 - bits)).sum())} elements differ by more "
+        f"than {ulps} ulps (worst {error.max():.3g})"
+    )
+
+
+def simulate_output(
+    module: ModuleOp, kernel: str, args: list[Any], out: int, grid, seed: int = 0
+) -> np.ndarray:
+    """Simulate with argument `out` poisoned with NaN; return it."""
+    args = list(args)
+    args[out] = np.full_like(args[out], np.nan)
+    tawa_xdsl.simulate(module, kernel, *args, grid=grid, seed=seed)
+    return args[out]
