@@ -108,7 +108,7 @@ from tawa_xdsl.interp.ptx_wgmma import (
 )
 from tawa_xdsl.interp.scheduler import Deadlock, RoleScheduler, SimulationError
 from tawa_xdsl.interp.tile import read_box, write_box
-from tawa_xdsl.kernel import clusters
+from tawa_xdsl.kernel import KernelArgumentError, clusters
 from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR, entry_register_cap
 
 LANES = THREADS_PER_WARPGROUP
@@ -1670,6 +1670,23 @@ class ThreadFunctions(InterpreterFunctions):
         self.scheduler.run(roles)
 
 
+ROW_ALIGN = 16
+"""Bytes every stride of a tensor argument is a multiple of: TMA requires it,
+and so the runtime refuses other arrays (`runtime/kernel.py`, `TMA_ALIGN`)."""
+
+
+def _check_row_alignment(kernel: func.FuncOp, index: int, array: np.ndarray) -> None:
+    """The launch the runtime would refuse: a stride not a multiple of 16 bytes
+    (the kernel's vector stores rely on it as TMA does)."""
+    for axis, stride in enumerate(array.strides[:-1]):
+        if stride % ROW_ALIGN:
+            raise KernelArgumentError(
+                f"{kernel.sym_name.data}: argument {index} has a stride of {stride} "
+                f"bytes in dimension {axis}; the runtime needs a multiple of "
+                f"{ROW_ALIGN} (pad the rows)"
+            )
+
+
 def launch_parameters(
     kernel: func.FuncOp, args: Sequence[object]
 ) -> dict[str, ParamValue]:
@@ -1685,6 +1702,8 @@ def launch_parameters(
     for entry in abi.data:
         kind, index, *axis = entry.data.split(":")
         arg = args[int(index)]
+        if kind in ("map", "global"):
+            _check_row_alignment(kernel, int(index), arg)
         if kind == "map":
             values.append(arg)
         elif kind == "global":
