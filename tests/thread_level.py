@@ -51,11 +51,17 @@ def to_thread_level(module: ModuleOp, pipeline: str) -> ModuleOp:
     return module
 
 
-def assert_close(got: np.ndarray, expected: np.ndarray, ulps: int = 2) -> None:
-    """Equal to `ulps` units of the output type's last place, relative to each
-    value or, for values cancelled down near zero (an attention output sums
-    terms of either sign), to a sixteenth of the largest; NaN where expected."""
-    bits = {bfloat16: 8, np.dtype(np.float16): 11, np.dtype(np.float32): 24}[got.dtype]
+def assert_close(
+    got: np.ndarray, expected: np.ndarray, ulps: int = 2, bits: int | None = None
+) -> None:
+    """Equal to `ulps` units in the last place of a `bits`-bit significand (by
+    default the output type's), relative to each value or, for values cancelled
+    down near zero (an attention output sums terms of either sign), to a
+    sixteenth of the largest; NaN where expected."""
+    if bits is None:
+        bits = {bfloat16: 8, np.dtype(np.float16): 11, np.dtype(np.float32): 24}[
+            got.dtype
+        ]
     g, e = got.astype(np.float64), expected.astype(np.float64)
     np.testing.assert_array_equal(np.isnan(g), np.isnan(e))
     ok = ~np.isnan(e)

@@ -1054,13 +1054,16 @@ class ThreadFunctions(InterpreterFunctions):
         return ()
 
     def _arrive(self, bar: Barrier, n: int, where: object) -> None:
+        """`n` arrivals of one instruction (its lanes): more than the phase
+        still expects would complete it and run into the next, which no
+        protocol means (a guard that should elect one thread, dropped)."""
         state = bar.state
-        state.pending -= n
-        if state.pending < 0:
+        if n > state.pending:
             raise Hazard(
-                f"{where}: more arrivals than the {state.count} a phase of "
-                f"{state.name} expects"
+                f"{where}: {n} arrivals at once, and the phase of {state.name} "
+                f"under way expects {state.pending} more of its {state.count}"
             )
+        state.pending -= n
         self._maybe_complete(state)
 
     def _maybe_complete(self, state: MBarrier) -> None:
@@ -1078,14 +1081,17 @@ class ThreadFunctions(InterpreterFunctions):
     ):
         lanes = self._lanes(op, args)
         where = Who(self.actor.name, op)
-        for addr in self._barrier_addresses(op, args, lanes).tolist():
+        addrs, counts = np.unique(
+            self._barrier_addresses(op, args, lanes), return_counts=True
+        )
+        for addr, n in zip(addrs.tolist(), counts.tolist(), strict=True):
             if not op.remote and addr >= CLUSTER_WINDOW:
                 raise Hazard(f"{where}: {addr:#x} is not a shared::cta address")
             block, local = self._block_of(addr, op)
             bar = self._barrier(op, block, local)
             if op.expect_tx is not None:
-                bar.state.tx += op.expect_tx.value.data
-            self._arrive(bar, 1, where)
+                bar.state.tx += n * op.expect_tx.value.data
+            self._arrive(bar, n, where)
         return ()
 
     @impl(ptx.MBarrierWaitOp)

@@ -132,9 +132,16 @@ def element_values(case: Case) -> np.ndarray:
     return bits.view(bfloat16).reshape(case.rows, case.cols)
 
 
-def run_store(case: Case) -> tuple[np.ndarray, ThreadFunctions]:
-    """Run the store for `case`: the output's backing memory (padding included)
-    and the machine (its byte write counts and store instructions)."""
+def store_module(case: Case) -> ModuleOp:
+    return lowered(case.warpgroups, case.rows, case.cols, case.bits, len(case.extents))
+
+
+def run_store(
+    case: Case, module: ModuleOp | None = None
+) -> tuple[np.ndarray, ThreadFunctions]:
+    """Run the store for `case` (in `module`, by default the lowered store
+    kernel): the output's backing memory (padding included) and the machine
+    (its byte write counts and store instructions)."""
     values = element_values(case)
     a = np.zeros((case.rows, case.depth), bfloat16)
     a[:, : case.cols] = values
@@ -145,9 +152,7 @@ def run_store(case: Case) -> tuple[np.ndarray, ThreadFunctions]:
         (*lead, n_rows, case.row_stride * case.dtype.itemsize), SENTINEL, np.uint8
     ).view(case.dtype)
     out = backing[..., :n_cols]
-    module = lowered(
-        case.warpgroups, case.rows, case.cols, case.bits, len(case.extents)
-    )
+    module = module or store_module(case)
     kernel = find_kernel(module, "store")
     args = check_arguments(kernel, (a, identity, out, *case.coords))
     machine = run_threads(module, kernel, launch_parameters(kernel, args), (1, 1, 1))
@@ -166,8 +171,8 @@ def tile_region(case: Case) -> np.ndarray:
     return inside
 
 
-def check(case: Case) -> ThreadFunctions:
-    backing, machine = run_store(case)
+def check(case: Case, module: ModuleOp | None = None) -> ThreadFunctions:
+    backing, machine = run_store(case, module)
     inside = tile_region(case)
     row, col = case.coords[-2:]
     rows, cols = np.nonzero(inside.reshape(-1, case.row_stride))
