@@ -8,27 +8,35 @@ barrier protocol broken) or as a result that differs from the reference.
 The register-store kernel of `property/test_register_stores.py` (a distinct
 value per element, stored through the 16-byte, pair and single paths) runs a
 set of tile positions that takes every path and crosses every edge; attention
-reduces its row sums with quad shuffles. Mutations that the GPU would not
-notice either are listed as such: a wrong lane in attention's running-max
-reduction (softmax does not depend on which maximum it subtracts) and the leader
-guard of `mbarrier.init` or `fence.mbarrier_init` (every thread writing the same
-initial state before the block barrier)."""
+reduces its row maxima and sums with quad shuffles; a wrong lane in the
+running max only shows where scores are sharp enough for exp2 to overflow
+(softmax otherwise cancels whatever maximum it subtracts), so attention also
+runs on scores rising and falling steeply along the keys. Mutations the GPU
+would not notice either pass: the leader guard of `mbarrier.init` or
+`fence.mbarrier_init` dropped (every thread writing the same initial state
+before the block barrier)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
+import numpy as np
 import pytest
 from tawa_xdsl.dialects import ptx
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, UnitAttr, i32
 from xdsl.ir import Operation
 
+import tawa_xdsl
+from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.scheduler import SimulationError
 from tawa_xdsl.kernel import find_kernel
 
+from .conftest import EXAMPLES
 from .property.test_register_stores import Case, check, store_module
-from .test_thread_sim_examples import check_example, thread_level_example
+from .test_thread_sim_examples import RUNS, thread_level_example
+from .thread_level import assert_close, simulate_output
 
 Mutation = Callable[[Operation], None]
 
@@ -216,12 +224,25 @@ def catches(cases: list[Case], mutant: Mutant) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("cases", [STORE_CASES, F32_CASES], ids=["bf16", "f32"])
-def test_every_broken_register_store_is_caught(cases) -> None:
+def one_of_each_kind(mutants: list[Mutant]) -> list[Mutant]:
+    return list({m.what: m for m in reversed(mutants)}.values())
+
+
+@pytest.mark.parametrize(
+    "cases, sample",
+    [
+        pytest.param(STORE_CASES, True, id="bf16-one-of-each"),
+        pytest.param(STORE_CASES, False, id="bf16-all", marks=pytest.mark.slow),
+        pytest.param(F32_CASES, False, id="f32-all", marks=pytest.mark.slow),
+    ],
+)
+def test_every_broken_register_store_is_caught(cases, sample) -> None:
     for case in cases:  # the kernel itself is right in every case
         check(case)
     mutants = store_mutants(store_module(cases[0]))
     assert len(mutants) >= 10
+    if sample:
+        mutants = one_of_each_kind(mutants)
     missed = [str(m) for m in mutants if catches(cases, m) is None]
     assert not missed, f"not caught: {missed}"
 
@@ -275,11 +296,67 @@ def attention_mutants(module: ModuleOp, opcode: str) -> list[Mutant]:
     ]
 
 
-def test_a_wrong_lane_in_attention_row_sums_is_caught(attention) -> None:
-    mutants = attention_mutants(attention, "add.f32")
+def attention_inputs(ramp: float) -> list:
+    """Q, K, V, O, scale; with a `ramp`, scores grow (or fall) along the keys
+    by far more than f32's exponent range between neighbours, so a row max that
+    misses a lane lets exp2 overflow: the running max is no longer a mere
+    shift that softmax cancels."""
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((2, 200, 64)) for _ in range(3))
+    if ramp:
+        q = np.abs(q) + 0.5
+        k = k + ramp * np.arange(200)[None, :, None]
+    out = np.full((2, 200, 64), np.nan)
+    return [*(x.astype(bfloat16) for x in (q, k, v, out)), 1.0 if ramp else 0.125]
+
+
+RAMPS = (-2.0, 2.0, 0.0)  # falling, rising, plain
+
+
+@cache
+def attention_reference(ramp: float) -> tuple[list, np.ndarray]:
+    """The inputs for `ramp` and what the interpreter computes from them."""
+    args = attention_inputs(ramp)
+    source = tawa_xdsl.parse(EXAMPLES / RUNS["attention_d64"].file)
+    tawa_xdsl.interpret(source, "attention_d64", *args, grid=RUNS["attention_d64"].grid)
+    return args, args[3].copy()
+
+
+def attention_check(module: ModuleOp, ramp: float) -> None:
+    args, expected = attention_reference(ramp)
+    grid = RUNS["attention_d64"].grid
+    assert_close(simulate_output(module, "attention_d64", args, 3, grid), expected)
+
+
+def attention_catches(module: ModuleOp, mutant: Mutant) -> str | None:
+    """Whether one of the inputs (scores falling, rising, plain) shows it."""
+    broken = mutant.apply(module)
+    for ramp in RAMPS:
+        if (how := caught(lambda ramp=ramp: attention_check(broken, ramp))) is not None:
+            return how
+    return None
+
+
+@pytest.mark.parametrize(
+    "opcode, first_only",
+    [
+        ("add.f32", True),
+        ("max.NaN.f32", True),
+        pytest.param("add.f32", False, marks=pytest.mark.slow),
+        pytest.param("max.NaN.f32", False, marks=pytest.mark.slow),
+    ],
+)
+def test_a_wrong_lane_in_attention_row_reductions_is_caught(
+    attention, opcode, first_only
+) -> None:
+    """Row sums and row maxima reduce over a quad with two shuffles each; each
+    one, taught a wrong lane, is caught (the fast tier tries the first)."""
+    mutants = attention_mutants(attention, opcode)
     assert mutants
-    run = lambda m: caught(  # noqa: E731
-        lambda: check_example("attention_d64", "", module=m.apply(attention))
-    )
-    missed = [str(m) for m in mutants if run(m) is None]
+    if first_only:
+        mutants = mutants[:1]
+    else:
+        for ramp in RAMPS:  # the kernel itself is right on every input
+            attention_check(attention, ramp)
+    missed = [str(m) for m in mutants if attention_catches(attention, m) is None]
     assert not missed, f"not caught: {missed}"

@@ -192,9 +192,16 @@ def check(case: Case, module: ModuleOp | None = None) -> ThreadFunctions:
     return machine
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(case=cases())
 def test_every_element_inside_lands_once_and_nothing_outside(case: Case) -> None:
+    check(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
+@given(case=cases())
+def test_many_tiles_land_once_and_nothing_outside(case: Case) -> None:
     check(case)
 
 

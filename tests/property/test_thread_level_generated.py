@@ -31,7 +31,7 @@ def check(program: TileProgram, options: str, seed: int) -> None:
     assert_close(got, expected, bits=8)
 
 
-@settings(max_examples=3, deadline=None)
+@settings(max_examples=2, deadline=None)
 @given(
     program=tile_programs(tile=64), options=hopper_options(), seed=st.integers(0, 2**16)
 )
