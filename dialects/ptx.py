@@ -325,11 +325,35 @@ def imm_literal(op: ImmOp, k: int = 0) -> str:
 
 def operand_text(value: SSAValue, k: int = 0) -> str:
     """Element `k` of `value` as PTX text: a register name or a literal."""
-    if isinstance(value.type, ImmType):
+    t = value.type
+    if type(t) is ImmType:
         assert isinstance(value.owner, ImmOp)
         return imm_literal(value.owner, k)
-    assert isinstance(value.type, RegType)
-    return value.type.register(k)
+    assert type(t) is RegType
+    return t.register(k)
+
+
+def element_texts(
+    value: SSAValue, element_map: DenseArrayBase | None = None, n: int = 0
+) -> list[str]:
+    """The PTX text of every element of `value`, or with `element_map` (or a
+    single-register `value` broadcast to `n` elements) of every element an op
+    of `n` elements reads: `operand_text` for a whole op at once."""
+    t = value.type
+    if type(t) is ImmType:
+        assert isinstance(value.owner, ImmOp)
+        texts = [imm_literal(value.owner, k) for k in range(t.count.data)]
+    else:
+        assert type(t) is RegType
+        prefix, first = REGISTER_CLASSES[t.cls.data][0], t.first.data
+        if first == UNALLOCATED:
+            raise ValueError(f"{t} is not allocated")
+        texts = [f"{prefix}{first + k}" for k in range(t.count.data)]
+    if element_map is not None and len(element_map):
+        return [texts[e] for e in element_map.get_values()]
+    if n and len(texts) == 1:
+        return texts * n
+    return texts
 
 
 def pick(value: SSAValue, element_map: DenseArrayBase | None, k: int) -> int:
@@ -341,9 +365,15 @@ def pick(value: SSAValue, element_map: DenseArrayBase | None, k: int) -> int:
 
 def _is_identity(element_map: DenseArrayBase | None, n: int) -> bool:
     """Element `k` reads element `k` (of an operand holding `n` registers)."""
-    if element_map is None or not len(element_map):
+    if element_map is None:
         return True
-    return list(element_map.get_values()) == list(range(n))
+    raw = element_map.data.data
+    return not raw or raw == _identity_bytes(n)
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _identity_bytes(n: int) -> bytes:
+    return i32.pack(tuple(range(n)))
 
 
 # Ops are built and printed by the thousand: attributes are immutable, so the
@@ -559,6 +589,13 @@ class Predicated(PTXOp):
             return ""
         element = pick(self.pred, self.pred_map, k)
         return f"@{'!' if self.negated else ''}{operand_text(self.pred, element)} "
+
+    def guards(self, n: int) -> list[str]:
+        """The guard of each of `n` elements (all at once: printing is hot)."""
+        if self.pred is None:
+            return [""] * n
+        bang = "!" if self.negated else ""
+        return [f"@{bang}{p} " for p in element_texts(self.pred, self.pred_map, n)]
 
     def verify_guard(self, n: int) -> None:
         if self.pred is None:
@@ -813,31 +850,43 @@ class AluOp(Predicated):
         """The element of operand `i` that result element `k` reads."""
         return pick(self.args[i], self.maps.data[i] if self.maps else None, k)
 
+    def _reads(self) -> list[tuple[SSAValue, DenseArrayBase | None]]:
+        """Each operand with its map, the guard last: read from the operand
+        list and the properties directly (every instruction is asked, and
+        the accessors cost more than the work)."""
+        operands = self.operands
+        nargs = len(ALU_OPCODES[self.opcode.data][1])
+        maps = self.properties.get("maps")
+        reads: list[tuple[SSAValue, DenseArrayBase | None]] = [
+            (a, maps.data[i] if isinstance(maps, ArrayAttr) else None)
+            for i, a in enumerate(operands[:nargs])
+        ]
+        if len(operands) > nargs:
+            pred_map = self.properties.get("pred_map")
+            assert pred_map is None or isinstance(pred_map, DenseArrayBase)
+            reads.append((operands[nargs], pred_map))
+        return reads
+
     def reusable_operands(self) -> Sequence[SSAValue]:
         """Operands of the result's class and width read element for element
         (identity map) and nowhere else through another map, guard included.
         A `mov` shares with nothing: it exists to put a value in other
         registers (sharing would print `mov %f1, %f1;`)."""
-        if self.opcode.data.startswith("mov."):
+        opcode = self.opcode.data
+        if opcode.startswith("mov.") or opcode not in ALU_OPCODES:
             return ()
-        n, cls = width(self.result), register_class(self.result)
-        reads = [
-            (a, self.maps.data[i] if self.maps else None)
-            for i, a in enumerate(self.args)
-        ]
-        if self.pred is not None:
-            reads.append((self.pred, self.pred_map))
-        identity = [
-            isinstance(a.type, RegType) and width(a) == n and _is_identity(m, n)
-            for a, m in reads
-        ]
-        return [
-            a
-            for i, (a, _) in enumerate(reads[: len(self.args)])
-            if identity[i]
-            and register_class(a) == cls
-            and all(ok for (b, _), ok in zip(reads, identity, strict=True) if b is a)
-        ]
+        t = self.results[0].type
+        n, cls = t.count.data, t.cls.data
+        nargs = len(ALU_OPCODES[opcode][1])
+        same, other = [], []
+        for i, (a, m) in enumerate(self._reads()):
+            at = a.type
+            if type(at) is RegType and at.count.data == n and _is_identity(m, n):
+                if i < nargs and at.cls.data == cls:
+                    same.append(a)
+            else:
+                other.append(a)
+        return [a for a in same if all(a is not o for o in other)]
 
     def verify_(self) -> None:
         opcode = self.opcode.data
@@ -869,11 +918,18 @@ class AluOp(Predicated):
 
     def print_ptx(self, out: Emitter) -> None:
         opcode = self.opcode.data
-        for k in range(width(self.result)):
-            srcs = ", ".join(
-                operand_text(a, self.element(i, k)) for i, a in enumerate(self.args)
-            )
-            out.line(f"{self.guard(k)}{opcode} {operand_text(self.result, k)}, {srcs};")
+        result = self.results[0]
+        n = result.type.count.data
+        reads = self._reads()
+        nargs = len(ALU_OPCODES[opcode][1])
+        columns = [element_texts(a, m, n) for a, m in reads[:nargs]]
+        guards = [""] * n
+        if len(reads) > nargs:
+            bang = "!" if self.properties.get("negated") is not None else ""
+            guards = [f"@{bang}{p} " for p in element_texts(*reads[nargs], n)]
+        for k, d in enumerate(element_texts(result)):
+            srcs = ", ".join(c[k] for c in columns)
+            out.line(f"{guards[k]}{opcode} {d}, {srcs};")
 
 
 @irdl_op_definition
@@ -1703,7 +1759,7 @@ class WgmmaOp(PTXOp):
 
     def print_ptx(self, out: Emitter) -> None:
         half, start = self.n // 2, self.start.value.data
-        d = ", ".join(operand_text(self.result, start + i) for i in range(half))
+        d = ", ".join(element_texts(self.result)[start : start + half])
         kind = self.dtype.data
         opcode = f"wgmma.mma_async.sync.aligned.{self.shape.data}.f32.{kind}.{kind}"
         b, scale = operand_text(self.b), operand_text(self.scale_d)
