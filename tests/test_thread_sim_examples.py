@@ -181,3 +181,24 @@ FAST_CONFIGS = {("gemm_nt", "register-stores")}
 )
 def test_configurations_run_at_the_thread_level(kernel, config) -> None:
     check_example(kernel, f"tawa-hopper-pipeline{{{CONFIGS[config]}}}", seed=1)
+
+
+ALLOCATED_FAST = {"attention_causal_d64"}
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        k if k in ALLOCATED_FAST else pytest.param(k, marks=pytest.mark.slow)
+        for k in sorted(RUNS)
+    ],
+)
+def test_allocated_examples_run_at_the_thread_level(kernel) -> None:
+    """After `ptx-skip-unit-scale` and `ptx-allocate` the registers are named:
+    the simulator then also checks that every read finds its value in its
+    registers (none overwritten by a value live at the same time)."""
+    module = thread_level_example(
+        kernel, f"tawa-hopper-pipeline{{{RUNS[kernel].options}}}"
+    )
+    tawa_xdsl.apply(module, "ptx-skip-unit-scale,ptx-allocate")
+    check_example(kernel, "", module=module)

@@ -26,7 +26,8 @@ import numpy as np
 import pytest
 from tawa_xdsl.dialects import ptx
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, UnitAttr, i32
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
 
 import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16
@@ -360,3 +361,55 @@ def test_a_wrong_lane_in_attention_row_reductions_is_caught(
             attention_check(attention, ramp)
     missed = [str(m) for m in mutants if attention_catches(attention, m) is None]
     assert not missed, f"not caught: {missed}"
+
+
+# -------------------------------------------------------- register allocation
+
+
+def overlapping_pair(module: ModuleOp) -> tuple[SSAValue, SSAValue]:
+    """Two single b32 values of one block where the second is defined while the
+    first is still to be read: sharing registers, they would clash."""
+    ops = list(find_kernel(module, "store").walk())
+    position = {op: i for i, op in enumerate(ops)}
+
+    def last_use(v: SSAValue) -> int:
+        return max(
+            position[
+                u.operation.parent_op() if u.operation not in position else u.operation
+            ]
+            for u in v.uses
+        )
+
+    for a_op in ops:
+        for a in a_op.results:
+            if not (isinstance(a.type, ptx.RegType) and a.type.register_class == "b32"):
+                continue
+            if a.type.size != 1 or not a.uses:
+                continue
+            end = last_use(a)
+            for b_op in ops[position[a_op] + 1 : end]:
+                if b_op.parent_block() is not a_op.parent_block():
+                    continue
+                for b in b_op.results:
+                    t = b.type
+                    if (
+                        isinstance(t, ptx.RegType)
+                        and t.register_class == "b32"
+                        and t.size == 1
+                    ):
+                        return a, b
+    raise AssertionError("no overlapping pair")
+
+
+def test_registers_shared_by_live_values_are_caught() -> None:
+    """Give a value the registers of another that is still to be read (as an
+    allocator ignoring a live range would): the simulator finds the read of the
+    overwritten register."""
+    case = STORE_CASES[0]
+    module = store_module(case).clone()
+    tawa_xdsl.apply(module, "ptx-allocate")
+    check(case, module)
+    live, clobber = overlapping_pair(module)
+    Rewriter.replace_value_with_new_type(clobber, live.type)
+    how = caught(lambda: check(case, module))
+    assert how is not None and how.startswith("Hazard") and " reads %r" in how, how
