@@ -26,6 +26,8 @@
 
 from __future__ import annotations
 
+import functools
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -76,22 +78,28 @@ def geometry(t: Attribute) -> Geometry:
     return Geometry.of(t.get_shape(), layout)
 
 
+@functools.lru_cache(maxsize=256)
+def bundle(cls: str, count: int = 1) -> ptx.RegType:
+    """`!ptx.reg<cls x count>`, made once (types are immutable)."""
+    return ptx.RegType(cls, count)
+
+
 def register_type(t: Attribute) -> ptx.RegType | None:
     """The bundle a value of type `t` becomes (None: no register form)."""
     if isinstance(t, nv.SmemType | nv.SmemViewType | nv.MBarrierType):
-        return ptx.RegType("b32")
+        return bundle("b32")
     if isinstance(t, nv.TensorMapType):
-        return ptx.RegType("b64")
+        return bundle("b64")
     if isinstance(t, TensorType):
         if nv.fragment_layout(t) is None:
             return None
         count = geometry(t).count
         if is_16bit(t.element_type):
-            return ptx.RegType("b32", count // 2)
+            return bundle("b32", count // 2)
         cls = scalar_class(t.element_type)
-        return None if cls is None else ptx.RegType(cls, count)
+        return None if cls is None else bundle(cls, count)
     cls = scalar_class(t)
-    return None if cls is None else ptx.RegType(cls)
+    return None if cls is None else bundle(cls)
 
 
 @dataclass(frozen=True)
@@ -181,9 +189,7 @@ class KernelState:
     consumer: ConsumerIds | None = None
     turn_own: SSAValue | None = None
     turn_next: SSAValue | None = None
-    _imms: dict[tuple[str, tuple[int | float, ...]], SSAValue] = field(
-        default_factory=dict
-    )
+    _imms: dict[tuple[str, tuple[int, ...]], SSAValue] = field(default_factory=dict)
     values: dict[SSAValue, Lowered] = field(default_factory=dict)
     """What each converted value became."""
     tensors: dict[SSAValue, tuple[SSAValue, list[SSAValue], list[SSAValue]]] = field(
@@ -241,7 +247,7 @@ class KernelState:
     def imm(self, value: int | float | Sequence[int | float], cls: str) -> SSAValue:
         """An immediate (or constant bundle), made once at the top of the kernel."""
         values = tuple(value) if isinstance(value, list | tuple) else (value,)
-        key = (cls, values)
+        key = (cls, tuple(_bits(v) for v in values))
         if key not in self._imms:
             op = ptx.ImmOp(list(values) if len(values) > 1 else values[0], cls)
             where = (
@@ -275,6 +281,13 @@ class KernelState:
             ids.tail = ops[-1]
             self._row_base[rows] = r
         return self._row_base[rows]
+
+
+def _bits(x: int | float) -> int:
+    """A literal as a cache key: -0.0 is not 0.0."""
+    if isinstance(x, float):
+        return struct.unpack("<I", struct.pack("<f", x))[0] | 1 << 40
+    return x
 
 
 def _inside(op: Operation, anchor: Operation) -> bool:
@@ -341,9 +354,11 @@ class Ops(list[Operation]):
     def materialize(self, x: Lowered, t: ptx.RegType) -> SSAValue:
         """`x` as exactly the bundle `t` (a loop-carried value, a yield): a
         splat, a literal or a re-indexed value costs one mov per register."""
+        have = x.value.type
         if (
-            isinstance(x.value.type, ptx.RegType)
-            and x.value.type.unallocated() == t.unallocated()
+            isinstance(have, ptx.RegType)
+            and have.cls == t.cls
+            and have.count == t.count
             and (x.map is None or x.map == tuple(range(t.size)))
         ):
             return x.value

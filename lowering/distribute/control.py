@@ -16,6 +16,7 @@ from tawa_xdsl.lowering.distribute.context import (
     KernelState,
     Lowered,
     Ops,
+    bundle,
     register_type,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
@@ -54,7 +55,7 @@ class For(DistributePattern):
         # for the ops not yet converted
         block = op.body.block
         old_args = list(block.args)
-        for i, t in enumerate([ptx.RegType("b32"), *types]):
+        for i, t in enumerate([bundle("b32"), *types]):
             new = block.insert_arg(t, i)
             k.values[old_args[i]] = Lowered(new)
         k.old_args += old_args

@@ -4,7 +4,9 @@ Parameters: the kernel's block arguments become `ptx.param` reads at the top
 of the kernel (a tensor map its generic address, a global tensor its pointer,
 extents and strides), declared in order by `#ptx.param_decl`s on the kernel
 (`ptx.params`, names as the PTX printer spells them), so the kernel has no
-block arguments and the type `() -> ()`.
+block arguments and the type `() -> ()`. A tensor map's declaration says
+nothing of its box and swizzle: its type is kept by name (`ptx.tensor_maps`)
+for the thread simulator.
 
 Thread ids, after the parameters: `%tid.x`, the shared-memory base rounded up
 to 1024 bytes, the leader predicate (thread 0), constant false and true
@@ -38,7 +40,7 @@ from xdsl.dialects.builtin import (
     FunctionType,
     StringAttr,
 )
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
@@ -86,6 +88,7 @@ def _lower_params(k: KernelState, ops: Ops) -> None:
     assert isinstance(abi, ArrayAttr)
     block = kernel.body.block
     decls: list[ptx.ParamDeclAttr] = []
+    maps: dict[str, Attribute] = {}
 
     def param(name: str, ptx_type: str, length: int = 0, align: int = 0) -> str:
         """Declare a parameter under a name no other parameter has."""
@@ -95,6 +98,12 @@ def _lower_params(k: KernelState, ops: Ops) -> None:
         decls.append(ptx.ParamDeclAttr(name, ptx_type, length, align))
         return name
 
+    if len(abi.data) != len(block.args):
+        raise OpDiagnostic(
+            kernel,
+            f"{ABI_ATTR} lists {len(abi.data)} parameters, the kernel has "
+            f"{len(block.args)}",
+        )
     for arg, entry in zip(block.args, abi.data, strict=True):
         assert isinstance(entry, StringAttr)
         hint = arg.name_hint or "arg"
@@ -105,6 +114,7 @@ def _lower_params(k: KernelState, ops: Ops) -> None:
             name = param(base, "b8", 128, 64)
             tmap = ops.add(ptx.ParamOp(name, "b64", generic=True)).results[0]
             k.values[arg] = Lowered(tmap)
+            maps[name] = t
         elif kind == "global":
             assert isinstance(t, nv.GlobalTensorType)
             rank = len(t.get_shape())
@@ -130,6 +140,7 @@ def _lower_params(k: KernelState, ops: Ops) -> None:
     k.old_args += block.args
     kernel.function_type = FunctionType.from_lists([], [])
     kernel.attributes[ptx.PARAMS_ATTR] = ArrayAttr(decls)
+    kernel.attributes[ptx.TENSOR_MAPS_ATTR] = DictionaryAttr(maps)
 
 
 class DistributePattern(RewritePattern):

@@ -30,6 +30,7 @@ from tawa_xdsl.lowering.distribute.context import (
     KernelState,
     Lowered,
     Ops,
+    bundle,
     geometry,
     is_16bit,
     register_type,
@@ -335,7 +336,7 @@ def _store_pairs(ops: Ops, s: _Store, paired: bool) -> None:
         for j in range(groups)
     ]
     if s.wide16:
-        rt = ptx.RegType("b32", geom.count // 2)
+        rt = bundle("b32", geom.count // 2)
         packed = ops.materialize(s.value, rt)
         halves = ops.add(ptx.UnpackOp(packed)).results[0]
         wide_value, wide = packed, [[i // 2] for i in firsts]
