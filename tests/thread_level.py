@@ -9,46 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pytest
-from tawa_xdsl.dialects import ptx
-from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16
-from tawa_xdsl.kernel import kernels
-
-pytest.importorskip(
-    "tawa_xdsl.lowering.distribute", reason="distribute-fragments is not here yet"
-)
 
 
 def to_thread_level(module: ModuleOp, pipeline: str) -> ModuleOp:
-    """Run `pipeline` (tile IR to nvgpu_async), then `distribute-fragments`.
-    Each kernel gets its tensor maps' types (`ptx.TENSOR_MAPS_ATTR`) if the pass
-    did not record them, from its parameters before distribution."""
-    tawa_xdsl.apply(module, pipeline)
-    maps = {}
-    for k in kernels(module):
-        abi = k.attributes[ABI_ATTR]
-        assert isinstance(abi, ArrayAttr)
-        maps[k.sym_name.data] = [
-            arg.type
-            for arg, entry in zip(k.body.block.args, abi.data, strict=True)
-            if entry.data.startswith("map:")
-        ]
-    tawa_xdsl.apply(module, "distribute-fragments")
-    for k in kernels(module):
-        if ptx.TENSOR_MAPS_ATTR in k.attributes:
-            continue
-        decls = k.attributes[ptx.PARAMS_ATTR]
-        assert isinstance(decls, ArrayAttr)
-        names = [d.param.data for d in decls.data if d.type.data == "b8"]
-        types = maps[k.sym_name.data]
-        k.attributes[ptx.TENSOR_MAPS_ATTR] = DictionaryAttr(
-            dict(zip(names, types, strict=True))
-        )
-    return module
+    """Run `pipeline` (tile IR to nvgpu_async), then `distribute-fragments`."""
+    return tawa_xdsl.apply(module, f"{pipeline},distribute-fragments")
 
 
 def assert_close(
