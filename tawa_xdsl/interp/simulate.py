@@ -32,7 +32,9 @@ def simulate(
 ) -> None:
     """Run `kernel_name` on numpy arrays with its roles interleaved as `seed`
     chooses; stores write into the arrays. Raises `Deadlock` (`PredictedHang` for
-    lowered IR), `ProtocolViolation` or `Hazard` when synchronisation is broken."""
+    lowered and thread-level IR), `ProtocolViolation` or `Hazard` when
+    synchronisation is broken (at the thread level also for an access outside
+    the arrays or misaligned, or a collective reached by part of a warp)."""
     module.verify()
     kernel = find_kernel(module, kernel_name)
     checked = check_arguments(kernel, args)
