@@ -26,7 +26,7 @@ def assert_close(
     """Equal to `ulps` units in the last place of a `bits`-bit significand (by
     default the output type's), relative to each value or, for values cancelled
     down near zero (an attention output sums terms of either sign), to a
-    sixteenth of the largest; NaN where expected."""
+    sixteenth of the largest finite one; NaN and infinities where expected."""
     if bits is None:
         bits = {bfloat16: 8, np.dtype(np.float16): 11, np.dtype(np.float32): 24}[
             got.dtype
@@ -34,9 +34,15 @@ def assert_close(
     g, e = got.astype(np.float64), expected.astype(np.float64)
     np.testing.assert_array_equal(np.isnan(g), np.isnan(e))
     ok = ~np.isnan(e)
-    scale = np.maximum(np.abs(e[ok]), np.abs(e[ok]).max(initial=0) / 16)
-    diff = np.abs(g[ok] - e[ok])
-    error = np.divide(diff, scale, out=np.where(diff > 0, np.inf, 0.0), where=scale > 0)
+    g, e = g[ok], e[ok]
+    finite = np.abs(e[np.isfinite(e)])
+    scale = np.maximum(np.abs(e), finite.max(initial=0) / 16)
+    with np.errstate(invalid="ignore"):  # inf - inf
+        diff = np.where(g == e, 0.0, np.abs(g - e))  # equal infinities are equal
+        error = np.divide(
+            diff, scale, out=np.where(diff > 0, np.inf, 0.0), where=scale > 0
+        )
+    error[np.isinf(e) & (g != e)] = np.inf
     assert error.max(initial=0) <= ulps * 2.0 ** (1 - bits), (
         f"{int((error > ulps * 2.0 ** (1 - bits)).sum())} elements differ by more "
         f"than {ulps} ulps (worst {error.max():.3g})"

@@ -1386,9 +1386,12 @@ class ThreadFunctions(InterpreterFunctions):
             self._local.actor = wg
             scope = ScopedDict(parent=interpreter._ctx, name=wg.name)
             try:
-                dataclasses.replace(interpreter, _ctx=scope).run_ssacfg_region(
-                    kernel.body, (), wg.name
-                )
+                # every lane computes, inactive ones too: an overflow or a 0/0
+                # is no error (numpy's error state is per thread)
+                with np.errstate(all="ignore"):
+                    dataclasses.replace(interpreter, _ctx=scope).run_ssacfg_region(
+                        kernel.body, (), wg.name
+                    )
             finally:
                 wg.done = True
             self._exit(wg)
@@ -1526,21 +1529,20 @@ def run_threads(
     interpreter.register_implementations(FuncFunctions())
     interpreter.register_implementations(machine)
     name = f"@{kernel.sym_name.data}"
-    with np.errstate(all="ignore"):
-        for programs in clusters(grid, size, name):
-            machine.start(programs)
-            where = (
-                f"program {programs[0]}"
-                if size == 1
-                else f"cluster of programs {', '.join(map(str, programs))}"
-            )
-            try:
-                machine.run_cluster(interpreter, kernel)
-            except Deadlock as e:
-                raise PredictedHang(
-                    f"{name} {where}: predicted hang: "
-                    f"{e.args[0].removeprefix('deadlock: ')}"
-                ) from None
-            except SimulationError as e:
-                raise type(e)(f"{name} {where}: {e.args[0]}") from None
+    for programs in clusters(grid, size, name):
+        machine.start(programs)
+        where = (
+            f"program {programs[0]}"
+            if size == 1
+            else f"cluster of programs {', '.join(map(str, programs))}"
+        )
+        try:
+            machine.run_cluster(interpreter, kernel)
+        except Deadlock as e:
+            raise PredictedHang(
+                f"{name} {where}: predicted hang: "
+                f"{e.args[0].removeprefix('deadlock: ')}"
+            ) from None
+        except SimulationError as e:
+            raise type(e)(f"{name} {where}: {e.args[0]}") from None
     return machine
