@@ -749,7 +749,11 @@ class ThreadFunctions(InterpreterFunctions):
                     f"{who} reaches the mbarrier at {addr:#x} of {block.name} before "
                     "that block fenced its init and met this one at a cluster barrier"
                 )
-        elif found.owner is not self.actor and block.cta_syncs <= found.published_at:
+        elif (
+            found.owner is not self.actor
+            and block.cta_syncs <= found.published_at
+            and not found.cluster_synced  # a cluster barrier syncs the block too
+        ):
             raise Hazard(
                 f"{who} uses the mbarrier at {addr:#x} before a bar.sync published "
                 f"its init by {found.owner.name}"
