@@ -3,8 +3,10 @@ of dots through bf16, epilogues, trip counts of 0 to 7) through the whole Hopper
 pipeline with random (num-stages, mma-depth, two-stage) and `distribute-fragments`
 run in the thread simulator, under random schedules of warpgroups and TMA
 engine, and compute what the reference interpreter computes. The chains round
-to bf16, where a last-place difference in the f32 sums may flip a rounding, so
-results agree to bf16 units, not bit for bit."""
+to bf16 every iteration, where a last-place difference in the f32 sums (wgmma
+sums 16 products at a time, the interpreter a whole tile) may flip a rounding
+that later iterations amplify: results agree to 16 bf16 units (a wrong lane,
+mask or address is off by the size of the values), not bit for bit."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def check(program: TileProgram, options: str, seed: int) -> None:
     expected = args[out].copy()
     module = to_thread_level(tawa_xdsl.parse(program.text), options)
     got = simulate_output(module, program.name, args, out, program.grid, seed)
-    assert_close(got, expected, bits=8)
+    assert_close(got, expected, ulps=16, bits=8)
 
 
 @settings(max_examples=2, deadline=None)
