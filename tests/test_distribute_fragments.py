@@ -23,11 +23,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 import tawa_xdsl
+from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.pipelines import TawaHopperPipeline
-from tawa_xdsl.runtime.kernel import RUNTIME_DEFAULTS
-from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLES
 from .ptx_histogram import comparable, ir_histogram, text_histogram
@@ -80,14 +79,13 @@ def lowered(example: str, options: dict) -> list[func.FuncOp]:
             if other.sym_name.data != name:
                 other.detach()
                 other.erase()
-        kernel = next(iter(kernels(module)))
         if options is TUNED:
-            opts = {**RUNTIME_DEFAULTS, **default_options(kernel)}
-        elif "num_stages" in options:
-            opts = options
+            opts = CompileOptions()
+        elif "num_stages" in options:  # an exact configuration
+            opts = CompileOptions(tuned=False, **options)
         else:  # tuned defaults, these options changed
-            opts = {**RUNTIME_DEFAULTS, **default_options(kernel), **options}
-        spec = str(TawaHopperPipeline(**opts).pipeline_pass_spec())
+            opts = CompileOptions(**options)
+        spec = str(TawaHopperPipeline.of(opts).pipeline_pass_spec())
         try:
             module = tawa_xdsl.apply(module, spec)
         except OpDiagnostic as e:  # causal attention shares no load in a cluster

@@ -38,10 +38,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 import tawa_xdsl
+from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.kernel import find_kernel, kernels
 from tawa_xdsl.pipelines import TawaHopperPipeline
-from tawa_xdsl.runtime.kernel import RUNTIME_DEFAULTS
-from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLE_FILES
 from .ptx_histogram import text_histogram
@@ -187,7 +186,7 @@ def _lowering_config(config: tuple) -> dict[str, Any]:
 def _configs(kernel) -> list[dict[str, Any]]:
     """Every option set the tests lower `kernel` (tile IR) with."""
     name = kernel.sym_name.data
-    tuned = {**RUNTIME_DEFAULTS, **default_options(kernel)}
+    tuned = {**CompileOptions().resolve(kernel).given(), "tuned": True}
     found: list[dict[str, Any]] = [{}, tuned]
     if name.startswith("attention"):
         found += [_lowering_config(c) for c in ATTENTION_CONFIGS]
@@ -208,7 +207,11 @@ def _cases() -> list[tuple[str, str, str]]:
         module = tawa_xdsl.parse(path)
         for kernel in kernels(module):
             specs = dict.fromkeys(
-                str(TawaHopperPipeline(**options).pipeline_pass_spec())
+                str(
+                    TawaHopperPipeline(
+                        **{"tuned": False, **options}
+                    ).pipeline_pass_spec()
+                )
                 for options in _configs(kernel)
             )
             cases += [(path.name, kernel.sym_name.data, spec) for spec in specs]

@@ -84,6 +84,12 @@ class PersistentPass(ModulePass):
                     "from that rule; write the store's coordinates so, or leave the "
                     "kernel non-persistent (then the launch takes grid=)",
                 ) from None
+            if not rules:
+                raise OpDiagnostic(
+                    kernel,
+                    f"persistent: kernel @{kernel.sym_name.data} reads no program "
+                    "id, so its grid is one program: there are no tiles to walk",
+                )
             _make_persistent(kernel, rules, self.group_m, self.longest_first)
 
 
