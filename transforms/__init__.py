@@ -53,6 +53,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SplitKPass
 
+    def stream_k() -> type[ModulePass]:
+        from tawa_xdsl.transforms.stream_k import StreamKPass
+
+        return StreamKPass
+
     def ping_pong() -> type[ModulePass]:
         from tawa_xdsl.transforms.ping_pong import PingPongPass
 
@@ -60,6 +65,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
     return {
         "split-k": split_k,
+        "stream-k": stream_k,
         "tile-shape": tile_shape,
         "reverse-grid": reverse_grid,
         "cluster": cluster,

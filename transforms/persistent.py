@@ -29,7 +29,7 @@ ahead into the next tile's loads while the consumers finish the current one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tawa_xdsl.dialects import aref, tile
@@ -95,11 +95,15 @@ class Builder:
     def __init__(self, block: Block, before: Operation | None = None):
         self.block, self.before = block, before
 
-    def add(self, op: Operation, name: str | None = None) -> SSAValue:
+    def insert(self, op: Operation) -> None:
         if self.before is None:
             self.block.add_op(op)
         else:
             self.block.insert_op_before(op, self.before)
+
+    def add(self, op: Operation, name: str | None = None) -> SSAValue:
+        """Insert `op` and return its result, named `name` if given."""
+        self.insert(op)
         result = op.results[0]
         if name:
             result.name_hint = name
@@ -112,10 +116,15 @@ class Builder:
 
 
 def tile_extents(
-    pre: Builder, args: Sequence[SSAValue], rules: Sequence[Rule]
+    pre: Builder,
+    args: Sequence[SSAValue],
+    rules: Sequence[Rule],
+    tags: Mapping[int, Mapping[str, Attribute]] | None = None,
 ) -> dict[int, SSAValue]:
     """The tile count along each program axis of `rules`, computed from the
-    extents of the kernel arguments `args` (`tiles_x` ...)."""
+    extents of the kernel arguments `args` (`tiles_x` ...). `tags` gives
+    attributes for the constant block size of an axis: a `tile.size` name lets
+    a later `tile-shape` resize the count with the tiles."""
     extents: dict[int, SSAValue] = {}
     for axis, arg, dim, size, size_arg in rules:
         extent = pre.add(tile.DimOp(args[arg], dim))
@@ -125,7 +134,9 @@ def tile_extents(
                 block = pre.add(arith.IndexCastOp(block, IndexType()))
             extent = pre.add(arith.CeilDivUIOp(extent, block))
         elif size > 1:
-            extent = pre.add(arith.CeilDivUIOp(extent, pre.const(size)))
+            block = pre.const(size)
+            block.owner.attributes.update((tags or {}).get(axis, {}))
+            extent = pre.add(arith.CeilDivUIOp(extent, block))
         extent.name_hint = f"tiles_{'xyz'[axis]}"
         extents[axis] = extent
     return extents

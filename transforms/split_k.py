@@ -214,7 +214,7 @@ def _counters(loop: scf.ForOp, acc: int, pass_name: str) -> dict[int, SSAValue]:
         if isinstance(yielded, OpResult) and isinstance(yielded.op, arith.AddiOp):
             lhs, rhs = yielded.op.lhs, yielded.op.rhs
             step = rhs if lhs is arg else lhs if rhs is arg else None
-        if step is None or _inside(step, loop):
+        if step is None or defined_inside(step, loop):
             raise OpDiagnostic(
                 loop,
                 f"{pass_name}: the K loop carries a value other than the "
@@ -231,7 +231,7 @@ def _counters(loop: scf.ForOp, acc: int, pass_name: str) -> dict[int, SSAValue]:
     return counters
 
 
-def _inside(value: SSAValue, op: Operation) -> bool:
+def defined_inside(value: SSAValue, op: Operation) -> bool:
     """Whether `value` is defined in a region of `op`."""
     owner = value.owner
     where = owner.parent_op() if isinstance(owner, Block) else owner
