@@ -265,11 +265,13 @@ def _share_units(
         arith.MinUIOp(b.add(arith.SelectOp(is_first, shared, slots)), slots),
         "zero_from",
     )
-    fill = Block(arg_types=[IndexType()])
+    # the zeros are loop-carried so that they are a register tile: the PTX
+    # printer keeps a splat constant as one immediate and stores register tiles
+    fill = Block(arg_types=[IndexType(), g.zero.type])
     fill.add_ops(
         [
-            tile.StoreOp(g.zero, workspace, [fill.args[0], *stored.indices[1:]]),
-            scf.YieldOp(),
+            tile.StoreOp(fill.args[1], workspace, [fill.args[0], *stored.indices[1:]]),
+            scf.YieldOp(fill.args[1]),
         ]
     )
-    b.insert(scf.ForOp(from_slot, slots, b.const(1), [], fill))
+    b.insert(scf.ForOp(from_slot, slots, b.const(1), [g.zero], fill))
