@@ -105,10 +105,11 @@ def stream_k_owner(unit: int, units: int, programs: int) -> int:
 
 
 def stream_k_slots(tiles: int, iterations: int, programs: int) -> int:
-    """The workspace slot count a stream-K launch needs: the most programs that
-    share one output tile, for `tiles` output tiles of `iterations` K
-    iterations each (at least 1 counts: a tile without K iterations is still one
-    unit of work) over `programs` programs."""
+    """The workspace slot count a stream-K launch needs: the most programs from
+    the first to the last that work on one output tile (those between them
+    with no units, when programs outnumber units, store zeros), for `tiles`
+    output tiles of `iterations` K iterations each (at least 1 counts: a tile
+    without K iterations is still one unit of work) over `programs` programs."""
     per_tile = max(iterations, 1)
     units = tiles * per_tile
     return max(
