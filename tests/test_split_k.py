@@ -193,6 +193,45 @@ def test_stream_k_slots_count_the_sharing_programs(tiles: int, iterations: int) 
         assert stream_k_slots(tiles, iterations, programs) == most
 
 
+@pytest.mark.parametrize("mode", ["split-k{splits=4}", "stream-k"])
+def test_region_ops_in_the_bound_and_the_epilogue(mode: str) -> None:
+    """gemm_while computes its K bound with an scf.while (stream-K computes it
+    once, before the tiles) and runs an scf.while and an scf.if in its
+    epilogue (they move to the reduce kernel with their scalars; the partials
+    kernel keeps A, B and the workspace only). The pair computes what the
+    original does, up to the order of the f32 sums (within a bf16 rounding),
+    interpreted and, for stream-K, lowered."""
+    src = ROOT / "tests" / "kernels" / "gemm_while.mlir"
+    rng = np.random.default_rng(5)
+    a, b = _inputs(rng, 330)
+    args = [a, b, np.full((M, N), np.nan, bfloat16), 2, 1]
+    expected = _interpret_original(src, "gemm_while", args, 2).astype(np.float32)
+    module = tawa_xdsl.apply(tawa_xdsl.parse(src), mode)
+    partials, reduce = _pair(module, "gemm_while")
+    assert record(partials).args == (0, 1, -1)
+    assert record(reduce).args == (-1, 2, 3, 4)
+    programs = 5
+    slots = 4 if mode.startswith("split") else stream_k_slots(4, 6, programs)
+    ws = np.full((slots, M, N), np.nan, np.float32)
+    _run_pair(module, "gemm_while", args, ws, programs)
+    np.testing.assert_allclose(
+        args[2].astype(np.float32), expected, rtol=1e-2, atol=1e-2
+    )
+    reference = -_product(args) / 4  # halved twice, negated
+    assert (
+        np.abs(args[2].astype(np.float64) - reference).max()
+        <= 1e-2 * np.abs(reference).max()
+    )
+    if mode == "stream-k":
+        tile_out, tile_ws = args[2].copy(), ws.copy()
+        lowered = tawa_xdsl.apply(
+            tawa_xdsl.apply(tawa_xdsl.parse(src), mode), "tawa-hopper-pipeline"
+        )
+        _run_pair(lowered, "gemm_while", args, ws, programs, tawa_xdsl.simulate)
+        assert np.array_equal(_bits(ws), _bits(tile_ws))
+        assert np.array_equal(_bits(args[2]), _bits(tile_out))
+
+
 # ------------------------------------------------------------ lowered pairs
 
 PIPELINES = [

@@ -417,6 +417,15 @@ def add_workspace(
     return workspace
 
 
+def _erase_dead(kernel: func.FuncOp) -> None:
+    """Erase what nothing needs any more (the epilogue in the partials kernel,
+    the K loop's inputs in the reduce kernel). Repeated: xDSL's `region_dce`
+    keeps what the terminators of a dead region read (a bound computed with an
+    `scf.while` keeps `tile.dim` of A alive) until that region is gone."""
+    while region_dce(kernel.body):
+        pass
+
+
 def prune_params(kernel: func.FuncOp, origin: list[int]) -> None:
     """Drop the parameters nothing reads any more (the partials kernel's output
     and epilogue operands, the reduce kernel's GEMM inputs), and their origins."""
@@ -460,7 +469,7 @@ def make_pair(
     g = k_loop(first, mode)
     first_origin = list(range(count))
     partials(g, add_workspace(first, first_origin, count, g.store, slots))
-    region_dce(first.body)
+    _erase_dead(first)
     prune_params(first, first_origin)
 
     second = kernel.clone()
@@ -468,7 +477,7 @@ def make_pair(
     second_origin = list(range(count))
     workspace = add_workspace(second, second_origin, 0, g.store, slots)
     reduce_partials(g, workspace, lambda b: reduce_slots(b, workspace))
-    region_dce(second.body)
+    _erase_dead(second)
     prune_params(second, second_origin)
 
     splits = max(slots, 0)
