@@ -125,7 +125,7 @@ def k_loop(kernel: func.FuncOp, pass_name: str) -> KLoop:
             raise OpDiagnostic(
                 kernel,
                 f"{pass_name}: kernel @{name} went through {later}, which "
-                f"records its grid; run {pass_name} before {later}",
+                f"works on its grid; run {pass_name} before {later}",
             )
     dots = [o for o in kernel.walk() if isinstance(o, tile.DotOp)]
     if not dots:

@@ -7,7 +7,7 @@
 
 // SPLITS: split-k: splits must be at least 1, got 0
 // PARTITIONED: gemm.mlir:{{[0-9]+}}:1: error: func.func: split-k: kernel @gemm_nt is already warp-specialized; run split-k on tile IR, before aref-partition
-// PERSISTENT: gemm.mlir:{{[0-9]+}}:1: error: func.func: split-k: kernel @gemm_nt went through persistent, which records its grid; run split-k before persistent
+// PERSISTENT: gemm.mlir:{{[0-9]+}}:1: error: func.func: split-k: kernel @gemm_nt went through persistent, which works on its grid; run split-k before persistent
 // ATTENTION: attention.mlir:{{[0-9]+}}:{{[0-9]+}}: error: tile.dot: split-k: a second tile.dot in the K loop; only loops with one accumulating tile.dot can be split
 
 func.func @no_dot(%a: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
