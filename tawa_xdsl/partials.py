@@ -35,9 +35,6 @@ SPLIT_ATTR = "tile.split_k"
 WORKSPACE = -1
 """In `Record.args`: the parameter is the workspace."""
 
-MODES = ("split-k", "stream-k")
-ROLES = ("partials", "reduce")
-
 
 @dataclass(frozen=True)
 class Record:

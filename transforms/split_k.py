@@ -58,6 +58,7 @@ from tawa_xdsl.transforms.tile_shape import BOX_ATTR
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
@@ -315,8 +316,13 @@ def slice_iterations(
 
 
 def cast(b: Builder, value: SSAValue, t: Attribute) -> SSAValue:
-    """`value` as an integer of type `t` (index or a width)."""
-    return value if value.type == t else b.add(arith.IndexCastOp(value, t))
+    """`value` as an integer of type `t` (index or a width; between two widths
+    through index, the one cast arith has for integers)."""
+    if value.type == t:
+        return value
+    if not isinstance(value.type, IndexType) and not isinstance(t, IndexType):
+        value = b.add(arith.IndexCastOp(value, IndexType()))
+    return b.add(arith.IndexCastOp(value, t))
 
 
 def store_partial(g: KLoop, workspace: SSAValue, slot: SSAValue) -> tile.StoreOp:
@@ -480,12 +486,12 @@ def make_pair(
     _erase_dead(second)
     prune_params(second, second_origin)
 
-    splits = max(slots, 0)
-    for made, partner, role, origin in (
-        (first, names[1], "partials", first_origin),
-        (second, names[0], "reduce", second_origin),
+    splits = 0 if slots == DYNAMIC_INDEX else slots  # 0: the launch decides
+    for made, own, partner, role, origin in (
+        (first, names[0], names[1], "partials", first_origin),
+        (second, names[1], names[0], "reduce", second_origin),
     ):
-        made.sym_name = StringAttr(names[0] if made is first else names[1])
+        made.sym_name = StringAttr(own)
         made.attributes[SPLIT_ATTR] = Record(
             mode, role, name, partner, splits, tuple(origin)
         ).encode()

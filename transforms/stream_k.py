@@ -58,12 +58,11 @@ from tawa_xdsl.transforms.split_k import (
     store_partial,
     trip_count,
 )
-from tawa_xdsl.transforms.tile_shape import BOX_ATTR, SIZE_ATTR
+from tawa_xdsl.transforms.tile_shape import SIZE_ATTR, KernelShape
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    ArrayAttr,
     IndexType,
     ModuleOp,
     StringAttr,
@@ -159,24 +158,22 @@ def stream_k(kernel: func.FuncOp, group_m: int) -> None:
 def _block_tags(
     kernel: func.FuncOp, store: tile.StoreOp, rules: list[Rule]
 ) -> dict[int, dict[str, Attribute]]:
-    """The `tile.size` name of each axis whose block is a named box extent of
-    the stored tensor: the tile count then follows `tile-shape`, as the tiles
-    do."""
+    """A `tile.size` tag for each axis whose block is the stored box's extent
+    along a named tile dimension (`tile_shape.KernelShape`), so the tile count
+    follows a later `tile-shape` as the tiles do."""
+    try:
+        shape = KernelShape(kernel)
+    except OpDiagnostic:
+        return {}  # tile-shape cannot resize this kernel either
     stored = store.desc
-    assert isinstance(stored, BlockArgument) and isinstance(stored.type, tile.DescType)
-    attrs = kernel.arg_attrs.data[stored.index].data if kernel.arg_attrs else {}
-    names = attrs.get(BOX_ATTR)
-    if not isinstance(names, ArrayAttr):
-        return {}
+    assert isinstance(stored.type, tile.DescType)
     box = stored.type.get_box()
-    return {
-        r.axis: {SIZE_ATTR: name}
-        for r in rules
-        if r.block_arg < 0
-        and r.block == box[r.dim]
-        and isinstance(name := names.data[r.dim], StringAttr)
-        and name.data
-    }
+    tags: dict[int, dict[str, Attribute]] = {}
+    for r in rules:
+        named = shape.names.get(shape.dims.find((stored, r.dim)))
+        if r.block_arg < 0 and r.block == box[r.dim] and named is not None:
+            tags[r.axis] = {SIZE_ATTR: StringAttr(named[0])}
+    return tags
 
 
 def _share_units(
