@@ -25,7 +25,7 @@ import tawa_xdsl
 from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import infer_grid, recorded_grid_rule
-from tawa_xdsl.kernel import kernels
+from tawa_xdsl.kernel import KernelArgumentError, kernels
 from tawa_xdsl.partials import (
     original_arguments,
     record,
@@ -156,6 +156,29 @@ def test_split_k_moves_the_epilogue(splits: int) -> None:
     bias = args[2].astype(np.float64)
     reference = np.maximum(float(ALPHA) * _product(args) + bias, 0.0)
     assert np.abs(out - reference).max() <= 1e-2 * np.abs(reference).max()
+
+
+def test_the_contract_checks_the_workspace() -> None:
+    """The workspace names its dimensions S, M, N after the output's, and its
+    type holds S: a workspace of another M or slot count is refused before
+    anything runs, by either kernel."""
+    module = tawa_xdsl.apply(tawa_xdsl.parse(COUNTER), "split-k{splits=2}")
+    a, b, c = _counter_args(np.random.default_rng(0), 130)
+    for ws, why in (
+        (np.zeros((2, M + 1, N), np.float32), r"\(M\) has extent 201"),
+        (
+            np.zeros((3, M, N), np.float32),
+            "extent 3 in dimension 0, the kernel expects 2",
+        ),
+    ):
+        with pytest.raises(KernelArgumentError, match=why):
+            tawa_xdsl.interpret(
+                module, "gemm_counter_split_k", a, b, ws, grid=(2, 2, 2)
+            )
+        with pytest.raises(KernelArgumentError, match=why):
+            tawa_xdsl.interpret(
+                module, "gemm_counter_split_k_reduce", ws, c, grid=(2, 2)
+            )
 
 
 # ----------------------------------------------------------------- stream-k
