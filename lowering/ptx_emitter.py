@@ -14,7 +14,8 @@ region. Warpgroups 1..W are consumers and run the consumer region together. The
 block's shared memory is the dynamic `smem` array, rounded up to 1024 bytes.
 A kernel in clusters declares `.reqnctapercluster` (so a plain launch works),
 multicasts with `.multicast::cluster` and arrives in peer blocks through `mapa`.
-References: `reference/ptx.md` sections 2-4 (syntax, descriptors, layouts).
+The hardware facts this relies on (instruction rules, descriptors, layouts,
+swizzle, barriers) are in docs/hopper.md.
 """
 
 from __future__ import annotations

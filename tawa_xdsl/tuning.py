@@ -22,6 +22,10 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
   program ids along x reversed (`reverse-grid`): the GPU starts blocks in id
   order, so the longest query blocks of a head start first and the short ones
   fill the tail.
+- The grouped-query examples (`attention_gqa.mlir`: Q folded to [BHKV, group * SQ,
+  D]) are attention to these rules and get attention's options: a block of the
+  fold is a query block, and only the causal kernels' key loops depend on the
+  program id.
 - No kernel takes clusters (`cluster=2`): multicasting the shared tiles did not
   pay for GEMM or attention in side-by-side runs (NOTES 3.18).
 - Anything else: no rule (`compiler.DEFAULTS` and the structural defaults).

@@ -20,14 +20,15 @@ from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.registry import all_passes
 from tawa_xdsl.tuning import default_options
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_module
 
 KERNELS = Path(__file__).parent / "kernels"
 
 
 def kernel_of(file: str | Path, name: str) -> func.FuncOp:
-    path = file if isinstance(file, Path) else EXAMPLES / file
-    return find_kernel(tawa_xdsl.parse(path), name)
+    if isinstance(file, Path):
+        return find_kernel(tawa_xdsl.parse(file), name)
+    return find_kernel(example_module(file, name), name)
 
 
 def options_for(file: str, name: str) -> dict:
