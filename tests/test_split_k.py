@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.lowering.ptx_target import to_ptx
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -328,31 +328,36 @@ def test_stream_k_tile_count_follows_tile_shape(block_n: int, pipeline: str) -> 
     assert np.array_equal(_bits(args[2]), _bits(expected_out))
 
 
-@pytest.mark.parametrize("mode", ["split-k{splits=2}", "stream-k"])
-def test_partials_kernels_assemble(mode: str) -> None:
-    """The partials kernels print as PTX that assembles for sm_90a, without a
-    ptxas remark or a spill."""
+def _lowered_alone(mode: str, role: str) -> ModuleOp:
+    """gemm_scale_bias_relu's pair lowered, with only its `role` kernel left."""
     lowered = tawa_xdsl.apply(
         tawa_xdsl.apply(tawa_xdsl.parse(EPILOGUE), mode), "tawa-hopper-pipeline"
     )
-    partials, _ = _pair(lowered, "gemm_scale_bias_relu")
-    result = assemble(emit_module([partials]))
+    for kernel in list(kernels(lowered)):
+        rec = record(kernel)
+        if rec.kernel != "gemm_scale_bias_relu" or rec.role != role:
+            kernel.detach()
+            kernel.erase()
+    return lowered
+
+
+@pytest.mark.parametrize("legacy", [False, True])  # the printer compile() uses
+@pytest.mark.parametrize("mode", ["split-k{splits=2}", "stream-k"])
+def test_partials_kernels_assemble(mode: str, legacy: bool) -> None:
+    """The partials kernels print as PTX that assembles for sm_90a, without a
+    ptxas remark or a spill."""
+    result = assemble(to_ptx(_lowered_alone(mode, "partials"), legacy))
     assert result.ok, result.log[-3000:]
     assert result.remarks == [] and not result.spills, result.log[-3000:]
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the PTX printer reads only vector tiles from shared memory into "
+    reason="the PTX printers read only vector tiles from shared memory into "
     "registers (2-D epilogue operands: issue 16 item 5)",
 )
 def test_reduce_kernel_prints() -> None:
-    lowered = tawa_xdsl.apply(
-        tawa_xdsl.apply(tawa_xdsl.parse(EPILOGUE), "split-k{splits=2}"),
-        "tawa-hopper-pipeline",
-    )
-    _, reduce = _pair(lowered, "gemm_scale_bias_relu")
-    emit_module([reduce])
+    to_ptx(_lowered_alone("split-k{splits=2}", "reduce"))
 
 
 # ------------------------------------------------------------- shape rule
