@@ -34,7 +34,7 @@ from tawa_xdsl.kernel import find_kernel, kernels
 def stages(text: str, name: str) -> dict[str, float]:
     """Seconds per stage of compiling kernel `name` of module `text`. Kernels the
     PTX printer refuses (8-bit floats, until issue 15's back end lowers them:
-    `ptx_emitter.refuse_unsupported`) raise its diagnostic."""
+    `lowering/unlowered.py`) raise its diagnostic."""
     times: dict[str, float] = {}
     start = time.perf_counter()
     module = tawa_xdsl.parse(text)

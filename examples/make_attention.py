@@ -205,8 +205,11 @@ def kernel(
             f"  %row_ids = arith.addi %row_iota, %m0_col : tensor<{bm}x1xi32>",
         ]
         # the lowest query position of the block and each row's position
-        first, rows = ("%lo", "%row_pos") if gqa else ("%m0", "%row_ids")
-        lines += gqa_positions(bm) if gqa else []
+        first, rows = ("%lo", "%row_pos") if gqa else ("%m0_in", "%row_ids")
+        if gqa:
+            lines += gqa_positions(bm)
+        else:  # queries past the keys see every key, all masked past seq_len
+            lines.append("  %m0_in = arith.minui %m0, %seq_len : index")
         lines += [
             f"  %rows_b = tile.broadcast {rows} : tensor<{bm}x1xi32> -> tensor<{bm}x{bn}xi32>",
             "  // key blocks wholly left of the query block need no mask",

@@ -14,7 +14,8 @@ region. Warpgroups 1..W are consumers and run the consumer region together. The
 block's shared memory is the dynamic `smem` array, rounded up to 1024 bytes.
 A kernel in clusters declares `.reqnctapercluster` (so a plain launch works),
 multicasts with `.multicast::cluster` and arrives in peer blocks through `mapa`.
-References: `reference/ptx.md` sections 2-4 (syntax, descriptors, layouts).
+The hardware facts this relies on (instruction rules, descriptors, layouts,
+swizzle, barriers) are in docs/hopper.md.
 """
 
 from __future__ import annotations
@@ -29,14 +30,15 @@ from tawa_xdsl.dialects.nvgpu_async import FragmentKind
 from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes
 from tawa_xdsl.lowering.fragments import Geometry
+from tawa_xdsl.lowering.ptx_skip_unit_scale import ROW_SCALE_REUSE
 from tawa_xdsl.lowering.quad_transpose import quad_transpose
+from tawa_xdsl.lowering.unlowered import refuse_unlowered
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
     DenseIntOrFPElementsAttr,
-    FileLineColLoc,
     Float16Type,
     Float32Type,
     FloatAttr,
@@ -195,9 +197,6 @@ F32_UNARY = {
     mathd.CeilOp: ["cvt.rpi.f32.f32 {d}, {a};"],
     mathd.FloorOp: ["cvt.rmi.f32.f32 {d}, {a};"],
 }
-ROW_SCALE_REUSE = 8
-"""A multiply by a fragment that repeats each register at least this often is a
-row (or column) broadcast; `_skip_unit_row_scale` guards it."""
 I32_BINARY = {
     arith.AddiOp: "add.s32",
     arith.SubiOp: "sub.s32",
@@ -1532,49 +1531,8 @@ KernelEmitter.HANDLERS = {
 }
 
 
-def _not_lowered_yet(op: Operation) -> str | None:
-    """What of `op` this printer cannot print yet, or None: 8-bit floats, an
-    element read out of shared memory, a ring swizzled at a row width below 128
-    bytes (a 64-byte-wide fp8 tile). Issue 17 brought them to the nvgpu_async
-    level; their thread-level lowering belongs to issue 15's back end."""
-    if any(
-        tile.is_fp8(getattr(v.type, "element_type", None))
-        for v in (*op.operands, *op.results)
-    ):
-        return "8-bit floats"
-    if isinstance(op, nv.SmemExtractOp):
-        return "reading one element of a shared-memory tile"
-    if isinstance(op, nv.SmemAllocOp) and op.result.type.swizzle_bytes not in (
-        0,
-        nv.SWIZZLE_BYTES,
-    ):
-        return f"{op.result.type.swizzle_bytes}-byte swizzled tiles"
-    return None
-
-
-def refuse_unsupported(kernel: func.FuncOp) -> None:
-    """A located diagnostic for a kernel this printer cannot print yet
-    (`_not_lowered_yet`), at the first such op that has a source line (an 8-bit
-    wgmma first), else at the kernel. Everything above the thread level (tile,
-    aref and nvgpu_async IR, both simulators) handles these kernels."""
-    culprits = [(op, why) for op in kernel.walk() if (why := _not_lowered_yet(op))]
-    if not culprits:
-        return
-    culprits.sort(key=lambda c: not isinstance(c[0], nv.WgmmaOp))
-    where, why = next(
-        (c for c in culprits if isinstance(c[0].location, FileLineColLoc)),
-        (kernel, culprits[0][1]),
-    )
-    raise OpDiagnostic(
-        where,
-        f"@{kernel.sym_name.data}: the PTX printer has no lowering for {why} yet; "
-        "the kernel runs in the barrier simulator (tawa_xdsl.simulate) on its "
-        "nvgpu_async IR",
-    )
-
-
 def emit_module(kernels: Sequence[func.FuncOp]) -> str:
     """A complete PTX module with one entry per lowered kernel."""
     for k in kernels:
-        refuse_unsupported(k)
+        refuse_unlowered(k, "the PTX printer")
     return HEADER + "\n" + "\n".join(KernelEmitter(k).run() for k in kernels)

@@ -17,6 +17,7 @@ The PTX printer refuses these kernels until the thread-level back end lowers
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,17 +28,16 @@ import numpy as np
 import pytest
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16, cast, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.grid import decode_rules, infer_grid, recorded_grid_rule
 from tawa_xdsl.interp.reference import make_interpreter
-from tawa_xdsl.kernel import cluster_size, find_kernel, kernels
+from tawa_xdsl.kernel import cluster_size, find_kernel
 from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.tuning import default_options
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_module, sweep
 
 GEMM = EXAMPLES / "gemm_fp8.mlir"
 ATTENTION = EXAMPLES / "attention_fp8.mlir"
@@ -160,7 +160,7 @@ def run(runner: Callable[..., None], module: Any, case: Case, **kw: Any) -> np.n
 
 
 def interpreted(path: Path, case: Case) -> np.ndarray:
-    return run(tawa_xdsl.interpret, tawa_xdsl.parse(path), case)
+    return run(tawa_xdsl.interpret, example_module(path.name, case.kernel), case)
 
 
 def assert_bitwise_equal(got: np.ndarray, expected: np.ndarray) -> None:
@@ -237,9 +237,19 @@ def assert_e4m3_output(got: np.ndarray, reference: np.ndarray) -> None:
     assert np.all(np.abs(got[inside] - reference[inside]) <= tolerance)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("kernel", GEMM_KERNELS)
+GEMM_CASES = [
+    (k, shape, seed) for k in GEMM_KERNELS for shape in SHAPES for seed in (0, 1)
+]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "shape", "seed"),
+    sweep(
+        GEMM_CASES,
+        [c for c in GEMM_CASES if c[1:] == (SHAPES[0], 0)],
+        lambda c: f"{c[0]}-{'x'.join(map(str, c[1]))}-{c[2]}",
+    ),
+)
 def test_fp8_gemm_matches_the_dequantized_reference(kernel, shape, seed) -> None:
     case = gemm_case(kernel, shape, seed)
     got = interpreted(GEMM, case)
@@ -339,54 +349,86 @@ def hopper(**options: Any) -> str:
 
 
 TUNED = "tawa-hopper-pipeline"
-"""What `tawa_xdsl.compile` runs: the tuned defaults, resolved per kernel."""
+"""What `tawa_xdsl.compile` runs: the tuned defaults, resolved per kernel (they
+take every pass above the thread level: tile-shape, persistent or reverse-grid,
+cooperative, the pipeline, two-stage for attention)."""
 
 
-def only(path: Path, kernel: str) -> ModuleOp:
-    """The example without its other kernels (lowering them too costs time)."""
-    module = tawa_xdsl.parse(path)
-    for other in [k for k in kernels(module) if k.sym_name.data != kernel]:
-        other.detach()
-        other.erase()
-    return module
+@functools.cache
+def expected(path: Path, case_of: Callable[[str, int], Case], kernel: str, seed: int):
+    """The case and what the interpreter computes for it (read-only), once per
+    test process: every lowering of a kernel is compared with it."""
+    case = case_of(kernel, seed)
+    out = interpreted(path, case)
+    out.flags.writeable = False
+    return case, out
 
 
-def assert_levels_agree(path: Path, case: Case, specs: list[str], seeds: int) -> None:
-    expected = interpreted(path, case)
-    for spec in specs:
-        module = tawa_xdsl.apply(only(path, case.kernel), spec)
-        for seed in range(seeds):
-            got = run(tawa_xdsl.simulate, module, case, seed=seed)
-            assert_bitwise_equal(got, expected)
-
-
-GEMM_SPECS = [
-    "aref-partition,pipeline{num-stages=3 mma-depth=2}",
-    hopper(num_stages=2, mma_depth=1),
-    hopper(num_stages=4, mma_depth=2, num_consumers=2, persistent=True),
-    hopper(num_stages=3, mma_depth=1, num_consumers=2, ping_pong=True, cluster=2),
-]
-
-
-@pytest.mark.parametrize("kernel", GEMM_KERNELS)
-def test_fp8_gemm_at_every_level_computes_what_the_interpreter_does(kernel) -> None:
-    case = gemm_case(kernel, SHAPES[0], seed=5)
-    assert_levels_agree(GEMM, case, [*GEMM_SPECS, TUNED], seeds=2)
-
-
-ATTENTION_SPECS = [
-    "aref-partition,pipeline{num-stages=2 mma-depth=1 two-stage=true}",
-    hopper(num_stages=2, mma_depth=1, num_consumers=2),
-    hopper(num_stages=2, mma_depth=1, num_consumers=2, two_stage=True),
-]
-
-
-@pytest.mark.parametrize("kernel", ATTENTION_KERNELS)
-def test_fp8_attention_at_every_level_computes_what_the_interpreter_does(
-    kernel,
+def assert_lowered_agrees(
+    path: Path, case_of: Callable[[str, int], Case], kernel: str, spec: str, seeds: int
 ) -> None:
-    case, _ = attention_case(kernel, seed=1)
-    assert_levels_agree(ATTENTION, case, [*ATTENTION_SPECS, TUNED], seeds=1)
+    case, reference = expected(path, case_of, kernel, 5)
+    module = tawa_xdsl.apply(example_module(path.name, kernel), spec)
+    for seed in range(seeds):
+        assert_bitwise_equal(
+            run(tawa_xdsl.simulate, module, case, seed=seed), reference
+        )
+
+
+def gemm_level_case(kernel: str, seed: int) -> Case:
+    return gemm_case(kernel, SHAPES[0], seed)
+
+
+def attention_level_case(kernel: str, seed: int) -> Case:
+    return attention_case(kernel, seed)[0]
+
+
+GEMM_SPECS = {
+    "aref": "aref-partition,pipeline{num-stages=3 mma-depth=2}",
+    "s2": hopper(num_stages=2, mma_depth=1),
+    "persistent": hopper(num_stages=4, mma_depth=2, num_consumers=2, persistent=True),
+    "pingpong-cluster": hopper(
+        num_stages=3, mma_depth=1, num_consumers=2, ping_pong=True, cluster=2
+    ),
+    "tuned": TUNED,
+}
+GEMM_LEVELS = [(k, s) for k in GEMM_KERNELS for s in GEMM_SPECS]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "spec"),
+    # the fast tier: each kernel as compile() lowers it, one at the aref level
+    sweep(
+        GEMM_LEVELS,
+        [c for c in GEMM_LEVELS if c[1] == "tuned"] + [("gemm_fp8_blockwise", "aref")],
+        "-".join,
+    ),
+)
+def test_fp8_gemm_at_every_level_computes_what_the_interpreter_does(
+    kernel, spec
+) -> None:
+    assert_lowered_agrees(GEMM, gemm_level_case, kernel, GEMM_SPECS[spec], seeds=2)
+
+
+ATTENTION_SPECS = {
+    "aref": "aref-partition,pipeline{num-stages=2 mma-depth=1 two-stage=true}",
+    "plain": hopper(num_stages=2, mma_depth=1, num_consumers=2),
+    "two-stage": hopper(num_stages=2, mma_depth=1, num_consumers=2, two_stage=True),
+    "tuned": TUNED,
+}
+ATTENTION_LEVELS = [(k, s) for k in ATTENTION_KERNELS for s in ATTENTION_SPECS]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "spec"),
+    sweep(ATTENTION_LEVELS, [c for c in ATTENTION_LEVELS if c[1] == "tuned"], "-".join),
+)
+def test_fp8_attention_at_every_level_computes_what_the_interpreter_does(
+    kernel, spec
+) -> None:
+    assert_lowered_agrees(
+        ATTENTION, attention_level_case, kernel, ATTENTION_SPECS[spec], seeds=1
+    )
 
 
 # ------------------------------------------------------------- tuned defaults
@@ -395,7 +437,7 @@ def test_fp8_attention_at_every_level_computes_what_the_interpreter_does(
 def test_tuned_stages_count_one_byte_elements() -> None:
     """Stages fill shared memory at 1 byte per fp8 element: with an e4m3 output
     the 128x256 staging tile is half a bf16 one, and a fourth stage fits."""
-    gemm = tawa_xdsl.parse(GEMM)
+    gemm = example_module(GEMM.name)
     bf16_out = default_options(find_kernel(gemm, "gemm_fp8_tensorwise"))
     fp8_out = default_options(find_kernel(gemm, "gemm_fp8_e4m3_out"))
     assert bf16_out["block_n"] == fp8_out["block_n"] == 256

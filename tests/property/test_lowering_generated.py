@@ -7,7 +7,7 @@ ptxas remark."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, reject, settings
+from hypothesis import given, reject
 from hypothesis import strategies as st
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import to_ptx
@@ -29,7 +29,6 @@ def hopper_options(draw: st.DrawFn) -> str:
     )
 
 
-@settings(max_examples=40, deadline=None)
 @given(
     program=tile_programs(tile=64), options=hopper_options(), seed=st.integers(0, 2**16)
 )
@@ -48,7 +47,6 @@ def test_lowered_programs_compute_the_reference(program, options, seed) -> None:
         np.testing.assert_array_equal(args[-2], expected)
 
 
-@settings(max_examples=12, deadline=None)
 @given(program=tile_programs(tile=64), options=hopper_options())
 def test_lowered_programs_assemble(program, options) -> None:
     result = assemble(to_ptx(tawa_xdsl.apply(tawa_xdsl.parse(program.text), options)))
@@ -65,7 +63,6 @@ def cooperative_options(draw: st.DrawFn) -> str:
     )
 
 
-@settings(max_examples=30, deadline=None)
 @given(
     program=tile_programs(tile=128),
     options=cooperative_options(),
@@ -94,7 +91,6 @@ def test_consumer_warpgroups_compute_the_reference(program, options, seed) -> No
         np.testing.assert_array_equal(args[-2], expected)
 
 
-@settings(max_examples=25, deadline=None)
 @given(
     program=tile_programs(tile=64, shared=True),
     launch=st.sampled_from(["grid", "reversed grid", "persistent"]),
