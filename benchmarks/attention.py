@@ -45,7 +45,6 @@ from common import (
     add_timings,
     attempt,
     check,
-    describe,
     estimate_s,
     median_ms,
     parse_options,
@@ -54,6 +53,8 @@ from common import (
     print_plan,
     warm_up,
 )
+
+from tawa_xdsl.compiler import describe
 
 TOKENS = 16384
 SEQS = [512, 1024, 2048, 4096, 8192, 16384]

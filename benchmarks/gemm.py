@@ -41,7 +41,6 @@ from common import (
     add_timings,
     attempt,
     check,
-    describe,
     estimate_s,
     median_ms,
     parse_options,
@@ -50,6 +49,8 @@ from common import (
     print_plan,
     warm_up,
 )
+
+from tawa_xdsl.compiler import describe
 
 
 class Gemm(NamedTuple):
