@@ -36,7 +36,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 if TYPE_CHECKING:
-    from tawa_xdsl.runtime.kernel import Kernel
+    from tawa_xdsl.dispatch import Dispatcher
 
 
 @dataclass(frozen=True)
@@ -287,7 +287,7 @@ def _options(
     return dataclasses.replace(options or CompileOptions(), **fields_given)
 
 
-_CACHE: dict[tuple[str, str, CompileOptions, bool], Kernel] = {}
+_CACHE: dict[tuple[str, str, CompileOptions, bool, bool], Dispatcher] = {}
 
 
 def lower(module: ModuleOp, options: CompileOptions) -> ModuleOp:
@@ -307,30 +307,24 @@ def compile(
     kernel_name: str,
     options: CompileOptions | None = None,
     allow_spills: bool = False,
+    autotune: bool = False,
     **fields_given: Any,
-) -> Kernel:
-    """A GPU kernel for `kernel_name` of `source` (a module, MLIR text or a path).
-    Options come as a `CompileOptions` and/or as keywords (num_stages=4,
-    tuned=False, ...); those not given are resolved for the kernel.
-    `Kernel.options` holds the resolved ones. A kernel whose registers spill is
-    refused at load unless `allow_spills`. Kernels are cached by IR and options."""
-    from tawa_xdsl.api import parse
-    from tawa_xdsl.kernel import find_kernel, kernels
-    from tawa_xdsl.runtime.kernel import from_lowered
+) -> Dispatcher:
+    """A GPU kernel for `kernel_name` of `source` (a module, MLIR text or a path)
+    that specializes itself per call to the argument shapes
+    (`tawa_xdsl.dispatch`). Options come as a `CompileOptions` and/or as
+    keywords (num_stages=4, tuned=False, ...); those not given are resolved for
+    each call's shape (`heuristics`) and the kernel (`tuning`), or with
+    `autotune=True` searched on the first call of each bucket of shapes.
+    `options`, `ptx` and `explain()` of the result say what ran and why. A
+    kernel whose registers spill is refused at load unless `allow_spills`.
+    Results are cached by IR and options, in the process and on disk
+    (`kernel_cache`)."""
+    from tawa_xdsl.dispatch import Dispatcher
 
     chosen = _options(options, fields_given)
     text = _read_source(source)
-    key = (text, kernel_name, chosen, allow_spills)
+    key = (text, kernel_name, chosen, allow_spills, autotune)
     if key not in _CACHE:
-        module = parse(text)
-        kernel = find_kernel(module, kernel_name)
-        for other in list(kernels(module)):
-            if other is not kernel:  # lower only what is asked for
-                other.detach()
-                other.erase()
-        resolved = chosen.resolve(kernel)
-        lower(module, resolved)
-        _CACHE[key] = from_lowered(
-            module, kernel_name, allow_spills, resolved.as_dict()
-        )
+        _CACHE[key] = Dispatcher(text, kernel_name, chosen, allow_spills, autotune)
     return _CACHE[key]
