@@ -43,6 +43,7 @@ from xdsl.ir import OpResult, SSAValue
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import element_bytes
+from tawa_xdsl.grid import GridInferenceError, recorded_grid_rule
 from tawa_xdsl.transforms.tile_shape import KernelShape
 
 SMEM_BUDGET = nv.MAX_SMEM_BYTES - 2048  # alignment slack and barriers
@@ -140,11 +141,10 @@ def default_options(
         if "BN" in names and "BN" not in chosen and (m, n) == (128, 256):
             chosen["BN"] = options["block_n"] = 256
         staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
-        return options | {
-            "persistent": True,
-            "group_m": 16,
-            "num_stages": _stages(size(ring, chosen), size(staging, chosen), 4),
-        }
+        options["num_stages"] = _stages(size(ring, chosen), size(staging, chosen), 4)
+        if _has_tiles(kernel):
+            options |= {"persistent": True, "group_m": 16}
+        return options
     scores = next(  # the first dot of the first loop with two
         d
         for lp in loops
@@ -158,11 +158,20 @@ def default_options(
         "two_stage": True,
         "num_stages": _stages(size(ring, chosen), size(once, chosen), 3),
     }
-    if equal_work(kernel):
+    if equal_work(kernel) and _has_tiles(kernel):
         options |= {"persistent": True, "group_m": 1, "outer_stages": 1}
     else:
         options["reverse_x"] = True
     return options
+
+
+def _has_tiles(kernel: func.FuncOp) -> bool:
+    """Whether the kernel's grid has tiles a persistent program could walk: it
+    reads a program id and its stores say how many programs each axis needs."""
+    try:
+        return bool(recorded_grid_rule(kernel))
+    except GridInferenceError:
+        return False
 
 
 def tile_rows(kernel: func.FuncOp, sizes: dict[str, int]) -> list[int]:
