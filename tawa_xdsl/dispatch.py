@@ -42,7 +42,8 @@ from xdsl.ir import Block, Region
 from tawa_xdsl.compiler import CompileOptions, describe, lower
 from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dialects.tile import DescType
-from tawa_xdsl.heuristics import H100_SMS, Decision, Reason, Structure, decide
+from tawa_xdsl.dispatch_rules import H100_SMS
+from tawa_xdsl.heuristics import Decision, Reason, Structure, decide
 from tawa_xdsl.kernel import KernelArgumentError, Param, check_arguments, params
 
 if TYPE_CHECKING:

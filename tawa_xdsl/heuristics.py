@@ -35,14 +35,11 @@ from xdsl.dialects import func
 from xdsl.ir import BlockArgument
 
 from tawa_xdsl.dialects import tile
+from tawa_xdsl.dispatch_rules import H100_SMS, split_count
 from tawa_xdsl.grid import GridInferenceError, grid_rule
 from tawa_xdsl.signature import params
 from tawa_xdsl.transforms.tile_shape import KernelShape
 from tawa_xdsl.tuning import default_options, equal_work, kind, main_loops
-
-H100_SMS = 132
-"""Streaming multiprocessors of an H100 SXM (and of an H200): the programs that
-run at once, one per SM. A call uses the device's own count."""
 
 MARGIN = 0.10
 """How much cheaper (as a fraction) the model must predict another tile shape to
@@ -92,14 +89,14 @@ TILE_OPTIONS = {"BM": "block_m", "BN": "block_n", "BK": "block_k"}
 """The tile dimension names `tile-shape` resizes, and the options that size them."""
 
 Splitter = Callable[[int, int, int, int, int, int, int], int]
-"""How many ways to split K for (M, N, K, BM, BN, BK, SMs); 1: not at all."""
+"""How many ways to split K for (M, N, K, BM, BN, BK, SMs); 1: not at all
+(`dispatch_rules.split_count` is the rule)."""
 
-
-def no_split(m: int, n: int, k: int, bm: int, bn: int, bk: int, sms: int) -> int:
-    """The splitter while split-K has no launch path (issue 16 item 2): a
-    `Decision` with `split_k > 1` needs the pair of kernels and the workspace
-    that `transforms/split_k.py` makes, which the dispatcher cannot launch yet."""
-    return 1
+SPLIT_PENDING = (
+    "the dispatcher cannot launch a split-K pair yet (its reduce kernel reads 2-D "
+    "tiles into registers, which the PTX printer cannot: issue 16 item 5)"
+)
+"""Why `decide` splits nothing unless given a splitter."""
 
 
 @dataclass(frozen=True)
@@ -288,12 +285,14 @@ def decide(
     extents: Mapping[str, int],
     given: Mapping[str, Any] | None = None,
     sms: int = H100_SMS,
-    splitter: Splitter = no_split,
+    splitter: Splitter | None = None,
 ) -> Decision:
     """The shape rules for `structure` on a problem of `extents` (by dimension
     name; the dispatcher passes each bucket's upper end) over `sms` SMs. Options
     in `given` are the caller's: no rule chooses them, and a tile size given
-    is the only candidate for it."""
+    is the only candidate for it. `splitter` chooses the K split of each tile
+    shape; without one nothing is split (`SPLIT_PENDING`), and the reasons say
+    what `split_count` would have done."""
     given = given or {}
     if structure.kind == "gemm":
         choice = _gemm_tiles(structure, extents, given, sms, splitter)
@@ -358,7 +357,7 @@ def _gemm_tiles(
     extents: Mapping[str, int],
     given: Mapping[str, Any],
     sms: int,
-    splitter: Splitter,
+    splitter: Splitter | None,
 ) -> _Choice:
     """The GEMM tile shape (and K split) by the wave model over `GEMM_RATES`."""
     choice = _Choice()
@@ -382,7 +381,8 @@ def _gemm_tiles(
         sizes = {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile}
         tiles = structure.tiles(extents, sizes)
         assert tiles is not None
-        splits = splitter(m, n, k, bm, bn, structure.block(loop, sizes), sms)
+        bk = structure.block(loop, sizes)
+        splits = splitter(m, n, k, bm, bn, bk, sms) if splitter else 1
         per_program = -(-structure.iterations(extents, sizes) // splits)
         programs = waves(tiles * splits, sms)
         cost = programs * bm * bn * per_program / GEMM_RATES[bm, bn]
@@ -404,13 +404,16 @@ def _gemm_tiles(
         if size != found[0].sizes[name]
     }
     choice.splits = pick.splits
-    if pick.splits > 1:
+    bm, bn, bk = (structure.block(a, pick.sizes) for a in (rows, cols, loop))
+    wanted = pick.splits if splitter else split_count(m, n, k, bm, bn, bk, sms)
+    if wanted > 1:
+        tail = "" if splitter else f", but {SPLIT_PENDING}"
         choice.reasons.append(
             Reason(
                 "split-K",
-                f"{pick.tiles} tiles fill {pick.tiles / sms:.0%} of a wave; K's "
+                f"{pick.tiles} tiles fill {pick.tiles / sms:.0%} of a wave: K's "
                 f"{structure.iterations(extents, pick.sizes)} iterations split "
-                f"{pick.splits} ways",
+                f"{wanted} ways{tail}",
             )
         )
     return choice

@@ -95,7 +95,8 @@ def _shaped(
 ) -> dict[str, Any]:
     """The shape rules' options for `kernel` on `extents` (those it names)."""
     from tawa_xdsl.dispatch import shape_decision, shape_key
-    from tawa_xdsl.heuristics import H100_SMS, Structure
+    from tawa_xdsl.dispatch_rules import H100_SMS
+    from tawa_xdsl.heuristics import Structure
 
     ps = params(kernel)
     own = {n: e for n, e in extents.items() if any(n in p.dims for p in ps)}
