@@ -96,14 +96,16 @@ class DiskCache:
         self, key: Mapping[str, Any], read: Callable[[Mapping[str, Any]], T]
     ) -> T | None:
         """`read(value)` of the entry for `key`, or None when there is none or it
-        is unreadable, of another key, or refused by `read` (which raises
-        ValueError, TypeError or KeyError for what it cannot use)."""
+        is unreadable, of another key, or refused by `read`. Whatever `read`
+        raises is a miss: an entry of an older compiler may fail in ways of the
+        reader's own (a launch record that no longer parses), and the caller
+        then compiles and rewrites it."""
         try:
             entry = json.loads(self.path(key).read_text())
             if _canonical(entry["key"]) != _canonical(key):
                 return None
             return read(entry["value"])
-        except (OSError, ValueError, TypeError, KeyError):
+        except Exception:  # a cache miss, never a failure
             return None
 
     def store(self, key: Mapping[str, Any], value: Mapping[str, Any]) -> None:
