@@ -214,10 +214,13 @@ each consumer count (the TMA producer needs few; FlashAttention-3's split)."""
 def describe(options: Mapping[str, Any]) -> str:
     """A short name for compile options: D3-P1-W2-BN256-rx-c2-pers-g1-q1-2s-pp
     (rx: program ids along x reversed; c2: clusters of two blocks; q1: the
-    once-per-tile rings, Q, in one slot). Options not given read as the static
+    once-per-tile rings, Q, in one slot). Options not given (or None) read as the static
     defaults (`Kernel.options` gives them all, resolved). The benchmarks' CSV
     files and the autotuner's progress lines name configurations so."""
-    options = {**DEFAULTS.given(), **options}
+    options = {
+        **DEFAULTS.given(),
+        **{k: v for k, v in options.items() if v is not None},
+    }
     parts = [
         f"D{options['num_stages']}",
         f"P{options['mma_depth']}",

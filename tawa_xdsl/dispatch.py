@@ -393,7 +393,7 @@ class Dispatcher:
 
     def _tuned_key(self, key: DispatchKey) -> dict[str, Any]:
         return {
-            **self._ptx_key(self.given),
+            **self._ptx_key(self.requested),
             "options": self.requested.as_dict(),
             "bucket": key.as_json(),
         }

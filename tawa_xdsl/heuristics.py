@@ -200,6 +200,11 @@ class Structure:
     def cols(self) -> Axis | None:
         return self.output[-1] if len(self.output) >= 2 else None
 
+    def tuned_size(self, name: str) -> int:
+        """Tile dimension `name` as the tuning rules size it (else as written)."""
+        axes = (*self.output, *((self.loop,) if self.loop else ()))
+        return next(self.block(a, {}) for a in axes if a.tile == name)
+
     def tiles(self, extents: Mapping[str, int], sizes: Mapping[str, int]) -> int | None:
         """Output tiles (programs of the plain grid) for these extents; None when
         the grid is not one program per tile, or an output dimension has no
@@ -300,8 +305,10 @@ def decide(
         choice = _attention(structure, extents, given, sms)
     else:
         choice = _Choice()
-    sizes = {
-        n: choice.options[o] for n, o in TILE_OPTIONS.items() if o in choice.options
+    sizes = {  # the tiles the kernel will have: chosen here or given
+        n: v
+        for n, o in TILE_OPTIONS.items()
+        if (v := choice.options.get(o) or given.get(o))
     }
     tiles = structure.tiles(extents, sizes)
     if tiles is not None:

@@ -120,6 +120,10 @@ def test_given_options_are_never_overridden() -> None:
     options, _ = planned(d, M=512, N=4096, K=4096)
     assert (options["block_n"], options["persistent"]) == (256, True)
     assert d.plan(d.key_for(M=512, N=4096, K=4096)).sources["block_n"] == "given"
+    # the persistent rule counts the given tiles: 256 of 64x128 are two waves
+    small = dispatcher("gemm.mlir", "gemm_nt", block_m=64, block_n=128)
+    options, _ = planned(small, M=512, N=4096, K=4096)
+    assert options["persistent"] and options["num_consumers"] == 1
     untuned = dispatcher("gemm.mlir", "gemm_nt", tuned=False)
     options, rules = planned(untuned, M=64, N=4096, K=4096)
     assert rules == ["none"] and options["block_m"] == 0 and not options["persistent"]
