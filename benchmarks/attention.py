@@ -231,8 +231,9 @@ def measure(row: Attention, configs: list[dict]) -> dict:
         rows = (b * row.kv_heads, -1, d)
         args = [q.view(rows), k3, v3, o.view(rows), scale]
         args += [seq] if row.gqa and row.causal else []
+        launch = kernel.bind(*args)  # picks this shape's specialization
         tag = describe(kernel.options)
-        return run_and_time(f"tawa {tag}", kernel.bind(*args), o), tag
+        return run_and_time(f"tawa {tag}", launch, o), tag
 
     times["triton"] = attempt(errors, "triton", triton)
     tried: list[tuple[float, str]] = []
