@@ -44,7 +44,13 @@ from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dialects.tile import DescType
 from tawa_xdsl.dispatch_rules import H100_SMS
 from tawa_xdsl.heuristics import Decision, Reason, Structure, decide
-from tawa_xdsl.kernel import KernelArgumentError, Param, check_arguments, params
+from tawa_xdsl.kernel import (
+    KernelArgumentError,
+    Param,
+    check_arguments,
+    find_kernel,
+    params,
+)
 
 if TYPE_CHECKING:
     from tawa_xdsl.autotune import Bench, Trial
@@ -289,11 +295,15 @@ class Dispatcher:
     def _tile(self) -> ModuleOp:
         """The tile IR of this kernel alone (lowering each specialization clones it)."""
         from tawa_xdsl.api import parse
-        from tawa_xdsl.kernel import find_kernel
 
         found = find_kernel(parse(self.text), self.name)
         found.detach()
         return ModuleOp([found])
+
+    @functools.cached_property
+    def tile_kernel(self) -> func.FuncOp:
+        """The tile kernel it specializes (as written: lowering clones it)."""
+        return find_kernel(self._tile, self.name)
 
     @functools.cached_property
     def _kernel_ir(self) -> str:
@@ -302,30 +312,28 @@ class Dispatcher:
 
     @functools.cached_property
     def structure(self) -> Structure:
-        from tawa_xdsl.kernel import find_kernel
-
-        return Structure.of(find_kernel(self._tile, self.name))
+        return Structure.of(self.tile_kernel)
 
     @functools.cached_property
     def params(self) -> list[Param]:
         """The tile-level parameters callers pass."""
-        from tawa_xdsl.kernel import find_kernel
-
-        return params(find_kernel(self._tile, self.name))
+        return params(self.tile_kernel)
 
     # --------------------------------------------------------------- planning
 
     def plan(self, key: DispatchKey | None) -> Plan:
         """The options `key` is compiled with (no compilation)."""
-        from tawa_xdsl.kernel import find_kernel
-
         decision = shape_decision(
             self.structure, key, self.requested, Device.current().sms
         )
         options, sources = self.requested.resolve_sources(
-            find_kernel(self._tile, self.name), decision.options
+            self.tile_kernel, decision.options
         )
         return Plan(key, decision, options, sources)
+
+    def key(self, *args: Any, stream: int = 0) -> DispatchKey:
+        """The key of a call with `args` (checked as a call checks them)."""
+        return dispatch_key(self.params, self._convert(args, stream))
 
     def key_for(self, **extents: int) -> DispatchKey:
         """The key of a call with these extents (by `tile.dims` name), its operands
@@ -361,7 +369,6 @@ class Dispatcher:
 
         def read(value: Mapping[str, Any]) -> Kernel:
             from tawa_xdsl.api import parse
-            from tawa_xdsl.kernel import find_kernel
 
             ptx, record = value["ptx"], value["record"]
             if not isinstance(ptx, str) or not isinstance(record, str):
@@ -409,7 +416,6 @@ class Dispatcher:
         """The specialization autotuning picks for `key`: the stored winner, or a
         search on this call's arguments whose winner is stored."""
         from tawa_xdsl.autotune import Trial, candidates, fastest, search
-        from tawa_xdsl.kernel import find_kernel
         from tawa_xdsl.kernel_cache import DiskCache
 
         cache, tuned_key = DiskCache("tuned"), self._tuned_key(key)
@@ -428,14 +434,13 @@ class Dispatcher:
             kernel, origin = self._build(options)
             tuned = Plan(key, plan.decision, options, _tuned_sources(plan, options))
             return Specialization(tuned, kernel, f"autotune (stored), {origin}", trials)
-        tile_kernel = find_kernel(self._tile, self.name)
         configurations = candidates(
             self.structure,
             key.problem,
             self.requested.given(),
             Device.current().sms,
             plan.decision,
-            lambda shaped: self.requested.resolve(tile_kernel, shaped),
+            lambda shaped: self.requested.resolve(self.tile_kernel, shaped),
         )
         self._report(f"@{self.name} [{key}]: {len(configurations)} candidates")
         trials = search(
@@ -562,7 +567,7 @@ class Dispatcher:
         key, the rules that fired with their numbers, every option with where
         it came from. Nothing is compiled or tuned for it."""
         if args:
-            key = dispatch_key(self.params, self._convert(args, 0))
+            key = self.key(*args)
         elif extents:
             key = self.key_for(**extents)
         else:

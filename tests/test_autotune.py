@@ -16,7 +16,7 @@ from tawa_xdsl.autotune import CudaBench, Mismatch, candidates, search
 from tawa_xdsl.compiler import CompileOptions, describe
 from tawa_xdsl.dispatch import Dispatcher
 from tawa_xdsl.dtypes import bfloat16
-from tawa_xdsl.kernel import KernelArgumentError, find_kernel
+from tawa_xdsl.kernel import KernelArgumentError
 from tawa_xdsl.kernel_cache import CACHE_ENV
 
 from .conftest import example_module
@@ -80,7 +80,7 @@ def configurations(**given: Any) -> list[CompileOptions]:
     options = CompileOptions(**given)
     d = Dispatcher(TEXT, "gemm_nt", options)
     key = d.key_for(**SHAPE)
-    kernel = find_kernel(d._tile, "gemm_nt")
+    kernel = d.tile_kernel
     return candidates(
         d.structure,
         key.problem,

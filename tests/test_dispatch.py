@@ -21,7 +21,6 @@ from tawa_xdsl.dispatch import (
     DispatchKey,
     bucket,
     bucket_floor,
-    dispatch_key,
     parse_shape,
 )
 from tawa_xdsl.dispatch_rules import split_count
@@ -219,30 +218,17 @@ def device(shape: tuple[int, ...], ptr: int = 0x100000, pitch: int = 0) -> Devic
 
 def test_the_key_holds_buckets_dtypes_and_alignment() -> None:
     d = gemm()
-    key = dispatch_key(
-        d.params, d._convert([host(500, 256), host(4096, 256), host(500, 4096)], 0)
-    )
+    key = d.key(host(500, 256), host(4096, 256), host(500, 4096))
     assert key == DispatchKey(
         (("M", 512), ("K", 256), ("N", 4096)), ("bf16",) * 3, (True,) * 3
     )
     assert key == d.key_for(M=512, N=4096, K=256)
     assert str(key).startswith("M in (448, 512], K in (224, 256], N in (3584, 4096]")
-    odd = dispatch_key(
-        d.params,
-        d._convert(
-            [
-                device((512, 256), 0x100008),
-                device((4096, 256)),
-                device((512, 4096), pitch=4104),
-            ],
-            0,
-        ),
-    )
-    assert odd.tma == (False, True, True) and odd.problem == key.problem
-    odd_pitch = d._convert(
-        [device((512, 256)), device((4095, 256)), device((512, 4095))], 0
-    )
-    assert dispatch_key(d.params, odd_pitch).tma == (True, True, False)
+    padded = device((512, 4096), pitch=4104)  # a view of rows padded to 8208 bytes
+    odd_base = d.key(device((512, 256), 0x100008), device((4096, 256)), padded)
+    assert odd_base.tma == (False, True, True) and odd_base.problem == key.problem
+    odd_pitch = d.key(device((512, 256)), device((4095, 256)), device((512, 4095)))
+    assert odd_pitch.tma == (True, True, False)
 
 
 @pytest.mark.parametrize(
