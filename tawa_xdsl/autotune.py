@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from tawa_xdsl.compiler import CompileOptions, describe
-from tawa_xdsl.heuristics import TILE_OPTIONS, Decision, Structure, decide
+from tawa_xdsl.heuristics import OPTION_OF, Decision, Structure, decide
 from tawa_xdsl.kernel import KernelArgumentError, Param
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def candidates(
 ) -> list[CompileOptions]:
     """The configurations to try, the rules' choice first, without repeats."""
     shaped = [decision.options]
-    names = {option: name for name, option in TILE_OPTIONS.items()}
+    names = {option: name for name, option in OPTION_OF.items()}
     for tile in decision.considered:
         fixed = decide(structure, extents, {**given, **tile}, sms)  # this tile's rules
         resized = {o: v for o, v in tile.items() if v != structure.tuned_size(names[o])}

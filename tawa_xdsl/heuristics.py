@@ -34,6 +34,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.ir import BlockArgument
 
+from tawa_xdsl.compiler import TILE_OPTIONS
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dispatch_rules import H100_SMS, split_count
 from tawa_xdsl.grid import GridInferenceError, grid_rule
@@ -51,9 +52,9 @@ GEMM_RATES: dict[tuple[int, int], float] = {
     # the tuned tile: 632 TFLOP/s vs 500 for 128x128 at 8192^3 (NOTES 3.1)
     (128, 256): 1.0,
     # benchmarks/results/tuning_gemm.csv, best 128x128 configuration (4 stages)
-    # over best 128x256 on the six shapes: 0.937 0.903 0.890 0.942 0.942 0.922
-    # (every shape many waves of either tile, but 2048^3: there 256 tiles of
-    # 128x128 are 2 waves to 128x256's 1, so its 0.937 is the rate itself)
+    # over best 128x256 on the six shapes: 0.937 0.903 0.890 0.942 0.942 0.922;
+    # each takes exactly twice the waves in 128x128 tiles (2048^3: 2 vs 1), so
+    # the throughput ratio is the rate itself
     (128, 128): 0.92,
     # issue 16's 64 x 4096 x 4096 row: 64-row tiles (the tuned BN=256, so as many
     # tiles as 128x256) ran at 0.57 of cuBLAS vs 0.46, doing half the MMA work:
@@ -85,8 +86,8 @@ prologue and epilogue are a large share of it. At 4096 the tuned options are
 the fastest at d64 and within 4% at d128, so the rule stops at the measured
 point."""
 
-TILE_OPTIONS = {"BM": "block_m", "BN": "block_n", "BK": "block_k"}
-"""The tile dimension names `tile-shape` resizes, and the options that size them."""
+OPTION_OF = dict(TILE_OPTIONS)
+"""The option that sizes each tile dimension name ("BM": "block_m", ...)."""
 
 Splitter = Callable[[int, int, int, int, int, int, int], int]
 """How many ways to split K for (M, N, K, BM, BN, BK, SMs); 1: not at all
@@ -116,9 +117,10 @@ class Structure:
 
     `output` are the axes of the first store's tensor, when the grid is one
     program per stored box along them (`grid.grid_rule`: every example), else
-    empty (the rules then know no tile count); `loop` the dimension the first loading loop walks (K for
-    a GEMM, the keys for attention), read from the load coordinate that is its
-    induction variable; `tuned` the options of the tuning rules."""
+    empty (the rules then know no tile count); `loop` the dimension the first
+    loading loop walks (K for a GEMM, the keys for attention), read from the
+    load coordinate that is its induction variable; `tuned` the options of the
+    tuning rules; `tunable` the tile dimension names `tile-shape` can resize."""
 
     name: str
     kind: str
@@ -130,18 +132,19 @@ class Structure:
 
     @classmethod
     def of(cls, kernel: func.FuncOp) -> Structure:
+        """Read off `kernel` (tile IR, as written)."""
         shape = KernelShape(kernel)
         ps = params(kernel)
 
-        def axis(desc: BlockArgument, i: int) -> Axis:
+        def written(desc: BlockArgument, i: int) -> Axis:
+            """Axis `i` of a descriptor parameter's box."""
             named = shape.names.get(shape.dims.find((desc, i)))
             dims = ps[desc.index].dims
-            return Axis(dims[i] if dims else "", named[0] if named else "", 0)
-
-        def written(desc: BlockArgument, i: int) -> Axis:
-            found = axis(desc, i)
-            size = shape.resized(desc, {})[i]
-            return Axis(found.dim, found.tile, size)
+            return Axis(
+                dims[i] if dims else "",
+                named[0] if named else "",
+                shape.resized(desc, {})[i],
+            )
 
         stores = [o for o in kernel.walk() if isinstance(o, tile.StoreOp)]
         output: tuple[Axis, ...] = ()
@@ -188,7 +191,7 @@ class Structure:
             return axis.size
         if axis.tile in sizes:
             return sizes[axis.tile]
-        return self.tuned.get(TILE_OPTIONS[axis.tile]) or axis.size
+        return self.tuned.get(OPTION_OF[axis.tile]) or axis.size
 
     @property
     def rows(self) -> Axis | None:
@@ -307,7 +310,7 @@ def decide(
         choice = _Choice()
     sizes = {  # the tiles the kernel will have: chosen here or given
         n: v
-        for n, o in TILE_OPTIONS.items()
+        for n, o in OPTION_OF.items()
         if (v := choice.options.get(o) or given.get(o))
     }
     tiles = structure.tiles(extents, sizes)
@@ -352,7 +355,7 @@ def _wave_choice(
         )
     choice.reasons.append(Reason("wave quantization", f"{verdict} ({table})"))
     choice.others += [
-        {TILE_OPTIONS[name]: size for name, size in c.sizes.items()}
+        {OPTION_OF[name]: size for name, size in c.sizes.items()}
         for c in candidates
         if c is not pick
     ]
@@ -378,7 +381,7 @@ def _gemm_tiles(
     def blocks(axis: Axis, choices: tuple[int, ...]) -> tuple[int, ...]:
         """The tuned extent first, then the others a rule may pick."""
         tuned = structure.block(axis, {})
-        if axis.tile not in structure.tunable or given.get(TILE_OPTIONS[axis.tile]):
+        if axis.tile not in structure.tunable or given.get(OPTION_OF[axis.tile]):
             return (tuned,)
         return tuple(dict.fromkeys((tuned, *choices)))
 
@@ -406,7 +409,7 @@ def _gemm_tiles(
         return choice  # the tuned tile has no rate: nothing to compare with
     pick = _wave_choice(found, "tile", sms, choice)
     choice.options = {
-        TILE_OPTIONS[name]: size
+        OPTION_OF[name]: size
         for name, size in pick.sizes.items()
         if size != found[0].sizes[name]
     }
@@ -457,7 +460,7 @@ def _attention(
     ):
         return choice
     tuned = structure.block(rows, {})
-    option = TILE_OPTIONS[rows.tile]
+    option = OPTION_OF[rows.tile]
     if given.get(option):
         blocks: tuple[int, ...] = (given[option],)
     else:
