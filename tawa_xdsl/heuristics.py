@@ -84,7 +84,11 @@ dims, 225.1 vs the tuned 211.3 TFLOP/s at d64 and 308.6 vs 289.1 at d128. A
 query block there walks 4.5 key blocks on average, so the rotated loop's
 prologue and epilogue are a large share of it. At 4096 the tuned options are
 the fastest at d64 and within 4% at d128, so the rule stops at the measured
-point."""
+point. Measured at head dims 64 and 128 only (`SHORT_CAUSAL_HEAD_DIMS`)."""
+
+SHORT_CAUSAL_HEAD_DIMS = (64, 128)
+"""The head dims the short-causal rule was measured at (head dim 256 was not
+tuned: its rows keep the tuned options)."""
 
 OPTION_OF = dict(TILE_OPTIONS)
 """The option that sizes each tile dimension name ("BM": "block_m", ...)."""
@@ -440,7 +444,13 @@ def _attention(
     choice = _Choice()
     most = max(ATTENTION_RATES)
     seq = extents.get(structure.loop.dim) if structure.loop else None
-    if not structure.equal_work and seq is not None and seq <= SHORT_CAUSAL_SEQ:
+    head_dim = structure.cols.size if structure.cols else None
+    if (
+        not structure.equal_work
+        and seq is not None
+        and seq <= SHORT_CAUSAL_SEQ
+        and head_dim in SHORT_CAUSAL_HEAD_DIMS
+    ):
         short = {"two_stage": False, "num_stages": 2, "reverse_x": False}
         choice.options |= {o: v for o, v in short.items() if o not in given}
         most = 128
