@@ -134,6 +134,9 @@ def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
             f"no dimension named {', '.join(unknown)} here; the kernel names "
             f"{', '.join(named) or 'none'} (tile.dims)"
         )
+    bad = {n: e for n, e in extents.items() if not isinstance(e, int) or e < 1}
+    if bad:
+        raise KernelArgumentError(f"extents must be positive integers, got {bad}")
     tensors = [p for p in ps if isinstance(p.type, DescType)]
     return DispatchKey(
         tuple((n, bucket(extents[n])) for n in named if n in extents),

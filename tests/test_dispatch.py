@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
@@ -23,9 +25,9 @@ from tawa_xdsl.dispatch import (
     bucket_floor,
     parse_shape,
 )
-from tawa_xdsl.dispatch_rules import split_count
+from tawa_xdsl.dispatch_rules import H100_SMS, split_count
 from tawa_xdsl.dtypes import bfloat16
-from tawa_xdsl.heuristics import Structure, decide
+from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
 from tawa_xdsl.kernel import ArrayView, KernelArgumentError, find_kernel
 from tawa_xdsl.runtime.arrays import DeviceArray
 
@@ -186,6 +188,23 @@ def test_attention_rules(kernel, extents, expected, rule) -> None:
     assert rule in rules
 
 
+@given(
+    st.integers(1, 70_000), st.integers(1, 70_000), st.integers(1, 70_000)
+)  # fmt: skip
+def test_the_gemm_rules_hold_on_any_shape(m: int, n: int, k: int) -> None:
+    """On any bucket: a measured tile shape, no more costly than the tuned one,
+    and a persistent grid exactly when its programs exceed one wave."""
+    d = gemm()
+    extents = d.key_for(M=m, N=n, K=k).problem
+    decision = decide(d.structure, extents)
+    tile = (decision.options.get("block_m", 128), decision.options.get("block_n", 256))
+    assert tile in GEMM_RATES
+    tiles = d.structure.tiles(extents, {"BM": tile[0], "BN": tile[1]})
+    assert tiles is not None
+    assert decision.options.get("persistent", True) == (tiles > H100_SMS)
+    assert decision.split_k == 1
+
+
 # -------------------------------------------------------------------- buckets
 
 
@@ -269,6 +288,8 @@ def test_shapes_name_known_dimensions() -> None:
         KernelArgumentError, match="no dimension named Q here; the kernel names M, K, N"
     ):
         gemm().key_for(M=1, Q=2)
+    with pytest.raises(KernelArgumentError, match="positive integers"):
+        gemm().key_for(M=0)
     assert parse_shape("M=512, N=4096,K=1") == {"M": 512, "N": 4096, "K": 1}
     for bad in ("M", "M=0", "M=-1", "=4", "M=x"):
         with pytest.raises(ValueError, match="NAME=EXTENT pairs"):
