@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tawa_xdsl
@@ -57,7 +58,7 @@ def test_each_specialization_computes_the_product(torch, shape, layout) -> None:
     assert {k: kernel.options[k] for k in chosen} == chosen, kernel.explain()
 
 
-def median_ms(torch, launch) -> float:
+def median_ms(launch) -> float:
     from tawa_xdsl.runtime.driver import event_times
 
     event_times(launch, 5)
@@ -74,7 +75,7 @@ def test_the_rules_beat_the_single_configuration(torch, shape) -> None:
     single = tawa_xdsl.compile(
         GEMM, "gemm_nt", block_n=256, persistent=True, block_m=128
     ).bind(a, b, c)
-    assert median_ms(torch, rules) <= 1.02 * median_ms(torch, single)
+    assert median_ms(rules) <= 1.02 * median_ms(single)
 
 
 @pytest.mark.parametrize(
@@ -148,7 +149,7 @@ def test_array_helpers_keep_what_lies_between_rows(torch) -> None:
     torch.cuda.synchronize()
     assert bool((padded[:, :128] == 3).all()) and bool((padded[:, 128:] == 0).all())
     padded[:, :128] = torch.arange(128, device="cuda").bfloat16()
-    assert (read(array) == view.float().cpu().numpy()).all()
+    assert (read(array).astype(np.float32) == view.float().cpu().numpy()).all()
 
 
 @pytest.mark.parametrize("on_host", [False, True], ids=["device", "host"])
