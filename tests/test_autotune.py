@@ -135,6 +135,18 @@ def test_the_fastest_candidate_wins_and_is_stored(lowerings: list[Any]) -> None:
     assert [t.label for t in stored.trials] == [t.label for t in spec.trials]
 
 
+def test_a_damaged_tuning_entry_means_searching_again(
+    lowerings: list[Any], tmp_path: Path
+) -> None:
+    lines: list[str] = []
+    tuner(lambda values, grid, stream: FakeBench({}), lines).specialize(*ARGS)
+    (entry,) = (tmp_path / "v1" / "tuned").glob("*.json")
+    entry.write_text('{"key": ')
+    again = tuner(lambda values, grid, stream: FakeBench({}), lines)
+    assert again.specialize(*ARGS).origin == "autotune, disk cache"  # PTX kept
+    assert '"trials"' in entry.read_text()  # rewritten
+
+
 def test_the_rules_choice_must_run() -> None:
     """Without the reference nothing can be checked: its failure is raised."""
 
