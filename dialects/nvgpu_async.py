@@ -106,6 +106,10 @@ have 32- and 64-byte swizzle modes too); other rows must be 128-byte multiples."
 SLOT_ALIGN = 1024
 """128-byte swizzling repeats every 8 rows of 128 bytes; tiles start on that boundary."""
 
+TMA_ALIGN = 16
+"""TMA describes a tensor whose base address and row pitches are multiples of
+this many bytes (cuTensorMapEncodeTiled refuses any other)."""
+
 MAX_SMEM_BYTES = 232448
 """Opt-in dynamic shared memory per block on H100 (227 KB)."""
 
