@@ -1122,18 +1122,30 @@ class KernelEmitter:
 
     def smem_store(self, op: nv.SmemStoreOp) -> None:
         """Each thread writes its accumulator elements into the staging tile, in the
-        128-byte-swizzled layout TMA reads: 16-byte chunk k of row r sits at chunk
-        k ^ (r % 8), and r % 8 is the thread's g for every row it holds."""
+        128-byte-swizzled layout TMA reads (`_swizzled_pairs`)."""
         value = self.env[op.value]
         ring = self.env[op.buffer]
         assert isinstance(value, Frag) and isinstance(ring, Ring)
         if value.geom.kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "only accumulator-layout tiles can be staged")
-        geom, et = value.geom, value.etype
+        base = self._slot(ring, op.slot)
+        for i, addr in self._swizzled_pairs(base, value.geom, value.etype):
+            if is_16bit(value.etype):
+                self.emit(f"st.shared.b32 [{addr}], {value.regs[i // 2]};")
+            else:
+                pair = f"{{{value.regs[i]}, {value.regs[i + 1]}}}"
+                self.emit(f"st.shared.v2.f32 [{addr}], {pair};")
+
+    def _swizzled_pairs(
+        self, base: str, geom: Geometry, et: Attribute
+    ) -> list[tuple[int, str]]:
+        """(first element, address) of each accumulator element pair of this
+        thread in a 128-byte-swizzled tile at `base`: 16-byte chunk k of row r
+        sits at chunk k ^ (r % 8), and r % 8 is the thread's g for every row it
+        holds. Staging writes and epilogue reads share it."""
         esize = element_bytes(et)
         rows = geom.rows
         chunk_cols = nv.SWIZZLE_BYTES // esize
-        base = self._slot(ring, op.slot)
         row_addr = self.new("r")  # this thread's first row, 128 bytes per row
         self.emit(f"mad.lo.u32 {row_addr}, {self.row0(rows)}, 128, {base};")
         g16 = self.new("r")
@@ -1141,6 +1153,7 @@ class KernelEmitter:
         t_bytes = self.new("r")  # the thread's column pair within 8 columns
         self.emit(f"mul.lo.u32 {t_bytes}, {self.thread['t']}, {2 * esize};")
         half = geom.cols // 2
+        pairs = []
         for j in range(geom.cols // 8):
             chunk, in_chunk = divmod(8 * j, chunk_cols)
             byte = self.new("r")
@@ -1153,15 +1166,9 @@ class KernelEmitter:
             self.emit(f"add.u32 {swizzled}, {swizzled}, {row_addr};")
             for b in range(geom.blocks):
                 for h in (0, 1):
-                    i = b * half + 4 * j + 2 * h  # first of the pair
                     offset = chunk * rows * nv.SWIZZLE_BYTES + (64 * b + 8 * h) * 128
-                    if is_16bit(et):
-                        self.emit(
-                            f"st.shared.b32 [{swizzled}+{offset}], {value.regs[i // 2]};"
-                        )
-                    else:
-                        pair = f"{{{value.regs[i]}, {value.regs[i + 1]}}}"
-                        self.emit(f"st.shared.v2.f32 [{swizzled}+{offset}], {pair};")
+                    pairs.append((b * half + 4 * j + 2 * h, f"{swizzled}+{offset}"))
+        return pairs
 
     def smem_slot(self, op: nv.SmemSlotOp) -> None:
         ring = self.env[op.buffer]
@@ -1174,26 +1181,43 @@ class KernelEmitter:
         self.env[op.result] = View(v.addr, op.result.type.get_shape(), not v.transposed)
 
     def smem_load(self, op: nv.SmemLoadOp) -> None:
+        """A vector tile (a bias) into the column layout, one load per 8-column
+        group; a matrix tile into the accumulator layout, one load per element
+        pair, through the swizzle staging writes with."""
         view = self.env[op.source]
         geom = self._geometry(op.result.type)
         et = op.result.type.element_type
-        if geom.kind != FragmentKind.COL or len(view.shape) != 1:
+        vector = geom.kind == FragmentKind.COL and len(view.shape) == 1
+        matrix = geom.kind == FragmentKind.ACC and len(view.shape) == 2
+        if matrix and view.transposed:
             raise OpDiagnostic(
                 op,
-                "only vector tiles (a bias) can be read from shared memory into registers",
+                "a transposed shared tile cannot be read into registers: load the "
+                "tile in the orientation the epilogue uses",
             )
-        esize = element_bytes(et)
-        col = self.new("r")
-        self.emit(f"mad.lo.u32 {col}, {self.thread['col0']}, {esize}, {view.addr};")
+        if not (vector or matrix):
+            raise OpDiagnostic(
+                op,
+                "only vector tiles (a bias) and matrix tiles in the accumulator "
+                "layout can be read from shared memory into registers",
+            )
+        if vector:
+            esize = element_bytes(et)
+            col = self.new("r")
+            self.emit(f"mad.lo.u32 {col}, {self.thread['col0']}, {esize}, {view.addr};")
+            addresses = [f"{col}+{8 * j * esize}" for j in range(geom.count // 2)]
+        else:
+            pairs = sorted(self._swizzled_pairs(view.addr, geom, et))
+            addresses = [addr for _, addr in pairs]
         regs = []
-        for j in range(geom.count // 2):
+        for addr in addresses:
             if is_16bit(et):
                 r = self.new("r")
-                self.emit(f"ld.shared.b32 {r}, [{col}+{8 * j * esize}];")
+                self.emit(f"ld.shared.b32 {r}, [{addr}];")
                 regs.append(r)
             else:
                 a, b = self.new("f"), self.new("f")
-                self.emit(f"ld.shared.v2.f32 {{{a}, {b}}}, [{col}+{8 * j * esize}];")
+                self.emit(f"ld.shared.v2.f32 {{{a}, {b}}}, [{addr}];")
                 regs += [a, b]
         self.env[op.result] = Frag(geom, et, regs)
 

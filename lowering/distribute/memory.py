@@ -7,7 +7,9 @@
   row r sits at chunk c ^ (r % 8), and r % 8 is the thread's g for every row it
   holds; one address per 8-column group, one store per element pair.
 - `smem_load`: a vector tile (a bias) read into the column layout, one load
-  per 8-column group.
+  per 8-column group; a matrix tile TMA loaded (a residual, a split-K partial
+  sum) read into the accumulator layout through the same swizzle, one load per
+  element pair (32 bits for 16-bit pairs, `ld.shared.v2.f32` for f32).
 - `store_global`: masked stores from registers with unsigned bounds checks, by
   the paths `select-store-path` listed (a store without them takes that pass's
   choice), chosen at run time with uniform branches on the tile's first column:
@@ -40,7 +42,7 @@ from tawa_xdsl.lowering.fragments import Geometry
 from tawa_xdsl.lowering.quad_transpose import quad_transpose_bundle
 from tawa_xdsl.lowering.select_store_path import store_paths
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
 )
@@ -74,80 +76,141 @@ class SmemStore(DistributePattern):
         if value.uniform or geometry(t).kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "only accumulator-layout tiles can be staged")
         assert isinstance(t, TensorType)
-        k, ops = self.k, Ops(self.k)
-        ids = k.consumer_ids(op)
-        geom, esize = geometry(t), element_bytes(t.element_type)
-        rows, chunk_cols = geom.rows, nv.SWIZZLE_BYTES // esize
+        ops = Ops(self.k)
         base = slot_address(ops, op.buffer, op.slot, op)
-        row_addr = ops.alu(  # this thread's first row, 128 bytes per row
-            "mad.lo.u32", k.row0(rows, op), ops.imm(nv.SWIZZLE_BYTES, "b32"), base
-        )
-        g16 = ops.alu("shl.b32", ids.g, ops.imm(4, "b32"))
-        t_bytes = ops.alu("mul.lo.u32", ids.t, ops.imm(2 * esize, "b32"))
-        groups = [divmod(8 * j, chunk_cols) for j in range(geom.cols // 8)]
-        byte = ops.alu(
-            "add.u32", t_bytes, ops.imm([c * esize for _, c in groups], "b32")
-        )
-        swizzled = ops.alu("and.b32", byte, ops.imm(-16, "b32"))
-        swizzled = ops.alu("xor.b32", swizzled, g16)
-        within = ops.alu("and.b32", byte, ops.imm(15, "b32"))
-        swizzled = ops.alu("add.u32", swizzled, within)
-        swizzled = ops.alu("add.u32", swizzled, row_addr)
-        half = geom.cols // 2
-        stores = [  # (8-column group j, row block b, half h): one store per pair
-            (
-                j,
-                chunk * rows * nv.SWIZZLE_BYTES + (64 * b + 8 * h) * 128,
-                b * half + 4 * j + 2 * h,
-            )
-            for j, (chunk, _) in enumerate(groups)
-            for b in range(geom.blocks)
-            for h in (0, 1)
-        ]
+        addr, pairs = _swizzled_pairs(ops, op, t, base)
         pair = (
             (lambda i: [i // 2]) if is_16bit(t.element_type) else (lambda i: [i, i + 1])
         )
         ops.add(
             ptx.StoreOp(
                 "shared",
-                swizzled,
+                addr,
                 value.value,
-                [value.element(e) for _, _, i in stores for e in pair(i)],
-                offsets=[offset for _, offset, _ in stores],
-                addr_elements=[j for j, _, _ in stores],
+                [value.element(e) for p in pairs for e in pair(p.element)],
+                offsets=[p.offset for p in pairs],
+                addr_elements=[p.group for p in pairs],
             )
         )
         rewriter.replace(op, ops, [])
 
 
 class SmemLoad(DistributePattern):
+    """A vector tile (a bias) into the column layout, or a matrix tile that TMA
+    loaded (a residual, a split-K partial sum) into the accumulator layout,
+    read back through the swizzle `smem_store` writes with."""
+
     OPS = (nv.SmemLoadOp,)
 
     def rewrite(self, op: nv.SmemLoadOp, rewriter: PatternRewriter):
         t = op.result.type
         view = op.source.type
         assert isinstance(t, TensorType) and isinstance(view, nv.SmemViewType)
-        geom = geometry(t)
-        if geom.kind != FragmentKind.COL or len(view.get_shape()) != 1:
+        kind, rank = geometry(t).kind, len(view.get_shape())
+        ops = Ops(self.k)
+        if kind == FragmentKind.COL and rank == 1:
+            load = self._vector(ops, op, t)
+        elif kind == FragmentKind.ACC and rank == 2 and not view.is_transposed:
+            load = self._matrix(ops, op, t)
+        elif kind == FragmentKind.ACC and rank == 2:
             raise OpDiagnostic(
                 op,
-                "only vector tiles (a bias) can be read from shared memory into registers",
+                "a transposed shared tile cannot be read into registers: load the "
+                "tile in the orientation the epilogue uses",
             )
-        k, ops = self.k, Ops(self.k)
+        else:
+            raise OpDiagnostic(
+                op,
+                "only vector tiles (a bias) and matrix tiles in the accumulator "
+                "layout can be read from shared memory into registers",
+            )
+        self.k.define(rewriter, op, ops, Lowered(load))
+
+    def _vector(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
+        """One load per 8-column group (a pair: 32 bits, or v2.f32)."""
         esize = element_bytes(t.element_type)
         col = ops.alu(
             "mad.lo.u32",
-            k.consumer_ids(op).col0,
+            self.k.consumer_ids(op).col0,
             ops.imm(esize, "b32"),
             self.k.lowered(op.source, op).value,
         )
         rt = register_type(t)
         assert rt is not None
-        offsets = [8 * j * esize for j in range(geom.count // 2)]
-        load = ops.add(
-            ptx.LoadOp("shared", col, rt.register_class, rt.size, offsets=offsets)
+        offsets = [8 * j * esize for j in range(geometry(t).count // 2)]
+        load = ptx.LoadOp("shared", col, rt.register_class, rt.size, offsets=offsets)
+        return ops.add(load).results[0]
+
+    def _matrix(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
+        """One load per element pair, in register order, so the bundle is the
+        fragment (16-bit pairs packed in 32 bits, f32 pairs by v2.f32)."""
+        base = self.k.lowered(op.source, op).value
+        addr, pairs = _swizzled_pairs(ops, op, t, base)
+        pairs = sorted(pairs, key=lambda p: p.element)
+        rt = register_type(t)
+        assert rt is not None
+        load = ptx.LoadOp(
+            "shared",
+            addr,
+            rt.register_class,
+            rt.size,
+            offsets=[p.offset for p in pairs],
+            addr_elements=[p.group for p in pairs],
         )
-        self.k.define(rewriter, op, ops, Lowered(load.results[0]))
+        return ops.add(load).results[0]
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """Where one accumulator element pair of a thread sits in a swizzled tile."""
+
+    element: int
+    """Its first accumulator element."""
+    group: int
+    """Its 8-column group: the element of the address bundle it adds to."""
+    offset: int
+    """Bytes past that address: its column chunk and its row."""
+
+
+def _swizzled_pairs(
+    ops: Ops, op: Operation, t: TensorType, base: SSAValue
+) -> tuple[SSAValue, list[_Pair]]:
+    """Where this thread's element pairs of the accumulator-layout tile `t`
+    sit in the 128-byte-swizzled layout TMA reads and writes, at `base`:
+    column chunks of 128 bytes, each `rows` rows of 128 bytes, and in row r
+    the 16-byte piece c at c ^ (r % 8), where r % 8 is the thread's g for every
+    row it holds. One address per 8-column group (a pair never straddles a
+    16-byte piece); pairs in (group, 64-row block, half) order. Staging writes
+    (`smem_store`) and epilogue reads (`smem_load`) share it, so the registers
+    and TMA agree on the layout both ways."""
+    k = ops.k
+    ids = k.consumer_ids(op)
+    geom, esize = geometry(t), element_bytes(t.element_type)
+    rows, chunk_cols = geom.rows, nv.SWIZZLE_BYTES // esize
+    row_addr = ops.alu(  # this thread's first row, 128 bytes per row
+        "mad.lo.u32", k.row0(rows, op), ops.imm(nv.SWIZZLE_BYTES, "b32"), base
+    )
+    g16 = ops.alu("shl.b32", ids.g, ops.imm(4, "b32"))
+    t_bytes = ops.alu("mul.lo.u32", ids.t, ops.imm(2 * esize, "b32"))
+    groups = [divmod(8 * j, chunk_cols) for j in range(geom.cols // 8)]
+    byte = ops.alu("add.u32", t_bytes, ops.imm([c * esize for _, c in groups], "b32"))
+    swizzled = ops.alu("and.b32", byte, ops.imm(-16, "b32"))
+    swizzled = ops.alu("xor.b32", swizzled, g16)
+    within = ops.alu("and.b32", byte, ops.imm(15, "b32"))
+    swizzled = ops.alu("add.u32", swizzled, within)
+    addr = ops.alu("add.u32", swizzled, row_addr)
+    half = geom.cols // 2
+    pairs = [
+        _Pair(
+            b * half + 4 * j + 2 * h,
+            j,
+            (chunk * rows + 64 * b + 8 * h) * nv.SWIZZLE_BYTES,
+        )
+        for j, (chunk, _) in enumerate(groups)
+        for b in range(geom.blocks)
+        for h in (0, 1)
+    ]
+    return addr, pairs
 
 
 @dataclass
