@@ -8,9 +8,11 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
 - GEMM-like kernels (loops with one accumulating dot): a 128x256 tile (when the
   kernel names BN and its tile has 128 rows), a persistent grid in groups
   of 16 tile rows, the TMA-store epilogue, as many stages as fit next to the
-  staging tile (3 for 128x256, 4 for 128x128), one MMA group in flight (each
-  slot goes back to the producer as soon as its MMA retires: measured 1-4%
-  faster than two groups on 5 of the 6 shapes of `benchmarks/gemm.py`).
+  staging tile and the epilogue's operand tiles, double buffered (3 for
+  128x256, 4 for 128x128, 3 for 128x128 with a residual tile), one MMA group
+  in flight (each slot goes back to the producer as soon as its MMA retires:
+  measured 1-4% faster than two groups on 5 of the 6 shapes of
+  `benchmarks/gemm.py`).
 - Attention-like kernels (a loop with two dots): the two-stage overlap, one MMA
   group in flight, as many stages as fit (up to 3); at head dim 64 (when the
   kernel names BM) 192 query rows, so three consumer warpgroups: the softmax is
@@ -40,6 +42,7 @@ from typing import Any
 from xdsl.dialects import func, scf
 from xdsl.ir import OpResult, SSAValue
 
+from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import element_bytes
@@ -50,10 +53,11 @@ SMEM_BUDGET = nv.MAX_SMEM_BYTES - 2048  # alignment slack and barriers
 
 
 def _bytes(shape: tuple[int, ...], element_type: Any) -> int:
+    """The shared memory a tile takes: every slot starts 1024-byte aligned."""
     n = element_bytes(element_type)
     for d in shape:
         n *= d
-    return n
+    return -(-n // nv.SLOT_ALIGN) * nv.SLOT_ALIGN
 
 
 def _stages(per_stage: int, fixed: int, most: int) -> int:
@@ -94,26 +98,31 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
         return sum(_bytes(shape.resized(v, sizes), v.type.element_type) for v in values)
 
     ring = [o.result for o in loops[0].body.block.ops if isinstance(o, tile.LoadOp)]
+    once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
     if all(len(d) == 1 for d in dots):
         sizes = {"BN": 256} if "BN" in names else {}
         m, n = shape.resized(dots[0][0].result, sizes)
         staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
+
+        def fixed(sizes: dict[str, int]) -> int:
+            """The staging tiles, and the epilogue's tiles in their outer rings."""
+            return size(staging, sizes) + DEFAULTS.outer_stages * size(once, sizes)
+
         options: dict[str, Any] = {
             "mma_depth": 1,
-            "num_stages": _stages(size(ring, sizes), size(staging, sizes), 4),
+            "num_stages": _stages(size(ring, sizes), fixed(sizes), 4),
         }
         if _has_tiles(kernel):
             options |= {"persistent": True, "group_m": 16}
         if sizes and n == 256 and m == 128:
             options["block_n"] = 256
         else:
-            options["num_stages"] = _stages(size(ring, {}), size(staging, {}), 4)
+            options["num_stages"] = _stages(size(ring, {}), fixed({}), 4)
         return options
     if any(len(d) == 2 for d in dots):
         first = next(d for d in dots if len(d) == 2)[0]
         head_dim = first.lhs.type.get_shape()[1]
         sizes = {"BM": 192} if head_dim == 64 and "BM" in names else {}
-        once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
         options = {
             "mma_depth": 1,
             "two_stage": True,

@@ -72,6 +72,19 @@ def test_gemm_is_persistent_on_128x256_tiles() -> None:
     assert options["group_m"] == 16 and options["num_stages"] == 3
 
 
+@pytest.mark.parametrize(
+    ("name", "stages"), [("gemm_scale_bias_relu", 4), ("gemm_residual_gelu", 3)]
+)
+def test_gemm_stages_leave_room_for_the_epilogue_tiles(name: str, stages: int) -> None:
+    """The tiles the epilogue loads after the K loop get a ring of their own,
+    double buffered: next to a 128 x 128 residual only 3 stages fit (4 did
+    not: the lowering refused the kernel's shared memory), next to a bias 4."""
+    assert options_for("gemm_epilogue.mlir", name)["num_stages"] == stages
+    module = example_module("gemm_epilogue.mlir", name)
+    options = CompileOptions().resolve(find_kernel(module, name))
+    tawa_xdsl.compiler.lower(module, options)  # the rings fit
+
+
 # ------------------------------------------------------------ compile options
 
 
