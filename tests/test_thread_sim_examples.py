@@ -33,9 +33,16 @@ def relu_ref(a, b, bias, c, alpha):
     return np.maximum(alpha * (a @ b.T) + bias, 0)
 
 
-def gelu_ref(a, b, bias, c):
-    x = a @ b.T + bias
+def gelu(x):
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def gelu_ref(a, b, bias, c):
+    return gelu(a @ b.T + bias)
+
+
+def residual_gelu_ref(a, b, bias, r, c, alpha):
+    return gelu(alpha * (a @ b.T) + bias) + r
 
 
 def attention_ref(causal: bool) -> Callable:
@@ -101,6 +108,13 @@ RUNS = {
         (2, 2),
         gelu_ref,
     ),
+    "gemm_residual_gelu": Run(
+        "gemm_epilogue.mlir",
+        ((130, 72), (200, 72), (200,), (130, 200), (130, 200)),
+        (2, 2),
+        residual_gelu_ref,
+        scalars=(0.75,),
+    ),
     **{
         f"attention{'_causal' if c else ''}_d{d}{'_f16' if f else ''}": _attention(
             f"attention{'_f16' if f else ''}.mlir", d, c, F16 if f else bfloat16
@@ -112,7 +126,7 @@ RUNS = {
     "attention_d256": _attention("attention_d256.mlir", 256, False),
     "attention_causal_d256": _attention("attention_d256.mlir", 256, True),
 }
-FAST = {"gemm_nt", "attention_causal_d64"}
+FAST = {"gemm_nt", "gemm_residual_gelu", "attention_causal_d64"}
 
 
 def thread_level_example(kernel: str, pipeline: str) -> ModuleOp:
@@ -164,12 +178,13 @@ CONFIG_RUNS = [
     ("gemm_nt", "persistent"),
     ("gemm_nt", "register-stores"),
     ("gemm_nn", "cluster"),
+    ("gemm_residual_gelu", "stages1"),  # one warpgroup: two 64-row blocks
     ("attention_d64", "two-stage"),
     ("attention_d64", "ping-pong"),
     ("attention_causal_d128", "two-consumers"),
     ("attention_d128", "persistent"),
 ]
-FAST_CONFIGS = {("gemm_nt", "register-stores")}
+FAST_CONFIGS = {("gemm_nt", "register-stores"), ("gemm_residual_gelu", "stages1")}
 
 
 @pytest.mark.parametrize(
