@@ -120,3 +120,37 @@ func.func @k(%x: tensor<4xf32>) attributes {tile.kernel, nvgpu_async.abi = ["sca
 func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
   func.return
 }
+
+// -----
+
+// A transposed view read into registers: column-major elements, which the
+// accumulator layout's element pairs cannot load.
+// CHECK: error: nvgpu_async.smem_load: a transposed shared tile cannot be read into registers: load the tile in the orientation the epilogue uses
+func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 9216 : i64, cluster = 1 : i64}} {
+  %t = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64x64xbf16>
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    %c0 = arith.constant 0 : index
+    %v = nvgpu_async.smem_slot %t[%c0] : !nvgpu_async.smem<1x64x64xbf16> -> !nvgpu_async.smem_view<64x64xbf16>
+    %vt = nvgpu_async.smem_trans %v : !nvgpu_async.smem_view<64x64xbf16> -> !nvgpu_async.smem_view<64x64xbf16, transposed>
+    // expected-error@+1 {{a transposed shared tile cannot be read into registers: load the tile in the orientation the epilogue uses}}
+    %r = nvgpu_async.smem_load %vt : !nvgpu_async.smem_view<64x64xbf16, transposed> -> tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
+  }
+  func.return
+}
+
+// -----
+
+// One value per row (a vector in the row layout): nothing loads that layout.
+// CHECK: error: nvgpu_async.smem_load: only vector tiles (a bias) and matrix tiles in the accumulator layout can be read from shared memory into registers
+func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 2048 : i64, cluster = 1 : i64}} {
+  %t = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64xf32>
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    %c0 = arith.constant 0 : index
+    %v = nvgpu_async.smem_slot %t[%c0] : !nvgpu_async.smem<1x64xf32> -> !nvgpu_async.smem_view<64xf32>
+    // expected-error@+1 {{only vector tiles (a bias) and matrix tiles in the accumulator layout can be read from shared memory into registers}}
+    %r = nvgpu_async.smem_load %v : !nvgpu_async.smem_view<64xf32> -> tensor<64xf32, #nvgpu_async.frag<row, warpgroups = 1>>
+  }
+  func.return
+}

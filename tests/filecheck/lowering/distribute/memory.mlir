@@ -1,6 +1,11 @@
 // distribute-fragments, family 6 (loads and stores): a bias vector is read
 // from shared memory by one multi-instruction ld (a v2 per 8-column group) and
-// broadcast down the rows by a map; smem_store writes each element pair into
+// broadcast down the rows by a map; a matrix tile (a residual, a split-K
+// partial) is read into the accumulator layout through the swizzle TMA wrote
+// (one address per 8-column group, chunk c ^ g; one ld per element pair, in
+// register order: 32 bits per bf16 pair, v2 per f32 pair; the next 64-row
+// block 8192 bytes on, the next 128-byte column chunk a whole chunk of rows
+// on); smem_store writes each element pair into
 // the 128-byte-swizzled staging tile (one address per 8-column group, chunk
 // c ^ g); store_global branches uniformly between the paths select-store-path
 // listed: 16-byte vectors after a quad transpose (two rounds of selp, shuffle,
@@ -98,6 +103,38 @@ func.func @stores(%c: !nvgpu_async.global<?x?x?xbf16>, %d: !nvgpu_async.global<?
     %h = arith.truncf %m : tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>> to tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
     nvgpu_async.smem_store %h, %staging[%c0] : tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.smem<1x64x64xbf16>
     nvgpu_async.store_global %h, %c[%i, %i, %i] paths ["vec16", "pair", "single"] : tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.global<?x?x?xbf16>
+  }
+  func.return
+}
+
+// A bf16 128x64 residual in one warpgroup (two 64-row blocks: elements 32..63
+// at +8192) and an f32 64x64 partial (two 32-column chunks: groups 4..7 at
+// +8192, each group 32 bytes, its pair at 8 t within it).
+// CHECK-LABEL: func.func @matrix_loads()
+// CHECK:         %[[COLS16:.*]] = ptx.imm() {value = array<i64: 0, 16, 32, 48, 64, 80, 96, 112>} : () -> !ptx.imm<b32 x 8>
+// CHECK:         %[[COLS32:.*]] = ptx.imm() {value = array<i64: 0, 32, 64, 96, 0, 32, 64, 96>} : () -> !ptx.imm<b32 x 8>
+// CHECK:         } else {
+// CHECK:         %[[BYTE:.*]] = ptx.alu(%{{.*}}, %[[COLS16]]) {opcode = "add.u32"} : (!ptx.reg<b32>, !ptx.imm<b32 x 8>) -> !ptx.reg<b32 x 8>
+// CHECK-NEXT:    %[[PIECE:.*]] = ptx.alu(%[[BYTE]], %{{.*}}) {opcode = "and.b32"}
+// CHECK-NEXT:    %[[SW:.*]] = ptx.alu(%[[PIECE]], %{{.*}}) {opcode = "xor.b32"} : (!ptx.reg<b32 x 8>, !ptx.reg<b32>) -> !ptx.reg<b32 x 8>
+// CHECK-NEXT:    %[[IN:.*]] = ptx.alu(%[[BYTE]], %{{.*}}) {opcode = "and.b32"}
+// CHECK-NEXT:    %[[SW2:.*]] = ptx.alu(%[[SW]], %[[IN]]) {opcode = "add.u32"}
+// CHECK-NEXT:    %[[ADDR:.*]] = ptx.alu(%[[SW2]], %{{.*}}) {opcode = "add.u32"} : (!ptx.reg<b32 x 8>, !ptx.reg<b32>) -> !ptx.reg<b32 x 8>
+// CHECK-NEXT:    %{{.*}} = ptx.ld(%[[ADDR]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 0, 1024, 0, 1024, 0, 1024, 0, 1024, 0, 1024, 0, 1024, 0, 1024, 0, 1024, 8192, 9216, 8192, 9216, 8192, 9216, 8192, 9216, 8192, 9216, 8192, 9216, 8192, 9216, 8192, 9216>, addr_map = array<i32: 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7>} : (!ptx.reg<b32 x 8>) -> !ptx.reg<b32 x 32>
+// CHECK:         %{{.*}} = ptx.alu(%{{.*}}, %[[COLS32]]) {opcode = "add.u32"} : (!ptx.reg<b32>, !ptx.imm<b32 x 8>) -> !ptx.reg<b32 x 8>
+// CHECK:         %[[ADDR32:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "add.u32"} : (!ptx.reg<b32 x 8>, !ptx.reg<b32>) -> !ptx.reg<b32 x 8>
+// CHECK-NEXT:    %{{.*}} = ptx.ld(%[[ADDR32]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 0, 1024, 0, 1024, 0, 1024, 0, 1024, 8192, 9216, 8192, 9216, 8192, 9216, 8192, 9216>, addr_map = array<i32: 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7>} : (!ptx.reg<b32 x 8>) -> !ptx.reg<f32 x 32>
+// CHECK-NEXT:  }
+func.func @matrix_loads() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 34816 : i64, cluster = 1 : i64}} {
+  %res = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x128x64xbf16>
+  %part = nvgpu_async.smem_alloc offset = 16384 : !nvgpu_async.smem<1x64x64xf32>
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    %c0 = arith.constant 0 : index
+    %vres = nvgpu_async.smem_slot %res[%c0] : !nvgpu_async.smem<1x128x64xbf16> -> !nvgpu_async.smem_view<128x64xbf16>
+    %r = nvgpu_async.smem_load %vres : !nvgpu_async.smem_view<128x64xbf16> -> tensor<128x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
+    %vpart = nvgpu_async.smem_slot %part[%c0] : !nvgpu_async.smem<1x64x64xf32> -> !nvgpu_async.smem_view<64x64xf32>
+    %p = nvgpu_async.smem_load %vpart : !nvgpu_async.smem_view<64x64xf32> -> tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
   }
   func.return
 }
