@@ -6,13 +6,13 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
 (`compiler.default_consumers`: two on 128 rows, three on 192).
 
 - GEMM-like kernels (loops with one accumulating dot): a 128x256 tile (when the
-  kernel names BN and its tile has 128 rows), a persistent grid in groups
-  of 16 tile rows, the TMA-store epilogue, as many stages as fit next to the
-  staging tile and the epilogue's operand tiles, double buffered (3 for
-  128x256, 4 for 128x128, 3 for 128x128 with a residual tile), one MMA group
-  in flight (each slot goes back to the producer as soon as its MMA retires:
-  measured 1-4% faster than two groups on 5 of the 6 shapes of
-  `benchmarks/gemm.py`).
+  kernel names BN, its tile has 128 rows and two stages fit next to the
+  epilogue's tiles), a persistent grid in groups of 16 tile rows, the
+  TMA-store epilogue, as many stages as fit next to the staging tile and the
+  tiles the epilogue loads, double buffered (3 for 128x256, 4 for 128x128, 3
+  for 128x128 with a bias and a residual tile), one MMA group in flight (each
+  slot goes back to the producer as soon as its MMA retires: measured 1-4%
+  faster than two groups on 5 of the 6 shapes of `benchmarks/gemm.py`).
 - Attention-like kernels (a loop with two dots): the two-stage overlap, one MMA
   group in flight, as many stages as fit (up to 3); at head dim 64 (when the
   kernel names BM) 192 query rows, so three consumer warpgroups: the softmax is
@@ -114,7 +114,8 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
         }
         if _has_tiles(kernel):
             options |= {"persistent": True, "group_m": 16}
-        if sizes and n == 256 and m == 128:
+        fits = 2 * size(ring, sizes) + fixed(sizes) <= SMEM_BUDGET
+        if sizes and n == 256 and m == 128 and fits:
             options["block_n"] = 256
         else:
             options["num_stages"] = _stages(size(ring, {}), fixed({}), 4)
