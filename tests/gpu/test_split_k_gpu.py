@@ -24,6 +24,13 @@ def _pair_source(mode: str) -> str:
     return str(tawa_xdsl.apply(tawa_xdsl.parse(GEMM), mode))
 
 
+def _stream_k_slots(kernel, m: int, n: int, k: int, programs: int) -> int:
+    """The workspace slots a stream-K launch of this shape needs, counted in
+    the kernel's tiles."""
+    bm, bn = kernel.options["block_m"] or 128, kernel.options["block_n"] or 128
+    return stream_k_slots(-(-m // bm) * -(-n // bn), -(-k // 64), programs)
+
+
 def _inputs(torch, m: int, n: int, k: int):
     a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
     b = torch.randn(n, k, device="cuda").to(torch.bfloat16)
@@ -56,9 +63,7 @@ def test_split_k_partials(torch, shape) -> None:
 def test_stream_k_partials(torch, shape, programs) -> None:
     m, n, k = shape
     kernel = tawa_xdsl.compile(_pair_source("stream-k"), "gemm_nt_stream_k")
-    bm, bn = kernel.options["block_m"] or 128, kernel.options["block_n"] or 128
-    tiles = -(-m // bm) * -(-n // bn)
-    slots = stream_k_slots(tiles, -(-k // 64), programs)
+    slots = _stream_k_slots(kernel, m, n, k, programs)
     a, b = _inputs(torch, m, n, k)
     ws = torch.full((slots, m, n), float("nan"), device="cuda")
     kernel(a, b, ws, grid=(programs,))
@@ -89,10 +94,7 @@ def test_stream_k_pair(torch, programs) -> None:
     source = _pair_source("stream-k")
     partials = tawa_xdsl.compile(source, "gemm_nt_stream_k")
     reduce = tawa_xdsl.compile(source, "gemm_nt_stream_k_reduce")
-    bm = partials.options["block_m"] or 128
-    bn = partials.options["block_n"] or 128
-    tiles = -(-m // bm) * -(-n // bn)
-    slots = stream_k_slots(tiles, -(-k // 64), programs)
+    slots = _stream_k_slots(partials, m, n, k, programs)
     a, b = _inputs(torch, m, n, k)
     ws = torch.full((slots, m, n), float("nan"), device="cuda")
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
