@@ -101,6 +101,24 @@ def test_a_given_option_turns_off_a_tuned_one_it_excludes() -> None:
         )
 
 
+def test_a_tuned_tile_gives_way_to_a_given_consumer_count() -> None:
+    """Head dim 64 is tuned to 192 rows, which two consumer warpgroups cannot
+    share in 64-row slices: given two, the kernel keeps its written rows (and
+    lowers); a given tile size is never overridden (cooperative says why)."""
+    two = resolved("attention.mlir", "attention_d64", num_consumers=2)
+    assert (two.block_m, two.num_consumers) == (0, 2)
+    assert resolved("attention.mlir", "attention_d64", num_consumers=3).block_m == 192
+    tawa_xdsl.apply(
+        tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+        "tawa-hopper-pipeline{num-consumers=2 ping-pong=true}",
+    )
+    with pytest.raises(Exception, match="192 rows cannot be split"):
+        tawa_xdsl.apply(
+            tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+            "tawa-hopper-pipeline{num-consumers=2 block-m=192}",
+        )
+
+
 def test_the_passes_take_the_static_defaults() -> None:
     """`pipeline` alone and the untuned `tawa-hopper-pipeline` agree."""
     assert (PipelinePass().num_stages, PipelinePass().mma_depth) == (
