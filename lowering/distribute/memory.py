@@ -291,20 +291,24 @@ def _store_vectors(ops: Ops, s: _Store) -> None:
         for q in range(quads)
         for k in range(4)
     ]
-    y = quad_transpose_bundle(s.value.value, elements, lane_bits, ops.add)
-    groups = [(r, q) for r in range(rows) for q in range(quads)]
-    ops.add(
-        ptx.StoreOp(
-            "global",
-            el,
-            y,
-            list(range(4 * len(groups))),
-            pred=inside,
-            offsets=[32 * s.esize * q for _, q in groups],
-            addr_elements=[r for r, _ in groups],
-            pred_elements=[r for r, _ in groups],
+    # one group at a time, its store right after its transpose: four registers
+    # live per store, not the whole tile's (a 256-column tile spilled)
+    for g, (r, q) in enumerate((r, q) for r in range(rows) for q in range(quads)):
+        y = quad_transpose_bundle(
+            s.value.value, elements[4 * g : 4 * g + 4], lane_bits, ops.add
         )
-    )
+        ops.add(
+            ptx.StoreOp(
+                "global",
+                el,
+                y,
+                [0, 1, 2, 3],
+                pred=inside,
+                offsets=[32 * s.esize * q],
+                addr_elements=[r],
+                pred_elements=[r],
+            )
+        )
 
 
 def _store_pairs(ops: Ops, s: _Store, paired: bool) -> None:
@@ -321,54 +325,55 @@ def _store_pairs(ops: Ops, s: _Store, paired: bool) -> None:
     second_in = ops.alu("setp.lt.u32", second, s.dims[-1])
     inside, addr = _rows(ops, s)
     rows = len(s.row_offsets)
-    # element e = r * groups + j: row r = 2 b + h, 8-column group j
-    by_group = tuple(j for _ in range(rows) for j in range(groups))
-    by_row = tuple(r for r in range(rows) for _ in range(groups))
-    el = ops.alu("cvt.s64.s32", Lowered(cols, by_group))  # -1 when col is odd
-    el = ops.alu("add.s64", el, Lowered(addr, by_row))
-    el = ops.alu("mad.lo.u64", el, ops.imm(esize, "b64"), s.ptr)
-    p0 = ops.alu("and.pred", Lowered(first_in, by_group), Lowered(inside, by_row))
-    p1 = ops.alu("and.pred", Lowered(second_in, by_group), Lowered(inside, by_row))
     half = geom.cols // 2
-    firsts = [  # first accumulator element of each pair
-        (r // 2) * half + 4 * j + 2 * (r % 2)
+    firsts = [  # first accumulator element of each pair, row r = 2 b + h, group j
+        [(r // 2) * half + 4 * j + 2 * (r % 2) for j in range(groups)]
         for r in range(rows)
-        for j in range(groups)
     ]
     if s.wide16:
-        rt = bundle("b32", geom.count // 2)
-        packed = ops.materialize(s.value, rt)
+        packed = ops.materialize(s.value, bundle("b32", geom.count // 2))
         halves = ops.add(ptx.UnpackOp(packed)).results[0]
-        wide_value, wide = packed, [[i // 2] for i in firsts]
-        single_value, single_firsts = halves, [[i] for i in firsts]
-        single_seconds = [[i + 1] for i in firsts]
+        wide_value, single_value = packed, halves
     else:
         wide_value = single_value = s.value.value
-        wide = [[s.value.element(i), s.value.element(i + 1)] for i in firsts]
-        single_firsts = [[s.value.element(i)] for i in firsts]
-        single_seconds = [[s.value.element(i + 1)] for i in firsts]
-    every = list(range(rows * groups))
-    if paired:  # p1: both inside (p1 implies p0), p0: the first alone
-        p0 = ops.alu("xor.pred", p0, p1)
-        stores = [(wide_value, wide, p1, 0), (single_value, single_firsts, p0, 0)]
-    else:
-        stores = [
-            (single_value, single_firsts, p0, 0),
-            (single_value, single_seconds, p1, esize),
-        ]
-    for value, elements, pred, offset in stores:
-        ops.add(
-            ptx.StoreOp(
-                "global",
-                el,
-                value,
-                [x for e in every for x in elements[e]],
-                offset,
-                pred=pred,
-                offsets=[0] * len(every),
-                addr_elements=every,
+    # one row at a time, its stores right after its addresses: 64-bit
+    # addresses for a row live at once, not for the whole tile's elements
+    for r in range(rows):
+        row = (r,) * groups
+        el = ops.alu("cvt.s64.s32", cols)  # -1 when col is odd
+        el = ops.alu("add.s64", el, Lowered(addr, row))
+        el = ops.alu("mad.lo.u64", el, ops.imm(esize, "b64"), s.ptr)
+        p0 = ops.alu("and.pred", first_in, Lowered(inside, row))
+        p1 = ops.alu("and.pred", second_in, Lowered(inside, row))
+        if s.wide16:
+            wide = [[i // 2] for i in firsts[r]]
+            single_firsts = [[i] for i in firsts[r]]
+            single_seconds = [[i + 1] for i in firsts[r]]
+        else:
+            wide = [[s.value.element(i), s.value.element(i + 1)] for i in firsts[r]]
+            single_firsts = [[s.value.element(i)] for i in firsts[r]]
+            single_seconds = [[s.value.element(i + 1)] for i in firsts[r]]
+        if paired:  # p1: both inside (p1 implies p0), p0: the first alone
+            p0 = ops.alu("xor.pred", p0, p1)
+            stores = [(wide_value, wide, p1, 0), (single_value, single_firsts, p0, 0)]
+        else:
+            stores = [
+                (single_value, single_firsts, p0, 0),
+                (single_value, single_seconds, p1, esize),
+            ]
+        for value, elements, pred, offset in stores:
+            ops.add(
+                ptx.StoreOp(
+                    "global",
+                    el,
+                    value,
+                    [x for e in elements for x in e],
+                    offset,
+                    pred=pred,
+                    offsets=[0] * groups,
+                    addr_elements=list(range(groups)),
+                )
             )
-        )
 
 
 def patterns(k: KernelState) -> list[DistributePattern]:
