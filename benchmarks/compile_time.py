@@ -23,10 +23,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import EXAMPLES, RESULTS, write_csv
-from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
 from tawa_xdsl.kernel import find_kernel, kernels
+from tawa_xdsl.lowering.ptx_emitter import emit_module
 from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.runtime.kernel import RUNTIME_DEFAULTS
 from tawa_xdsl.tuning import default_options

@@ -32,17 +32,6 @@ from dataclasses import dataclass
 from enum import auto
 from typing import ClassVar
 
-from tawa_xdsl.dialects.roles import (
-    MAX_REGS,
-    MIN_REGS,
-    ROLE_TRAITS,
-    THREADS_PER_WARPGROUP,
-    RoleRegionsOp,
-    entry_register_cap,
-    is_register_budget,
-    register_file_problem,
-)
-from tawa_xdsl.dialects.tile import MAX_BOX_DIM, element_bytes
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -85,6 +74,18 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
+
+from tawa_xdsl.dialects.roles import (
+    MAX_REGS,
+    MIN_REGS,
+    ROLE_TRAITS,
+    THREADS_PER_WARPGROUP,
+    RoleRegionsOp,
+    entry_register_cap,
+    is_register_budget,
+    register_file_problem,
+)
+from tawa_xdsl.dialects.tile import MAX_BOX_DIM, element_bytes
 
 SWIZZLE_BYTES = 128
 """Width of one swizzle span: a chunk row of a shared-memory tile."""

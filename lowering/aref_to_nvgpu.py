@@ -39,17 +39,6 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, SMEM_ALIGN_SLACK
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP, entry_register_cap
-from tawa_xdsl.dialects.tile import element_bytes
-from tawa_xdsl.lowering.carried import uses_through_loops
-from tawa_xdsl.lowering.coordinates import multiple_of, non_negative
-from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
-from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
-from tawa_xdsl.transforms.cluster import cluster_uniform, rank_varying
-from tawa_xdsl.transforms.specialized import warp_specialized
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
@@ -68,6 +57,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, SMEM_ALIGN_SLACK
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP, entry_register_cap
+from tawa_xdsl.dialects.tile import element_bytes
 from tawa_xdsl.grid import (
     GRID_ATTR,
     GridInferenceError,
@@ -75,6 +69,12 @@ from tawa_xdsl.grid import (
     recorded_grid_rule,
 )
 from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR, cluster_size
+from tawa_xdsl.lowering.carried import uses_through_loops
+from tawa_xdsl.lowering.coordinates import multiple_of, non_negative
+from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
+from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
+from tawa_xdsl.transforms.cluster import cluster_uniform, rank_varying
+from tawa_xdsl.transforms.specialized import warp_specialized
 
 ABI_ATTR = "nvgpu_async.abi"
 

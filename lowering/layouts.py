@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
 
 POLYMORPHIC = (tile.IotaOp, tile.SplatOp)
 

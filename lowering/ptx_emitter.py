@@ -23,13 +23,6 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects import tile
-from tawa_xdsl.dialects.nvgpu_async import FragmentKind
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
-from tawa_xdsl.dialects.tile import element_bytes
-from tawa_xdsl.lowering.fragments import Geometry
-from tawa_xdsl.lowering.quad_transpose import quad_transpose
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
@@ -47,6 +40,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import tile
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.dialects.tile import element_bytes
+from tawa_xdsl.lowering.fragments import Geometry
+from tawa_xdsl.lowering.quad_transpose import quad_transpose
 
 HEADER = """.version 8.0
 .target sm_90a

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO
 
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from tawa_xdsl.lowering.ptx_emitter import emit_module
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
+from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 
 def lowered_kernels(module: ModuleOp) -> list:

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.lowering.carried import uses_through_loops
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.lowering.carried import uses_through_loops
 
 MAX_PENDING = 7
 """`wgmma.wait_group` takes 0..7; waiting with fewer pending groups is always safe."""

@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.dialects.roles import Role
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp, TensorType
@@ -36,6 +34,8 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, Pure
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.roles import Role
 from tawa_xdsl.kernel import kernels
 
 

@@ -31,9 +31,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.dialects.nvgpu_async import MAX_CLUSTER
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
@@ -42,7 +39,10 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.nvgpu_async import MAX_CLUSTER
 from tawa_xdsl.kernel import CLUSTER_ATTR, kernels
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
 
 @dataclass(frozen=True)

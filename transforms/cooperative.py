@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import tile
-from tawa_xdsl.dialects.roles import check_register_budget
-from tawa_xdsl.transforms.specialized import warp_specialized
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import tile
+from tawa_xdsl.dialects.roles import check_register_budget
+from tawa_xdsl.transforms.specialized import warp_specialized
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
@@ -40,6 +39,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.grid import GridInferenceError, encode_rules, recorded_grid_rule
 from tawa_xdsl.kernel import cluster_size, kernels
 

@@ -24,15 +24,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref
-from tawa_xdsl.transforms.specialized import warp_specialized
-from tawa_xdsl.transforms.two_stage import counter_of, rotate
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
+
+from tawa_xdsl.dialects import aref
+from tawa_xdsl.transforms.specialized import warp_specialized
+from tawa_xdsl.transforms.two_stage import counter_of, rotate
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math, scf
 from xdsl.dialects.builtin import (
@@ -45,8 +43,10 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.grid import GRID_ATTR
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
 BOX_ATTR = "tile.box"
 SIZE_ATTR = "tile.size"

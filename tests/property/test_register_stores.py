@@ -14,10 +14,6 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tawa_xdsl.dialects.nvgpu_async import FragmentKind
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
-from tawa_xdsl.lowering.fragments import Geometry
-from tawa_xdsl.lowering.ptx_emitter import Frag, GlobalTensor, KernelEmitter
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -26,6 +22,11 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     i32,
 )
+
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.lowering.fragments import Geometry
+from tawa_xdsl.lowering.ptx_emitter import Frag, GlobalTensor, KernelEmitter
 
 from ..ptx_lanes import Warp
 
