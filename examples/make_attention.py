@@ -14,9 +14,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 HEADER = """\
-// FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per
-// (BM-query block, batch * head). Q, K, V and O are [batch * heads, seq_len,
-// head_dim] {dtype} tensors. The key loop walks BN-key blocks keeping the
+// FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per (BM-query
+// block, batch * head). Q and O are [BH, SQ, D], K and V [BH, SK, D] {dtype} tensors
+// (tile.dims: BH = batch * heads, SQ / SK = query / key length, D = head dim; a call
+// whose extents disagree is refused). The key loop walks BN-key blocks keeping the
 // online-softmax state: the running row max m, the running row sum l and the
 // unnormalised output acc, rescaled by alpha = exp2(m_old - m_new) whenever m
 // grows. m is kept in log2 units (scores times scale = sm_scale * log2(e)) and
@@ -25,10 +26,9 @@ HEADER = """\
 // printer skips multiplying acc by a warp's ones. The probabilities
 // exp2(s * scale - m), one fused multiply-add per score, lie below 256 with the
 // largest at least 1: no bf16 or f16 overflow, and no more underflow than with
-// the exact max.
-// Written for BM = {bm}, BN = {bn}; both are named (tile.box, tile.size), so
-// `tile-shape{{block-m=.. block-n=..}}` can resize them. Launch grid:
-// (ceil(seq_len / BM), batch * heads).{note}
+// the exact max. SQ may differ from SK: the causal kernels let query i see keys 0..i.
+// BM = {bm}, BN = {bn} are named (tile.box, tile.size), so `tile-shape{{block-m=..
+// block-n=..}}` can resize them. Launch grid: (ceil(SQ / BM), BH).{note}
 //
 //   {full}:
 //     every key; the blocks wholly inside the sequence run unmasked, the last
@@ -56,11 +56,13 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
     tile_t = f"tensor<{bn}x{d}x{dtype}>"
     q_t = f"tensor<{bm}x{d}x{dtype}>"
     carried = f"({row_t}, {row_t}, {acc_t})"
+    q_attrs = '{tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]}'
+    kv_attrs = '{tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]}'
     lines = [
-        f'func.func @{name}(%q: {q_desc} {{tile.box = ["", "BM", ""]}},',
-        f'    %k: {kv_desc} {{tile.box = ["", "BN", ""]}},',
-        f'    %v: {kv_desc} {{tile.box = ["", "BN", ""]}},',
-        f'    %o: {q_desc} {{tile.box = ["", "BM", ""]}},',
+        f"func.func @{name}(%q: {q_desc} {q_attrs},",
+        f"    %k: {kv_desc} {kv_attrs},",
+        f"    %v: {kv_desc} {kv_attrs},",
+        f"    %o: {q_desc} {q_attrs},",
         "    %sm_scale: f32) attributes {tile.kernel} {",
         "  %pid_m = tile.program_id x",
         "  %bh = tile.program_id y",

@@ -68,11 +68,12 @@ from tawa_xdsl.grid import (
     encode_rules,
     recorded_grid_rule,
 )
-from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR, cluster_size
+from tawa_xdsl.kernel import cluster_size
 from tawa_xdsl.lowering.carried import uses_through_loops
 from tawa_xdsl.lowering.coordinates import multiple_of, non_negative
 from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
+from tawa_xdsl.signature import params, signature_record
 from tawa_xdsl.transforms.cluster import cluster_uniform, rank_varying
 from tawa_xdsl.transforms.specialized import warp_specialized
 
@@ -246,6 +247,7 @@ class KernelLowering:
     # ------------------------------------------------------------ parameters
 
     def _lower_params(self) -> None:
+        signature = params(self.kernel)  # the contract callers keep: recorded below
         producer_loads = [
             o for o in self.ws.producer.walk() if isinstance(o, tile.LoadOp)
         ]
@@ -299,12 +301,7 @@ class KernelLowering:
             d.erase()
         self._old_args = old_args
         self.kernel.attributes[ABI_ATTR] = ArrayAttr(StringAttr(a) for a in abi)
-        self.kernel.attributes[SIGNATURE_ATTR] = FunctionType.from_lists(
-            [a.type for a in old_args], []
-        )
-        self.kernel.attributes[ARG_NAMES_ATTR] = ArrayAttr(
-            StringAttr(a.name_hint or f"arg{i}") for i, a in enumerate(old_args)
-        )
+        self.kernel.attributes.update(signature_record(signature))
 
     def _tma_stores(self, stores: list[tile.StoreOp]) -> bool:
         """Whether these stores (of one tensor the producer does not load) go

@@ -77,9 +77,15 @@ class LocatingParser(Parser):
         # integer too wide for its type) instead of raising a ParseError; report
         # them where the parser stopped.
         try:
-            return super().parse_module(allow_implicit_module)
+            module = super().parse_module(allow_implicit_module)
         except PARSER_CRASHES as e:
             self.raise_error(f"invalid input here ({type(e).__name__}: {e})")
+        # xDSL has no hook for a dialect's argument attributes: kernels' tile.dims
+        # are checked here, where every module enters (tawa-opt and the API)
+        from tawa_xdsl.signature import verify_signatures
+
+        verify_signatures(module)
+        return module
 
     def _parse_dialect_type_or_attribute_body(self, *args, **kwargs):
         # A type whose parameters fail its verifier is a parse error at the type.

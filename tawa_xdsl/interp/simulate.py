@@ -15,7 +15,12 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tawa_xdsl.interp.aref_sim import run_aref_level
 from tawa_xdsl.interp.barrier_sim import run_lowered
-from tawa_xdsl.kernel import check_arguments, find_kernel, normalize_grid
+from tawa_xdsl.kernel import (
+    check_host_arguments,
+    cluster_size,
+    find_kernel,
+    normalize_grid,
+)
 from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
 
 
@@ -23,16 +28,17 @@ def simulate(
     module: ModuleOp,
     kernel_name: str,
     *args: Any,
-    grid: Sequence[int] | int = 1,
+    grid: Sequence[int] = (1,),
     seed: int = 0,
 ) -> None:
-    """Run `kernel_name` on numpy arrays with its roles interleaved as `seed`
-    chooses; stores write into the arrays. Raises `Deadlock` (`PredictedHang` for
+    """Run `kernel_name` on host arrays (as `interpret` takes them, with the same
+    checks) with its roles interleaved as `seed` chooses; stores write into the
+    arrays. Raises `Deadlock` (`PredictedHang` for
     lowered IR), `ProtocolViolation` or `Hazard` when synchronisation is broken."""
     module.verify()
     kernel = find_kernel(module, kernel_name)
-    checked = check_arguments(kernel, args)
-    grid3 = normalize_grid(grid)
+    checked = check_host_arguments(kernel, args)
+    grid3 = normalize_grid(grid, kernel_name, cluster_size(kernel))
     if LAUNCH_ATTR in kernel.attributes:
         run_lowered(module, kernel, checked, grid3, seed)
     else:

@@ -136,7 +136,9 @@ def test_cluster_grid_is_checked(torch) -> None:
     )
     a = torch.randn(384, 128, device="cuda").bfloat16()
     c = torch.empty(384, 384, device="cuda", dtype=torch.bfloat16)
-    with pytest.raises(KernelArgumentError, match="grid x = 3 is not a multiple of 2"):
+    with pytest.raises(
+        KernelArgumentError, match="grid's x extent 3 is not a multiple of 2"
+    ):
         compiled(a, a, c, grid=(3, 3))
     assert compiled.resident_clusters() >= 1
 
