@@ -20,7 +20,7 @@ body holds `aref.create`s and one `aref.warp_specialize`. Output, per kernel:
   `wgmma_waits.plan_waits`; register tiles get fragment layouts (`layouts.py`);
   `tile.store` becomes `store_global`.
 - Clusters (`cluster{size=S}`): the producer loads every block of a cluster
-  issues alike (`transforms.cluster.cluster_uniform`) are multicast: each block
+  issues alike (`analysis.uniformity.cluster_uniform`) are multicast: each block
   copies 1/S of the tile into the slot of all S blocks. Their aref's `empty`
   barriers count the consumer warpgroups of all S blocks, which each release the
   slot in every block; cluster barriers follow the barrier init and precede exit.
@@ -56,6 +56,10 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from tawa_xdsl.analysis.carried import uses_through_loops
+from tawa_xdsl.analysis.coordinates import multiple_of, non_negative
+from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
+from tawa_xdsl.analysis.uniformity import cluster_uniform, rank_varying
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
@@ -69,12 +73,8 @@ from tawa_xdsl.grid import (
     recorded_grid_rule,
 )
 from tawa_xdsl.kernel import cluster_size
-from tawa_xdsl.lowering.carried import uses_through_loops
-from tawa_xdsl.lowering.coordinates import multiple_of, non_negative
-from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
 from tawa_xdsl.signature import params, signature_record
-from tawa_xdsl.transforms.cluster import cluster_uniform, rank_varying
 from tawa_xdsl.transforms.specialized import warp_specialized
 
 ABI_ATTR = "nvgpu_async.abi"

@@ -29,8 +29,9 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
+from tawa_xdsl.analysis.carried import uses_through_loops
+from tawa_xdsl.analysis.elementwise import is_elementwise
 from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.lowering.carried import uses_through_loops
 
 MAX_PENDING = 7
 """`wgmma.wait_group` takes 0..7; waiting with fewer pending groups is always safe."""
@@ -302,7 +303,7 @@ def _accumulates_in_place(v: SSAValue, arg: BlockArgument) -> bool:
             return False
     if v is arg:
         return True
-    if isinstance(v, OpResult) and v.op.dialect_name() in ("arith", "math"):
+    if isinstance(v, OpResult) and is_elementwise(v.op):
         uses = list(arg.uses)
         return bool(v.op.operands) and v.op.operands[0] is arg and len(uses) == 1
     return False

@@ -32,12 +32,12 @@ from __future__ import annotations
 from typing import Any
 
 from xdsl.dialects import func, scf
-from xdsl.ir import OpResult, SSAValue
 
+from tawa_xdsl.analysis.shapes import KernelShape
+from tawa_xdsl.analysis.uniformity import depends_on_program_id
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import element_bytes
-from tawa_xdsl.transforms.tile_shape import KernelShape
 
 SMEM_BUDGET = nv.MAX_SMEM_BYTES - 2048  # alignment slack and barriers
 
@@ -52,21 +52,6 @@ def _bytes(shape: tuple[int, ...], element_type: Any) -> int:
 def _stages(per_stage: int, fixed: int, most: int) -> int:
     """The most ring stages (at least 2) that fit next to `fixed` bytes."""
     return max(2, min(most, (SMEM_BUDGET - fixed) // per_stage))
-
-
-def _depends_on_program_id(value: SSAValue) -> bool:
-    """Whether `value` is computed (through any chain of ops) from a program id."""
-    seen: set[SSAValue] = set()
-    todo = [value]
-    while todo:
-        v = todo.pop()
-        if v in seen or not isinstance(v, OpResult):
-            continue
-        seen.add(v)
-        if isinstance(v.op, tile.ProgramIdOp):
-            return True
-        todo.extend(v.op.operands)
-    return False
 
 
 def default_options(kernel: func.FuncOp) -> dict[str, Any]:
@@ -115,7 +100,7 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
             "num_stages": _stages(size(ring, sizes), size(once, sizes), 3),
         }
         equal_work = not any(
-            _depends_on_program_id(bound) for lp in loops for bound in (lp.lb, lp.ub)
+            depends_on_program_id(bound) for lp in loops for bound in (lp.lb, lp.ub)
         )
         if equal_work:
             options |= {"persistent": True, "group_m": 1, "outer_stages": 1}

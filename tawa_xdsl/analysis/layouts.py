@@ -22,6 +22,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 
+from tawa_xdsl.analysis.elementwise import is_elementwise
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
@@ -106,9 +107,7 @@ def _same_layout_edges(op: Operation) -> list[tuple[SSAValue, SSAValue]]:
                     if region.blocks:
                         edges.append((r, region.block.last_op.operands[i]))
         return edges
-    if op.dialect_name() in ("arith", "math") or isinstance(
-        op, tile.SelectOp | tile.CmpiOp
-    ):
+    if is_elementwise(op):
         return [(tensors[0], t) for t in tensors[1:]]
     return []
 
