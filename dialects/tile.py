@@ -18,6 +18,7 @@ Semantics (the reference interpreter implements exactly these):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from enum import auto
 from typing import ClassVar
@@ -82,6 +83,13 @@ def element_bytes(element_type: Attribute) -> int:
     if isinstance(element_type, IntegerType):
         return max(1, element_type.width.data // 8)
     raise ValueError(f"unsupported element type {element_type}")
+
+
+def tile_bytes(shape: Sequence[int], element_type: Attribute) -> int:
+    """Bytes of a dense tile (or TMA box) of `shape`: its elements times their
+    size. Ring slots, staging tiles, expect-tx counts, TMA boxes and the tuning's
+    shared-memory estimates all size tiles with it."""
+    return element_bytes(element_type) * math.prod(shape)
 
 
 def _shape_str(shape: Sequence[int]) -> str:

@@ -10,8 +10,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.kernel import kernels
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
 from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 

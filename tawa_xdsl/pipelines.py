@@ -14,10 +14,8 @@ from xdsl.transforms.common_subexpression_elimination import (
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException
 
-from tawa_xdsl.lowering.aref_to_nvgpu import (
-    ConvertArefToNVGPUAsyncPass,
-    default_registers,
-)
+from tawa_xdsl.analysis.kernel_plan import default_registers
+from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
 from tawa_xdsl.transforms.cluster import ClusterPass
 from tawa_xdsl.transforms.cooperative import CooperativePass

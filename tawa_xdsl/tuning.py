@@ -33,25 +33,16 @@ from typing import Any
 
 from xdsl.dialects import func, scf
 
+from tawa_xdsl.analysis.kernel_plan import stages_that_fit
 from tawa_xdsl.analysis.shapes import KernelShape
 from tawa_xdsl.analysis.uniformity import depends_on_program_id
-from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.dialects.tile import element_bytes
-
-SMEM_BUDGET = nv.MAX_SMEM_BYTES - 2048  # alignment slack and barriers
-
-
-def _bytes(shape: tuple[int, ...], element_type: Any) -> int:
-    n = element_bytes(element_type)
-    for d in shape:
-        n *= d
-    return n
+from tawa_xdsl.dialects.tile import tile_bytes
 
 
 def _stages(per_stage: int, fixed: int, most: int) -> int:
     """The most ring stages (at least 2) that fit next to `fixed` bytes."""
-    return max(2, min(most, (SMEM_BUDGET - fixed) // per_stage))
+    return max(2, min(most, stages_that_fit(per_stage, fixed)))
 
 
 def default_options(kernel: func.FuncOp) -> dict[str, Any]:
@@ -69,7 +60,9 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
     names = {name for name, _ in shape.names.values()}
 
     def size(values: list, sizes: dict[str, int]) -> int:
-        return sum(_bytes(shape.resized(v, sizes), v.type.element_type) for v in values)
+        return sum(
+            tile_bytes(shape.resized(v, sizes), v.type.element_type) for v in values
+        )
 
     ring = [o.result for o in loops[0].body.block.ops if isinstance(o, tile.LoadOp)]
     if all(len(d) == 1 for d in dots):

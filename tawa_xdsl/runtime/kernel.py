@@ -32,8 +32,10 @@ from xdsl.dialects.builtin import (
     ModuleOp,
 )
 
+from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
 from tawa_xdsl.api import apply, parse
 from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.tile import DescType, element_bytes
 from tawa_xdsl.grid import GRID_ATTR, Rule, decode_rules, infer_grid
 from tawa_xdsl.kernel import (
@@ -45,7 +47,6 @@ from tawa_xdsl.kernel import (
     normalize_grid,
     params,
 )
-from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR
 from tawa_xdsl.lowering.ptx_emitter import emit_module
 from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
