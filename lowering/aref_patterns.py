@@ -62,7 +62,12 @@ from tawa_xdsl.analysis.kernel_plan import (
     KernelPlan,
     ParamKind,
 )
-from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem, is_polymorphic
+from tawa_xdsl.analysis.layouts import (
+    ConsumerLayouts,
+    Smem,
+    is_polymorphic,
+    splat_value,
+)
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
@@ -481,7 +486,8 @@ class LowerRegisterConstant(RewritePattern):
         new_type = self.lowering.types.get(op.result)
         if new_type is None or not isinstance(op.value, DenseIntOrFPElementsAttr):
             return
-        (value,) = set(op.value.get_values())
+        value = splat_value(op.value)
+        assert value is not None, "refuse_unsupported refuses other constants"
         rewriter.replace(
             op, arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(new_type, [value]))
         )
@@ -495,6 +501,8 @@ class RetypeTiles(RewritePattern):
     lowering: Lowering
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if op not in self.lowering.consumer_ops:
+            return
         types = self.lowering.types
         for v in _defined(op):
             new_type = types.get(v)

@@ -57,7 +57,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
 from tawa_xdsl.analysis.kernel_plan import KernelPlan
-from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem
+from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem, splat_value
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.lowering.aref_patterns import (
@@ -118,8 +118,10 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
     """What the placed consumer asks that wgmma and the register path cannot do:
     a B operand in registers, a transposed A operand, a register constant that is
     not a splat, a shared tile read where no register tile results (a store of a
-    tile straight from its slot)."""
-    for op in consumer.walk():
+    tile straight from its slot). Reported in that order, as each kind is met
+    first in the consumer."""
+    ops = list(consumer.walk())
+    for op in ops:
         if isinstance(op, tile.DotOp):
             if not layouts.in_smem(op.rhs):
                 raise OpDiagnostic(
@@ -131,23 +133,21 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
                 raise OpDiagnostic(
                     op, "a transposed A operand is not supported; load A as M x K"
                 )
-    for op in consumer.walk():
+    for op in ops:
         if (
             isinstance(op, arith.ConstantOp)
             and isinstance(op.value, DenseIntOrFPElementsAttr)
-            and len(set(op.value.get_values())) != 1
+            and splat_value(op.value) is None
         ):
             raise OpDiagnostic(op, "only splat constants can live in register tiles")
-    for op in consumer.walk():
+    for op in ops:
         if isinstance(op, tile.DotOp | tile.TransOp | scf.YieldOp | scf.ForOp):
             continue  # wgmma and transposes read views; loops carry them
-        registers = [
-            r
+        if any(layouts.in_smem(v) for v in op.operands) and not any(
+            isinstance(r.type, TensorType) and not layouts.in_smem(r)
             for r in op.results
-            if isinstance(r.type, TensorType) and not layouts.in_smem(r)
-        ]
-        for v in op.operands:
-            if layouts.in_smem(v) and not registers:
-                raise OpDiagnostic(
-                    op, f"cannot read the shared tile %{v.name_hint} here"
-                )
+        ):
+            shared = next(v for v in op.operands if layouts.in_smem(v))
+            raise OpDiagnostic(
+                op, f"cannot read the shared tile %{shared.name_hint} here"
+            )
