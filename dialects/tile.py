@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
     BFloat16Type,
+    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     IndexType,
@@ -90,6 +91,16 @@ def tile_bytes(shape: Sequence[int], element_type: Attribute) -> int:
     size. Ring slots, staging tiles, expect-tx counts, TMA boxes and the tuning's
     shared-memory estimates all size tiles with it."""
     return element_bytes(element_type) * math.prod(shape)
+
+
+def splat_value(attr: DenseIntOrFPElementsAttr) -> int | float | None:
+    """The one value of a splat tile constant (None if its elements differ): what
+    `tile-shape` can resize and a register tile can hold as one value."""
+    raw, n = attr.data.data, len(attr)
+    if n and raw == raw[: len(raw) // n] * n:  # the common case, without unpacking
+        return next(iter(attr.iter_values()))
+    values = set(attr.get_values())
+    return values.pop() if len(values) == 1 else None
 
 
 def _shape_str(shape: Sequence[int]) -> str:

@@ -62,16 +62,12 @@ from tawa_xdsl.analysis.kernel_plan import (
     KernelPlan,
     ParamKind,
 )
-from tawa_xdsl.analysis.layouts import (
-    ConsumerLayouts,
-    Smem,
-    is_polymorphic,
-    splat_value,
-)
+from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem, is_polymorphic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.roles import entry_register_cap
+from tawa_xdsl.dialects.tile import splat_value
 from tawa_xdsl.grid import GRID_ATTR
 from tawa_xdsl.signature import signature_record
 

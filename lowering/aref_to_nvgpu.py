@@ -57,9 +57,10 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
 from tawa_xdsl.analysis.kernel_plan import KernelPlan
-from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem, splat_value
+from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.tile import splat_value
 from tawa_xdsl.lowering.aref_patterns import (
     CopyPolymorphicPerUse,
     InsertWgmmaWaits,

@@ -43,6 +43,7 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 from tawa_xdsl.analysis.shapes import BOX_ATTR, NAMES, KernelShape, is_shaped, shape_of
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.tile import splat_value
 from tawa_xdsl.grid import GRID_ATTR
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
@@ -199,17 +200,14 @@ def _retype_values(shape: KernelShape, sizes: dict[str, int]) -> None:
 
 
 def _resize_constant(c: arith.ConstantOp, new_type: Attribute) -> None:
-    value = c.value
     assert isinstance(new_type, TensorType)
-    values = (
-        set(value.get_values())
-        if isinstance(value, DenseIntOrFPElementsAttr)
-        else set()
+    value = (
+        splat_value(c.value) if isinstance(c.value, DenseIntOrFPElementsAttr) else None
     )
-    if len(values) != 1:
+    if value is None:
         raise OpDiagnostic(c, "tile-shape: only splat tensor constants can be resized")
     new = arith.ConstantOp(
-        DenseIntOrFPElementsAttr.from_list(new_type, [values.pop()]), new_type
+        DenseIntOrFPElementsAttr.from_list(new_type, [value]), new_type
     )
     new.result.name_hint = c.result.name_hint
     Rewriter.replace_op(c, new)

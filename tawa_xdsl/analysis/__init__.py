@@ -8,4 +8,6 @@
 - `shapes`: which tile dimensions of a kernel are one dimension, and their names.
 - `layouts`: where each tile of a consumer role lives once lowered (a shared-memory
   view or a register fragment layout).
+- `kernel_plan`: what the Hopper lowering makes of a kernel (parameters, shared
+  memory, barriers, multicast, store paths, launch), decided before it rewrites.
 """

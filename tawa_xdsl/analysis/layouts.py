@@ -40,16 +40,6 @@ def is_polymorphic(op: Operation) -> bool:
     )
 
 
-def splat_value(attr: DenseIntOrFPElementsAttr) -> int | float | None:
-    """The one value of a splat constant (None if its elements differ): a
-    register tile holds a constant as one value, whatever its shape."""
-    raw, n = attr.data.data, len(attr)
-    if n and raw == raw[: len(raw) // n] * n:  # the common case, without unpacking
-        return next(iter(attr.iter_values()))
-    values = set(attr.get_values())
-    return values.pop() if len(values) == 1 else None
-
-
 @dataclass(frozen=True)
 class Smem:
     """A tile read in place from its shared-memory slot."""
