@@ -168,9 +168,10 @@ func.func @attention_causal_d256(%q: !tile.desc<?x?x256xbf16, box = [1, 128, 256
   %row_iota_1d = tile.iota : tensor<128xi32>
   %row_iota = tile.expand_dims %row_iota_1d, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
   %row_ids = arith.addi %row_iota, %m0_col : tensor<128x1xi32>
+  %m0_in = arith.minui %m0, %seq_len : index
   %rows_b = tile.broadcast %row_ids : tensor<128x1xi32> -> tensor<128x64xi32>
   // key blocks wholly left of the query block need no mask
-  %m0_blocks = arith.divui %m0, %bn : index
+  %m0_blocks = arith.divui %m0_in, %bn : index
   %full_end = arith.muli %m0_blocks, %bn : index
   %diag_end = arith.addi %m0, %bm : index
   %kv_end = arith.minui %diag_end, %seq_len : index

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -54,7 +54,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import IsTerminator
 
+from tawa_xdsl.analysis.carried import STRUCTURED
 from tawa_xdsl.analysis.kernel_plan import (
     ABI_ATTR,
     Allocation,
@@ -111,7 +113,7 @@ class Lowering:
             for v in _defined(op):
                 place = layouts.placement.get(v)
                 if isinstance(place, Smem):
-                    if isinstance(op, scf.ForOp | scf.IfOp):
+                    if isinstance(op, STRUCTURED):
                         self.types[v] = nv.SmemViewType(
                             v.type.get_shape(), v.type.element_type, place.transposed
                         )
@@ -509,15 +511,18 @@ class RetypeTiles(RewritePattern):
 @dataclass
 class LoadSharedOperands(RewritePattern):
     """A shared-memory tile an op reads as registers is loaded into the layout
-    of the op's result first (wgmma and loop-carried views read it in place)."""
+    of the op's result first (wgmma reads views in place, and loops, branches
+    and their terminators pass them on)."""
 
     lowering: Lowering
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if op not in self.lowering.consumer_ops or isinstance(
-            op, scf.YieldOp | scf.ForOp
+        if (
+            op not in self.lowering.consumer_ops
+            or isinstance(op, STRUCTURED)
+            or op.has_trait(IsTerminator)
         ):
-            return
+            return  # structured ops pass views on as they are
         target = next(
             (r.type for r in op.results if isinstance(r.type, TensorType)), None
         )

@@ -27,8 +27,8 @@ body holds `aref.create`s and one `aref.warp_specialize`. Output, per kernel:
   barriers count the consumer warpgroups of all S blocks, which each release the
   slot in every block; cluster barriers follow the barrier init and precede exit.
 - Register budgets (`setmaxnreg`) come from `register-budget`, or default to
-  `default_registers`; the consumer only raises its budget when the launch
-  leaves it below that.
+  `compiler.default_registers`; the consumer only raises its budget when the
+  launch leaves it below that.
 
 How. Per kernel, `KernelPlan.of` (`analysis.kernel_plan`) decides the
 parameters, the shared-memory layout, the multicast loads, the store paths and
@@ -50,14 +50,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.ir import Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.traits import IsTerminator
 
+from tawa_xdsl.analysis.carried import STRUCTURED
 from tawa_xdsl.analysis.kernel_plan import KernelPlan
 from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem
+from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.tile import splat_value
@@ -77,7 +80,7 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
 
     name = "convert-aref-to-nvgpu-async"
 
-    tma_store: bool = True
+    tma_store: bool = DEFAULTS.tma_store
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lowering = Lowering()
@@ -142,8 +145,10 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
         ):
             raise OpDiagnostic(op, "only splat constants can live in register tiles")
     for op in ops:
-        if isinstance(op, tile.DotOp | tile.TransOp | scf.YieldOp | scf.ForOp):
-            continue  # wgmma and transposes read views; loops carry them
+        if isinstance(op, tile.DotOp | tile.TransOp | STRUCTURED) or op.has_trait(
+            IsTerminator
+        ):
+            continue  # wgmma and transposes read views; structured ops pass them on
         if any(layouts.in_smem(v) for v in op.operands) and not any(
             isinstance(r.type, TensorType) and not layouts.in_smem(r)
             for r in op.results

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.canonicalize import CanonicalizePass
@@ -14,7 +17,8 @@ from xdsl.transforms.common_subexpression_elimination import (
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException
 
-from tawa_xdsl.analysis.kernel_plan import default_registers
+from tawa_xdsl.compiler import CompileOptions
+from tawa_xdsl.kernel import kernels
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
 from tawa_xdsl.transforms.cluster import ClusterPass
@@ -28,87 +32,85 @@ from tawa_xdsl.transforms.tile_shape import TileShapePass
 
 
 @dataclass(frozen=True)
-class TawaHopperPipeline(ModulePass):
+class TawaHopperPipeline(CompileOptions, ModulePass):
     """Tile IR -> lowered nvgpu_async IR, ready for `-t ptx`:
 
     tile-shape{block-m block-n block-k}, [reverse-grid{axis=x}], [cluster{size}],
     [persistent{group-m longest-first}],
     canonicalize,
     cse, aref-partition, cooperative{num-consumers},
-    [register-budget{producer consumer}],
+    register-budget{producer consumer},
     pipeline{num-stages mma-depth two-stage outer-stages},
     convert-aref-to-nvgpu-async{tma-store}, [ping-pong], canonicalize, cse, dce.
 
-    Block sizes of 0 keep the kernel's written tile shape; `producer-registers` /
-    `consumer-registers` of 0 leave the budgets to the lowering's defaults for the
-    number of consumer warpgroups.
+    Its options are the fields of `CompileOptions`; those not given are resolved
+    for each kernel as `compile` resolves them (tuning rules unless
+    `tuned=false`, then the kernel's structure, then the static defaults), so the
+    PTX printed after this pipeline is the kernel `compile` runs. Each kernel is
+    lowered in a module of its own with its own options.
     """
 
     name = "tawa-hopper-pipeline"
 
-    num_stages: int = 3
-    mma_depth: int = 2
-    two_stage: bool = False
-    num_consumers: int = 1
-    producer_registers: int = 0
-    consumer_registers: int = 0
-    block_m: int = 0
-    block_n: int = 0
-    block_k: int = 0
-    persistent: bool = False
-    group_m: int = 8
-    longest_first: bool = False
-    tma_store: bool = True
-    ping_pong: bool = False
-    outer_stages: int = 2
-    cluster: int = 1
-    reverse_x: bool = False
-
-    def passes(self) -> list[ModulePass]:
-        if self.reverse_x and self.persistent:
-            raise PassFailedException(
-                "tawa-hopper-pipeline: reverse-x orders how the GPU starts the "
-                "programs of a grid; a persistent kernel walks its tiles itself "
-                "(use longest-first)"
-            )
-        return [
-            self.tile_shape(),
-            *([ReverseGridPass("x")] if self.reverse_x else []),
-            *([ClusterPass(self.cluster)] if self.cluster > 1 else []),
-            *(
-                [PersistentPass(self.group_m, self.longest_first)]
-                if self.persistent
-                else []
-            ),
-            CanonicalizePass(),
-            CommonSubexpressionElimination(),
-            ArefPartitionPass(),
-            CooperativePass(self.num_consumers),
-            *self.register_budget(),
-            PipelinePass(
-                self.num_stages, self.mma_depth, self.two_stage, self.outer_stages
-            ),
-            ConvertArefToNVGPUAsyncPass(self.tma_store),
-            *([PingPongPass()] if self.ping_pong else []),
-            CanonicalizePass(),
-            CommonSubexpressionElimination(),
-            DeadCodeElimination(),
-        ]
-
-    def tile_shape(self) -> TileShapePass:
-        return TileShapePass(self.block_m, self.block_n, self.block_k)
-
-    def register_budget(self) -> list[ModulePass]:
-        if not (self.producer_registers or self.consumer_registers):
-            return []
-        default = default_registers(self.num_consumers)
-        return [
-            RegisterBudgetPass(
-                self.producer_registers or default[0],
-                self.consumer_registers or default[1],
-            )
-        ]
-
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for p in self.passes():
-            p.apply(ctx, op)
+        for kernel in list(kernels(op)):
+            passes = hopper_passes(self.resolve(kernel))
+            with _alone(kernel) as module:
+                for p in passes:
+                    p.apply(ctx, module)
+
+
+def hopper_passes(options: CompileOptions) -> list[ModulePass]:
+    """The passes of `tawa-hopper-pipeline` for resolved `options`."""
+    if options.reverse_x and options.persistent:
+        raise PassFailedException(
+            "tawa-hopper-pipeline: reverse-x orders how the GPU starts the "
+            "programs of a grid; a persistent kernel walks its tiles itself "
+            "(use longest-first)"
+        )
+    return [
+        TileShapePass(options.block_m, options.block_n, options.block_k),
+        *([ReverseGridPass("x")] if options.reverse_x else []),
+        *([ClusterPass(options.cluster)] if options.cluster != 1 else []),
+        *(
+            [PersistentPass(options.group_m, options.longest_first)]
+            if options.persistent
+            else []
+        ),
+        CanonicalizePass(),
+        CommonSubexpressionElimination(),
+        ArefPartitionPass(),
+        CooperativePass(options.num_consumers),
+        RegisterBudgetPass(options.producer_registers, options.consumer_registers),
+        PipelinePass(
+            options.num_stages,
+            options.mma_depth,
+            options.two_stage,
+            options.outer_stages,
+        ),
+        ConvertArefToNVGPUAsyncPass(options.tma_store),
+        *([PingPongPass()] if options.ping_pong else []),
+        CanonicalizePass(),
+        CommonSubexpressionElimination(),
+        DeadCodeElimination(),
+    ]
+
+
+@contextmanager
+def _alone(kernel: func.FuncOp) -> Iterator[ModuleOp]:
+    """`kernel` in a module of its own while the block is run, then back in its
+    place: the passes work on whole modules, the options differ per kernel."""
+    block = kernel.parent_block()
+    assert block is not None
+    after = kernel.next_op
+    kernel.detach()
+    module = ModuleOp([kernel])
+    try:
+        yield module
+    finally:
+        for op in list(module.ops):
+            op.detach()
+            if after is None:
+                block.add_op(op)
+            else:
+                block.insert_op_before(op, after)

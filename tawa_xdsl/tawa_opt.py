@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from tawa_xdsl import registry
+from tawa_xdsl import examples, registry
 from tawa_xdsl.diagnostics import LocatingParser, locate
 
 
@@ -45,6 +45,13 @@ class TawaOptMain(xDSLOptMain):
     def register_all_targets(self) -> None:
         super().register_all_targets()
         self.available_targets.update(registry.all_targets())
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """A bare example name (`tawa-opt gemm.mlir`) that is no file here reads the
+        bundled example, so the examples work after a non-editable install."""
+        if self.args.input_file is not None:
+            self.args.input_file = examples.resolve(self.args.input_file)
+        return super().get_input_stream()
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0

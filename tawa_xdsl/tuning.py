@@ -2,17 +2,19 @@
 as rules over the kernel's structure, so `compile(path, name)` is fast without
 flags. Options the caller passes win over these.
 
-- GEMM-like kernels (loops with one accumulating dot): two consumer warpgroups
-  share a 128x256 tile (when the kernel names BN), a persistent grid in groups
+The consumer warpgroups are not a rule here: they follow from the tile rows
+(`compiler.default_consumers`: two on 128 rows, three on 192).
+
+- GEMM-like kernels (loops with one accumulating dot): a 128x256 tile (when the
+  kernel names BN and its tile has 128 rows), a persistent grid in groups
   of 16 tile rows, the TMA-store epilogue, as many stages as fit next to the
   staging tile (3 for 128x256, 4 for 128x128), one MMA group in flight (each
   slot goes back to the producer as soon as its MMA retires: measured 1-4%
   faster than two groups on 5 of the 6 shapes of `benchmarks/gemm.py`).
 - Attention-like kernels (a loop with two dots): the two-stage overlap, one MMA
-  group in flight, as many stages as fit (up to 3); two consumer warpgroups on
-  128 query rows, or at head dim 64 (when the kernel names BM) three on 192 rows:
-  the softmax is a larger share of the work there and the third warpgroup's
-  MMAs hide it. When every tile does the same work (no loop bound depends on the
+  group in flight, as many stages as fit (up to 3); at head dim 64 (when the
+  kernel names BM) 192 query rows, so three consumer warpgroups: the softmax is
+  a larger share of the work there and the third warpgroup's MMAs hide it. When every tile does the same work (no loop bound depends on the
   program id: not causal), a persistent grid in row-major order with Q single
   buffered (so the stages still fit): the next tile's loads overlap this tile's
   last MMAs and epilogue. Causal tiles differ in work, and a static round-robin
@@ -20,9 +22,13 @@ flags. Options the caller passes win over these.
   program ids along x reversed (`reverse-grid`): the GPU starts blocks in id
   order, so the longest query blocks of a head start first and the short ones
   fill the tail.
+- The grouped-query examples (`attention_gqa.mlir`: Q folded to [BHKV, group * SQ,
+  D]) are attention to these rules and get attention's options: a block of the
+  fold is a query block, and only the causal kernels' key loops depend on the
+  program id.
 - No kernel takes clusters (`cluster=2`): multicasting the shared tiles did not
   pay for GEMM or attention in side-by-side runs (NOTES 3.18).
-- Anything else: the runtime defaults.
+- Anything else: no rule (`compiler.DEFAULTS` and the structural defaults).
 
 `benchmarks/NOTES.md` records the measurements behind each rule.
 """
@@ -70,7 +76,6 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
         m, n = shape.resized(dots[0][0].result, sizes)
         staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
         options: dict[str, Any] = {
-            "num_consumers": 2,
             "mma_depth": 1,
             "persistent": True,
             "group_m": 16,
@@ -87,7 +92,6 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
         sizes = {"BM": 192} if head_dim == 64 and "BM" in names else {}
         once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
         options = {
-            "num_consumers": 3 if sizes else 2,
             "mma_depth": 1,
             "two_stage": True,
             "num_stages": _stages(size(ring, sizes), size(once, sizes), 3),
@@ -103,3 +107,17 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
             options["block_m"] = 192
         return options
     return {}
+
+
+def tile_rows(kernel: func.FuncOp, sizes: dict[str, int]) -> list[int]:
+    """The rows of the tiles the consumer warpgroups split (every dot's result and
+    every stored matrix), once the named dimensions take `sizes`."""
+    tiles = [op.result for op in kernel.walk() if isinstance(op, tile.DotOp)] + [
+        op.value
+        for op in kernel.walk()
+        if isinstance(op, tile.StoreOp) and len(op.value.type.get_shape()) == 2
+    ]
+    if not sizes:
+        return [t.type.get_shape()[0] for t in tiles]
+    shape = KernelShape(kernel)
+    return [shape.resized(t, sizes)[0] for t in tiles]

@@ -12,12 +12,8 @@ import pytest
 from xdsl.dialects import func
 
 import tawa_xdsl
-from tawa_xdsl.analysis.kernel_plan import (
-    SMEM_BUDGET,
-    KernelPlan,
-    ParamKind,
-    default_registers,
-)
+from tawa_xdsl.analysis.kernel_plan import SMEM_BUDGET, KernelPlan, ParamKind
+from tawa_xdsl.compiler import default_registers
 from tawa_xdsl.diagnostics import DiagnosticException
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv

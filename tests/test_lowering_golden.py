@@ -1,10 +1,10 @@
 """Golden lowered IR: a refactoring of the Hopper lowering must not change it.
 
-Every example kernel is lowered under the default options and every
+Every example kernel is lowered under the tuned options and every
 configuration the GPU tests and `tests/test_lowering.py` use (consumer
 warpgroups, persistent, two-stage, clusters, ping-pong, register stores, block
-sizes, reversed grids, register budgets), plus the shifted GEMM of
-`tests/gpu/test_runtime_gpu.py` at every coordinate it tries and a fixed sample
+sizes, reversed grids, register budgets), plus a GEMM whose stores are shifted
+to every coordinate `tests/gpu/test_runtime_gpu.py` tries and a fixed sample
 of generated kernels. Each case records the IR printed right after
 `convert-aref-to-nvgpu-async` and at the end of `tawa-hopper-pipeline` (or the
 diagnostic the lowering gives).
@@ -32,42 +32,68 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 import tawa_xdsl
 from tawa_xdsl.diagnostics import verify_located
 from tawa_xdsl.kernel import find_kernel, kernels
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
-from tawa_xdsl.pipelines import TawaHopperPipeline
+from tawa_xdsl.pipelines import TawaHopperPipeline, hopper_passes
 from tawa_xdsl.registry import all_passes_with_xdsl, make_context
-from tawa_xdsl.runtime.kernel import RUNTIME_DEFAULTS
-from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLES
 from .gpu.test_attention_gpu import CONFIGS as ATTENTION_GPU_CONFIGS
 from .gpu.test_gemm_gpu import CONFIGS as GEMM_GPU_CONFIGS
-from .gpu.test_runtime_gpu import SHIFTED_GEMM
 from .property.programs import tile_programs
 from .property.test_lowering_generated import cooperative_options, hopper_options
 from .test_lowering import ATTENTION_CONFIGS, GEMM_CONFIGS
 
+SHIFTED_GEMM = """
+func.func @shifted(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
+    %b: !tile.desc<?x?xbf16, box = [128, 64]>,
+    %c: !tile.desc<?x?xbf16, box = [128, 128]>) attributes {{tile.kernel}} {{
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %bk = arith.constant 64 : index
+  %bm = arith.constant 128 : index
+  %load_shift = arith.constant {load} : index
+  %store_shift = arith.constant {store} : index
+  %store_col = arith.constant {col} : index
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
+  %m0 = arith.muli %pid, %bm : index
+  %src = arith.subi %m0, %load_shift : index
+  %dst = arith.subi %m0, %store_shift : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {{
+    %ta = tile.load %a[%src, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tb = tile.load %b[%c0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tbt = tile.trans %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }}
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %out, %c[%dst, %store_col] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
+  func.return
+}}
+"""
+"""A GEMM storing C at shifted rows and columns (`.format(load, store, col)`),
+as `tests/gpu/test_runtime_gpu.py` runs it: the store paths depend on the
+coordinates."""
+
 
 @dataclass(frozen=True)
 class Case:
-    """One lowering: `source` (text) with `options` for `tawa-hopper-pipeline`.
-
-    `kernel` set: as `tawa_xdsl.compile` does it (only that kernel, the runtime
-    defaults, then the tuned defaults unless `tuned` is False, then `options`).
-    `kernel` None: the whole file with exactly `options`."""
+    """One lowering: each kernel of `source` (or only `kernel`) through
+    `tawa-hopper-pipeline` with the `CompileOptions` fields `options` (a pass
+    spec `spec` instead), each kernel resolved and lowered on its own as
+    `compile` does it."""
 
     name: str
     source: str
     options: dict[str, Any] = field(default_factory=dict)
     kernel: str | None = None
-    tuned: bool = True
     spec: str | None = None
     """A `tawa-hopper-pipeline{...}` pass spec instead of `options`."""
 
@@ -76,9 +102,9 @@ def _kernel_names(text: str) -> list[str]:
     return re.findall(r"func\.func @(\w+)", text)
 
 
-def _pipeline_options(config: tuple[int, ...], **extra: Any) -> dict[str, Any]:
+def _exact(config: tuple[int, ...], **extra: Any) -> dict[str, Any]:
     """`tests/test_lowering.py`'s (num-stages, mma-depth, num-consumers,
-    two-stage[, ping-pong]) as pipeline options."""
+    two-stage[, ping-pong]) as untuned options."""
     stages, mma, consumers, two_stage, *ping_pong = config
     return dict(
         num_stages=stages,
@@ -86,6 +112,7 @@ def _pipeline_options(config: tuple[int, ...], **extra: Any) -> dict[str, Any]:
         num_consumers=consumers,
         two_stage=bool(two_stage),
         ping_pong=bool(ping_pong and ping_pong[0]),
+        tuned=False,
         **extra,
     )
 
@@ -99,11 +126,11 @@ def example_cases() -> list[Case]:
     cases: list[Case] = []
     files = sorted(p.name for p in EXAMPLES.glob("*.mlir"))
     for f in files:
-        cases.append(Case(f"{f}-pipeline-defaults", _example(f)))
+        cases.append(Case(f"{f}-tuned", _example(f)))
         configs = ATTENTION_CONFIGS if f.startswith("attention") else GEMM_CONFIGS
         for c in configs:
             tag = "-".join(map(str, c))
-            cases.append(Case(f"{f}-{tag}", _example(f), _pipeline_options(c)))
+            cases.append(Case(f"{f}-{tag}", _example(f), _exact(c)))
     gemm = _example("gemm.mlir")
     for consumers in (1, 2):
         cases.append(
@@ -115,6 +142,7 @@ def example_cases() -> list[Case]:
                     mma_depth=1,
                     persistent=True,
                     num_consumers=consumers,
+                    tuned=False,
                 ),
             )
         )
@@ -124,12 +152,11 @@ def example_cases() -> list[Case]:
             Case(
                 f"attention_d256.mlir-registers-{consumer}",
                 d256,
-                _pipeline_options(
+                _exact(
                     (2, 1, 2, 1), producer_registers=24, consumer_registers=consumer
                 ),
             )
         )
-    # tests/test_lowering.py's clusters: one kernel at a time
     for kernel, persistent in [
         ("gemm_nn", False),
         ("gemm_nt", False),
@@ -137,65 +164,59 @@ def example_cases() -> list[Case]:
         ("gemm_nt", True),
     ]:
         cases.append(
-            _only(
+            Case(
                 f"gemm.mlir-{kernel}-cluster-persistent={persistent}",
                 gemm,
-                kernel,
                 dict(
                     num_stages=2,
                     mma_depth=1,
                     num_consumers=2,
                     persistent=persistent,
                     cluster=2,
+                    tuned=False,
                 ),
+                kernel,
             )
         )
     cases.append(
-        _only(
+        Case(
             "attention.mlir-attention_d128-cluster-persistent",
             _example("attention.mlir"),
-            "attention_d128",
             dict(
-                num_stages=2, mma_depth=1, num_consumers=2, persistent=True, cluster=2
+                num_stages=2,
+                mma_depth=1,
+                num_consumers=2,
+                persistent=True,
+                cluster=2,
+                tuned=False,
             ),
+            "attention_d128",
         )
     )
     return cases + compile_cases()
-
-
-def _only(name: str, text: str, kernel: str, options: dict[str, Any]) -> Case:
-    """`options` exactly, on a module holding only `kernel`."""
-    return Case(name, text, options, kernel, tuned=False)
 
 
 def compile_cases() -> list[Case]:
     """What the GPU tests hand to `tawa_xdsl.compile`."""
     cases: list[Case] = []
 
-    def add(file: str, kernel: str, tag: str, tuned: bool = True, **options: Any):
+    def add(file: str, kernel: str, tag: str, **options: Any) -> None:
         cases.append(
-            Case(
-                f"compile-{file}-{kernel}-{tag}",
-                _example(file),
-                options,
-                kernel,
-                tuned,
-            )
+            Case(f"compile-{file}-{kernel}-{tag}", _example(file), options, kernel)
         )
 
     for kernel in _kernel_names(_example("gemm.mlir")):
-        add("gemm.mlir", kernel, "tuned")
         for stages, mma, consumers in GEMM_GPU_CONFIGS:
             add(
                 "gemm.mlir",
                 kernel,
                 f"D{stages}-P{mma}-W{consumers}",
-                False,
                 num_stages=stages,
                 mma_depth=mma,
                 num_consumers=consumers,
+                tuned=False,
             )
-        exact = dict(num_stages=3, mma_depth=1, num_consumers=2)
+        exact = dict(num_stages=3, mma_depth=1, num_consumers=2, tuned=False)
         for block_n in (128, 256):
             for persistent in (True, False):
                 for tma_store in (True, False):
@@ -205,7 +226,6 @@ def compile_cases() -> list[Case]:
                             kernel,
                             f"BN{block_n}-persistent={persistent}-"
                             f"tma={tma_store}-pp={ping_pong}",
-                            False,
                             block_n=block_n,
                             persistent=persistent,
                             tma_store=tma_store,
@@ -216,7 +236,6 @@ def compile_cases() -> list[Case]:
                     "gemm.mlir",
                     kernel,
                     f"BN{block_n}-persistent={persistent}-cluster",
-                    False,
                     block_n=block_n,
                     persistent=persistent,
                     cluster=2,
@@ -224,48 +243,32 @@ def compile_cases() -> list[Case]:
                 )
         add("gemm.mlir", kernel, "cluster-grid", cluster=2, persistent=False)
     for kernel in _kernel_names(_example("gemm_epilogue.mlir")):
-        add("gemm_epilogue.mlir", kernel, "tuned")
         for stages, mma, consumers in [(3, 2, 1), (4, 2, 2)]:
             add(
                 "gemm_epilogue.mlir",
                 kernel,
                 f"D{stages}-P{mma}-W{consumers}",
-                False,
                 num_stages=stages,
                 mma_depth=mma,
                 num_consumers=consumers,
+                tuned=False,
             )
-    for file in ("attention.mlir", "attention_f16.mlir"):
+    attention = [f for f in sorted(p.name for p in EXAMPLES.glob("attention*.mlir"))]
+    for file in attention:
         for kernel in _kernel_names(_example(file)):
             for tag, options in ATTENTION_GPU_CONFIGS.items():
-                options = dict(options)
-                tuned = options.pop("tuned", True)
-                add(file, kernel, tag, tuned, **options)
+                if tag != "tuned":  # the file's tuned case lowers it
+                    add(file, kernel, tag, **options)
     for kernel in _kernel_names(_example("attention_d256.mlir")):
-        for tag in ("tuned", "D2-P1", "D2-P1-two-stage"):
-            options = dict(ATTENTION_GPU_CONFIGS[tag])
-            tuned = options.pop("tuned", True)
-            add("attention_d256.mlir", kernel, tag, tuned, **options)
         add(
             "attention_d256.mlir",
             kernel,
             "one-consumer",
-            False,
             num_stages=2,
             mma_depth=1,
             num_consumers=1,
+            tuned=False,
         )
-        for registers in ({}, dict(producer_registers=24, consumer_registers=200)):
-            add(
-                "attention_d256.mlir",
-                kernel,
-                f"two-stage-registers={registers.get('consumer_registers', 0)}",
-                False,
-                num_stages=2,
-                mma_depth=1,
-                two_stage=True,
-                **registers,
-            )
     for tma_store in (True, False):
         shifts = [(128, 0, 0), (64, 0, 0), (0, 128, 0), (0, 64, 0)]
         shifts += [(0, 0, col) for col in (0, 8, 16, 24, 2, 1, -8, -1)]
@@ -274,9 +277,8 @@ def compile_cases() -> list[Case]:
                 Case(
                     f"shifted-{load}-{store}-{col}-tma={tma_store}",
                     SHIFTED_GEMM.format(load=load, store=store, col=col),
-                    {"tma_store": tma_store},
+                    dict(tuned=False, num_consumers=2, tma_store=tma_store),
                     "shifted",
-                    tuned=False,
                 )
             )
     return cases
@@ -312,50 +314,54 @@ def all_cases() -> list[Case]:
     return example_cases() + generated_cases()
 
 
-def _split_at_conversion(
-    passes: list[ModulePass],
-) -> tuple[list[ModulePass], list[ModulePass]]:
-    i = next(
-        i for i, p in enumerate(passes) if isinstance(p, ConvertArefToNVGPUAsyncPass)
-    )
-    return passes[: i + 1], passes[i + 1 :]
+def _options(case: Case) -> TawaHopperPipeline:
+    if case.spec is None:
+        return TawaHopperPipeline(**case.options)
+    (pipeline,) = PassPipeline.parse_spec(all_passes_with_xdsl(), case.spec).passes
+    assert isinstance(pipeline, TawaHopperPipeline)
+    return pipeline
 
 
-def _passes(case: Case, module: ModuleOp) -> list[ModulePass]:
-    if case.spec is not None:
-        (pipeline,) = PassPipeline.parse_spec(all_passes_with_xdsl(), case.spec).passes
-        assert isinstance(pipeline, TawaHopperPipeline)
-        return pipeline.passes()
-    options = dict(case.options)
-    if case.kernel is not None:
-        tuned = default_options(find_kernel(module, case.kernel)) if case.tuned else {}
-        options = {**RUNTIME_DEFAULTS, **tuned, **case.options}
-    return TawaHopperPipeline(**options).passes()
-
-
-def lower(case: Case) -> str:
-    """The IR after the conversion and after the whole pipeline, or the
-    diagnostic that stopped it."""
-    module = tawa_xdsl.parse(case.source)
-    if case.kernel is not None:
-        for other in list(kernels(module)):
-            if other.sym_name.data != case.kernel:
-                other.detach()
-                other.erase()
+def _lower_kernel(text: str, name: str, options: TawaHopperPipeline) -> str:
+    """The IR of kernel `name` alone, after the conversion and after the whole
+    pipeline, or the diagnostic that stopped it."""
+    module = tawa_xdsl.parse(text)
+    for other in list(kernels(module)):
+        if other.sym_name.data != name:
+            other.detach()
+            other.erase()
     ctx = make_context()
     out: list[str] = []
     try:
-        before, after = _split_at_conversion(_passes(case, module))
-        for stage, passes in (("convert", before), ("pipeline", after)):
-            for p in passes:
+        passes = hopper_passes(options.resolve(find_kernel(module, name)))
+        i = next(
+            i
+            for i, p in enumerate(passes)
+            if isinstance(p, ConvertArefToNVGPUAsyncPass)
+        )
+        for stage, stage_passes in (
+            ("convert", passes[: i + 1]),
+            ("pipeline", passes[i + 1 :]),
+        ):
+            for p in stage_passes:
                 p.apply(ctx, module)
                 verify_located(module)
-            text = StringIO()
-            Printer(stream=text).print_op(module)
-            out.append(f"// ----- {stage}\n{text.getvalue()}\n")
-    except DiagnosticException as e:
+            text_out = StringIO()
+            Printer(stream=text_out).print_op(module)
+            out.append(f"// ----- {stage}\n{text_out.getvalue()}\n")
+    except (DiagnosticException, PassFailedException) as e:
         out.append(f"// ----- diagnostic\n{e}\n")
     return "".join(out)
+
+
+def lower(case: Case) -> str:
+    """Each kernel of the case, lowered on its own."""
+    names = [case.kernel] if case.kernel else _kernel_names(case.source)
+    options = _options(case)
+    return "".join(
+        f"// ===== @{name}\n{_lower_kernel(case.source, name, options)}"
+        for name in names
+    )
 
 
 def _file(directory: Path, case: Case) -> Path:

@@ -38,9 +38,15 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.grid import GridInferenceError, encode_rules, recorded_grid_rule
+from tawa_xdsl.grid import (
+    GridInferenceError,
+    Rule,
+    encode_rules,
+    recorded_grid_rule,
+)
 from tawa_xdsl.kernel import cluster_size, kernels
 
 PERSISTENT_ATTR = "tile.persistent"
@@ -52,8 +58,8 @@ class PersistentPass(ModulePass):
 
     name = "persistent"
 
-    group_m: int = 8
-    longest_first: bool = False
+    group_m: int = DEFAULTS.group_m
+    longest_first: bool = DEFAULTS.longest_first
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.group_m < 1:
@@ -72,7 +78,12 @@ class PersistentPass(ModulePass):
             try:
                 rules = recorded_grid_rule(kernel)
             except GridInferenceError as e:
-                raise OpDiagnostic(kernel, f"persistent: {e}") from None
+                raise OpDiagnostic(
+                    e.op,
+                    f"persistent: {e}. A persistent kernel computes its tile count "
+                    "from that rule; write the store's coordinates so, or leave the "
+                    "kernel non-persistent (then the launch takes grid=)",
+                ) from None
             _make_persistent(kernel, rules, self.group_m, self.longest_first)
 
 
@@ -98,7 +109,7 @@ class _Builder:
 
 def _make_persistent(
     kernel: func.FuncOp,
-    rules: list[tuple[int, int, int, int]],
+    rules: list[Rule],
     group_m: int,
     longest_first: bool,
 ) -> None:
@@ -109,9 +120,14 @@ def _make_persistent(
 
     pre = _Builder(body, ret)
     extents: dict[int, SSAValue] = {}
-    for axis, arg, dim, size in rules:
+    for axis, arg, dim, size, size_arg in rules:
         extent = pre.add(tile.DimOp(body.args[arg], dim))
-        if size > 1:
+        if size_arg >= 0:  # a block size the kernel takes as a scalar
+            block = body.args[size_arg]
+            if not isinstance(block.type, IndexType):
+                block = pre.add(arith.IndexCastOp(block, IndexType()))
+            extent = pre.add(arith.CeilDivUIOp(extent, block))
+        elif size > 1:
             extent = pre.add(arith.CeilDivUIOp(extent, pre.const(size)))
         extent.name_hint = f"tiles_{'xyz'[axis]}"
         extents[axis] = extent

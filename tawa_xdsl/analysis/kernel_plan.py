@@ -27,7 +27,7 @@ patterns only build what the plan says:
   the launch asks for their end plus `SMEM_ALIGN_SLACK`.
 - Launch: threads (a producer and the consumer warpgroups), shared memory, the
   cluster size, the `setmaxnreg` budgets (`register-budget`'s, or
-  `default_registers`), and the grid rule while the stores still show it.
+  `compiler.default_registers`), and the grid rule while the stores still show it.
 
 Kernels outside what the hardware path supports get a diagnostic at the op:
 top-level ops other than arefs, MMA shapes wgmma cannot issue, reductions across
@@ -49,6 +49,7 @@ from xdsl.utils.str_enum import StrEnum
 from tawa_xdsl.analysis.carried import uses_through_loops
 from tawa_xdsl.analysis.coordinates import multiple_of, non_negative
 from tawa_xdsl.analysis.uniformity import cluster_uniform, rank_varying
+from tawa_xdsl.compiler import default_registers
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
@@ -65,12 +66,6 @@ ABI_ATTR = "nvgpu_async.abi"
 
 SMEM_BUDGET = nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK
 """Bytes a block's allocations may take (`launch_smem_bytes` adds the slack)."""
-
-
-def default_registers(num_consumers: int) -> tuple[int, int]:
-    """setmaxnreg budgets (producer, consumer) that fill the register file (24/240
-    with two consumer warpgroups, as FlashAttention-3: the TMA producer needs few)."""
-    return {1: (40, 232), 2: (24, 240), 3: (32, 160)}[num_consumers]
 
 
 class ParamKind(StrEnum):

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
+from xdsl.traits import IsTerminator
 
+from tawa_xdsl.analysis.carried import STRUCTURED, carried_pairs
 from tawa_xdsl.analysis.elementwise import is_elementwise
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
@@ -107,32 +109,17 @@ class KernelShape:
             ):
                 if s == r:
                     d.union((o.source, i), (o.result, i))
-        elif isinstance(o, scf.ForOp):
-            body = o.body.block
-            yielded = body.last_op
-            assert isinstance(yielded, scf.YieldOp)
-            for init, arg, res, y in zip(
-                o.iter_args, body.args[1:], o.results, yielded.operands, strict=True
-            ):
-                if is_shaped(init):
-                    d.tie(init, arg)
-                    d.tie(arg, res)
-                    d.tie(res, y)
-        elif isinstance(o, scf.IfOp):
-            for region in o.regions:
-                if region.blocks and isinstance(region.block.last_op, scf.YieldOp):
-                    for res, y in zip(
-                        o.results, region.block.last_op.operands, strict=True
-                    ):
-                        if is_shaped(res):
-                            d.tie(res, y)
+        elif isinstance(o, STRUCTURED):
+            for source, copy in carried_pairs(o):
+                if is_shaped(copy):
+                    d.tie(source, copy)
         elif is_elementwise(o):
             shaped = [v for v in (*o.operands, *o.results) if is_shaped(v)]
             for v in shaped[1:]:
                 d.tie(shaped[0], v)
         elif isinstance(o, tile.SplatOp | tile.IotaOp | arith.ConstantOp | tile.DimOp):
             pass  # result extents are free (their uses tie them), or not a tile
-        elif isinstance(o, scf.YieldOp | func.ReturnOp) or not any(
+        elif o.has_trait(IsTerminator) or not any(
             is_shaped(v) for v in (*o.operands, *o.results)
         ):
             pass

@@ -1,7 +1,8 @@
 """The CUDA driver through cuda-python: checked calls, the context, PTX loading.
 
 PTX is loaded with the driver JIT (`cuModuleLoadDataEx`): nvJitLink and cuLink
-compile it as relocatable code and drop `setmaxnreg` (reference/ptx.md §5.4).
+compile it as relocatable code and drop `setmaxnreg` (docs/hopper.md,
+"Registers and `setmaxnreg`").
 """
 
 from __future__ import annotations

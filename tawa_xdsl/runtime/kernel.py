@@ -1,27 +1,22 @@
-"""`compile`: a tile kernel in, a callable GPU kernel out.
+"""`Kernel`: a compiled kernel, loaded and launched through cuda-python.
 
-    gemm = tawa_xdsl.compile("examples/gemm.mlir", "gemm_nt", num_stages=4)
-    gemm(a, b, c)                      # torch / cupy / numpy; grid from c's shape
-
-The kernel is lowered with `tawa-hopper-pipeline` and printed as PTX on the first
-call for a given IR and options (cached by a hash of both); it is loaded with the
-driver JIT on first launch. Each call checks its arguments before anything
-reaches the GPU, with the checks `interpret` and `simulate` run too
-(`tawa_xdsl.kernel.check_arguments`: dtype, rank, static extents, the shape
-contract of `tile.dims`, scalar types and ranges) and then what TMA needs (a
-contiguous innermost dimension, 16-byte aligned base and strides); it copies
-host arrays to the device, builds the TMA tensor maps, picks the grid from the
-output's shape unless `grid=` is given, launches, copies host outputs back, and
-reports any CUDA error with the kernel's name.
+`tawa_xdsl.compiler.compile` lowers a tile kernel and hands its PTX here
+(`from_lowered`); the kernel is loaded with the driver JIT on first launch. Each
+call checks its arguments before anything reaches the GPU, with the checks
+`interpret` and `simulate` run too (`tawa_xdsl.kernel.check_arguments`: dtype,
+rank, static extents, the shape contract of `tile.dims`, scalar types and
+ranges) and then what TMA needs (a contiguous innermost dimension, 16-byte
+aligned base and strides); it copies host arrays to the device, builds the TMA
+tensor maps, picks the grid from the output's shape unless `grid=` is given,
+launches, copies host outputs back, and reports any CUDA error with the
+kernel's name.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.dialects import func
@@ -33,7 +28,6 @@ from xdsl.dialects.builtin import (
 )
 
 from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
-from tawa_xdsl.api import apply, parse
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.tile import DescType, element_bytes
@@ -43,16 +37,13 @@ from tawa_xdsl.kernel import (
     Param,
     check_arguments,
     find_kernel,
-    kernels,
     normalize_grid,
     params,
 )
 from tawa_xdsl.lowering.ptx_emitter import emit_module
-from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
-from tawa_xdsl.tuning import default_options
 
 
 class ResourceError(CudaError):
@@ -61,56 +52,6 @@ class ResourceError(CudaError):
 
 TMA_ALIGN = 16
 U32_MAX = 2**32 - 1
-_CACHE: dict[str, Kernel] = {}
-
-
-RUNTIME_DEFAULTS = {"num_consumers": 2}
-"""Where the runtime's defaults differ from `tawa-hopper-pipeline`'s."""
-
-
-def compile(
-    source: ModuleOp | str | Path,
-    kernel_name: str,
-    allow_spills: bool = False,
-    tuned: bool = True,
-    **options: Any,
-) -> Kernel:
-    """A GPU kernel for `kernel_name`. `options` are those of
-    `tawa-hopper-pipeline` (num_stages, mma_depth, two_stage, num_consumers,
-    producer_registers, consumer_registers, block_m, block_n, block_k,
-    persistent, group_m, longest_first, tma_store, ping_pong, outer_stages,
-    cluster, reverse_x); the
-    ones not given come from `tuning.default_options` (unless `tuned=False`),
-    then from the pipeline's defaults with two consumer warpgroups. `Kernel.options` says what was used.
-    A kernel whose registers spill is refused at load unless `allow_spills`."""
-    if isinstance(source, ModuleOp):
-        text = str(source)
-    elif isinstance(source, Path) or (
-        isinstance(source, str) and source.endswith(".mlir")
-    ):
-        text = Path(source).read_text()
-    else:
-        text = source
-    _check_option_names(options)
-    key = hashlib.sha256(
-        f"{text}\0{kernel_name}\0{sorted(options.items())}\0{allow_spills}\0{tuned}".encode()
-    ).hexdigest()
-    if key not in _CACHE:
-        tile_level = parse(text)
-        kernel = find_kernel(tile_level, kernel_name)
-        for other in list(kernels(tile_level)):
-            if other is not kernel:  # lower only what is asked for
-                other.detach()
-                other.erase()
-        chosen = {
-            **RUNTIME_DEFAULTS,
-            **(default_options(kernel) if tuned else {}),
-            **options,
-        }
-        pipeline = TawaHopperPipeline(**chosen)
-        lowered = apply(tile_level, str(pipeline.pipeline_pass_spec()))
-        _CACHE[key] = from_lowered(lowered, kernel_name, allow_spills, chosen)
-    return _CACHE[key]
 
 
 def from_lowered(
@@ -134,16 +75,6 @@ def from_lowered(
         allow_spills=allow_spills,
         options=dict(options or {}),
     )
-
-
-def _check_option_names(options: dict[str, Any]) -> None:
-    known = [f.name for f in fields(TawaHopperPipeline)]
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise TypeError(
-            f"compile: unknown option(s) {', '.join(unknown)}; the options are "
-            f"{', '.join(known)}, allow_spills and tuned"
-        )
 
 
 @dataclass
@@ -403,10 +334,9 @@ class Kernel:
     def _grid(self, values: Sequence[Any], grid: Any) -> tuple[int, int, int]:
         if grid is not None:
             return normalize_grid(grid, self.name, self.cluster)
-        shapes = [v.shape if isinstance(v, DeviceArray) else None for v in values]
         size = self.cluster
         if self.persistent_rules is not None:
-            x, y, z = infer_grid(self.persistent_rules, shapes)
+            x, y, z = infer_grid(self.persistent_rules, values)
             tiles = -(-x // size) * y * z  # of clusters
             return min(tiles, self.resident_clusters()) * size, 1, 1
         if self.grid_rules is None:
@@ -414,7 +344,7 @@ class Kernel:
                 f"{self.name}: the launch grid cannot be read off the kernel's "
                 "stores; pass grid="
             )
-        x, y, z = infer_grid(self.grid_rules, shapes)
+        x, y, z = infer_grid(self.grid_rules, values)
         return -(-x // size) * size, y, z  # the last cluster may run past the edge
 
     def resident_clusters(self) -> int:
@@ -484,4 +414,4 @@ class Packed:
         return ctypes.addressof(array)
 
 
-__all__ = ["CudaError", "Kernel", "ResourceError", "compile"]
+__all__ = ["CudaError", "Kernel", "ResourceError", "from_lowered"]

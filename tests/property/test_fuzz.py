@@ -87,12 +87,9 @@ def run_in_process(text: str, tmp: Path, *args: str) -> tuple[int, str, str]:
     return rc, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_examples_get_diagnostics(path: Path, tmp_path: Path, data) -> None:
     text = data.draw(mutations(path.read_text()))

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -157,7 +157,6 @@ def expected_bytes(case: Case) -> dict[int, int]:
     return expected
 
 
-@settings(max_examples=60, deadline=None)
 @given(case=cases())
 def test_every_element_inside_lands_once_and_nothing_outside(case: Case) -> None:
     memory, _ = run_store(case)

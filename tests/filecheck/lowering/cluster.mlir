@@ -2,7 +2,7 @@
 // multicast, their slots are released in every block, and cluster barriers
 // bracket the role dispatch; then the PTX for it.
 // RUN: tawa-opt %examples/gemm.mlir -p 'cluster,aref-partition,cooperative,pipeline{num-stages=3},convert-aref-to-nvgpu-async' | filecheck %s
-// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{cluster=2 num-consumers=2 num-stages=3}' -t ptx | filecheck %s --check-prefix=PTX
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 cluster=2 num-consumers=2 num-stages=3}' -t ptx | filecheck %s --check-prefix=PTX
 // RUN: not tawa-opt %s -p 'aref-partition,pipeline,convert-aref-to-nvgpu-async' 2>&1 | filecheck %s --check-prefix=NOTHING
 
 // A (rows of pid_x) stays local; B (columns of pid_y) is multicast. Each block's

@@ -4,7 +4,7 @@
 // that cannot be negative, among them a reversed program id. A TMA store also
 // faults off a 16-byte boundary in the row, so a column that is not provably a
 // multiple of 8 (bf16) stores from registers too.
-// RUN: tawa-opt %s -p 'tawa-hopper-pipeline{num-consumers=2}' -t ptx | filecheck %s
+// RUN: tawa-opt %s -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 num-consumers=2}' -t ptx | filecheck %s
 
 func.func @load_before_start(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
     %b: !tile.desc<?x?xbf16, box = [128, 64]>,

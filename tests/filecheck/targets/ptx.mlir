@@ -1,8 +1,8 @@
 // `-t ptx` prints a complete PTX module for sm_90a.
-// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{num-stages=3 mma-depth=2 num-consumers=2}' -t ptx | filecheck %s
-// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{num-consumers=2 producer-registers=40 consumer-registers=232}' -t ptx | filecheck %s --check-prefix=REGS
-// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-consumers=2 num-stages=2}' -t ptx | filecheck %s --check-prefix=ATTN
-// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-consumers=3 block-m=192 num-stages=2 mma-depth=1 two-stage=true ping-pong=true}' -t ptx | filecheck %s --check-prefix=TURNS
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{tuned=false num-stages=3 mma-depth=2 num-consumers=2}' -t ptx | filecheck %s
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 num-consumers=2 producer-registers=40 consumer-registers=232}' -t ptx | filecheck %s --check-prefix=REGS
+// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 num-consumers=2 num-stages=2}' -t ptx | filecheck %s --check-prefix=ATTN
+// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{tuned=false num-consumers=3 block-m=192 num-stages=2 mma-depth=1 two-stage=true ping-pong=true}' -t ptx | filecheck %s --check-prefix=TURNS
 
 // MMA turns over three consumer warpgroups: warpgroup w waits on named barrier
 // 2 + w and passes to 2 + (w + 1) % 3 (barriers 0 and 1 are the CTA's and the
