@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from xdsl.dialects import scf
 from xdsl.ir import Operation, OpResult, SSAValue
 
+from tawa_xdsl.analysis.carried import STRUCTURED, carried_pairs
 from tawa_xdsl.dialects import tile
 
 
@@ -44,29 +45,14 @@ def _newly_varying(op: Operation, varying: set[SSAValue]) -> list[SSAValue]:
         isinstance(op, tile.ProgramIdOp) and op.axis.index == 0
     ):
         return list(op.results)
-    if isinstance(op, scf.ForOp):
-        body = op.body.block
-        yielded = body.last_op.operands if body.last_op else ()
-        if any(v in varying for v in (op.lb, op.ub, op.step)):
-            return [*op.results, *body.args[1:]]
-        out = []
-        for i, (init, arg, result) in enumerate(
-            zip(op.iter_args, body.args[1:], op.results, strict=True)
-        ):
-            if init in varying or yielded[i] in varying or arg in varying:
-                out += [arg, result]
-        return out
-    if isinstance(op, scf.IfOp):
-        if op.cond in varying:
-            return list(op.results)
-        branches = [r.block.last_op for r in op.regions if r.blocks]
-        return [
-            result
-            for i, result in enumerate(op.results)
-            if any(b is not None and b.operands[i] in varying for b in branches)
-        ]
-    if isinstance(op, scf.WhileOp):
+    if isinstance(op, scf.WhileOp):  # its trip count is not analysed
         return [*op.results, *(a for r in op.regions for a in r.block.args)]
+    if isinstance(op, scf.ForOp) and any(v in varying for v in (op.lb, op.ub, op.step)):
+        return [*op.results, *op.body.block.args[1:]]
+    if isinstance(op, scf.IfOp) and op.cond in varying:
+        return list(op.results)
+    if isinstance(op, STRUCTURED):  # a varying value makes its copies vary
+        return [copy for source, copy in carried_pairs(op) if source in varying]
     if any(v in varying for v in op.operands):
         return list(op.results)
     return []
