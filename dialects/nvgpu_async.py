@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntAttr,
     IntegerAttr,
+    StringAttr,
     TensorType,
 )
 from xdsl.dialects.utils import EnumAttribute
@@ -1072,22 +1073,71 @@ class SmemStoreOp(IRDLOperation):
             )
 
 
+class StorePath(StrEnum):
+    """How a register tile reaches global memory (`select-store-path` decides
+    which a `store_global` may take; a run-time uniform branch on the tile's
+    first column picks one)."""
+
+    VEC16 = auto()
+    """16-byte `st.global.v4` after a transpose within each quad of lanes: a
+    16-bit tile wholly inside the tensor at a column that is a multiple of 8."""
+    PAIR = auto()
+    """Element pairs (one 32-bit or 64-bit store), masked per element: an even
+    first column."""
+    SINGLE = auto()
+    """Single elements, masked: any column (an odd first column misaligns pairs)."""
+
+
+STORE_PATH_ORDER = (StorePath.VEC16, StorePath.PAIR, StorePath.SINGLE)
+"""Most specialised first; the last path a store lists is its fallback."""
+
+
+def vec16_fits(t: TensorType) -> bool:
+    """Whether a register tile can take the 16-byte path: 16-bit elements and
+    whole groups of 32 columns (each lane of a quad stores 8 of them)."""
+    return (
+        isinstance(t.element_type, BFloat16Type | Float16Type)
+        and t.get_shape()[-1] % 32 == 0
+    )
+
+
 @irdl_op_definition
 class StoreGlobalOp(IRDLOperation):
     """Store a register fragment to global memory at element offsets `indices`,
-    skipping elements outside the tensor."""
+    skipping elements outside the tensor. `paths` (set by `select-store-path`)
+    lists the ways the stores may go, most specialised first: `[vec16, pair,
+    single]`; the last needs no run-time condition."""
 
     name = "nvgpu_async.store_global"
 
     value = operand_def(TensorType)
     target = operand_def(GlobalTensorType)
     indices = var_operand_def(IndexType)
+    paths = opt_prop_def(ArrayAttr[StringAttr])
 
     traits = traits_def(MemoryWriteEffect())
-    assembly_format = "$value `,` $target `[` $indices `]` attr-dict `:` type($value) `->` type($target)"
+    assembly_format = (
+        "$value `,` $target `[` $indices `]` (`paths` $paths^)? attr-dict `:` "
+        "type($value) `->` type($target)"
+    )
 
-    def __init__(self, value: SSAValue, target: SSAValue, indices: Sequence[SSAValue]):
-        super().__init__(operands=[value, target, indices])
+    def __init__(
+        self,
+        value: SSAValue,
+        target: SSAValue,
+        indices: Sequence[SSAValue],
+        paths: Sequence[StorePath] | None = None,
+    ):
+        props = {}
+        if paths is not None:
+            props["paths"] = ArrayAttr(StringAttr(str(p)) for p in paths)
+        super().__init__(operands=[value, target, indices], properties=props)
+
+    @property
+    def store_paths(self) -> tuple[StorePath, ...] | None:
+        if self.paths is None:
+            return None
+        return tuple(StorePath(p.data) for p in self.paths.data)
 
     def verify_(self) -> None:
         assert isinstance(self.value.type, TensorType)
@@ -1107,6 +1157,32 @@ class StoreGlobalOp(IRDLOperation):
         if v.get_num_dims() > len(g.get_shape()):
             raise VerifyException(
                 "nvgpu_async.store_global tile has a higher rank than the tensor"
+            )
+        if self.paths is not None:
+            self._verify_paths(v)
+
+    def _verify_paths(self, v: TensorType) -> None:
+        names = [p.data for p in self.paths.data]
+        if any(n not in set(StorePath) for n in names):
+            raise VerifyException(
+                f"nvgpu_async.store_global: store paths are {', '.join(StorePath)}, "
+                f"not {names}"
+            )
+        paths = [StorePath(n) for n in names]
+        if not paths or paths != [p for p in STORE_PATH_ORDER if p in paths]:
+            raise VerifyException(
+                "nvgpu_async.store_global: store paths are listed once each, most "
+                "specialised first (vec16, pair, single)"
+            )
+        if paths[-1] != StorePath.SINGLE:
+            raise VerifyException(
+                "nvgpu_async.store_global: the last store path is the fallback, "
+                "single (a pair at an odd column is misaligned)"
+            )
+        if StorePath.VEC16 in paths and not vec16_fits(v):
+            raise VerifyException(
+                "nvgpu_async.store_global: the vec16 path needs a 16-bit tile of "
+                "whole 32-column groups"
             )
 
 

@@ -48,6 +48,7 @@ from tawa_xdsl.dialects.nvgpu_async import FragmentKind
 from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes, tile_bytes
 from tawa_xdsl.lowering.fragments import Geometry
+from tawa_xdsl.lowering.ptx_skip_unit_scale import ROW_SCALE_REUSE
 from tawa_xdsl.lowering.quad_transpose import quad_transpose
 
 HEADER = """.version 8.0
@@ -195,9 +196,6 @@ F32_UNARY = {
     mathd.CeilOp: ["cvt.rpi.f32.f32 {d}, {a};"],
     mathd.FloorOp: ["cvt.rmi.f32.f32 {d}, {a};"],
 }
-ROW_SCALE_REUSE = 8
-"""A multiply by a fragment that repeats each register at least this often is a
-row (or column) broadcast; `_skip_unit_row_scale` guards it."""
 I32_BINARY = {
     arith.AddiOp: "add.s32",
     arith.SubiOp: "sub.s32",

@@ -76,7 +76,7 @@ def _program_axis(v: SSAValue) -> int | None:
     return None
 
 
-def _constant(v: SSAValue) -> int | None:
+def constant_value(v: SSAValue) -> int | None:
     """The value of a constant integer expression (products, sums, casts)."""
     if not isinstance(v, OpResult):
         return None
@@ -85,9 +85,9 @@ def _constant(v: SSAValue) -> int | None:
         value = op.value
         return value.value.data if isinstance(value, IntegerAttr) else None
     if isinstance(op, arith.IndexCastOp):
-        return _constant(op.input)
+        return constant_value(op.input)
     if isinstance(op, arith.MuliOp | arith.AddiOp):
-        lhs, rhs = _constant(op.lhs), _constant(op.rhs)
+        lhs, rhs = constant_value(op.lhs), constant_value(op.rhs)
         if lhs is None or rhs is None:
             return None
         return lhs * rhs if isinstance(op, arith.MuliOp) else lhs + rhs
@@ -123,7 +123,7 @@ def _block_of(v: SSAValue) -> tuple[int, int, int] | None:
             if found is None or found[2] >= 0:
                 continue
             axis, block, _ = found
-            size = _constant(b)
+            size = constant_value(b)
             if size is not None and size > 0:
                 return axis, block * size, -1
             arg = _scalar_arg(b)

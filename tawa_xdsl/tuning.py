@@ -44,6 +44,7 @@ from tawa_xdsl.analysis.shapes import KernelShape
 from tawa_xdsl.analysis.uniformity import depends_on_program_id
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import tile_bytes
+from tawa_xdsl.grid import GridInferenceError, recorded_grid_rule
 
 
 def _stages(per_stage: int, fixed: int, most: int) -> int:
@@ -77,10 +78,10 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
         staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
         options: dict[str, Any] = {
             "mma_depth": 1,
-            "persistent": True,
-            "group_m": 16,
             "num_stages": _stages(size(ring, sizes), size(staging, sizes), 4),
         }
+        if _has_tiles(kernel):
+            options |= {"persistent": True, "group_m": 16}
         if sizes and n == 256 and m == 128:
             options["block_n"] = 256
         else:
@@ -99,7 +100,7 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
         equal_work = not any(
             depends_on_program_id(bound) for lp in loops for bound in (lp.lb, lp.ub)
         )
-        if equal_work:
+        if equal_work and _has_tiles(kernel):
             options |= {"persistent": True, "group_m": 1, "outer_stages": 1}
         else:
             options["reverse_x"] = True
@@ -107,6 +108,15 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
             options["block_m"] = 192
         return options
     return {}
+
+
+def _has_tiles(kernel: func.FuncOp) -> bool:
+    """Whether the kernel's grid has tiles a persistent program could walk: it
+    reads a program id and its stores say how many programs each axis needs."""
+    try:
+        return bool(recorded_grid_rule(kernel))
+    except GridInferenceError:
+        return False
 
 
 def tile_rows(kernel: func.FuncOp, sizes: dict[str, int]) -> list[int]:

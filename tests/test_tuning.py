@@ -164,3 +164,34 @@ def test_compile_refuses_unknown_and_ill_typed_options() -> None:
         tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt", num_stages="3")
     with pytest.raises(TypeError, match="option persistent must be bool, got 1"):
         CompileOptions(persistent=1)
+
+
+ONE_PROGRAM = """
+func.func @one(%a: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %b: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %c: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [64, 64]>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%s = %zero) -> (tensor<64x64xf32>) {
+    %ta = tile.load %a[%c0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %tb = tile.load %b[%k, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %n = tile.dot %ta, %tb, %s : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %n : tensor<64x64xf32>
+  }
+  %o = arith.truncf %acc : tensor<64x64xf32> to tensor<64x64xbf16>
+  tile.store %o, %c[%c0, %c0] : tensor<64x64xbf16> -> !tile.desc<?x?xbf16, box = [64, 64]>
+  func.return
+}
+"""
+
+
+def test_a_one_program_kernel_is_not_made_persistent() -> None:
+    """With no program id there are no tiles to walk: the tuning leaves it on its
+    one-program grid, and `persistent` asked for explicitly says why not."""
+    kernel = find_kernel(tawa_xdsl.parse(ONE_PROGRAM), "one")
+    assert not default_options(kernel).get("persistent")
+    tawa_xdsl.apply(tawa_xdsl.parse(ONE_PROGRAM), "tawa-hopper-pipeline")
+    with pytest.raises(Exception, match="reads no program id"):
+        tawa_xdsl.apply(tawa_xdsl.parse(ONE_PROGRAM), "persistent")

@@ -43,7 +43,7 @@
 // PTX:       mov.b16 %[[MASK:h[0-9]+]], 3;
 // PTX-NEXT:  mad.lo.s32 %[[COL:r[0-9]+]], %[[RANK]], 64, %{{r[0-9]+}};
 // PTX-NEXT:  mad.lo.u32 %[[DST:r[0-9]+]], %[[RANK]], 8192, %{{r[0-9]+}};
-// PTX-NEXT:  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%[[DST]]+0], [%{{rd[0-9]+}}, {%[[COL]], %{{r[0-9]+}}}], [%{{r[0-9]+}}], %[[MASK]];
+// PTX-NEXT:  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%[[DST]]{{(\+0)?}}], [%{{rd[0-9]+}}, {%[[COL]], %{{r[0-9]+}}}], [%{{r[0-9]+}}], %[[MASK]];
 // PTX:       setp.lt.u32 %[[SIG:p[0-9]+]], %[[LANE:r[0-9]+]], 2;
 // PTX-NEXT:  @%[[SIG]] mapa.shared::cluster.u32 %[[REMOTE:r[0-9]+]], %{{r[0-9]+}}, %[[LANE]];
 // PTX-NEXT:  @%[[SIG]] mbarrier.arrive.shared::cluster.b64 _, [%[[REMOTE]]];

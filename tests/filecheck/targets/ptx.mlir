@@ -8,7 +8,7 @@
 // 2 + w and passes to 2 + (w + 1) % 3 (barriers 0 and 1 are the CTA's and the
 // consumers'); the last warpgroup opens warpgroup 0's first turn.
 // TURNS-LABEL: .visible .entry attention_d64(
-// TURNS:         L_consumer_{{[0-9]+}}:
+// TURNS:         L_else_{{[0-9]+}}:
 // TURNS-NEXT:    sub.u32 [[CTID:%r[0-9]+]], %r{{[0-9]+}}, 128;
 // TURNS-NEXT:    shr.u32 [[CWG:%r[0-9]+]], [[CTID]], 7;
 // TURNS:         add.u32 [[OWN:%r[0-9]+]], [[CWG]], 2;
@@ -60,11 +60,11 @@
 // CHECK:         @[[LEAD:%p[0-9]+]] cp.async.bulk.wait_group.read 0;
 // CHECK-NEXT:    bar.sync 1, 256;
 // CHECK:         xor.b32
-// CHECK:         st.shared.b32 [%r{{[0-9]+}}+0], %r{{[0-9]+}};
+// CHECK:         st.shared.b32 [%r{{[0-9]+}}{{(\+0)?}}], %r{{[0-9]+}};
 // CHECK:         st.shared.b32 [%r{{[0-9]+}}+16384], %r{{[0-9]+}};
 // CHECK:         fence.proxy.async.shared::cta;
 // CHECK-NEXT:    bar.sync 1, 256;
-// CHECK:         @[[LEAD]] cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%r{{[0-9]+}}+0];
+// CHECK:         @[[LEAD]] cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%r{{[0-9]+}}{{(\+0)?}}];
 // CHECK:         @[[LEAD]] cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%r{{[0-9]+}}+16384];
 // CHECK-NEXT:    @[[LEAD]] cp.async.bulk.commit_group;
 // CHECK:         @[[LEAD]] cp.async.bulk.wait_group.read 0;
