@@ -13,14 +13,14 @@ from xdsl.dialects import func
 
 import tawa_xdsl
 from tawa_xdsl.analysis.kernel_plan import SMEM_BUDGET, KernelPlan, ParamKind
-from tawa_xdsl.compiler import default_registers
+from tawa_xdsl.compiler import CompileOptions, default_registers
 from tawa_xdsl.diagnostics import DiagnosticException
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.tile import tile_bytes
 from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
-from tawa_xdsl.pipelines import TawaHopperPipeline
+from tawa_xdsl.pipelines import hopper_passes
 from tawa_xdsl.registry import make_context
 
 from .conftest import EXAMPLES
@@ -28,14 +28,16 @@ from .gpu.test_runtime_gpu import SHIFTED_GEMM
 
 
 def planned(file: str, kernel: str, tma_store: bool = True, **options) -> KernelPlan:
-    """The plan of `kernel` after the pipeline's passes that precede the lowering."""
+    """The plan of `kernel` after the pipeline's passes that precede the lowering,
+    with exactly `options` (untuned)."""
     module = tawa_xdsl.parse(EXAMPLES / file)
     for other in [k for k in module.ops if k.sym_name.data != kernel]:
         other.detach()
         other.erase()
-    passes = TawaHopperPipeline(tma_store=tma_store, **options).passes()
+    k = find_kernel(module, kernel)
+    chosen = CompileOptions(tma_store=tma_store, tuned=False, **options).resolve(k)
     ctx = make_context()
-    for p in passes:
+    for p in hopper_passes(chosen):
         if isinstance(p, ConvertArefToNVGPUAsyncPass):
             break
         p.apply(ctx, module)
