@@ -189,7 +189,11 @@ def _coordinates(
 
 @dataclass
 class LowerKernelSignature(RewritePattern):
-    """A planned kernel's parameters and launch contract."""
+    """A planned kernel's parameters and launch contract. The tile-level
+    parameters give way to the planned ones: a scalar to itself, a descriptor's
+    loads and stores to its tensor map or global tensor (their own patterns read
+    it from their operand), and each `tile.dim` to the index parameter the
+    launch passes for it."""
 
     lowering: Lowering
 

@@ -69,6 +69,8 @@ SMEM_BUDGET = nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK
 
 
 class ParamKind(StrEnum):
+    """What a lowered parameter passes (the `kind` of its ABI entry)."""
+
     SCALAR = "scalar"
     MAP = "map"
     """A TMA tensor map of the descriptor."""
