@@ -14,8 +14,6 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TextIO, TypeVar
 
-from tawa_xdsl.compiler import DEFAULTS
-
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
 RESULTS = HERE / "results"
@@ -90,41 +88,6 @@ def parse_options(text: str) -> dict[str, Any]:
         else:
             options[key] = int(value)
     return options
-
-
-def describe(options: dict[str, Any]) -> str:
-    """A short name for compile options: D3-P1-W2-BN256-rx-c2-pers-g1-q1-2s-pp
-    (rx: program ids along x reversed; c2: clusters of two blocks; q1: the
-    once-per-tile rings, Q, in one slot). Options not given read as the static
-    defaults (`Kernel.options` gives them all, resolved)."""
-    options = {**DEFAULTS.given(), **options}
-    parts = [
-        f"D{options['num_stages']}",
-        f"P{options['mma_depth']}",
-        f"W{options.get('num_consumers', '?')}",
-    ]
-    for key, tag in (("block_m", "BM"), ("block_n", "BN"), ("block_k", "BK")):
-        if options.get(key):
-            parts.append(f"{tag}{options[key]}")
-    if options.get("reverse_x"):
-        parts.append("rx")
-    if options.get("cluster", 1) > 1:
-        parts.append(f"c{options['cluster']}")
-    if options.get("persistent"):
-        parts.append("pers")
-        if options["group_m"] != DEFAULTS.group_m:
-            parts.append(f"g{options['group_m']}")
-        if options.get("longest_first"):
-            parts.append("lf")
-        if options["outer_stages"] != DEFAULTS.outer_stages:
-            parts.append(f"q{options['outer_stages']}")
-    if options.get("two_stage"):
-        parts.append("2s")
-    if options.get("ping_pong"):
-        parts.append("pp")
-    if options.get("tma_store") is False:
-        parts.append("direct")
-    return "-".join(parts)
 
 
 def write_csv(rows: list[dict], path: Path) -> None:

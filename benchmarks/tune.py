@@ -35,7 +35,6 @@ from common import (
     EXAMPLES,
     RESULTS,
     check,
-    describe,
     median_ms,
     warm_up,
     write_csv,
@@ -43,6 +42,7 @@ from common import (
 from gemm import SHAPES
 
 import tawa_xdsl
+from tawa_xdsl.compiler import describe
 from tawa_xdsl.diagnostics import DiagnosticException
 from tawa_xdsl.runtime import ResourceError
 

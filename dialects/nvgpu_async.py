@@ -94,6 +94,10 @@ SWIZZLE_BYTES = 128
 SLOT_ALIGN = 1024
 """128-byte swizzling repeats every 8 rows of 128 bytes; tiles start on that boundary."""
 
+TMA_ALIGN = 16
+"""TMA describes a tensor whose base address and row pitches are multiples of
+this many bytes (cuTensorMapEncodeTiled refuses any other)."""
+
 MAX_SMEM_BYTES = 232448
 """Opt-in dynamic shared memory per block on H100 (227 KB)."""
 

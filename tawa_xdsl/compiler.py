@@ -27,7 +27,7 @@ functions that run them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, get_args, get_type_hints
@@ -36,7 +36,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 if TYPE_CHECKING:
-    from tawa_xdsl.runtime.kernel import Kernel
+    from tawa_xdsl.dispatch import Dispatcher
 
 
 @dataclass(frozen=True)
@@ -113,34 +113,57 @@ class CompileOptions:
         """Every option by name, `tuned` included (what `Kernel.options` shows)."""
         return {f.name: getattr(self, f.name) for f in fields(CompileOptions)}
 
-    def resolve(self, kernel: func.FuncOp) -> CompileOptions:
-        """The options for `kernel` (tile IR), every one set."""
+    def resolve(
+        self, kernel: func.FuncOp, shaped: Mapping[str, Any] | None = None
+    ) -> CompileOptions:
+        """The options for `kernel` (tile IR), every one set; `shaped` are the
+        choices of the shape rules for one problem (`heuristics.decide`)."""
+        return self.resolve_sources(kernel, shaped)[0]
+
+    def resolve_sources(
+        self, kernel: func.FuncOp, shaped: Mapping[str, Any] | None = None
+    ) -> tuple[CompileOptions, dict[str, str]]:
+        """The options for `kernel`, and where each came from ("given", "shape",
+        "tuned", "structure" or "default"; `Dispatcher.explain` shows them).
+
+        The shape rules sit between the given options and the tuning rules, and
+        take part only when the tuning rules do (`tuned=False` means exactly the
+        options given and the static defaults)."""
         from tawa_xdsl.tuning import default_options, tile_rows
 
         given = self.given()
-        tuned = default_options(kernel) if self.tuned else {}
-        for options in EXCLUSIVE:  # a tuned choice gives way to a given one it excludes
-            if any(given.get(o) for o in options):
-                for o in options:
-                    if o not in given:
-                        tuned.pop(o, None)
-        chosen = {**DEFAULTS.given(), **tuned, **given}
+        shape = {
+            k: v for k, v in (shaped or {}).items() if self.tuned and k not in given
+        }
+        sizes = {
+            name: value
+            for name, option in TILE_OPTIONS
+            if (value := given.get(option) or shape.get(option))
+        }
+        tuned = default_options(kernel, sizes) if self.tuned else {}
+        for options in EXCLUSIVE:  # a tuned choice gives way to one it excludes
+            if any(given.get(o) or shape.get(o) for o in options):
+                for o in options - given.keys() - shape.keys():
+                    tuned.pop(o, None)
+        layers = (("given", given), ("shape", shape), ("tuned", tuned))
+        chosen = {**DEFAULTS.given(), **tuned, **shape, **given}
+        sources = {
+            option: next((s for s, layer in layers if option in layer), "default")
+            for option in chosen
+        }
         if "num_consumers" not in chosen:
             sizes = {
-                name: chosen[option]
-                for name, option in (
-                    ("BM", "block_m"),
-                    ("BN", "block_n"),
-                    ("BK", "block_k"),
-                )
-                if chosen[option]
+                name: chosen[option] for name, option in TILE_OPTIONS if chosen[option]
             }
             chosen["num_consumers"] = default_consumers(tile_rows(kernel, sizes))
+            sources["num_consumers"] = "structure"
         if chosen["num_consumers"] in REGISTER_BUDGETS:  # else cooperative refuses it
-            producer, consumer = default_registers(chosen["num_consumers"])
-            chosen.setdefault("producer_registers", producer)
-            chosen.setdefault("consumer_registers", consumer)
-        return dataclasses.replace(self, **chosen)
+            budgets = default_registers(chosen["num_consumers"])
+            for option, budget in zip(REGISTER_OPTIONS, budgets, strict=True):
+                if option not in chosen:
+                    chosen[option] = budget
+                    sources[option] = "structure"
+        return dataclasses.replace(self, **chosen), sources
 
 
 _BOOL_OPTIONS = frozenset(
@@ -168,6 +191,11 @@ DEFAULTS = CompileOptions(
 """The static defaults. The consumer count and the register budgets are left to
 the kernel's structure (`default_consumers`, `default_registers`)."""
 
+TILE_OPTIONS = (("BM", "block_m"), ("BN", "block_n"), ("BK", "block_k"))
+"""The tile dimension names (`tile-shape`) and the options that size them."""
+
+REGISTER_OPTIONS = ("producer_registers", "consumer_registers")
+
 EXCLUSIVE = (frozenset({"persistent", "reverse_x"}),)
 """Options that cannot both be on (`hopper_passes` refuses the pair): when one is
 given, the tuning rules do not turn the other on."""
@@ -181,6 +209,45 @@ MAX_CONSUMERS = 3
 REGISTER_BUDGETS = {1: (40, 232), 2: (24, 240), 3: (32, 160)}
 """setmaxnreg budgets (producer, consumer) that fill the SM's register file for
 each consumer count (the TMA producer needs few; FlashAttention-3's split)."""
+
+
+def describe(options: Mapping[str, Any]) -> str:
+    """A short name for compile options: D3-P1-W2-BN256-rx-c2-pers-g1-q1-2s-pp
+    (rx: program ids along x reversed; c2: clusters of two blocks; q1: the
+    once-per-tile rings, Q, in one slot). Options not given (or None) read as the static
+    defaults (`Kernel.options` gives them all, resolved). The benchmarks' CSV
+    files and the autotuner's progress lines name configurations so."""
+    options = {
+        **DEFAULTS.given(),
+        **{k: v for k, v in options.items() if v is not None},
+    }
+    parts = [
+        f"D{options['num_stages']}",
+        f"P{options['mma_depth']}",
+        f"W{options.get('num_consumers', '?')}",
+    ]
+    for key, tag in (("block_m", "BM"), ("block_n", "BN"), ("block_k", "BK")):
+        if options.get(key):
+            parts.append(f"{tag}{options[key]}")
+    if options.get("reverse_x"):
+        parts.append("rx")
+    if options.get("cluster", 1) > 1:
+        parts.append(f"c{options['cluster']}")
+    if options.get("persistent"):
+        parts.append("pers")
+        if options["group_m"] != DEFAULTS.group_m:
+            parts.append(f"g{options['group_m']}")
+        if options.get("longest_first"):
+            parts.append("lf")
+        if options["outer_stages"] != DEFAULTS.outer_stages:
+            parts.append(f"q{options['outer_stages']}")
+    if options.get("two_stage"):
+        parts.append("2s")
+    if options.get("ping_pong"):
+        parts.append("pp")
+    if options.get("tma_store") is False:
+        parts.append("direct")
+    return "-".join(parts)
 
 
 def default_registers(num_consumers: int) -> tuple[int, int]:
@@ -223,7 +290,7 @@ def _options(
     return dataclasses.replace(options or CompileOptions(), **fields_given)
 
 
-_CACHE: dict[tuple[str, str, CompileOptions, bool], Kernel] = {}
+_CACHE: dict[tuple[str, str, CompileOptions, bool, bool], Dispatcher] = {}
 
 
 def lower(module: ModuleOp, options: CompileOptions) -> ModuleOp:
@@ -243,30 +310,24 @@ def compile(
     kernel_name: str,
     options: CompileOptions | None = None,
     allow_spills: bool = False,
+    autotune: bool = False,
     **fields_given: Any,
-) -> Kernel:
-    """A GPU kernel for `kernel_name` of `source` (a module, MLIR text or a path).
-    Options come as a `CompileOptions` and/or as keywords (num_stages=4,
-    tuned=False, ...); those not given are resolved for the kernel.
-    `Kernel.options` holds the resolved ones. A kernel whose registers spill is
-    refused at load unless `allow_spills`. Kernels are cached by IR and options."""
-    from tawa_xdsl.api import parse
-    from tawa_xdsl.kernel import find_kernel, kernels
-    from tawa_xdsl.runtime.kernel import from_lowered
+) -> Dispatcher:
+    """A GPU kernel for `kernel_name` of `source` (a module, MLIR text or a path)
+    that specializes itself per call to the argument shapes
+    (`tawa_xdsl.dispatch`). Options come as a `CompileOptions` and/or as
+    keywords (num_stages=4, tuned=False, ...); those not given are resolved for
+    each call's shape (`heuristics`) and the kernel (`tuning`), or with
+    `autotune=True` searched on the first call of each bucket of shapes.
+    `options`, `ptx` and `explain()` of the result say what ran and why. A
+    kernel whose registers spill is refused at load unless `allow_spills`.
+    Results are cached by IR and options, in the process and on disk
+    (`kernel_cache`)."""
+    from tawa_xdsl.dispatch import Dispatcher
 
     chosen = _options(options, fields_given)
     text = _read_source(source)
-    key = (text, kernel_name, chosen, allow_spills)
+    key = (text, kernel_name, chosen, allow_spills, autotune)
     if key not in _CACHE:
-        module = parse(text)
-        kernel = find_kernel(module, kernel_name)
-        for other in list(kernels(module)):
-            if other is not kernel:  # lower only what is asked for
-                other.detach()
-                other.erase()
-        resolved = chosen.resolve(kernel)
-        lower(module, resolved)
-        _CACHE[key] = from_lowered(
-            module, kernel_name, allow_spills, resolved.as_dict()
-        )
+        _CACHE[key] = Dispatcher(text, kernel_name, chosen, allow_spills, autotune)
     return _CACHE[key]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -18,7 +19,7 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.compiler import CompileOptions
-from tawa_xdsl.kernel import kernels
+from tawa_xdsl.kernel import kernels, params
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
 from tawa_xdsl.transforms.cluster import ClusterPass
@@ -48,16 +49,59 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
     `tuned=false`, then the kernel's structure, then the static defaults), so the
     PTX printed after this pipeline is the kernel `compile` runs. Each kernel is
     lowered in a module of its own with its own options.
+
+    `shape="M=512,N=4096,K=4096"` (extents by `tile.dims` name) lowers each
+    kernel as `compile` specializes it for a call of that shape (aligned
+    operands, an H100's 132 SMs): the shape rules of `tawa_xdsl.heuristics`
+    take part in resolving the options. A kernel takes the extents of the
+    names it has; a name no kernel has is an error.
     """
 
     name = "tawa-hopper-pipeline"
 
+    shape: str | None = None
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        extents = self._extents(op)
         for kernel in list(kernels(op)):
-            passes = hopper_passes(self.resolve(kernel))
+            shaped = {} if extents is None else _shaped(kernel, extents, self)
+            passes = hopper_passes(self.resolve(kernel, shaped))
             with _alone(kernel) as module:
                 for p in passes:
                     p.apply(ctx, module)
+
+    def _extents(self, op: ModuleOp) -> dict[str, int] | None:
+        """The `shape` option's extents, each named by some kernel's tile.dims."""
+        if self.shape is None:
+            return None
+        from tawa_xdsl.dispatch import parse_shape
+
+        try:
+            extents = parse_shape(self.shape)
+        except ValueError as e:
+            raise PassFailedException(f"tawa-hopper-pipeline: {e}") from None
+        named = {n for k in kernels(op) for p in params(k) for n in p.dims if n}
+        unknown = sorted(set(extents) - named)
+        if unknown:
+            raise PassFailedException(
+                f"tawa-hopper-pipeline: shape names {', '.join(unknown)}, which no "
+                f"kernel here names (tile.dims: {', '.join(sorted(named)) or 'none'})"
+            )
+        return extents
+
+
+def _shaped(
+    kernel: func.FuncOp, extents: dict[str, int], options: CompileOptions
+) -> dict[str, Any]:
+    """The shape rules' options for `kernel` on `extents` (those it names)."""
+    from tawa_xdsl.dispatch import shape_decision, shape_key
+    from tawa_xdsl.dispatch_rules import H100_SMS
+    from tawa_xdsl.heuristics import Structure
+
+    ps = params(kernel)
+    own = {n: e for n, e in extents.items() if any(n in p.dims for p in ps)}
+    key = shape_key(ps, own)
+    return dict(shape_decision(Structure.of(kernel), key, options, H100_SMS).options)
 
 
 def hopper_passes(options: CompileOptions) -> list[ModulePass]:

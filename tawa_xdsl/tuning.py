@@ -52,17 +52,56 @@ def _stages(per_stage: int, fixed: int, most: int) -> int:
     return max(2, min(most, stages_that_fit(per_stage, fixed)))
 
 
-def default_options(kernel: func.FuncOp) -> dict[str, Any]:
-    """Tuned options for `kernel` (tile IR); empty when no rule applies."""
-    loops = [
+def main_loops(kernel: func.FuncOp) -> list[scf.ForOp]:
+    """The loops that load tiles (a K loop, a key loop), outermost first."""
+    return [
         op
         for op in kernel.walk()
         if isinstance(op, scf.ForOp)
         and any(isinstance(o, tile.LoadOp) for o in op.body.block.ops)
     ]
-    if not loops:
+
+
+def kind(kernel: func.FuncOp) -> str:
+    """The structure the tuning rules (and the shape rules of `heuristics`) know:
+    "gemm" when every loading loop has one dot (an accumulation over K),
+    "attention" when one has two (scores, then the weighted sum), else ""."""
+    dots = [
+        [o for o in lp.body.block.ops if isinstance(o, tile.DotOp)]
+        for lp in main_loops(kernel)
+    ]
+    if dots and all(len(d) == 1 for d in dots):
+        return "gemm"
+    if any(len(d) == 2 for d in dots):
+        return "attention"
+    return ""
+
+
+def equal_work(kernel: func.FuncOp) -> bool:
+    """Whether every program does the same work: no loading loop's bounds depend
+    on the program id (causal attention's key loop ends at its query block)."""
+    return not any(
+        depends_on_program_id(bound)
+        for lp in main_loops(kernel)
+        for bound in (lp.lb, lp.ub)
+    )
+
+
+def default_options(
+    kernel: func.FuncOp, sizes: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """Tuned options for `kernel` (tile IR); empty when no rule applies.
+
+    `sizes` are tile sizes already chosen by name ("BM", "BN", "BK": given by the
+    caller, or by the shape rules of `heuristics`): the tuned tile shape leaves
+    them alone, and the stages are counted for the tiles the kernel will have,
+    so a 128x128 GEMM tile gets the 4 stages that fit rather than the 3 of
+    128x256."""
+    chosen = dict(sizes or {})
+    structure = kind(kernel)
+    if not structure:
         return {}
-    dots = [[o for o in lp.body.block.ops if isinstance(o, tile.DotOp)] for lp in loops]
+    loops = main_loops(kernel)
     shape = KernelShape(kernel)
     names = {name for name, _ in shape.names.values()}
 
@@ -72,42 +111,36 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
         )
 
     ring = [o.result for o in loops[0].body.block.ops if isinstance(o, tile.LoadOp)]
-    if all(len(d) == 1 for d in dots):
-        sizes = {"BN": 256} if "BN" in names else {}
-        m, n = shape.resized(dots[0][0].result, sizes)
+    options: dict[str, Any] = {"mma_depth": 1}
+    if structure == "gemm":
+        dot = next(o for o in loops[0].body.block.ops if isinstance(o, tile.DotOp))
+        # 128x256 when the tile as written has 128 rows and BN is not chosen
+        m, n = shape.resized(dot.result, {"BN": 256})
+        if "BN" in names and "BN" not in chosen and (m, n) == (128, 256):
+            chosen["BN"] = options["block_n"] = 256
         staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
-        options: dict[str, Any] = {
-            "mma_depth": 1,
-            "num_stages": _stages(size(ring, sizes), size(staging, sizes), 4),
-        }
+        options["num_stages"] = _stages(size(ring, chosen), size(staging, chosen), 4)
         if _has_tiles(kernel):
             options |= {"persistent": True, "group_m": 16}
-        if sizes and n == 256 and m == 128:
-            options["block_n"] = 256
-        else:
-            options["num_stages"] = _stages(size(ring, {}), size(staging, {}), 4)
         return options
-    if any(len(d) == 2 for d in dots):
-        first = next(d for d in dots if len(d) == 2)[0]
-        head_dim = first.lhs.type.get_shape()[1]
-        sizes = {"BM": 192} if head_dim == 64 and "BM" in names else {}
-        once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
-        options = {
-            "mma_depth": 1,
-            "two_stage": True,
-            "num_stages": _stages(size(ring, sizes), size(once, sizes), 3),
-        }
-        equal_work = not any(
-            depends_on_program_id(bound) for lp in loops for bound in (lp.lb, lp.ub)
-        )
-        if equal_work and _has_tiles(kernel):
-            options |= {"persistent": True, "group_m": 1, "outer_stages": 1}
-        else:
-            options["reverse_x"] = True
-        if sizes:
-            options["block_m"] = 192
-        return options
-    return {}
+    scores = next(  # the first dot of the first loop with two
+        d
+        for lp in loops
+        if len(d := [o for o in lp.body.block.ops if isinstance(o, tile.DotOp)]) == 2
+    )[0]
+    head_dim = scores.lhs.type.get_shape()[1]
+    if head_dim == 64 and "BM" in names and "BM" not in chosen:
+        chosen["BM"] = options["block_m"] = 192
+    once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
+    options |= {
+        "two_stage": True,
+        "num_stages": _stages(size(ring, chosen), size(once, chosen), 3),
+    }
+    if equal_work(kernel) and _has_tiles(kernel):
+        options |= {"persistent": True, "group_m": 1, "outer_stages": 1}
+    else:
+        options["reverse_x"] = True
+    return options
 
 
 def _has_tiles(kernel: func.FuncOp) -> bool:

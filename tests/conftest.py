@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tawa_xdsl.api import parse
 from tawa_xdsl.kernel import find_kernel
+from tawa_xdsl.kernel_cache import CACHE_ENV
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -57,6 +58,17 @@ def example_module(file: str, kernel: str | None = None) -> ModuleOp:
     if kernel is None:
         return module.clone()
     return ModuleOp([find_kernel(module, kernel).clone()])
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _kernel_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The tests' compiled kernels go to a cache of their own (each xdist worker
+    has one), never to the user's (`tawa_xdsl.kernel_cache`); subprocesses
+    (tawa-opt) inherit it. Tests of the cache itself use fresh directories."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv(CACHE_ENV, str(tmp_path_factory.mktemp("kernel-cache")))
+    yield
+    patch.undo()
 
 
 SLOW = pytest.mark.slow

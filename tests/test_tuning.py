@@ -123,7 +123,7 @@ def test_64_row_tiles_get_one_consumer_warpgroup(file, name, block_m) -> None:
         source = file if isinstance(file, Path) else EXAMPLES / file
         kernel = tawa_xdsl.compile(source, name, tuned=tuned, **given)
         assert kernel.options["num_consumers"] == 1
-        assert kernel.threads == 256  # the producer and one consumer warpgroup
+        assert kernel.kernel.threads == 256  # the producer and one consumer warpgroup
 
 
 def test_the_cli_pipeline_lowers_what_compile_runs() -> None:

@@ -1,7 +1,7 @@
 """How one `wgmma.mma_async.m64nNk16` finds its operands: shared-memory matrix
-descriptors and the register layouts of a warpgroup (docs: reference ptx.md
-sections 2.4, 2.5 and 3; `lowering/fragments.py` for the same layouts at tile
-level).
+descriptors and the register layouts of a warpgroup (docs/hopper.md, "wgmma":
+descriptors and register fragments; `lowering/fragments.py` for the same layouts
+at tile level).
 
 A descriptor (64 bits) holds the start address (bits 0-13, in 16-byte units),
 the leading and stride byte offsets LBO (16-29) and SBO (32-45), a base offset

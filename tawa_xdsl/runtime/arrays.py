@@ -103,7 +103,12 @@ class DeviceArray:
 def device_array(value: Any, stream: int) -> tuple[DeviceArray, ArrayView]:
     """A `DeviceArray` (and its view) for one argument of a launch on `stream`;
     host arrays are not copied yet (`stage`), so nothing is allocated for an
-    argument list the checks refuse. Raises `ArrayError` for what is no array."""
+    argument list the checks refuse. Raises `ArrayError` for what is no array.
+    A `DeviceArray` passes through: the dispatcher converts a call's arguments
+    once, reads the shapes and alignment that pick the specialization off them,
+    and hands them on."""
+    if isinstance(value, DeviceArray):
+        return value, value.view
     host = as_host_array(value)
     if host is not None:
         view = ArrayView(
@@ -128,6 +133,37 @@ def device_array(value: Any, stream: int) -> tuple[DeviceArray, ArrayView]:
         "must be an array: a DLPack array (torch, cupy, JAX), an array with "
         f"__cuda_array_interface__ or a numpy array, not {type(value).__name__}"
     )
+
+
+def _device_span(array: DeviceArray) -> tuple[np.ndarray, np.ndarray]:
+    """A device array's memory from its first to its last element, copied to
+    the host, and the view of it through the array's strides."""
+    cu, _ = context()
+    span = 1 + sum((d - 1) * s for d, s in zip(array.shape, array.strides, strict=True))
+    flat = np.empty(span, DTYPES[array.dtype])
+    check(cu.cuMemcpyDtoH(flat.ctypes.data, array.ptr, flat.nbytes), "cuMemcpyDtoH")
+    strides = tuple(s * flat.itemsize for s in array.strides)
+    return flat, np.lib.stride_tricks.as_strided(flat, array.shape, strides)
+
+
+def read(array: DeviceArray) -> np.ndarray:
+    """A host copy of `array` (of the caller's host array, for a host argument:
+    the launch wrote it back there)."""
+    if array.host is not None:
+        return np.array(array.host)
+    return _device_span(array)[1].copy()
+
+
+def fill(array: DeviceArray, value: float) -> None:
+    """Set every element of `array` to `value`; memory between its rows keeps
+    what it holds (the span is read, changed through the strides, written back)."""
+    if array.host is not None:
+        array.host[...] = value
+        return
+    cu, _ = context()
+    flat, view = _device_span(array)
+    view[...] = value
+    check(cu.cuMemcpyHtoD(array.ptr, flat.ctypes.data, flat.nbytes), "cuMemcpyHtoD")
 
 
 def _from_dlpack(array: DLPackArray) -> tuple[DeviceArray, ArrayView]:

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
 
 from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, TMA_ALIGN
 from tawa_xdsl.dialects.tile import DescType, element_bytes
 from tawa_xdsl.grid import GRID_ATTR, Rule, decode_rules, infer_grid
 from tawa_xdsl.kernel import (
@@ -50,7 +50,6 @@ class ResourceError(CudaError):
     """The kernel does not fit the hardware budget it is compiled for."""
 
 
-TMA_ALIGN = 16
 U32_MAX = 2**32 - 1
 
 
@@ -75,6 +74,48 @@ def from_lowered(
         allow_spills=allow_spills,
         options=dict(options or {}),
     )
+
+
+def check_device_array(kernel_name: str, p: Param, array: DeviceArray) -> None:
+    """What every compiled kernel needs of an array beyond the shared checks:
+    not empty, positive strides below 2**32 (register stores take them as .u32
+    parameters), the last dimension contiguous (TMA's, and the register stores',
+    innermost dimension)."""
+    where = f"{kernel_name}: argument '{p.name}'"
+    if any(d == 0 for d in array.shape):
+        raise KernelArgumentError(f"{where} is empty: shape {array.shape}")
+    if array.strides[-1] != 1 and array.shape[-1] > 1:
+        raise KernelArgumentError(
+            f"{where} must be contiguous in its last dimension "
+            f"(stride {array.strides[-1]})"
+        )
+    for axis, stride in enumerate(array.strides[:-1]):
+        if stride <= 0:
+            raise KernelArgumentError(
+                f"{where} has a stride of {stride} in dimension {axis}; kernels "
+                "need positive strides (pass a contiguous copy)"
+            )
+        if stride > U32_MAX:
+            raise KernelArgumentError(
+                f"{where} has a stride of {stride} elements in dimension {axis}; "
+                f"kernels take strides below 2**32"
+            )
+
+
+def tma_problem(p: Param, array: DeviceArray) -> str | None:
+    """Why TMA cannot describe `array` (after `check_device_array`), or None:
+    its base address and row pitches must be multiples of `TMA_ALIGN` bytes.
+    Host arrays are copied into aligned temporaries whose pitches are their
+    rows' sizes. The dispatcher keys specializations on this fact."""
+    desc = p.type
+    assert isinstance(desc, DescType)
+    if array.host is None and array.ptr % TMA_ALIGN:
+        return f"starts at an address that is not {TMA_ALIGN}-byte aligned"
+    size = element_bytes(desc.element_type)
+    for axis, stride in enumerate(array.strides[:-1]):
+        if (stride * size) % TMA_ALIGN:
+            return f"has a stride of {stride * size} bytes in dimension {axis}"
+    return None
 
 
 @dataclass
@@ -152,37 +193,13 @@ class Kernel:
 
     def _check_device_array(self, p: Param, array: DeviceArray) -> None:
         """What TMA and the register stores need beyond the shared checks."""
-        desc = p.type
-        assert isinstance(desc, DescType)
-        where = f"{self.name}: argument '{p.name}'"
-        if any(d == 0 for d in array.shape):
-            raise KernelArgumentError(f"{where} is empty: shape {array.shape}")
-        if array.strides[-1] != 1 and array.shape[-1] > 1:
+        check_device_array(self.name, p, array)
+        problem = tma_problem(p, array)
+        if problem:
             raise KernelArgumentError(
-                f"{where} must be contiguous in its last dimension "
-                f"(stride {array.strides[-1]})"
+                f"{self.name}: argument '{p.name}' {problem}; TMA needs a multiple "
+                f"of {TMA_ALIGN} (pad the rows)"
             )
-        esize = element_bytes(desc.element_type)
-        if array.host is None and array.ptr % TMA_ALIGN:  # temporaries are aligned
-            raise KernelArgumentError(
-                f"{where} starts at an address that is not {TMA_ALIGN}-byte aligned"
-            )
-        for axis, stride in enumerate(array.strides[:-1]):
-            if stride <= 0:
-                raise KernelArgumentError(
-                    f"{where} has a stride of {stride} in dimension {axis}; kernels "
-                    "need positive strides (pass a contiguous copy)"
-                )
-            if (stride * esize) % TMA_ALIGN:
-                raise KernelArgumentError(
-                    f"{where} has a stride of {stride * esize} bytes in dimension "
-                    f"{axis}; TMA needs a multiple of {TMA_ALIGN} (pad the rows)"
-                )
-            if stride > U32_MAX:  # register stores take strides as .u32 parameters
-                raise KernelArgumentError(
-                    f"{where} has a stride of {stride} elements in dimension {axis}; "
-                    f"kernels take strides below 2**32"
-                )
 
     def _tensor_map(self, array: DeviceArray, t: nv.TensorMapType, name: str) -> Any:
         cu, _ = context()
@@ -414,4 +431,11 @@ class Packed:
         return ctypes.addressof(array)
 
 
-__all__ = ["CudaError", "Kernel", "ResourceError", "from_lowered"]
+__all__ = [
+    "CudaError",
+    "Kernel",
+    "ResourceError",
+    "check_device_array",
+    "from_lowered",
+    "tma_problem",
+]

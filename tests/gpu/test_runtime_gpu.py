@@ -185,7 +185,9 @@ def test_register_budgets_reach_the_jit(torch) -> None:
     options = dict(num_stages=2, mma_depth=1, two_stage=True, tuned=False)
     tight = dict(producer_registers=24, consumer_registers=200)
     with pytest.raises(tawa_xdsl.runtime.ResourceError, match="spills"):
-        tawa_xdsl.compile(source, "attention_causal_d256", **options, **tight).load()
+        tawa_xdsl.compile(
+            source, "attention_causal_d256", **options, **tight
+        ).kernel.load()
     ref = torch.nn.functional.scaled_dot_product_attention(
         q.double(), k.double(), v.double(), is_causal=True
     )
