@@ -23,11 +23,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import EXAMPLES, RESULTS, write_csv
-from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
 from tawa_xdsl.compiler import CompileOptions, lower
 from tawa_xdsl.kernel import find_kernel, kernels
+from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 
 def stages(text: str, name: str) -> dict[str, float]:

@@ -39,21 +39,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects.ptx import (
-    AluOp,
-    ForOp,
-    IfOp,
-    PTXOp,
-    RegType,
-    YieldOp,
-)
-from tawa_xdsl.lowering.ptx_liveness import (
-    Liveness,
-    Segment,
-    carried_destination,
-    overlaps,
-    union,
-)
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -62,7 +47,22 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects.ptx import (
+    AluOp,
+    ForOp,
+    IfOp,
+    PTXOp,
+    RegType,
+    YieldOp,
+)
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.lowering.ptx_liveness import (
+    Liveness,
+    Segment,
+    carried_destination,
+    overlaps,
+    union,
+)
 
 MOV = {
     "pred": "mov.pred",

@@ -24,14 +24,6 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects import tile
-from tawa_xdsl.dialects.nvgpu_async import FragmentKind
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
-from tawa_xdsl.dialects.tile import element_bytes
-from tawa_xdsl.lowering.fragments import Geometry
-from tawa_xdsl.lowering.ptx_skip_unit_scale import ROW_SCALE_REUSE
-from tawa_xdsl.lowering.quad_transpose import quad_transpose
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
@@ -50,6 +42,14 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import tile
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.dialects.tile import element_bytes, tile_bytes
+from tawa_xdsl.lowering.fragments import Geometry
+from tawa_xdsl.lowering.ptx_skip_unit_scale import ROW_SCALE_REUSE
+from tawa_xdsl.lowering.quad_transpose import quad_transpose
 
 HEADER = """.version 8.0
 .target sm_90a
@@ -1012,7 +1012,7 @@ class KernelEmitter:
     def _chunk(ring: Ring, tensor_map: SSAValue) -> tuple[int, int]:
         """(columns, bytes) of one box: a swizzle chunk of the tile."""
         box = tensor_map.type.get_box()
-        return box[-1], element_bytes(ring.type.element_type) * _product(box)
+        return box[-1], tile_bytes(box, ring.type.element_type)
 
     def _boxes(
         self,
@@ -1463,13 +1463,6 @@ class KernelEmitter:
 
 def _power_of_two(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
-
-
-def _product(shape: Sequence[int]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 KernelEmitter.HANDLERS = {

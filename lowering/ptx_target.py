@@ -20,21 +20,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO
 
-from tawa_xdsl.dialects.ptx import PTX, ForOp, IfOp, RegType
-from tawa_xdsl.lowering import get_all_lowering_passes
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from tawa_xdsl.lowering.ptx_allocate import allocate_kernel
-from tawa_xdsl.lowering.ptx_control_flow import lower_control_flow
-from tawa_xdsl.lowering.ptx_emitter import emit_module
-from tawa_xdsl.lowering.ptx_printer import print_module
-from tawa_xdsl.lowering.ptx_skip_unit_scale import skip_unit_scale
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.dialects.ptx import PTX, ForOp, IfOp, RegType
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.lowering import get_all_lowering_passes
+from tawa_xdsl.lowering.ptx_allocate import allocate_kernel
+from tawa_xdsl.lowering.ptx_control_flow import lower_control_flow
+from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.lowering.ptx_printer import print_module
+from tawa_xdsl.lowering.ptx_skip_unit_scale import skip_unit_scale
 
 DISTRIBUTION = ("select-store-path", "distribute-fragments")
 """The passes from nvgpu_async IR to thread-level IR, in order."""

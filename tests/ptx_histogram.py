@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from tawa_xdsl.dialects import ptx
 from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
+
+from tawa_xdsl.dialects import ptx
 
 GUARD = re.compile(r"^@!?%\w+\s+")
 UNIT_SCALE = frozenset({"setp.neu.f32", "setp.neu.or.f32", "vote.sync.any.pred"})

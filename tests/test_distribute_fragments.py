@@ -13,11 +13,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects import ptx
-from tawa_xdsl.lowering.distribute import distribute_kernel, lowered_kernels
-from tawa_xdsl.lowering.ptx_emitter import KernelEmitter
-from tawa_xdsl.lowering.select_store_path import SelectStorePathPass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -25,7 +20,12 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 import tawa_xdsl
 from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import ptx
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.lowering.distribute import distribute_kernel, lowered_kernels
+from tawa_xdsl.lowering.ptx_emitter import KernelEmitter
+from tawa_xdsl.lowering.select_store_path import SelectStorePathPass
 from tawa_xdsl.pipelines import TawaHopperPipeline
 
 from .conftest import EXAMPLES

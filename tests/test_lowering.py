@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects import tile
-from tawa_xdsl.lowering.assemble import _ptxas, assemble
-from tawa_xdsl.lowering.ptx_emitter import emit_module
-from tawa_xdsl.lowering.ptx_target import to_ptx
 from xdsl.dialects import arith
 
 import tawa_xdsl
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import tile
 from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang
 from tawa_xdsl.kernel import KernelArgumentError, find_kernel
+from tawa_xdsl.lowering.assemble import _ptxas, assemble
+from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.lowering.ptx_target import to_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline
 
 from .conftest import example_module, sweep

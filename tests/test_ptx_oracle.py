@@ -32,14 +32,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from tawa_xdsl.lowering.ptx_emitter import emit_module
-from tawa_xdsl.lowering.ptx_target import to_ptx
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 import tawa_xdsl
 from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.kernel import find_kernel, kernels
+from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.lowering.ptx_target import to_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline
 
 from .conftest import EXAMPLE_FILES

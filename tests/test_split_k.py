@@ -15,9 +15,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_target import to_ptx
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
@@ -26,12 +23,15 @@ from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import infer_grid, recorded_grid_rule
 from tawa_xdsl.kernel import KernelArgumentError, kernels
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import to_ptx
 from tawa_xdsl.partials import (
     original_arguments,
     record,
     self_scheduled,
     stream_k_slots,
 )
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
 ROOT = Path(__file__).resolve().parent.parent
 COUNTER = ROOT / "tests" / "kernels" / "gemm_counter.mlir"

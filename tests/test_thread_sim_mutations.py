@@ -24,12 +24,12 @@ from functools import cache
 
 import numpy as np
 import pytest
-from tawa_xdsl.dialects import ptx
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, UnitAttr, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 import tawa_xdsl
+from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.scheduler import SimulationError
 from tawa_xdsl.kernel import find_kernel

@@ -6,18 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_emitter import emit_module
-from tawa_xdsl.transforms.pipeline import PipelinePass
 from xdsl.dialects import func
 from xdsl.passes import PassPipeline
 
 import tawa_xdsl
 from tawa_xdsl.compiler import DEFAULTS, CompileOptions
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.kernel import find_kernel, kernels
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_emitter import emit_module
 from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.registry import all_passes
+from tawa_xdsl.transforms.pipeline import PipelinePass
 from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLES, example_module

@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import grid_rule, infer_grid
 from tawa_xdsl.kernel import find_kernel
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 KERNELS = Path(__file__).parent / "kernels"
 

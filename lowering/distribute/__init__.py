@@ -34,18 +34,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import ptx
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from tawa_xdsl.lowering.distribute import (
-    barriers,
-    control,
-    elementwise,
-    kernel,
-    memory,
-    reductions,
-    wgmma,
-)
-from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -58,7 +46,19 @@ from xdsl.pattern_rewriter import (
 )
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.lowering.distribute import (
+    barriers,
+    control,
+    elementwise,
+    kernel,
+    memory,
+    reductions,
+    wgmma,
+)
+from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 
 FAMILIES = (kernel, elementwise, reductions, control, barriers, wgmma, memory)
 

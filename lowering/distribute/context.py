@@ -31,10 +31,6 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects import ptx
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
-from tawa_xdsl.lowering.fragments import Geometry
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -50,6 +46,10 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.lowering.fragments import Geometry
 
 MOV = {cls: f"mov.{cls}" for cls in ("f32", "b32", "b64", "b16", "pred")}
 """The copy of each register class."""

@@ -27,8 +27,9 @@ from xdsl.dialects.builtin import (
     ModuleOp,
 )
 
+from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, TMA_ALIGN
 from tawa_xdsl.dialects.tile import DescType, element_bytes
 from tawa_xdsl.grid import GRID_ATTR, Rule, decode_rules, infer_grid
 from tawa_xdsl.kernel import (
@@ -39,7 +40,6 @@ from tawa_xdsl.kernel import (
     normalize_grid,
     params,
 )
-from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR
 from tawa_xdsl.lowering.ptx_emitter import emit_module
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
