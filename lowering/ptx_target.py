@@ -100,6 +100,15 @@ def _ptx(ctx: Context, module: ModuleOp, legacy: bool) -> str:
     return print_module(lower_to_ptx(ctx, module))
 
 
+def kernel_ptx(kernel: func.FuncOp) -> str:
+    """PTX text for one lowered kernel, which is left as it is (what `compile`
+    loads: the runtime keeps reading the nvgpu_async kernel's contract)."""
+    from tawa_xdsl.registry import make_context
+
+    module = ModuleOp([kernel.clone()])
+    return print_module(lower_to_ptx(make_context(), module))
+
+
 def to_ptx(module: ModuleOp, legacy: bool = False) -> str:
     """PTX text for every lowered kernel of `module`, which is left as it is."""
     from tawa_xdsl.registry import make_context

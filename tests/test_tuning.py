@@ -14,7 +14,7 @@ from tawa_xdsl.compiler import DEFAULTS, CompileOptions
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.kernel import find_kernel, kernels
 from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.registry import all_passes
 from tawa_xdsl.transforms.pipeline import PipelinePass
@@ -160,7 +160,7 @@ def test_the_cli_pipeline_lowers_what_compile_runs() -> None:
     for name, threads in zip(names, (512, 384), strict=True):
         kernel = find_kernel(lowered, name)
         assert kernel.attributes[LAUNCH_ATTR].data["threads"].value.data == threads
-        ptx = emit_module([kernel])
+        ptx = kernel_ptx(kernel)
         assert ptx == tawa_xdsl.compile(text, name).ptx
         result = assemble(ptx)
         assert result.ok and result.remarks == [], result.remarks

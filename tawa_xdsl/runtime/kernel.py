@@ -40,7 +40,7 @@ from tawa_xdsl.kernel import (
     normalize_grid,
     params,
 )
-from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
@@ -69,7 +69,7 @@ def from_lowered(
         )
     return Kernel(
         kernel_name,
-        emit_module([lowered_kernel]),
+        kernel_ptx(lowered_kernel),
         lowered_kernel,
         allow_spills=allow_spills,
         options=dict(options or {}),
