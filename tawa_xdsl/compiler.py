@@ -142,10 +142,15 @@ class CompileOptions:
         }
         tuned = default_options(kernel, sizes) if self.tuned else {}
         consumers = given.get("num_consumers") or shape.get("num_consumers")
-        if consumers and _splits_badly(kernel, {**tuned, **shape, **given}, consumers):
-            for _, option in TILE_OPTIONS:  # a tuned tile gives way to the consumers
-                if option not in given and option not in shape:
-                    tuned.pop(option, None)
+        if not consumers and (given.get("ping_pong") or shape.get("ping_pong")):
+            consumers = 2  # ping-pong needs two consumer warpgroups taking turns
+        for layer in (shape, tuned):  # a chosen tile gives way to the consumers
+            if consumers and _splits_badly(
+                kernel, {**tuned, **shape, **given}, consumers
+            ):
+                for _, option in TILE_OPTIONS:
+                    if option not in given:
+                        layer.pop(option, None)
         for options in EXCLUSIVE:  # a tuned choice gives way to one it excludes
             if any(given.get(o) or shape.get(o) for o in options):
                 for o in options - given.keys() - shape.keys():

@@ -341,12 +341,11 @@ def _lowered_alone(mode: str, role: str) -> ModuleOp:
     return lowered
 
 
-@pytest.mark.parametrize("legacy", [False, True])  # the printer compile() uses
 @pytest.mark.parametrize("mode", ["split-k{splits=2}", "stream-k"])
-def test_partials_kernels_assemble(mode: str, legacy: bool) -> None:
+def test_partials_kernels_assemble(mode: str) -> None:
     """The partials kernels print as PTX that assembles for sm_90a, without a
     ptxas remark or a spill."""
-    result = assemble(to_ptx(_lowered_alone(mode, "partials"), legacy))
+    result = assemble(to_ptx(_lowered_alone(mode, "partials")))
     assert result.ok, result.log[-3000:]
     assert result.remarks == [] and not result.spills, result.log[-3000:]
 

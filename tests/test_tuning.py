@@ -112,6 +112,11 @@ def test_a_tuned_tile_gives_way_to_a_given_consumer_count() -> None:
         tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
         "tawa-hopper-pipeline{num-consumers=2 ping-pong=true}",
     )
+    # ping-pong needs two consumers: a shape rule's 64-row tile gives way too
+    shaped = CompileOptions(ping_pong=True).resolve(
+        kernel_of("attention.mlir", "attention_causal_d128"), {"block_m": 64}
+    )
+    assert (shaped.block_m, shaped.num_consumers) == (0, 2)
     with pytest.raises(Exception, match="192 rows cannot be split"):
         tawa_xdsl.apply(
             tawa_xdsl.parse(EXAMPLES / "attention.mlir"),

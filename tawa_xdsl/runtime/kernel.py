@@ -105,8 +105,8 @@ def check_device_array(kernel_name: str, p: Param, array: DeviceArray) -> None:
 def tma_problem(p: Param, array: DeviceArray) -> str | None:
     """Why TMA cannot describe `array` (after `check_device_array`), or None:
     its base address and row pitches must be multiples of `TMA_ALIGN` bytes.
-    Host arrays are copied into aligned temporaries whose pitches are their
-    rows' sizes. The dispatcher keys specializations on this fact."""
+    Host arrays are copied into temporaries whose rows are padded to that
+    (`arrays.row_strides`). The dispatcher keys specializations on this fact."""
     desc = p.type
     assert isinstance(desc, DescType)
     if array.host is None and array.ptr % TMA_ALIGN:
