@@ -17,8 +17,7 @@ from tawa_xdsl.dialects import tile
 from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang
 from tawa_xdsl.kernel import KernelArgumentError, find_kernel
 from tawa_xdsl.lowering.assemble import _ptxas, assemble
-from tawa_xdsl.lowering.ptx_target import kernel_ptx
-from tawa_xdsl.lowering.ptx_target import to_ptx
+from tawa_xdsl.lowering.ptx_target import kernel_ptx, to_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline
 
 from .conftest import example_module, sweep

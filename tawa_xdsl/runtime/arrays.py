@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dlpack import (
     GPU_DEVICES,
     ArrayError,
@@ -30,7 +31,6 @@ from tawa_xdsl.dlpack import (
     dlpack_device,
     export,
 )
-from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dtypes import DTYPES, type_name
 from tawa_xdsl.kernel import ArrayView
 from tawa_xdsl.runtime.driver import check, context
