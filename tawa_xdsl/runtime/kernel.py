@@ -126,11 +126,11 @@ class Kernel:
     name: str
     ptx: str
     lowered: func.FuncOp
-    _function: Any = None
-    jit_log: str = ""
-    num_regs: int = 0
     allow_spills: bool = False
     options: dict[str, Any] = field(default_factory=dict)
+    _function: Any = field(default=None, init=False)
+    jit_log: str = field(default="", init=False)
+    num_regs: int = field(default=0, init=False)
     params: list[Param] = field(init=False)
     grid_rules: list[Rule] | None = field(init=False)
     persistent_rules: list[Rule] | None = field(init=False)
