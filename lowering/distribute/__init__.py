@@ -9,8 +9,7 @@ under one `role_dispatch`. Output, per kernel: only `ptx` ops, `func.func` and
 `#ptx.param_decl`, in its `ptx.params` attribute) and keeps its launch
 attribute. Anything the thread level cannot express gets a diagnostic at the op.
 
-The instructions are the PTX printer's (`ptx_emitter.KernelEmitter`), family by
-family (`kernel`, `elementwise`, `reductions`, `control`, `barriers`,
+One module per family of ops (`kernel`, `elementwise`, `reductions`, `control`, `barriers`,
 `wgmma`, `memory`): each pattern converts one op, leaving a cast of its ptx
 value(s) to the old type for the users not yet converted (`context`). Ops are
 visited once, in program order, so a value's definition is converted before
