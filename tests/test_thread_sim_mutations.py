@@ -124,16 +124,37 @@ class Mutant:
     mutate: Mutation
     where: Callable[[Operation], bool] = lambda op: True
     kernel: str = "store"
+    together: bool = False
+    """Mutate every target shaped like target `index` (the same guard width,
+    instruction count and offset): a register store writes a few column groups
+    of one row per instruction, so one of them taught a wrong guard or address
+    is often overwritten or equivalent; the same slip in every such store is
+    the bug a pattern would make."""
 
     def apply(self, module: ModuleOp) -> ModuleOp:
         clone = module.clone()
         ops = targets(clone, self.kernel, self.kind, self.where)
-        self.mutate(ops[self.index])
+        if self.together:
+            shape = _store_shape(ops[self.index])
+            for op in ops:
+                if _store_shape(op) == shape:
+                    self.mutate(op)
+        else:
+            self.mutate(ops[self.index])
         clone.verify()
         return clone
 
     def __str__(self) -> str:
         return f"{self.what} #{self.index}"
+
+
+def _store_shape(op: Operation) -> tuple:
+    return (
+        ptx.width(op.pred) if op.pred is not None else 0,
+        len(op.instruction_offsets()),
+        op.offset.value.data,
+        ptx.register_class(op.value),
+    )
 
 
 def caught(run: Callable[[], object]) -> str | None:
@@ -154,6 +175,7 @@ STORE_CASES = [  # every path and edge of a 128 x 128 bf16 tile, two warpgroups
     Case(2, 128, 128, 16, (150, 256), 256, (64, 128)),  # vectors past the last row
     Case(2, 128, 128, 16, (150, 249), 256, (64, 128)),  # pairs past both ends
     Case(2, 128, 128, 16, (150, 256), 256, (64, 3)),  # singles (odd column)
+    Case(2, 128, 128, 16, (150, 90), 256, (64, 3)),  # singles past the last column
     Case(2, 128, 128, 16, (300, 256), 256, (-8, -8)),  # before the start
 ]
 F32_CASES = [  # pairs and singles of a 64 x 64 f32 tile, one warpgroup
@@ -179,8 +201,11 @@ def store_mutants(module: ModuleOp) -> list[Mutant]:
             ("shuffle from another quad", lambda x: 4),
         )
     ]
+    shapes: dict[tuple, int] = {}
     for i, store in enumerate(stores):
-        if ptx.width(store.pred) > 1:  # guards to confuse
+        shapes.setdefault(_store_shape(store), i)
+    for i in shapes.values():  # each kind of store, every one of its kind at once
+        if ptx.width(stores[i].pred) > 1:  # guards to confuse
             mutants.append(
                 Mutant(
                     "store guard of another element",
@@ -188,17 +213,22 @@ def store_mutants(module: ModuleOp) -> list[Mutant]:
                     i,
                     rotated_guard,
                     global_store,
+                    together=True,
                 )
             )
-        mutants += [
-            Mutant("store guard negated", ptx.StoreOp, i, negate_guard, global_store),
+        mutants.append(
             Mutant(
                 "store address one element off",
                 ptx.StoreOp,
                 i,
                 shifted_address,
                 global_store,
-            ),
+                together=True,
+            )
+        )
+    for i in range(len(stores)):  # each store on its own
+        mutants += [
+            Mutant("store guard negated", ptx.StoreOp, i, negate_guard, global_store),
             Mutant("store guard dropped", ptx.StoreOp, i, dropped_guard, global_store),
         ]
     arrives = targets(
