@@ -28,7 +28,7 @@
 // CHECK-NEXT:    %[[FIRST:.*]] = tile.cluster_id
 // CHECK-NEXT:    %[[P:programs]] = tile.num_programs x
 // CHECK-NEXT:    %[[TWO2:.*]] = arith.constant 2 : index
-// CHECK-NEXT:    %[[STEP:clusters]] = arith.divui %[[P]], %[[TWO2]]
+// CHECK-NEXT:    %[[STEP:clusters]] = arith.ceildivui %[[P]], %[[TWO2]]
 // CHECK-NEXT:    scf.for %{{.*}} = %[[FIRST]] to %[[T]] step %[[STEP]] {
 // CHECK:           %[[FOUR:.*]] = arith.constant 4 : index
 // CHECK-NEXT:      %group_width = arith.muli %[[FOUR]], %[[TY]]
