@@ -432,9 +432,15 @@ class KernelEmitter:
     def constant(self, op: arith.ConstantOp) -> None:
         v, t = op.value, op.result.type
         if isinstance(v, DenseIntOrFPElementsAttr):
-            (x,) = set(v.get_values())
+            values = set(v.get_values())
+            if len(values) != 1:
+                raise OpDiagnostic(
+                    op, "only splat tile constants (one value) can live in registers"
+                )
+            (x,) = values
             et = t.element_type
-            imm = f32_imm(x) if isinstance(et, Float32Type) else str(int(x))
+            # float tiles, 16-bit ones too, hold an f32 immediate (see _register_tile)
+            imm = str(int(x)) if isinstance(et, IntegerType) else f32_imm(x)
             self.env[op.result] = Uniform(imm, et)
         elif isinstance(v, FloatAttr):
             self.env[op.result] = f32_imm(v.value.data)
@@ -647,13 +653,17 @@ class KernelEmitter:
         self.env[op.results[0]] = Frag(geom, Float32Type(), regs)
 
     def truncf(self, op: arith.TruncFOp) -> None:
-        src = self.env[op.input]
-        dst_t = op.result.type
-        et = dst_t.element_type if isinstance(dst_t, TensorType) else dst_t
-        if not isinstance(src, Frag) or not is_16bit(et):
+        dst_t, src_t = op.result.type, op.input.type
+        if not (
+            isinstance(dst_t, TensorType)
+            and isinstance(src_t, TensorType)
+            and is_16bit(et := dst_t.element_type)
+            and isinstance(src_t.element_type, Float32Type)
+        ):
             raise OpDiagnostic(
                 op, "arith.truncf is supported on f32 register tiles to bf16/f16"
             )
+        src = self._register_tile(op, op.input)
         geom = self._geometry(dst_t)
         regs = []
         for k in range(0, geom.count, 2):
@@ -803,6 +813,25 @@ class KernelEmitter:
             n = geom.count // 2 if is_16bit(et) else geom.count
             return Frag(geom, et, [self.new(cls) for _ in range(n)])
         return self.new(reg_class(v.type))
+
+    def _register_tile(self, op: Operation, v: SSAValue) -> Frag:
+        """`v` as registers: a uniform tile (a splat, a splat constant) is written
+        into fresh ones, so ops that need a fragment take either. A uniform 16-bit
+        tile holds an f32 value, rounded here (one cvt per register pair)."""
+        x = self.env[v]
+        if isinstance(x, Frag):
+            return x
+        if not isinstance(x, Uniform):
+            raise OpDiagnostic(op, f"{v.type} is not a register tile here")
+        frag = self._materialize(v)
+        assert isinstance(frag, Frag)
+        if is_16bit(x.etype):
+            f = self.reg(x.value, "f")
+            for r in frag.regs:
+                self.emit(f"cvt.rn.{ptx_float(x.etype)}x2.f32 {r}, {f}, {f};")
+        else:
+            self._copy_all([frag], [x])
+        return frag
 
     def _copy_all(self, dsts: Sequence[object], srcs: Sequence[object]) -> None:
         """Parallel copy: every destination gets its source's value as before."""
@@ -1099,9 +1128,9 @@ class KernelEmitter:
         """Each thread writes its accumulator elements into the staging tile, in the
         128-byte-swizzled layout TMA reads: 16-byte chunk k of row r sits at chunk
         k ^ (r % 8), and r % 8 is the thread's g for every row it holds."""
-        value = self.env[op.value]
+        value = self._register_tile(op, op.value)
         ring = self.env[op.buffer]
-        assert isinstance(value, Frag) and isinstance(ring, Ring)
+        assert isinstance(ring, Ring), "the lowering stages into smem_alloc buffers"
         if value.geom.kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "only accumulator-layout tiles can be staged")
         geom, et = value.geom, value.etype
@@ -1263,10 +1292,10 @@ class KernelEmitter:
         `_store_vectors`; any other tile stores element pairs, or single
         elements where the first column is odd (a pair there is not aligned
         for one store: the GPU faults on a misaligned address)."""
-        value = self.env[op.value]
+        value = self._register_tile(op, op.value)
         target = self.env[op.target]
         assert isinstance(target, GlobalTensor)
-        if not isinstance(value, Frag) or value.geom.kind != FragmentKind.ACC:
+        if value.geom.kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "stores of accumulator-layout tiles are supported")
         self.store_tile(value, target, [self.reg(self.scalar(i)) for i in op.indices])
 

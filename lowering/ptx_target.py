@@ -12,22 +12,27 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.kernel import kernels
 
 
-def lowered_kernels(module: ModuleOp) -> list:
-    return [k for k in kernels(module) if LAUNCH_ATTR in k.attributes]
-
-
 def to_ptx(module: ModuleOp) -> str:
-    """PTX text for every lowered kernel of `module`."""
-    lowered = lowered_kernels(module)
-    if not lowered:
+    """PTX text for every kernel of `module`, which must all be lowered."""
+    found = list(kernels(module))
+    if not found:
         raise DiagnosticException(
-            "-t ptx needs lowered kernels: run tawa-hopper-pipeline (or "
-            "aref-partition,pipeline,convert-aref-to-nvgpu-async) first"
+            "-t ptx: the module has no tile kernels (func.func with the "
+            "tile.kernel attribute) to print"
         )
-    return emit_module(lowered)
+    for kernel in found:
+        if LAUNCH_ATTR not in kernel.attributes:
+            raise OpDiagnostic(
+                kernel,
+                f"-t ptx needs lowered kernels; @{kernel.sym_name.data} is not: run "
+                "tawa-hopper-pipeline (or aref-partition,pipeline,"
+                "convert-aref-to-nvgpu-async) first",
+            )
+    return emit_module(found)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
-from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.traits import IsolatedFromAbove, SymbolTable
 
@@ -94,9 +94,13 @@ def _dominates(
     order: dict[Operation, int],
     regions: dict[Region, DominanceInfo],
 ) -> bool:
-    def_op = v.op if isinstance(v, OpResult) else None
-    def_block = def_op.parent_block() if def_op is not None else v.owner
-    if not isinstance(def_block, Block) or def_block.parent is None:
+    if isinstance(v, OpResult):
+        def_op, def_block = v.op, v.op.parent_block()
+    elif isinstance(v, BlockArgument):
+        def_op, def_block = None, v.block
+    else:  # xDSL's parser leaves a forward reference it never resolved
+        return False
+    if def_block is None or def_block.parent is None:
         return False  # the definition was erased or never inserted
     region = def_block.parent
     anc = user
@@ -128,7 +132,9 @@ def _use_message(
             f"{name} is used where its definition (at {_where(v.op)}) does not "
             "dominate the use"
         )
-    return f"{name} is used outside the region that defines it"
+    if isinstance(v, BlockArgument):
+        return f"{name} is used outside the region that defines it"
+    return f"{name} is used but not defined where this use can see it"
 
 
 # ---------------------------------------------------------------- loop steps

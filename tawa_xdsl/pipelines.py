@@ -20,6 +20,7 @@ from tawa_xdsl.lowering.aref_to_nvgpu import (
 )
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
 from tawa_xdsl.transforms.cluster import ClusterPass
+from tawa_xdsl.transforms.cluster import check_size as check_cluster_size
 from tawa_xdsl.transforms.cooperative import CooperativePass
 from tawa_xdsl.transforms.persistent import PersistentPass
 from tawa_xdsl.transforms.ping_pong import PingPongPass
@@ -67,6 +68,7 @@ class TawaHopperPipeline(ModulePass):
     reverse_x: bool = False
 
     def passes(self) -> list[ModulePass]:
+        check_cluster_size(self.cluster, self.name, "cluster")
         if self.reverse_x and self.persistent:
             raise PassFailedException(
                 "tawa-hopper-pipeline: reverse-x orders how the GPU starts the "

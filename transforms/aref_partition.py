@@ -18,7 +18,9 @@ Contract (what the pass guarantees and assumes):
 
 Kernels it cannot partition get a diagnostic at the offending op: a load nested in
 anything but `scf.for` loops, a load whose address (or an enclosing loop bound)
-depends on tile data, a loaded tile that escapes its loop iteration.
+depends on tile data, a loaded tile that escapes its loop iteration, a
+thread-level op (a CTA barrier) that only one role would run. A kernel without
+loads gets a consumer role only (the producer has nothing to do).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ from xdsl.traits import IsTerminator, Pure
 
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.kernel import kernels
+
+THREAD_LEVEL_DIALECTS = ("nvgpu_async", "gpu", "nvvm")
+"""Dialects whose ops act on threads, warps or the block, not on tiles."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,19 @@ class Partitioner:
         self.loads = [op for op in kernel.walk() if isinstance(op, tile.LoadOp)]
 
     # ------------------------------------------------------------------ analysis
+
+    def _check_thread_level_ops(self) -> None:
+        """Ops of the machine level (a CTA barrier, a thread id) assume the threads
+        the partition has not made yet: it would give them to the consumer role
+        alone, and a block-wide barrier that the producer never reaches hangs."""
+        for op in self.kernel.walk():
+            if op.name.split(".")[0] in THREAD_LEVEL_DIALECTS:
+                raise OpDiagnostic(
+                    op,
+                    f"{op.name} is a thread-level op and a tile kernel describes "
+                    "whole tiles: aref-partition would run it in the consumer role "
+                    "only (a block-wide barrier there never completes); remove it",
+                )
 
     def _check_addresses(self) -> None:
         for load in self.loads:
@@ -201,8 +219,7 @@ class Partitioner:
     # ----------------------------------------------------------------- rewriting
 
     def run(self) -> None:
-        if not self.loads:
-            return
+        self._check_thread_level_ops()
         self._check_addresses()
         self._check_no_escape()
         self.groups = self._group_loads()

@@ -41,7 +41,7 @@
 // CHECK:           arith.muli %[[X]], %bm
 // CHECK:           arith.muli %pid_y, %bn
 
-// SIZE: cluster: size must be a power of two from 1 to 8, got 3
+// SIZE: tawa-opt: cluster{size=3}: size must be a power of two from 1 to 8
 // AFTER: error: func.func: cluster: kernel @gemm_nt is already persistent; run cluster before persistent
 // ORDER: error: func.func: cluster: kernel @gemm_nt is already warp-specialized; run cluster before aref-partition
 

@@ -1,0 +1,228 @@
+"""The tawa-opt driver: exit codes (0 ok, 1 a diagnostic, 2 usage, 3 our bug),
+internal errors named by pass and op, option errors as written, the pass
+listing, timings and dumps on stderr, `-` for stdin. Run in process (fast)."""
+
+from __future__ import annotations
+
+import io
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+import tawa_xdsl
+from tawa_xdsl import registry
+from tawa_xdsl.kernel import kernels
+from tawa_xdsl.tawa_opt import InternalError, main
+
+from .conftest import EXAMPLES
+
+GEMM = EXAMPLES / "gemm.mlir"
+
+
+@dataclass(frozen=True)
+class CrashingPass(ModulePass):
+    """Fails as a buggy pass does: a KeyError while it works on a kernel."""
+
+    name = "test-crash"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in kernels(op):
+            raise KeyError(kernel.sym_name.data)
+
+
+@dataclass(frozen=True)
+class ValueErrorPass(ModulePass):
+    """A bare ValueError is a bug too, not a message for the user."""
+
+    name = "test-value-error"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        raise ValueError("unexpected shape")
+
+
+@dataclass(frozen=True)
+class MisorderingPass(ModulePass):
+    """Leaves invalid IR: moves the first `arith.muli` to the end of its block,
+    after its uses."""
+
+    name = "test-misorder"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        muli = next(o for o in op.walk() if isinstance(o, arith.MuliOp))
+        block = muli.parent_block()
+        muli.detach()
+        block.insert_op_before(muli, block.last_op)
+
+
+@pytest.fixture
+def buggy_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    ours = registry.all_passes
+    extra = {
+        p.name: (lambda p=p: p) for p in (CrashingPass, ValueErrorPass, MisorderingPass)
+    }
+    monkeypatch.setattr(registry, "all_passes", lambda: {**ours(), **extra})
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_exit_codes(capsys, buggy_passes, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(
+        GEMM.read_text().replace("%bk = arith.constant", "%bk = arith.constnt", 1)
+    )
+    assert run(capsys, str(GEMM))[0] == 0
+    assert run(capsys, str(bad))[0] == 1
+    assert run(capsys, str(GEMM), "--no-such-flag")[0] == 2
+    assert run(capsys, str(GEMM), "-p", "test-crash")[0] == 3
+
+
+def test_internal_error_names_the_pass_and_the_op(capsys, buggy_passes) -> None:
+    rc, out, err = run(capsys, str(GEMM), "-p", "canonicalize,test-crash")
+    assert rc == 3 and out == ""
+    assert err.startswith(
+        f"tawa-opt: {GEMM}:9:1: internal error in test-crash: KeyError: 'gemm_nt'"
+    )
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_bare_value_error_is_ours_not_the_users(capsys, buggy_passes) -> None:
+    rc, _, err = run(capsys, str(GEMM), "-p", "test-value-error")
+    assert rc == 3
+    assert "internal error in test-value-error: ValueError: unexpected shape" in err
+
+
+def test_a_pass_that_leaves_invalid_ir_is_blamed(capsys, buggy_passes) -> None:
+    rc, _, err = run(capsys, str(GEMM), "-p", "test-misorder,cse")
+    assert rc == 3
+    assert "internal error in test-misorder: left invalid IR: " in err
+    assert (
+        "tile.load: %m0 is used where its definition (at line 19) does not dominate"
+        in err
+    )
+
+
+def test_the_traceback_on_request(capsys, buggy_passes, monkeypatch) -> None:
+    monkeypatch.setenv("TAWA_TRACEBACK", "1")
+    with pytest.raises(InternalError) as raised:
+        main([str(GEMM), "-p", "test-crash"])
+    assert isinstance(raised.value.__cause__, KeyError)
+
+
+def test_dash_reads_stdin(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(GEMM.read_bytes())))
+    rc, out, _ = run(capsys, "-", "-p", "aref-partition")
+    assert rc == 0 and "aref.warp_specialize" in out
+
+
+def test_list_passes(capsys) -> None:
+    rc, out, _ = run(capsys, "--list-passes")
+    assert rc == 0
+    lines = out.splitlines()
+    entry = lines.index(
+        "pipeline{num-stages=3 mma-depth=1 two-stage=false outer-stages=2}"
+    )
+    assert lines[entry + 1].startswith("    Deepen aref rings")
+    assert "aref-partition" in lines and any(
+        line.startswith("tawa-hopper-pipeline{") for line in lines
+    )
+
+
+def test_timings_and_dumps_go_to_stderr(capsys) -> None:
+    rc, out, err = run(
+        capsys,
+        str(GEMM),
+        "-p",
+        "aref-partition,pipeline",
+        "--time-passes",
+        "--print-between-passes",
+    )
+    assert rc == 0
+    tawa_xdsl.parse(out)  # stdout is the IR alone
+    assert "tawa-opt: aref-partition took" in err and "tawa-opt: pipeline took" in err
+    assert "// -----// IR after aref-partition //----- //" in err
+
+
+def test_named_pipelines_run_pass_by_pass(capsys) -> None:
+    rc, _, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline", "--time-passes")
+    assert rc == 0
+    for name in ("aref-partition", "pipeline", "convert-aref-to-nvgpu-async", "dce"):
+        assert f"tawa-opt: {name} took" in err
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "message"),
+    [
+        (
+            "pipeline{num-stages=x}",
+            "pipeline{num-stages=x}: num-stages takes an integer, got x",
+        ),
+        (
+            "tawa-hopper-pipeline{two-stage=3}",
+            "tawa-hopper-pipeline{two-stage=3}: two-stage takes true or false, got 3",
+        ),
+        (
+            "pipeline{stages=3}",
+            "pipeline{stages=3}: pipeline has no option 'stages' (it takes num-stages, mma-depth, two-stage, outer-stages)",
+        ),
+        ("pipelin", "unknown pass 'pipelin' (did you mean 'pipeline'?)"),
+        ("cluster{size=0}", "cluster{size=0}: size must be a power of two from 1 to 8"),
+        (
+            "tawa-hopper-pipeline{cluster=0}",
+            "tawa-hopper-pipeline{cluster=0}: cluster must be a power of two from 1 to 8",
+        ),
+    ],
+)
+def test_option_errors_name_the_option_as_written(capsys, pipeline, message) -> None:
+    rc, out, err = run(capsys, str(GEMM), "-p", pipeline)
+    assert (rc, out, err) == (1, "", f"tawa-opt: {message}\n")
+
+
+def test_cluster_0_is_refused_by_the_api_too() -> None:
+    module = tawa_xdsl.parse(GEMM)
+    with pytest.raises(DiagnosticException, match=r"cluster=0\}: cluster must be"):
+        tawa_xdsl.apply(module, "tawa-hopper-pipeline{cluster=0}")
+
+
+def test_binary_input_is_located(capsys, tmp_path: Path) -> None:
+    binary = tmp_path / "binary.mlir"
+    binary.write_bytes(b"func.func @k() {\n  \xff\xfe\n}\n")
+    rc, _, err = run(capsys, str(binary))
+    assert rc == 1
+    assert err == (
+        f"tawa-opt: {binary}:2:3: error: the input is not UTF-8 text (byte 0xff); "
+        "tawa-opt reads MLIR source\n"
+    )
+    with pytest.raises(DiagnosticException, match=r"binary.mlir:2:3: error"):
+        tawa_xdsl.parse(binary)
+
+
+def nested_loops(depth: int) -> str:
+    lines = ["func.func @deep(%n: index) {", "  %c0 = arith.constant 0 : index"]
+    lines.append("  %c1 = arith.constant 1 : index")
+    lines += [f"scf.for %i{d} = %c0 to %n step %c1 {{" for d in range(depth)]
+    lines += ["}"] * depth + ["  func.return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_deep_nesting_gets_a_located_diagnostic(capsys, tmp_path: Path) -> None:
+    deep = tmp_path / "deep.mlir"
+    deep.write_text(nested_loops(150))
+    rc, _, err = run(capsys, str(deep))
+    assert rc == 1
+    # the func is one level, so the 64th loop is the first too deep
+    assert err.startswith(
+        f"tawa-opt: {deep}:67:1: error: ops nested more than 64 regions deep"
+    )
+    deep.write_text(nested_loops(63))
+    assert run(capsys, str(deep), "-p", "canonicalize,cse")[0] == 0
