@@ -452,9 +452,7 @@ class KernelLowering:
                     nv.TMALoadOp(tmap, coords, ring, slot, ch.full, slot, shared)
                 )
                 loads.append(load)
-            block = put.parent_block()
-            for o in ops:
-                block.insert_op_before(o, put)
+            _insert_before(ops, put)
             put.detach()
             put.erase()
             for load in loads:
@@ -471,7 +469,7 @@ class KernelLowering:
         except ReleaseBeforeReadError as e:
             raise OpDiagnostic(self.ws, str(e)) from e
         for op, pending in waits:
-            op.parent_block().insert_op_before(nv.WgmmaWaitGroupOp(pending), op)
+            _insert_before([nv.WgmmaWaitGroupOp(pending)], op)
 
         self._retype_carried_views(region, layouts)
         for op in list(region.walk()):
@@ -541,9 +539,7 @@ class KernelLowering:
             view = nv.SmemSlotOp(ring, slot)
             ops.append(view)
             views.append(view.result)
-        block = get.parent_block()
-        for o in ops:
-            block.insert_op_before(o, get)
+        _insert_before(ops, get)
         for old, new in zip(get.values, views, strict=True):
             new.name_hint = old.name_hint
             old.replace_all_uses_with(new)
@@ -567,9 +563,7 @@ class KernelLowering:
     def _replace(
         op: Operation, new_ops: list[Operation], result_op: Operation | None = None
     ) -> None:
-        block = op.parent_block()
-        for o in new_ops:
-            block.insert_op_before(o, op)
+        _insert_before(new_ops, op)
         if op.results:
             source = result_op or new_ops[-1]
             for old, new in zip(op.results, source.results, strict=True):
@@ -636,7 +630,7 @@ class KernelLowering:
                             v.type.element_type, v.type.get_shape(), target.encoding
                         ),
                     )
-                    op.parent_block().insert_op_before(load, op)
+                    _insert_before([load], op)
                     op.operands[i] = load.result
         # wgmma results follow their accumulator's new type
         for op in list(region.walk()):
@@ -703,6 +697,15 @@ class KernelLowering:
                 "cluster": IntegerAttr(self.cluster, 64),
             }
         )
+
+
+def _insert_before(ops: list[Operation], anchor: Operation) -> None:
+    """Insert the ops that lower `anchor` before it, with its source location, so
+    a later diagnostic about one of them (the PTX printer's) names that line."""
+    block = anchor.parent_block()
+    for o in ops:
+        o.location = anchor.location
+        block.insert_op_before(o, anchor)
 
 
 def _prepend(block: Block, op: Operation) -> None:

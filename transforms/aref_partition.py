@@ -240,6 +240,7 @@ class Partitioner:
         rings = 0
         for ch in self.channels:
             ch.create = aref.CreateOp(aref.ArefType(ch.types, 1))
+            ch.create.location = ch.groups[0].loads[0].location
             if ch.in_loop:
                 ch.create.result.name_hint = f"ring{rings}"
                 rings += 1
@@ -388,7 +389,9 @@ class RoleBuilder:
                 new.add_op(op.clone(value_mapper=self.mapper))
             for g, last in release_after.items():
                 if last is op:
-                    new.add_op(aref.ConsumedOp(g.channel.create, slot_index[g]))
+                    consumed = aref.ConsumedOp(g.channel.create, slot_index[g])
+                    consumed.location = g.loads[0].location
+                    new.add_op(consumed)
         issued_here = [g for g in self.p.groups if g.block is old]
         if issued_here and isinstance(old.parent_op(), scf.ForOp):
             one = arith.ConstantOp.from_int_and_width(1, IndexType())
@@ -413,9 +416,12 @@ class RoleBuilder:
             new.add_op(clone)
             if load is g.loads[-1]:
                 values = [self.mapper[ld.result] for ld in g.loads]
-                new.add_op(aref.PutOp(g.channel.create, index, values))
+                put = aref.PutOp(g.channel.create, index, values)
+                put.location = load.location
+                new.add_op(put)
         elif load is g.loads[0]:
             get = aref.GetOp(g.channel.create, index)
+            get.location = load.location
             new.add_op(get)
             for ld, value in zip(g.loads, get.values, strict=True):
                 value.name_hint = ld.result.name_hint
