@@ -462,6 +462,7 @@ class RoleBuilder:
             body,
         )
         clone.attributes |= loop.attributes  # hints such as tile.overlap
+        clone.location = loop.location
         new.add_op(clone)
         for k, i in enumerate(iters):
             self.mapper[loop.results[i]] = clone.results[k]

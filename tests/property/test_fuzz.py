@@ -9,7 +9,7 @@ file:line:col: error: ...`) unless it is about the module as a whole; never exit
 
 Mutations are generic (delete, truncate, swap or duplicate lines, change a
 number, type, op or SSA name) or aimed at what xDSL's parser and verifier let
-through: index constants changed (tile sizes, offsets, loop bounds), loop
+through: untagged index constants changed (offsets, loop bounds), loop
 steps of 0 or below, a use before its definition, nesting deeper
 than any kernel, float literals that overflow their type, a duplicated kernel,
 bytes that are not UTF-8, a CTA barrier in a tile kernel.
@@ -136,7 +136,7 @@ def aimed(draw: st.DrawFn, text: str, kind: str) -> str | None:
     if kind == "constant":
         constants = list(
             re.finditer(
-                r"(arith\.constant (?:\{[^}]*\} )?)(-?\d+)( : (?:index|i32))", text
+                r"(arith\.constant )(-?\d+)( : (?:index|i32))", text
             )
         )
         if not constants:
