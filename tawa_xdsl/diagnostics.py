@@ -4,6 +4,12 @@ xDSL's parser keeps no source position for ops unless the text spells `loc(...)`
 and its verifier reports a failure by dumping the whole module. We record each
 op's position while parsing (as a `FileLineColLoc`, which survives cloning through
 passes) and, when verification or a pass fails, name the op and its line.
+
+The parser also refuses, where they are written, inputs xDSL takes silently or
+crashes on (literals out of their type's range, nesting past what the recursive
+passes handle, bytes that are not UTF-8), and `verify_located` adds the checks
+xDSL's verifier does not make (`ir_checks`: dominance, duplicate symbols, loop
+steps).
 """
 
 from __future__ import annotations
@@ -12,7 +18,9 @@ import math
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    AnyDenseElement,
     BFloat16Type,
+    DenseIntOrFPElementsAttr,
     FileLineColLoc,
     Float16Type,
     Float32Type,
@@ -22,11 +30,13 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    RankedStructure,
     StringAttr,
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.parser import AttrParser, Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Token
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from tawa_xdsl import ir_checks
@@ -96,6 +106,22 @@ def overflows(value: float, float_type: Attribute) -> bool:
     return abs(value) >= math.ldexp(2 - 2.0 ** -(fraction + 1), exponent)
 
 
+def literal_problem(value: object, literal_type: Attribute) -> str | None:
+    """Why a number as written does not fit the type it is given, or None: an
+    integer out of its type's range (`index` is 64 bits on the GPU), a float that
+    would round to infinity."""
+    if isinstance(value, int) and isinstance(literal_type, IntegerType | IndexType):
+        width = INDEX_WIDTH if isinstance(literal_type, IndexType) else literal_type
+        try:
+            width.verify_value(value)
+        except VerifyException as e:
+            note = " (index is 64 bits on the GPU)" if width is INDEX_WIDTH else ""
+            return f"{e}{note}"
+    elif isinstance(value, int | float) and overflows(float(value), literal_type):
+        return f"float literal out of range for {literal_type}"
+    return None
+
+
 def decode_source(data: bytes, name: str) -> str:
     """UTF-8 text of a source file; other bytes get a located diagnostic."""
     try:
@@ -134,6 +160,7 @@ class LocatingParser(Parser):
         self._text = text
         self._depth = 0
         self._last_number: int | float | None = None
+        self._type: Attribute | None = None
         self._tensor_literal: list[AttrParser._TensorLiteralElement] = []
 
     def _line_col(self, pos: int) -> tuple[int, int]:
@@ -157,7 +184,9 @@ class LocatingParser(Parser):
         except PARSER_CRASHES as e:
             self.raise_error(f"invalid input here ({type(e).__name__}: {e})")
 
-    def _consume_token(self, expected_kind: MLIRTokenKind | None = None):
+    def _consume_token(
+        self, expected_kind: MLIRTokenKind | None = None
+    ) -> Token[MLIRTokenKind, str]:
         token = self._current_token
         if token.kind == MLIRTokenKind.FLOAT_LIT and math.isinf(
             token.kind.get_float_value(token.span)
@@ -168,7 +197,10 @@ class LocatingParser(Parser):
             )
         return super()._consume_token(expected_kind)
 
-    def parse_optional_number(self, *, allow_boolean: bool = False):
+    def parse_optional_number(
+        self, *, allow_boolean: bool = False
+    ) -> int | float | None:
+        # the literal as written, before xDSL rounds it into the attribute's type
         self._last_number = super().parse_optional_number(allow_boolean=allow_boolean)
         return self._last_number
 
@@ -176,28 +208,28 @@ class LocatingParser(Parser):
         self,
     ) -> IntegerAttr | FloatAttr | None:
         literal = self._current_token.span
+        self._last_number = None  # `true` and `false` are no number
         try:
             attr = super().parse_optional_builtin_int_or_float_attr()
         except VerifyException as e:  # an integer its type cannot hold
             self.raise_error(str(e), literal)
         except OverflowError:  # a float struct cannot pack into its type
-            self.raise_error("float literal out of range for its type", literal)
+            self.raise_error(f"float literal out of range for {self._type}", literal)
         # xDSL rounds the written value into the type (1e39 : bf16 becomes inf);
         # a hexadecimal literal spells the bits, an infinity included
-        written = self._last_number
+        spells_bits = literal.text.lower().startswith("0x")
         if (
-            isinstance(attr, FloatAttr)
-            and not literal.text.lower().startswith("0x")
-            and isinstance(written, int | float)
-            and overflows(float(written), attr.type)
+            isinstance(attr, IntegerAttr | FloatAttr)
+            and not (spells_bits and isinstance(attr, FloatAttr))
+            and (problem := literal_problem(self._last_number, attr.type))
         ):
-            self.raise_error(f"float literal out of range for {attr.type}", literal)
-        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
-            try:
-                INDEX_WIDTH.verify_value(attr.value.data)
-            except VerifyException as e:
-                self.raise_error(f"{e} (index is 64 bits on the GPU)", literal)
+            self.raise_error(problem, literal)
         return attr
+
+    def _parse_attribute_type(self) -> Attribute:
+        # the type of the literal being parsed, for the message if it overflows
+        self._type = super()._parse_attribute_type()
+        return self._type
 
     def _parse_dialect_type_or_attribute_body(self, *args, **kwargs):
         # A type whose parameters fail its verifier is a parse error at the type.
@@ -207,16 +239,20 @@ class LocatingParser(Parser):
         except VerifyException as e:
             self.raise_error(str(e), start, self.pos)
 
-    def _parse_tensor_literal(self):
+    def _parse_tensor_literal(
+        self,
+    ) -> tuple[list[AttrParser._TensorLiteralElement], list[int]]:
         # kept for `_parse_dense_literal_type`, which learns the element type
         self._tensor_literal, shape = super()._parse_tensor_literal()
         return self._tensor_literal, shape
 
-    def parse_dense_int_or_fp_elements_attr(self, type):
+    def parse_dense_int_or_fp_elements_attr(
+        self, type: RankedStructure[AnyDenseElement] | None
+    ) -> DenseIntOrFPElementsAttr:
         self._tensor_literal = []
         return super().parse_dense_int_or_fp_elements_attr(type)
 
-    def _parse_dense_literal_type(self):
+    def _parse_dense_literal_type(self) -> RankedStructure[AnyDenseElement]:
         # xDSL expands a splat literal element by element; refuse sizes no tile has
         # before that exhausts memory. Elements that overflow the element type
         # would become infinity (or crash while packed): refuse them where written.
@@ -232,12 +268,8 @@ class LocatingParser(Parser):
             )
         element_type = literal_type.get_element_type()
         for element in self._tensor_literal:
-            if isinstance(element.value, int | float) and overflows(
-                float(element.value), element_type
-            ):
-                self.raise_error(
-                    f"float literal out of range for {element_type}", element.span
-                )
+            if problem := literal_problem(element.value, element_type):
+                self.raise_error(problem, element.span)
         return literal_type
 
     def parse_operation(self) -> Operation:

@@ -108,7 +108,7 @@ func.func @k() {
   %x = arith.constant 1.0e39 : f32
   func.return
 }
-// CHECK: float literal out of range for its type
+// CHECK: float literal out of range for f32
 
 // -----
 
@@ -152,10 +152,22 @@ func.func @k() {
 
 // -----
 
+func.func @k() {
+  %x = arith.constant 300 : i32
+  %t = arith.constant true
+  %d = arith.constant dense<[1, 300]> : tensor<2xi8>
+  func.return
+}
+// CHECK: dense<[1, 300]> : tensor<2xi8>
+// CHECK-NEXT: {{^ *}}^^^{{$}}
+// CHECK-NEXT: Integer value 300 is out of range for type i8
+
+// -----
+
 // An operand used with two types is reported where the parser found it.
 func.func @k(%n: index) -> index {
   %m = arith.muli %n, %n : i32
   func.return %n : index
 }
-// CHECK: bad-ir.mlir:157:19
+// CHECK: bad-ir.mlir:169:19
 // CHECK: operand is used with type i32, but has been previously used or defined with type index
