@@ -135,9 +135,7 @@ def aimed(draw: st.DrawFn, text: str, kind: str) -> str | None:
         return text[: m.start()] + draw(st.sampled_from(FLOATS)) + text[m.end() :]
     if kind == "constant":
         constants = list(
-            re.finditer(
-                r"(arith\.constant )(-?\d+)( : (?:index|i32))", text
-            )
+            re.finditer(r"(arith\.constant )(-?\d+)( : (?:index|i32))", text)
         )
         if not constants:
             return None
@@ -241,13 +239,13 @@ def test_mutated_kernels_get_one_located_diagnostic_at_every_stage(
     tmp_path: Path, data: st.DataObject
 ) -> None:
     text = data.draw(mutations(data.draw(st.sampled_from(KERNELS))))
+    pipeline = data.draw(st.sampled_from(PIPELINES))
     rc, out, err = run_in_process(text, tmp_path)
     check_outcome(rc, out, err)
     if rc == 1:
         return  # the later stages parse first: the same diagnostic
     rc2, out2, err2 = run_in_process(out, tmp_path)
     assert (rc2, out2) == (0, out), err2
-    pipeline = data.draw(st.sampled_from(PIPELINES))
     rc, out, err = run_in_process(text, tmp_path, "-p", pipeline, "-t", "ptx")
     check_outcome(rc, out, err)
     assert rc == 1 or ".entry" in out
