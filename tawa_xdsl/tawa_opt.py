@@ -58,9 +58,6 @@ class InternalError(Exception):
     op it was working on when that is known."""
 
     def __init__(self, stage: str, message: str, op: Operation | None = None):
-        self.stage = stage
-        self.message = message
-        self.op = op
         super().__init__(
             f"{location_prefix(op) if op else ''}internal error in {stage}: {message}"
         )
@@ -136,11 +133,18 @@ class TawaOptMain(xDSLOptMain):
         if self.args.input_file == "-":
             return sys.stdin.buffer, "mlir"
         try:
-            return super().get_input_stream()
+            stream, extension = super().get_input_stream()
         except OSError as e:
             raise DiagnosticException(
                 f"{self.args.input_file}: error: {e.strerror}"
             ) from None
+        if extension not in self.available_frontends and not self.args.frontend:
+            stream.close()
+            raise DiagnosticException(
+                f"{self.args.input_file}: error: unknown file extension "
+                f"'.{extension}'; `-f mlir` reads it as MLIR"
+            )
+        return stream, extension
 
     def get_input_name(self) -> str:
         return "stdin" if self.args.input_file in (None, "-") else self.args.input_file

@@ -194,6 +194,23 @@ def test_cluster_0_is_refused_by_the_api_too() -> None:
         tawa_xdsl.apply(module, "tawa-hopper-pipeline{cluster=0}")
 
 
+def test_input_file_errors_are_diagnostics(capsys, tmp_path: Path) -> None:
+    text = tmp_path / "kernel.txt"
+    text.write_text(GEMM.read_text())
+    assert run(capsys, str(text)) == (
+        1,
+        "",
+        f"tawa-opt: {text}: error: unknown file extension '.txt'; `-f mlir` reads "
+        "it as MLIR\n",
+    )
+    assert run(capsys, str(text), "-f", "mlir")[0] == 0
+    rc, _, err = run(capsys, str(tmp_path / "missing.mlir"))
+    assert (rc, err) == (
+        1,
+        f"tawa-opt: {tmp_path}/missing.mlir: error: No such file or directory\n",
+    )
+
+
 def test_binary_input_is_located(capsys, tmp_path: Path) -> None:
     binary = tmp_path / "binary.mlir"
     binary.write_bytes(b"func.func @k() {\n  \xff\xfe\n}\n")
