@@ -39,8 +39,6 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Token
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from tawa_xdsl import ir_checks
-
 MAX_DENSE_ELEMENTS = 1 << 24
 """Largest dense literal we parse: far above any tile (a 256 x 256 tile is 2^16)."""
 
@@ -310,6 +308,10 @@ def locate(error: VerifyException, module: ModuleOp) -> DiagnosticException:
 def verify_located(module: ModuleOp) -> None:
     """`module.verify()` and the checks xDSL does not make (`ir_checks`: dominance,
     symbols, loop steps), where a failure names the op and its source line."""
+    # imported here: the checks load arith, scf and tile, which `tawa-opt --help`
+    # and `--version` do not need (parsed IR has loaded them already)
+    from tawa_xdsl import ir_checks
+
     for op, message in ir_checks.problems(module):
         raise OpDiagnostic(op, message)
     try:
