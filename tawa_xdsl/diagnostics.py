@@ -83,6 +83,9 @@ MAX_NESTING = 64
 nests 4), and low enough that the recursive parser, passes and printer stay
 inside Python's stack."""
 
+MODULE_NAMES = ("builtin.module", "module")
+"""How a module op starts (`"builtin.module"` in the generic form, unquoted)."""
+
 INDEX_WIDTH = IntegerType(64)
 """What `index` is where kernels run: literals must fit it."""
 
@@ -272,16 +275,18 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
-        if self._depth >= MAX_NESTING:
+        # a module does not count: written or implicit, its ops nest the same
+        level = self._current_token.text.strip('"') not in MODULE_NAMES
+        if level and self._depth >= MAX_NESTING:
             self.raise_error(
                 f"ops nested more than {MAX_NESTING} regions deep; tawa-xdsl "
                 "handles at most that"
             )
-        self._depth += 1
+        self._depth += level
         try:
             op = super().parse_operation()
         finally:
-            self._depth -= 1
+            self._depth -= level
         if not isinstance(op.location, FileLineColLoc):
             line, col = self._line_col(start)
             op.location = FileLineColLoc(self._file, IntAttr(line), IntAttr(col))
