@@ -8,11 +8,11 @@ file:line:col: error: ...`) unless it is about the module as a whole; never exit
 2 or 3 (a crash, a bug of ours), never a traceback.
 
 Mutations are generic (delete, truncate, swap or duplicate lines, change a
-number, type, op or SSA name) or aimed at what xDSL's parser and verifier let
-through: untagged index constants changed (offsets, loop bounds), loop
-steps of 0 or below, a use before its definition, nesting deeper
-than any kernel, float literals that overflow their type, a duplicated kernel,
-bytes that are not UTF-8, a CTA barrier in a tile kernel.
+number, type, op or SSA name) or aimed: untagged index constants changed
+(offsets, loop bounds), and what xDSL's parser and verifier let through or crash
+on: loop steps of 0 or below, a use before its definition, nesting deeper than
+any kernel, float literals that overflow their type, a duplicated kernel, bytes
+that are not UTF-8, a CTA barrier in a tile kernel.
 
 How many mutants run comes from the hypothesis profile (tests/conftest.py);
 `HYPOTHESIS_PROFILE=exhaustive pytest -m slow tests/property/test_fuzz.py` is
