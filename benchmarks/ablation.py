@@ -46,7 +46,7 @@ from common import (
     write_csv,
 )
 from triton_attention import attention as triton_attention
-from triton_gemm import gemm_nt as triton_gemm
+from triton_gemm import gemm as triton_gemm
 
 import tawa_xdsl
 

@@ -1,15 +1,30 @@
-"""Attention benchmark: tawa-xdsl vs torch SDPA (cuDNN backend, flash backend) vs our
-Triton FlashAttention, in one run.
+"""Attention benchmark: tawa-xdsl vs torch SDPA (cuDNN, flash and, for GQA, the
+efficient backend) vs our Triton FlashAttention, in one run.
 
-    python benchmarks/attention.py [--out benchmarks/results] [--config OPTIONS ...]
+    python benchmarks/attention.py [--quick] [--rows PATTERNS] [--list]
+                                   [--config OPTIONS ...] [--out DIR]
 
-FA3's setting: 16k tokens in total (batch = 16384 / seq), hidden 2048 (heads = 2048 /
-head_dim), seq 512 to 16k, head dim 64 and 128, causal and not, bf16. Every kernel
-is checked against cuDNN (relative error < 1e-2) before it is timed with CUDA events
-(triton.testing.do_bench, median). tawa-xdsl runs with the tuned defaults of
-`tawa_xdsl.compile`; each `--config` (compile options such as
+FA3's setting: 16k tokens in total (batch = 16384 / seq), bf16, sequence 512 to
+16k, causal and not. Multi-head rows: head dim 64, 128 and 256, hidden 2048
+(heads = 2048 / head_dim), named d<D>-s<seq>[-causal]. Grouped-query rows:
+(query heads, kv heads) = (32, 8) and (64, 8) at head dim 128 (Llama-3 8B and
+70B), (16, 1) at 128 (MQA) and (32, 8) at 64 (Llama-3.2 1B), sequence 1k, 4k,
+16k, named gqa<HQ>x<HKV>-d<D>-s<seq>[-causal]; their SDPA peer is `enable_gqa=True` on each of the cuDNN, flash and
+efficient backends, the fastest reported as `sdpa`, and ours runs
+examples/attention_gqa.mlir on Q and O folded to [B * HKV, group * seq, D].
+`--rows` keeps the rows matching any of comma-separated shell patterns
+(`--rows 'gqa*,d256-*'`), `--quick` a row of each kind; the row count and the
+estimated GPU time are printed first, `--list` prints them with the rows and
+exits (no GPU needed).
+
+Every kernel is checked against the first SDPA backend that runs (cuDNN
+unless it refuses; relative error < 1e-2) before it is timed with CUDA events
+(triton.testing.do_bench, median). A kernel that is refused or wrong is
+recorded in the row's `errors` and the run goes on. tawa-xdsl runs with the
+tuned defaults of `tawa_xdsl.compile`; each `--config` (compile options such as
 `num_stages=2,two_stage=false`) is timed too and the best is reported. Prints
-TFLOP/s and ratios; writes attention.csv and attention.png under --out.
+TFLOP/s and ratios per row and geometric means; writes attention.csv row by
+row and attention.png under --out.
 """
 
 from __future__ import annotations
@@ -19,151 +34,316 @@ import functools
 import math
 import sys
 from pathlib import Path
-
-import torch
-import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
     EXAMPLES,
     RESULTS,
+    CsvLog,
     add_timings,
+    attempt,
     check,
-    describe,
+    estimate_s,
     median_ms,
     parse_options,
+    pick,
     print_geomeans,
+    print_plan,
     warm_up,
-    write_csv,
 )
-from triton_attention import attention as triton_attention
 
-import tawa_xdsl
+from tawa_xdsl.compiler import describe
 
+TOKENS = 16384
 SEQS = [512, 1024, 2048, 4096, 8192, 16384]
+GQA_SEQS = [1024, 4096, 16384]
+GQA_MODELS = [(128, 32, 8), (128, 64, 8), (128, 16, 1), (64, 32, 8)]
+"""(head dim, query heads, kv heads): Llama-3 8B, 70B, an MQA model, Llama-3.2 1B."""
+BACKENDS = ("cudnn", "flash", "efficient")
+"""torch SDPA backends by our name (SDPBackend.CUDNN_ATTENTION, ...)."""
 
 
-def sdpa(backend, q, k, v, causal):
-    with sdpa_kernel(backend):
-        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+class Attention(NamedTuple):
+    """One row: batch = TOKENS / seq; q_heads query heads of head dim d share
+    kv_heads K/V heads (equal: multi-head attention)."""
+
+    d: int
+    seq: int
+    causal: bool
+    q_heads: int
+    kv_heads: int
+
+    @property
+    def gqa(self) -> bool:
+        return self.q_heads != self.kv_heads
+
+    @property
+    def batch(self) -> int:
+        return TOKENS // self.seq
+
+    @property
+    def label(self) -> str:
+        gqa = f"gqa{self.q_heads}x{self.kv_heads}-" if self.gqa else ""
+        return f"{gqa}d{self.d}-s{self.seq}" + ("-causal" if self.causal else "")
+
+    @property
+    def kernel(self) -> tuple[str, str]:
+        """The example file and kernel of tawa-xdsl that computes it."""
+        causal = "_causal" if self.causal else ""
+        if self.gqa:
+            return "attention_gqa.mlir", f"attention_gqa{causal}_d{self.d}"
+        file = "attention_d256.mlir" if self.d == 256 else "attention.mlir"
+        return file, f"attention{causal}_d{self.d}"
+
+    @property
+    def backends(self) -> tuple[str, ...]:
+        """The SDPA backends timed: the efficient one only where it may be the
+        fastest GQA peer (it is far behind on multi-head rows)."""
+        return BACKENDS if self.gqa else BACKENDS[:2]
 
 
-def time_ours(
-    d: int, causal: bool, options: dict, q3, k3, v3, ref
-) -> tuple[float, str]:
-    kernel = tawa_xdsl.compile(
-        EXAMPLES / "attention.mlir",
-        f"attention{'_causal' if causal else ''}_d{d}",
-        **options,
-    )
-    o3 = torch.full_like(q3, float("nan"))
-    scale = 1 / math.sqrt(d)
-    kernel(q3, k3, v3, o3, scale)
-    torch.cuda.synchronize()
-    name = describe(kernel.options)
-    check(f"tawa {name}", o3.view_as(ref), ref)
-    return median_ms(kernel.bind(q3, k3, v3, o3, scale)), name
-
-
-def run(dims, seqs, causals, configs: list[dict], out_dir: Path) -> list[dict]:
-    rows = []
-    for d in dims:
-        heads = 2048 // d
-        for seq in seqs:
-            batch = 16384 // seq
-            for causal in causals:
-                q, k, v = (
-                    torch.randn(
-                        batch, heads, seq, d, device="cuda", dtype=torch.bfloat16
-                    )
-                    for _ in range(3)
-                )
-                scale = 1 / math.sqrt(d)
-                ref = sdpa(SDPBackend.CUDNN_ATTENTION, q, k, v, causal)
-                times = {
-                    "cudnn": median_ms(
-                        functools.partial(
-                            sdpa, SDPBackend.CUDNN_ATTENTION, q, k, v, causal
-                        )
-                    ),
-                }
-                check("flash", sdpa(SDPBackend.FLASH_ATTENTION, q, k, v, causal), ref)
-                times["flash"] = median_ms(
-                    functools.partial(sdpa, SDPBackend.FLASH_ATTENTION, q, k, v, causal)
-                )
-                q3, k3, v3 = (x.view(batch * heads, seq, d) for x in (q, k, v))
-                o3 = torch.full_like(q3, float("nan"))
-                triton_attention(q3, k3, v3, o3, scale, causal)
-                check("triton", o3.view_as(ref), ref)
-                times["triton"] = median_ms(
-                    functools.partial(triton_attention, q3, k3, v3, o3, scale, causal)
-                )
-                best = min(
-                    time_ours(d, causal, options, q3, k3, v3, ref)
-                    for options in configs
-                )
-                times["tawa"] = best[0]
-                flops = 4 * batch * heads * seq * seq * d * (0.5 if causal else 1.0)
-                row = {
-                    "d": d,
-                    "seq": seq,
-                    "batch": batch,
-                    "heads": heads,
-                    "causal": causal,
-                    "config": best[1],
-                }
-                add_timings(row, times, flops, ["cudnn", "flash", "triton"])
-                rows.append(row)
-                print_row(row)
-    print_geomeans(rows, ["cudnn", "triton"])
-    write_csv(rows, out_dir / "attention.csv")
-    plot(rows, out_dir / "attention.png")
+def suite() -> list[Attention]:
+    rows = [
+        Attention(d, seq, causal, 2048 // d, 2048 // d)
+        for d in (64, 128, 256)
+        for seq in SEQS
+        for causal in (False, True)
+    ]
+    rows += [
+        Attention(d, seq, causal, hq, hkv)
+        for d, hq, hkv in GQA_MODELS
+        for seq in GQA_SEQS
+        for causal in (False, True)
+    ]
     return rows
 
 
+QUICK = {
+    "d64-s1024-causal",
+    "d128-s4096",
+    "d128-s4096-causal",
+    "d256-s4096",
+    "gqa32x8-d128-s4096",
+    "gqa32x8-d128-s4096-causal",
+    "gqa16x1-d128-s1024-causal",
+    "gqa32x8-d64-s4096-causal",
+}
+"""`--quick`: a row of each kind (head dims, causal, GQA, MQA)."""
+
+FIELDS = [
+    "label",
+    "d",
+    "seq",
+    "batch",
+    "q_heads",
+    "kv_heads",
+    "causal",
+    "config",
+    "sdpa_best",
+    "tawa_tflops",
+    *(f"{b}_tflops" for b in BACKENDS),
+    "sdpa_tflops",
+    "triton_tflops",
+    "tawa/cudnn",
+    "tawa/flash",
+    "tawa/sdpa",
+    "tawa/triton",
+    "errors",
+]
+
+
+def estimate(rows: list[Attention], configs: int) -> float:
+    """Seconds of GPU time for `rows` (see common.estimate_s)."""
+    kernels = len({r.kernel for r in rows}) * configs
+    triton_variants = len({(r.d, r.causal) for r in rows})
+    return estimate_s(
+        [len(r.backends) + 1 + configs for r in rows], kernels + triton_variants
+    )
+
+
+def measure(row: Attention, configs: list[dict]) -> dict:
+    """Check and time the SDPA backends, our Triton kernel and tawa-xdsl."""
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from triton_attention import attention as triton_attention
+
+    import tawa_xdsl
+
+    b, d, seq = row.batch, row.d, row.seq
+    q = torch.randn(b, row.q_heads, seq, d, device="cuda", dtype=torch.bfloat16)
+    k, v = (
+        torch.randn(b, row.kv_heads, seq, d, device="cuda", dtype=torch.bfloat16)
+        for _ in range(2)
+    )
+    scale = 1 / math.sqrt(d)
+    errors: list[str] = []
+    backend = {
+        "cudnn": SDPBackend.CUDNN_ATTENTION,
+        "flash": SDPBackend.FLASH_ATTENTION,
+        "efficient": SDPBackend.EFFICIENT_ATTENTION,
+    }
+    refs: list[Any] = []  # the first backend's output checks all the others
+
+    def sdpa(name: str) -> Any:
+        with sdpa_kernel(backend[name]):
+            return F.scaled_dot_product_attention(
+                q, k, v, is_causal=row.causal, enable_gqa=row.gqa
+            )
+
+    def time_sdpa(name: str) -> float:
+        out = sdpa(name)
+        if refs:
+            check(name, out, refs[0])
+        else:
+            refs.append(out)
+        return median_ms(functools.partial(sdpa, name))
+
+    times = {
+        name: attempt(errors, name, functools.partial(time_sdpa, name))
+        for name in row.backends
+    }
+    if not refs:
+        raise RuntimeError("no SDPA backend ran: nothing to check against")
+
+    def run_and_time(name: str, launch: Any, o: Any) -> float:
+        launch()
+        torch.cuda.synchronize()
+        check(name, o, refs[0])
+        return median_ms(launch)
+
+    q3 = q.view(b * row.q_heads, seq, d)
+    k3, v3 = (x.view(b * row.kv_heads, seq, d) for x in (k, v))
+
+    def triton() -> float:
+        o = torch.full_like(q, float("nan"))
+        o3 = o.view(q3.shape)
+        launch = functools.partial(triton_attention, q3, k3, v3, o3, scale, row.causal)
+        return run_and_time("triton", launch, o)
+
+    def ours(options: dict) -> tuple[float, str]:
+        file, name = row.kernel
+        kernel = tawa_xdsl.compile(EXAMPLES / file, name, **options)
+        o = torch.full_like(q, float("nan"))
+        # GQA: Q and O folded to [B * HKV, group * seq, D] (attention_gqa.mlir)
+        rows = (b * row.kv_heads, -1, d)
+        args = [q.view(rows), k3, v3, o.view(rows), scale]
+        args += [seq] if row.gqa and row.causal else []
+        launch = kernel.bind(*args)  # picks this shape's specialization
+        tag = describe(kernel.options)
+        return run_and_time(f"tawa {tag}", launch, o), tag
+
+    times["triton"] = attempt(errors, "triton", triton)
+    tried: list[tuple[float, str]] = []
+    for options in configs:
+        tag = describe(options) if options else "tuned"
+        found = attempt(errors, f"tawa {tag}", lambda o=options: ours(o))
+        tried += [found] if found else []
+    best = min(tried, default=(None, ""))
+    times["tawa"] = best[0]
+    ran = {n: times[n] for n in row.backends if times[n]}
+    fastest = min(ran, key=ran.__getitem__)
+    times["sdpa"] = ran[fastest]
+    out = blank(row) | {"config": best[1], "sdpa_best": fastest}
+    flops = 4 * b * row.q_heads * seq * seq * d * (0.5 if row.causal else 1.0)
+    add_timings(out, times, flops, ["cudnn", "flash", "sdpa", "triton"])
+    out["errors"] = "; ".join(errors)
+    return out
+
+
+def blank(row: Attention) -> dict:
+    """A CSV row with the fields that name `row` filled in, the others None."""
+    return dict.fromkeys(FIELDS) | {
+        "label": row.label,
+        "d": row.d,
+        "seq": row.seq,
+        "batch": row.batch,
+        "q_heads": row.q_heads,
+        "kv_heads": row.kv_heads,
+        "causal": row.causal,
+    }
+
+
+def run(rows: list[Attention], configs: list[dict], csv_path: Path) -> list[dict]:
+    results = []
+    with CsvLog(csv_path, FIELDS) as log:
+        for row in rows:
+            errors: list[str] = []
+            result = attempt(errors, "row", lambda r=row: measure(r, configs))
+            # a row that could not run at all (no SDPA reference) keeps its name
+            result = result or blank(row) | {"errors": "; ".join(errors)}
+            log.write(result)
+            results.append(result)
+            print_row(result)
+    mha = [r for r in results if r["q_heads"] == r["kv_heads"]]
+    gqa = [r for r in results if r["q_heads"] != r["kv_heads"]]
+    if mha:
+        print_geomeans(mha, ["cudnn", "triton"], " (multi-head)")
+    if gqa:
+        print_geomeans(gqa, ["sdpa", "triton"], " (GQA)")
+    return results
+
+
 HEADER = (
-    f"{'d':>4} {'seq':>6} {'causal':>6} {'config':>18} {'tawa':>7} {'cuDNN':>7} {'flash':>7} "
-    f"{'Triton':>7} {'/cuDNN':>7} {'/flash':>7} {'/Triton':>7}"
+    f"{'row':>28} {'config':>18} {'tawa':>7} {'cuDNN':>7} {'flash':>7} {'effic.':>7} "
+    f"{'Triton':>7} {'/cuDNN':>7} {'/SDPA':>7} {'/Triton':>7}"
 )
 
 
 def print_row(r: dict) -> None:
+    def cell(key: str) -> str:
+        return f"{'-' if r[key] is None else r[key]!s:>7}"
+
     print(
-        f"{r['d']:>4} {r['seq']:>6} {r['causal']!s:>6} {r['config']:>18} {r['tawa_tflops']:>7} "
-        f"{r['cudnn_tflops']:>7} {r['flash_tflops']:>7} {r['triton_tflops']:>7} "
-        f"{r['tawa/cudnn']:>7} {r['tawa/flash']:>7} {r['tawa/triton']:>7}",
+        f"{r['label']:>28} {r['config'] or 'refused':>18} {cell('tawa_tflops')} "
+        f"{cell('cudnn_tflops')} {cell('flash_tflops')} {cell('efficient_tflops')} "
+        f"{cell('triton_tflops')} {cell('tawa/cudnn')} {cell('tawa/sdpa')} "
+        f"{cell('tawa/triton')}",
         flush=True,
     )
 
 
 def plot(rows: list[dict], path: Path) -> None:
+    """TFLOP/s against sequence length, one panel per (kind, head dim, causal)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    groups = sorted({(r["d"], r["causal"]) for r in rows})
+    def kind(r: dict) -> str:
+        gqa = (
+            f"gqa{r['q_heads']}x{r['kv_heads']} "
+            if r["q_heads"] != r["kv_heads"]
+            else ""
+        )
+        return f"{gqa}d={r['d']}{' causal' if r['causal'] else ''}"
+
+    groups = sorted({kind(r) for r in rows})
+    if not groups:
+        return
     fig, axes = plt.subplots(
         1, len(groups), figsize=(4.5 * len(groups), 4), squeeze=False
     )
-    for ax, (d, causal) in zip(axes[0], groups, strict=True):
-        sel = [r for r in rows if r["d"] == d and r["causal"] == causal]
-        seqs = [r["seq"] for r in sel]
+    for ax, group in zip(axes[0], groups, strict=True):
+        sel = [r for r in rows if kind(r) == group]
         for name, key in [
             ("tawa-xdsl", "tawa_tflops"),
             ("cuDNN", "cudnn_tflops"),
             ("flash", "flash_tflops"),
+            ("best SDPA", "sdpa_tflops"),
             ("Triton (ours)", "triton_tflops"),
         ]:
-            ax.plot(seqs, [r[key] for r in sel], marker="o", label=name)
+            points = [(r["seq"], r[key]) for r in sel if r[key]]
+            if points:
+                ax.plot(*zip(*points, strict=True), marker="o", label=name)
         ax.set_xscale("log", base=2)
-        ax.set_title(f"d={d}{' causal' if causal else ''}")
+        ax.set_title(group)
         ax.set_xlabel("sequence length")
         ax.set_ylabel("TFLOP/s")
     axes[0][0].legend()
-    fig.suptitle("Attention forward, bf16, 16k tokens, hidden 2048, H100")
+    fig.suptitle("Attention forward, bf16, 16k tokens, H100")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
@@ -177,21 +357,22 @@ def main() -> None:
         default=[],
         help="compile options key=value,... timed besides the tuned defaults",
     )
-    parser.add_argument("--dims", default="64,128")
-    parser.add_argument("--seqs", default=",".join(map(str, SEQS)))
-    parser.add_argument("--causal", default="0,1")
+    parser.add_argument("--rows", default="", help="shell patterns of row names")
+    parser.add_argument("--quick", action="store_true", help="a row of each kind")
+    parser.add_argument("--list", action="store_true", help="print rows and exit")
     args = parser.parse_args()
     configs = [{}] + [parse_options(c) for c in args.config]
+    rows = pick(suite(), args.rows, QUICK if args.quick else None)
+    print_plan([r.label for r in rows], estimate(rows, len(configs)), args.list)
+    if args.list or not rows:
+        return
+    import torch
+
     print(torch.cuda.get_device_name(), flush=True)
     warm_up()
     print(HEADER, flush=True)
-    run(
-        [int(x) for x in args.dims.split(",")],
-        [int(x) for x in args.seqs.split(",")],
-        [bool(int(x)) for x in args.causal.split(",")],
-        configs,
-        args.out,
-    )
+    results = run(rows, configs, args.out / "attention.csv")
+    plot(results, args.out / "attention.png")
 
 
 if __name__ == "__main__":

@@ -1,22 +1,30 @@
 """What every benchmark here does the same way: warm the GPU up, check a kernel
 against a reference before timing it, time with CUDA events (median), parse
-option strings, write CSV. torch and triton are imported where a GPU is used,
-so the CPU-only benchmarks (compile time) run without them."""
+option strings, write CSV; for the suites, pick rows by name, estimate the run
+time, write each row as it is measured and record a kernel that fails instead of
+ending the run. torch and triton are imported where a GPU is used, so the
+CPU-only benchmarks (compile time) and `--list` run without them."""
 
 from __future__ import annotations
 
 import csv
+import fnmatch
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TextIO, TypeVar
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
 RESULTS = HERE / "results"
+WARMUP_MS, REP_MS = 100, 400
+"""do_bench's budgets: each timing runs the kernel for about this long (ms)."""
+TIMING_S = (WARMUP_MS + REP_MS) / 1000 + 0.1
+"""Wall time of one `median_ms`: the budgets, the runtime estimate and launches."""
+WARM_UP_S = 3.0
 
 
-def warm_up(seconds: float = 3.0) -> None:
+def warm_up(seconds: float = WARM_UP_S) -> None:
     """Run matmuls until the clocks have ramped up from idle (345 MHz here), so
     the first rows are not timed on a cold card."""
     import torch
@@ -32,18 +40,42 @@ def median_ms(fn: Callable[[], Any]) -> float:
     """Median of many launches timed with CUDA events (L2 flushed in between)."""
     import triton
 
-    return triton.testing.do_bench(fn, warmup=100, rep=400, return_mode="median")
+    return triton.testing.do_bench(
+        fn, warmup=WARMUP_MS, rep=REP_MS, return_mode="median"
+    )
 
 
 def rel_err(out: Any, ref: Any) -> float:
     return float((out.float() - ref.float()).norm() / ref.float().norm())
 
 
+class WrongResult(Exception):
+    """A kernel's output is not its reference's: it is not timed."""
+
+
 def check(name: str, out: Any, ref: Any) -> None:
     """Refuse to time a kernel that is wrong."""
     err = rel_err(out, ref)
     if not err < 1e-2 or out.isnan().any():
-        raise SystemExit(f"{name} is wrong: relative error {err:.3e}; not timing it")
+        raise WrongResult(f"{name} is wrong: relative error {err:.3e}; not timing it")
+
+
+T = TypeVar("T")
+
+
+def attempt(errors: list[str], name: str, measure: Callable[[], T]) -> T | None:
+    """`measure()` (check, then time), or None with the reason appended to
+    `errors` when the kernel is refused, fails or is wrong: one kernel's failure
+    on one row must not end a suite. (A fault that breaks the CUDA context still
+    fails every later row; their errors say so.)"""
+    try:
+        return measure()
+    except Exception as e:  # refusals come as many types: record any, go on
+        first = (str(e).strip().splitlines() or [""])[0][:160]
+        reason = f"{name}: {type(e).__name__}: {first}"
+        print(f"    {reason}", flush=True)
+        errors.append(reason)
+        return None
 
 
 def parse_options(text: str) -> dict[str, Any]:
@@ -58,39 +90,6 @@ def parse_options(text: str) -> dict[str, Any]:
     return options
 
 
-def describe(options: dict[str, Any]) -> str:
-    """A short name for compile options: D3-P1-W2-BN256-rx-c2-pers-g1-q1-2s-pp
-    (rx: program ids along x reversed; c2: clusters of two blocks; q1: the
-    once-per-tile rings, Q, in one slot)."""
-    parts = [
-        f"D{options.get('num_stages', 3)}",
-        f"P{options.get('mma_depth', 2)}",
-        f"W{options.get('num_consumers', 2)}",
-    ]
-    for key, tag in (("block_m", "BM"), ("block_n", "BN"), ("block_k", "BK")):
-        if options.get(key):
-            parts.append(f"{tag}{options[key]}")
-    if options.get("reverse_x"):
-        parts.append("rx")
-    if options.get("cluster", 1) > 1:
-        parts.append(f"c{options['cluster']}")
-    if options.get("persistent"):
-        parts.append("pers")
-        if options.get("group_m", 8) != 8:
-            parts.append(f"g{options['group_m']}")
-        if options.get("longest_first"):
-            parts.append("lf")
-        if options.get("outer_stages", 2) != 2:
-            parts.append(f"q{options['outer_stages']}")
-    if options.get("two_stage"):
-        parts.append("2s")
-    if options.get("ping_pong"):
-        parts.append("pp")
-    if options.get("tma_store") is False:
-        parts.append("direct")
-    return "-".join(parts)
-
-
 def write_csv(rows: list[dict], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
@@ -100,24 +99,28 @@ def write_csv(rows: list[dict], path: Path) -> None:
 
 
 def add_timings(
-    row: dict, times_ms: dict[str, float], flops: float, peers: list[str]
+    row: dict, times_ms: dict[str, float | None], flops: float, peers: list[str]
 ) -> None:
-    """row["<name>_tflops"] for every timing, then row["tawa/<peer>"] = tawa's
-    TFLOP/s over the peer's."""
+    """row["<name>_tflops"] for every timing (None for a kernel that did not
+    run), then row["tawa/<peer>"] = tawa's TFLOP/s over the peer's (None unless
+    both ran)."""
     for name, ms in times_ms.items():
-        row[f"{name}_tflops"] = round(flops / ms / 1e9, 1)
+        row[f"{name}_tflops"] = round(flops / ms / 1e9, 1) if ms else None
     for peer in peers:
-        row[f"tawa/{peer}"] = round(row["tawa_tflops"] / row[f"{peer}_tflops"], 3)
+        ours, theirs = row.get("tawa_tflops"), row.get(f"{peer}_tflops")
+        row[f"tawa/{peer}"] = round(ours / theirs, 3) if ours and theirs else None
 
 
-def print_geomeans(rows: list[dict], peers: list[str]) -> None:
-    print(
-        ", ".join(
-            f"geometric mean tawa/{peer} {geomean([r[f'tawa/{peer}'] for r in rows]):.3f}"
-            for peer in peers
-        ),
-        flush=True,
-    )
+def print_geomeans(rows: list[dict], peers: list[str], what: str = "") -> None:
+    """The geometric mean of tawa/<peer> over the rows where both ran."""
+    parts = []
+    for peer in peers:
+        ratios = [r[f"tawa/{peer}"] for r in rows if r.get(f"tawa/{peer}")]
+        mean = f"{geomean(ratios):.3f}" if ratios else "-"
+        parts.append(
+            f"geometric mean tawa/{peer}{what} {mean} ({len(ratios)} of {len(rows)} rows)"
+        )
+    print(", ".join(parts), flush=True)
 
 
 def geomean(values: list[float]) -> float:
@@ -125,3 +128,76 @@ def geomean(values: list[float]) -> float:
     for v in values:
         product *= v
     return product ** (1 / len(values))
+
+
+# ------------------------------------------------------------------ suites
+
+
+class Row(Protocol):
+    """A benchmark row: `label` names it for `--rows` and in the CSV."""
+
+    @property
+    def label(self) -> str: ...
+
+
+R = TypeVar("R", bound=Row)
+
+
+def pick(rows: Sequence[R], patterns: str, quick: Collection[str] | None) -> list[R]:
+    """The rows whose label matches one of the comma-separated shell patterns
+    (every row when none is given); with `quick`, only the rows it names."""
+    globs = [p for p in patterns.split(",") if p]
+    return [
+        r
+        for r in rows
+        if (quick is None or r.label in quick)
+        and (not globs or any(fnmatch.fnmatchcase(r.label, g) for g in globs))
+    ]
+
+
+ROW_S = 1.5
+"""Set-up seconds of a suite's row: inputs, the reference, checks, and the
+Triton autotuner timing its four configurations on a new key."""
+COMPILE_S = 5.0
+"""Seconds to compile one tawa kernel (lowering, PTX, the driver JIT) or one
+Triton variant (its four configurations)."""
+
+
+def estimate_s(timings: Sequence[int], compiles: int) -> float:
+    """Seconds a run takes: the warm-up, `compiles` kernels compiled, and per row
+    its `median_ms` calls (`timings`, each about TIMING_S) and its set-up."""
+    return WARM_UP_S + compiles * COMPILE_S + sum(t * TIMING_S + ROW_S for t in timings)
+
+
+def print_plan(labels: Sequence[str], seconds: float, listing: bool) -> None:
+    """The run's size and estimated time (and each row's label when `listing`),
+    printed before anything is timed so a short GPU budget can be planned."""
+    if listing:
+        print("\n".join(labels))
+    print(
+        f"{len(labels)} rows, about {seconds / 60:.1f} min of GPU time "
+        f"(do_bench warmup {WARMUP_MS} ms + rep {REP_MS} ms per timing)",
+        flush=True,
+    )
+
+
+class CsvLog:
+    """A CSV file written a row at a time and flushed, so a run cut short keeps
+    the rows it measured."""
+
+    def __init__(self, path: Path, fields: Sequence[str]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.file: TextIO = open(path, "w", newline="")  # noqa: SIM115 (closed in __exit__)
+        self.writer = csv.DictWriter(self.file, fieldnames=list(fields))
+        self.writer.writeheader()
+
+    def write(self, row: dict) -> None:
+        self.writer.writerow(row)
+        self.file.flush()
+
+    def __enter__(self) -> CsvLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()

@@ -26,10 +26,8 @@ from common import EXAMPLES, RESULTS, write_csv
 from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
+from tawa_xdsl.compiler import CompileOptions, lower
 from tawa_xdsl.kernel import find_kernel, kernels
-from tawa_xdsl.pipelines import TawaHopperPipeline
-from tawa_xdsl.runtime.kernel import RUNTIME_DEFAULTS
-from tawa_xdsl.tuning import default_options
 
 
 def stages(text: str, name: str) -> dict[str, float]:
@@ -42,12 +40,10 @@ def stages(text: str, name: str) -> dict[str, float]:
         if other is not kernel:
             other.detach()
             other.erase()
-    options = {**RUNTIME_DEFAULTS, **default_options(kernel)}
+    options = CompileOptions().resolve(kernel)
     times["parse"] = time.perf_counter() - start
     start = time.perf_counter()
-    lowered = tawa_xdsl.apply(
-        module, str(TawaHopperPipeline(**options).pipeline_pass_spec())
-    )
+    lowered = lower(module, options)
     times["passes"] = time.perf_counter() - start
     start = time.perf_counter()
     emit_module([find_kernel(lowered, name)])

@@ -3,6 +3,9 @@
 Q, K, V, O are [batch * heads, seq, head_dim]. One program per (query block, batch *
 head); an online softmax in base 2 over key blocks. Causal attention walks the key
 blocks left of the diagonal without a mask, then the diagonal blocks with it.
+Grouped-query attention: K and V have fewer heads, [batch * kv_heads, seq,
+head_dim], and query head h reads kv head h // group (as FlashAttention-2 does:
+the group's programs read the same K/V, through L2).
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ def _attention(
     seq,
     stride_bh,
     stride_s,
+    group,
     D: tl.constexpr,
     CAUSAL: tl.constexpr,
     BM: tl.constexpr,
@@ -92,7 +96,8 @@ def _attention(
     l_i = tl.zeros((BM,), tl.float32)
     acc = tl.zeros((BM, D), tl.float32)
     qk_scale = sm_scale * 1.44269504
-    k_base, v_base = k_ptr + base, v_ptr + base
+    kv_base = (bh // group) * stride_bh  # K, V: [batch * kv_heads, seq, D]
+    k_base, v_base = k_ptr + kv_base, v_ptr + kv_base
     if CAUSAL:
         for start in range(0, pid_m * BM, BN):
             acc, l_i, m_i = _block(
@@ -165,12 +170,25 @@ def attention(
     sm_scale: float,
     causal: bool,
 ) -> None:
-    """o = softmax(q k^T * sm_scale) v for [batch * heads, seq, head_dim] tensors."""
+    """o = softmax(q k^T * sm_scale) v for [batch * heads, seq, head_dim] tensors;
+    k and v may have fewer heads (grouped-query attention), q and k one length."""
     bh, seq, d = q.shape
+    group = bh // k.shape[0]
+    assert k.shape == v.shape == (bh // group, seq, d), "K, V: [BH / group, seq, D]"
 
     def grid(meta):
         return (triton.cdiv(seq, meta["BM"]), bh)
 
     _attention[grid](
-        q, k, v, o, sm_scale, seq, q.stride(0), q.stride(1), D=d, CAUSAL=causal
+        q,
+        k,
+        v,
+        o,
+        sm_scale,
+        seq,
+        q.stride(0),
+        q.stride(1),
+        group,
+        D=d,
+        CAUSAL=causal,
     )

@@ -1,4 +1,5 @@
-"""Our Triton GEMM, the Triton peer of the benchmark: C = A @ B^T, B stored N x K.
+"""Our Triton GEMM, the Triton peer of the benchmark: C = A @ B^T with B stored
+N x K, or C = A @ B with B stored K x N (the kernel reads B through its strides).
 
 A grouped-raster tile loop with `tl.dot`, autotuned over the configurations that
 Triton's own H100 results favour (128x256x64 with 8 warps, 128x128x64 with 4).
@@ -26,9 +27,9 @@ CONFIGS = [
 ]
 
 
-@triton.autotune(configs=CONFIGS, key=["M", "N", "K"])
+@triton.autotune(configs=CONFIGS, key=["M", "N", "K", "sbk"])  # sbk: B's layout
 @triton.jit
-def _gemm_nt(
+def _gemm(
     a,
     b,
     c,
@@ -76,14 +77,16 @@ def _gemm_nt(
     )
 
 
-def gemm_nt(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
-    """c = a @ b.T for a [M, K], b [N, K], c [M, N]."""
-    (m, k), n = a.shape, b.shape[0]
+def gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, layout: str = "nt") -> None:
+    """c = a @ b.T for b [N, K] (`layout` nt), c = a @ b for b [K, N] (nn); a is
+    [M, K], c [M, N], any 16-bit float type."""
+    (m, k), n = a.shape, c.shape[1]
+    sbn, sbk = b.stride() if layout == "nt" else reversed(b.stride())
 
     def grid(meta):
         return (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)
 
-    _gemm_nt[grid](
+    _gemm[grid](
         a,
         b,
         c,
@@ -92,8 +95,8 @@ def gemm_nt(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
         k,
         a.stride(0),
         a.stride(1),
-        b.stride(0),
-        b.stride(1),
+        sbn,
+        sbk,
         c.stride(0),
         c.stride(1),
     )

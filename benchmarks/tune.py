@@ -35,7 +35,6 @@ from common import (
     EXAMPLES,
     RESULTS,
     check,
-    describe,
     median_ms,
     warm_up,
     write_csv,
@@ -43,6 +42,7 @@ from common import (
 from gemm import SHAPES
 
 import tawa_xdsl
+from tawa_xdsl.compiler import describe
 from tawa_xdsl.diagnostics import DiagnosticException
 from tawa_xdsl.runtime import ResourceError
 
@@ -125,8 +125,11 @@ def attention_candidates(d: int) -> list[dict]:
     return out
 
 
-def timed(file: str, name: str, options: dict, args: list, out, ref) -> float | None:
-    """Median ms of one candidate; None if it does not compile or fit."""
+def timed(
+    file: str, name: str, options: dict, args: list, out, ref
+) -> tuple[float, dict] | None:
+    """Median ms of one candidate and its resolved options; None if it does not
+    compile or fit."""
     try:
         kernel = tawa_xdsl.compile(EXAMPLES / file, name, **options)
         out.fill_(float("nan"))
@@ -136,17 +139,18 @@ def timed(file: str, name: str, options: dict, args: list, out, ref) -> float | 
         return None
     torch.cuda.synchronize()
     check(f"{name} {describe(options)}", out, ref)
-    return median_ms(kernel.bind(*args))
+    return median_ms(kernel.bind(*args)), kernel.options
 
 
 def search(problem: str, file, name, candidates, args, out, ref, flops, rows) -> None:
     results = {}
-    default_ms = timed(file, name, {}, args, out, ref)
-    default_options = tawa_xdsl.compile(EXAMPLES / file, name).options
+    default = timed(file, name, {}, args, out, ref)
+    assert default is not None, f"{name}: the defaults do not compile"
+    default_ms, default_options = default
     for options in candidates:
-        ms = timed(file, name, options, args, out, ref)
-        if ms is not None:
-            results[describe(options)] = ms
+        found = timed(file, name, options, args, out, ref)
+        if found is not None:
+            results[describe(found[1])] = found[0]
     best_name, best_ms = min(results.items(), key=lambda kv: kv[1])
     for config, ms in results.items():
         rows.append(

@@ -1,5 +1,6 @@
 """Our dialects: `tile` (what users write), `aref` (asynchronous references),
-`nvgpu_async` (the Hopper machine the lowering targets)."""
+`nvgpu_async` (the Hopper machine the lowering targets), `ptx` (what one
+thread executes)."""
 
 from collections.abc import Callable
 
@@ -24,4 +25,14 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return NVGPUAsync
 
-    return {"tile": get_tile, "aref": get_aref, "nvgpu_async": get_nvgpu_async}
+    def get_ptx() -> Dialect:
+        from tawa_xdsl.dialects.ptx import PTX
+
+        return PTX
+
+    return {
+        "tile": get_tile,
+        "aref": get_aref,
+        "nvgpu_async": get_nvgpu_async,
+        "ptx": get_ptx,
+    }

@@ -28,6 +28,7 @@ barrier, a copy or an MMA.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import auto
 from typing import ClassVar
 
@@ -35,19 +36,26 @@ from tawa_xdsl.dialects.roles import (
     MAX_REGS,
     MIN_REGS,
     ROLE_TRAITS,
+    THREADS_PER_WARPGROUP,
     RoleRegionsOp,
+    entry_register_cap,
+    is_register_budget,
+    register_file_problem,
 )
 from tawa_xdsl.dialects.tile import MAX_BOX_DIM, element_bytes
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     I64,
     ArrayAttr,
     BFloat16Type,
+    DictionaryAttr,
     Float16Type,
     Float32Type,
     IndexType,
     IntAttr,
     IntegerAttr,
+    StringAttr,
     TensorType,
 )
 from xdsl.dialects.utils import EnumAttribute
@@ -85,8 +93,23 @@ SWIZZLE_BYTES = 128
 SLOT_ALIGN = 1024
 """128-byte swizzling repeats every 8 rows of 128 bytes; tiles start on that boundary."""
 
+TMA_ALIGN = 16
+"""TMA describes a tensor whose base address and row pitches are multiples of
+this many bytes (cuTensorMapEncodeTiled refuses any other)."""
+
 MAX_SMEM_BYTES = 232448
 """Opt-in dynamic shared memory per block on H100 (227 KB)."""
+
+SMEM_ALIGN_SLACK = 1024
+"""Dynamic shared memory is only 16-byte aligned; the kernel rounds its base up to
+`SLOT_ALIGN`, so its launch asks for this much more than its allocations take."""
+
+LAUNCH_ATTR = "nvgpu_async.launch"
+"""A lowered kernel's launch: `{threads, smem, cluster}` (threads per block, bytes
+of dynamic shared memory, blocks per cluster)."""
+
+MBARRIER_BYTES = 8
+"""One mbarrier object in shared memory."""
 
 WGMMA_INPUT_TYPES = (BFloat16Type, Float16Type)
 
@@ -412,6 +435,10 @@ class MBarrierType(ParametrizedAttribute, TypeAttribute):
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{self.count.data}>")
 
+    @property
+    def total_bytes(self) -> int:
+        return MBARRIER_BYTES * self.count.data
+
     def verify(self) -> None:
         if self.count.data < 1:
             raise VerifyException(
@@ -451,6 +478,8 @@ class SmemAllocOp(IRDLOperation):
     def verify_(self) -> None:
         offset = self.offset.value.data
         assert isinstance(self.result.type, SmemType)
+        if offset < 0:
+            raise VerifyException(f"nvgpu_async.smem_alloc offset {offset} is negative")
         if offset % SLOT_ALIGN:
             raise VerifyException(
                 f"nvgpu_async.smem_alloc offset {offset} is not {SLOT_ALIGN}-byte aligned "
@@ -461,6 +490,7 @@ class SmemAllocOp(IRDLOperation):
                 f"nvgpu_async.smem_alloc ends at byte {offset + self.result.type.total_bytes}, "
                 f"past the {MAX_SMEM_BYTES} bytes of shared memory a block can have"
             )
+        raise_own_problem(self)
 
 
 @irdl_op_definition
@@ -482,14 +512,15 @@ class MBarrierAllocOp(IRDLOperation):
 
     def verify_(self) -> None:
         offset = self.offset.value.data
-        if offset % 8:
+        if offset % MBARRIER_BYTES:
             raise VerifyException(
                 f"nvgpu_async.mbarrier_alloc offset {offset} is not 8-byte aligned"
             )
-        if offset < 0 or offset + 8 * self.result.type.count.data > MAX_SMEM_BYTES:
+        if offset < 0 or offset + self.result.type.total_bytes > MAX_SMEM_BYTES:
             raise VerifyException(
                 f"nvgpu_async.mbarrier_alloc at offset {offset} leaves shared memory"
             )
+        raise_own_problem(self)
 
 
 @irdl_op_definition
@@ -1044,22 +1075,71 @@ class SmemStoreOp(IRDLOperation):
             )
 
 
+class StorePath(StrEnum):
+    """How a register tile reaches global memory (`select-store-path` decides
+    which a `store_global` may take; a run-time uniform branch on the tile's
+    first column picks one)."""
+
+    VEC16 = auto()
+    """16-byte `st.global.v4` after a transpose within each quad of lanes: a
+    16-bit tile wholly inside the tensor at a column that is a multiple of 8."""
+    PAIR = auto()
+    """Element pairs (one 32-bit or 64-bit store), masked per element: an even
+    first column."""
+    SINGLE = auto()
+    """Single elements, masked: any column (an odd first column misaligns pairs)."""
+
+
+STORE_PATH_ORDER = (StorePath.VEC16, StorePath.PAIR, StorePath.SINGLE)
+"""Most specialised first; the last path a store lists is its fallback."""
+
+
+def vec16_fits(t: TensorType) -> bool:
+    """Whether a register tile can take the 16-byte path: 16-bit elements and
+    whole groups of 32 columns (each lane of a quad stores 8 of them)."""
+    return (
+        isinstance(t.element_type, BFloat16Type | Float16Type)
+        and t.get_shape()[-1] % 32 == 0
+    )
+
+
 @irdl_op_definition
 class StoreGlobalOp(IRDLOperation):
     """Store a register fragment to global memory at element offsets `indices`,
-    skipping elements outside the tensor."""
+    skipping elements outside the tensor. `paths` (set by `select-store-path`)
+    lists the ways the stores may go, most specialised first: `[vec16, pair,
+    single]`; the last needs no run-time condition."""
 
     name = "nvgpu_async.store_global"
 
     value = operand_def(TensorType)
     target = operand_def(GlobalTensorType)
     indices = var_operand_def(IndexType)
+    paths = opt_prop_def(ArrayAttr[StringAttr])
 
     traits = traits_def(MemoryWriteEffect())
-    assembly_format = "$value `,` $target `[` $indices `]` attr-dict `:` type($value) `->` type($target)"
+    assembly_format = (
+        "$value `,` $target `[` $indices `]` (`paths` $paths^)? attr-dict `:` "
+        "type($value) `->` type($target)"
+    )
 
-    def __init__(self, value: SSAValue, target: SSAValue, indices: Sequence[SSAValue]):
-        super().__init__(operands=[value, target, indices])
+    def __init__(
+        self,
+        value: SSAValue,
+        target: SSAValue,
+        indices: Sequence[SSAValue],
+        paths: Sequence[StorePath] | None = None,
+    ):
+        props = {}
+        if paths is not None:
+            props["paths"] = ArrayAttr(StringAttr(str(p)) for p in paths)
+        super().__init__(operands=[value, target, indices], properties=props)
+
+    @property
+    def store_paths(self) -> tuple[StorePath, ...] | None:
+        if self.paths is None:
+            return None
+        return tuple(StorePath(p.data) for p in self.paths.data)
 
     def verify_(self) -> None:
         assert isinstance(self.value.type, TensorType)
@@ -1079,6 +1159,32 @@ class StoreGlobalOp(IRDLOperation):
         if v.get_num_dims() > len(g.get_shape()):
             raise VerifyException(
                 "nvgpu_async.store_global tile has a higher rank than the tensor"
+            )
+        if self.paths is not None:
+            self._verify_paths(v)
+
+    def _verify_paths(self, v: TensorType) -> None:
+        names = [p.data for p in self.paths.data]
+        if any(n not in set(StorePath) for n in names):
+            raise VerifyException(
+                f"nvgpu_async.store_global: store paths are {', '.join(StorePath)}, "
+                f"not {names}"
+            )
+        paths = [StorePath(n) for n in names]
+        if not paths or paths != [p for p in STORE_PATH_ORDER if p in paths]:
+            raise VerifyException(
+                "nvgpu_async.store_global: store paths are listed once each, most "
+                "specialised first (vec16, pair, single)"
+            )
+        if paths[-1] != StorePath.SINGLE:
+            raise VerifyException(
+                "nvgpu_async.store_global: the last store path is the fallback, "
+                "single (a pair at an odd column is misaligned)"
+            )
+        if StorePath.VEC16 in paths and not vec16_fits(v):
+            raise VerifyException(
+                "nvgpu_async.store_global: the vec16 path needs a 16-bit tile of "
+                "whole 32-column groups"
             )
 
 
@@ -1189,7 +1295,9 @@ class WgmmaOp(IRDLOperation):
 
 @irdl_op_definition
 class SetMaxNRegOp(IRDLOperation):
-    """`setmaxnreg.inc/dec`: this warpgroup's per-thread register budget."""
+    """`setmaxnreg.inc/dec`: this warpgroup's per-thread register budget. Each
+    role region starts with it: only there does every warp of the warpgroup run
+    it (the producer's other ops run on one thread)."""
 
     name = "nvgpu_async.setmaxnreg"
 
@@ -1207,12 +1315,34 @@ class SetMaxNRegOp(IRDLOperation):
             }
         )
 
-    def verify_(self) -> None:
+    def registers_after(self, held: int) -> int:
+        """Per-thread registers the warpgroup holds after this op when it held
+        `held`: `inc` only takes registers from the block's pool, `dec` only
+        gives them back."""
         regs = self.regs.value.data
-        if regs % 8 or not MIN_REGS <= regs <= MAX_REGS:
-            raise VerifyException(
-                f"nvgpu_async.setmaxnreg {regs}: the budget must be a multiple of 8 in [{MIN_REGS}, {MAX_REGS}]"
+        return max(held, regs) if self.action.data == RegAction.INC else min(held, regs)
+
+    def problem(self) -> str | None:
+        """Why this `setmaxnreg` is invalid where it stands, or None (for the
+        verifier and for the barrier simulator, which may run unverified IR)."""
+        regs = self.regs.value.data
+        if not is_register_budget(regs):
+            return f"nvgpu_async.setmaxnreg {regs}: the budget must be a multiple of 8 in [{MIN_REGS}, {MAX_REGS}]"
+        if (
+            not isinstance(self.parent_op(), RoleDispatchOp)
+            or self.parent_block().first_op is not self  # type: ignore[union-attr]
+        ):
+            return (
+                "nvgpu_async.setmaxnreg must be the first op of a role_dispatch region: "
+                "elsewhere not every warp of the warpgroup runs it (the producer's other "
+                "ops run on one thread), and then it is undefined"
             )
+        return None
+
+    def verify_(self) -> None:
+        problem = self.problem()
+        if problem is not None:
+            raise VerifyException(problem)
 
 
 @irdl_op_definition
@@ -1223,6 +1353,177 @@ class RoleDispatchOp(RoleRegionsOp):
     name = "nvgpu_async.role_dispatch"
 
     traits = traits_def(*ROLE_TRAITS)
+
+    def role_registers(self) -> tuple[int, int]:
+        """Per-thread registers the producer and each consumer warpgroup hold
+        after their `setmaxnreg` (what the launch gave, without one)."""
+        threads = (1 + self.num_consumers.value.data) * THREADS_PER_WARPGROUP
+        held = entry_register_cap(threads)
+        budgets = []
+        for region in (self.producer, self.consumer):
+            first = region.block.first_op
+            budgets.append(
+                first.registers_after(held) if isinstance(first, SetMaxNRegOp) else held
+            )
+        return budgets[0], budgets[1]
+
+    def verify_(self) -> None:
+        super().verify_()
+        problem = register_file_problem(
+            self.num_consumers.value.data, *self.role_registers()
+        )
+        if problem is not None:
+            raise VerifyException(f"{self.name}: after setmaxnreg, {problem}")
+        raise_own_problem(self)
+
+
+# ------------------------------------------------------------- kernel-wide checks
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A lowered kernel's `nvgpu_async.launch` attribute."""
+
+    threads: int
+    smem: int
+    cluster: int
+
+    @staticmethod
+    def of(kernel: Operation) -> Launch | None:
+        """The kernel's launch (None if it has none); a malformed one is invalid IR."""
+        attr = kernel.attributes.get(LAUNCH_ATTR)
+        if attr is None:
+            return None
+        fields = dict(attr.data) if isinstance(attr, DictionaryAttr) else {}
+        fields.setdefault("cluster", IntegerAttr(1, 64))
+        values: dict[str, int] = {}
+        for key in ("threads", "smem", "cluster"):
+            value = fields.get(key)
+            if not isinstance(value, IntegerAttr):
+                raise VerifyException(
+                    f"{LAUNCH_ATTR} needs integer threads, smem and cluster, got {attr}"
+                )
+            values[key] = value.value.data
+        launch = Launch(**values)
+        if launch.threads <= 0 or launch.threads % THREADS_PER_WARPGROUP:
+            raise VerifyException(
+                f"{LAUNCH_ATTR}: {launch.threads} threads are not whole warpgroups of "
+                f"{THREADS_PER_WARPGROUP}"
+            )
+        if not 0 <= launch.smem <= MAX_SMEM_BYTES:
+            raise VerifyException(
+                f"{LAUNCH_ATTR}: {launch.smem} bytes of shared memory; a block can have "
+                f"0 to {MAX_SMEM_BYTES}"
+            )
+        _verify_cluster(LAUNCH_ATTR, launch.cluster)
+        return launch
+
+
+def _int_property(op: Operation, name: str) -> int | None:
+    """An integer property of an op that the verifier may not have reached yet
+    (kernel-wide checks look at every op of the kernel)."""
+    value = op.properties.get(name)
+    return value.value.data if isinstance(value, IntegerAttr) else None
+
+
+@dataclass(frozen=True)
+class SmemExtent:
+    """The bytes one allocation takes of the block's dynamic shared memory."""
+
+    op: SmemAllocOp | MBarrierAllocOp
+    start: int
+    end: int
+
+    @staticmethod
+    def of(op: SmemAllocOp | MBarrierAllocOp) -> SmemExtent | None:
+        """None for an allocation too malformed to place (its own verifier,
+        which may run after its neighbours', says why)."""
+        start = _int_property(op, "offset")
+        if start is None or not isinstance(op.result.type, SmemType | MBarrierType):
+            return None
+        return SmemExtent(op, start, start + op.result.type.total_bytes)
+
+    def __str__(self) -> str:
+        return f"%{self.op.result.name_hint or '?'} (bytes {self.start} to {self.end})"
+
+
+def _overlap_effect(a: SmemExtent, b: SmemExtent) -> str:
+    rings = [isinstance(e.op, SmemAllocOp) for e in (a, b)]
+    if all(rings):
+        return "TMA copies into one overwrite the tiles of the other"
+    if any(rings):
+        return "TMA copies into the ring overwrite the barriers"
+    return "arrivals on one count on the other"
+
+
+def launch_problems(kernel: Operation) -> list[tuple[Operation, str]]:
+    """What in a lowered kernel contradicts its shared memory or its launch, with
+    the op at fault: an allocation sharing bytes with an earlier one, one ending
+    past the launch's `smem` (less `SMEM_ALIGN_SLACK`), a role dispatch the
+    launch's `threads` cannot run. The verifiers of those ops and the barrier
+    simulator both ask this, so they agree on what is wrong."""
+    launch = Launch.of(kernel)
+    problems: list[tuple[Operation, str]] = []
+    extents: list[SmemExtent] = []
+    for op in kernel.walk():
+        if isinstance(op, SmemAllocOp | MBarrierAllocOp):
+            e = SmemExtent.of(op)
+            if e is None:
+                continue
+            clash = next(
+                (p for p in extents if p.start < e.end and e.start < p.end), None
+            )
+            if clash is not None:
+                problems.append(
+                    (
+                        op,
+                        f"{op.name}: {e} overlaps {clash}: {_overlap_effect(e, clash)}",
+                    )
+                )
+            elif launch is not None and e.end + SMEM_ALIGN_SLACK > launch.smem:
+                problems.append(
+                    (
+                        op,
+                        f"{op.name}: %{op.result.name_hint or '?'} ends at byte {e.end}; "
+                        f"with {SMEM_ALIGN_SLACK} bytes to align the base the kernel "
+                        f"needs {e.end + SMEM_ALIGN_SLACK}, past the {launch.smem} bytes "
+                        "of shared memory the launch gives: accesses past the end fault",
+                    )
+                )
+            extents.append(e)
+        elif isinstance(op, RoleDispatchOp) and launch is not None:
+            consumers = _int_property(op, "num_consumers")
+            if consumers is None:
+                continue
+            warpgroups = 1 + consumers
+            need = warpgroups * THREADS_PER_WARPGROUP
+            if launch.threads != need:
+                effect = (
+                    "warpgroups that are not launched never arrive on the barriers "
+                    "the others wait on, and the kernel hangs"
+                    if launch.threads < need
+                    else "the extra warpgroups run the consumer role on rows no one owns"
+                )
+                problems.append(
+                    (
+                        op,
+                        f"{op.name}: the launch gives {launch.threads} threads; a producer "
+                        f"and {warpgroups - 1} consumer warpgroups are {need}: {effect}",
+                    )
+                )
+    return problems
+
+
+def raise_own_problem(op: Operation) -> None:
+    """The verifier's half of `launch_problems`: raise the problem found at `op`."""
+    kernel = op.parent_op()
+    while kernel is not None and not isinstance(kernel, func.FuncOp):
+        kernel = kernel.parent_op()
+    if kernel is None:
+        return
+    for at, message in launch_problems(kernel):
+        if at is op:
+            raise VerifyException(message)
 
 
 NVGPUAsync = Dialect(

@@ -29,22 +29,58 @@ MIN_REGS, MAX_REGS = 24, 256
 Role = Literal["producer", "consumer"]
 
 
+def entry_register_cap(threads: int) -> int:
+    """Registers per thread ptxas gives a kernel launched with `threads` threads
+    (`.maxntid threads` and `.minnctapersm 1`: the SM's file shared out in steps
+    of 8, at most 255). These are all the registers the block ever holds:
+    `setmaxnreg` only moves them between its warpgroups, through the block's pool."""
+    return min(255, REGISTERS_PER_SM // threads // 8 * 8)
+
+
+def is_register_budget(regs: int) -> bool:
+    """What `setmaxnreg` accepts: a multiple of 8 in [24, 256]."""
+    return regs % 8 == 0 and MIN_REGS <= regs <= MAX_REGS
+
+
+def register_file_problem(
+    num_consumers: int, producer_regs: int, consumer_regs: int
+) -> str | None:
+    """Why per-thread budgets (one producer, `num_consumers` consumer warpgroups)
+    do not fit, or None. They must fit the SM's register file and, tighter, the
+    registers the block holds from launch (`entry_register_cap` per thread): a
+    `setmaxnreg.inc` that the block's pool cannot serve waits forever."""
+    total = (producer_regs + num_consumers * consumer_regs) * THREADS_PER_WARPGROUP
+    need = (
+        f"budgets {producer_regs} + {num_consumers} x {consumer_regs} registers per "
+        f"thread need {total} registers"
+    )
+    if total > REGISTERS_PER_SM:
+        return f"{need}; an SM has {REGISTERS_PER_SM}"
+    threads = (1 + num_consumers) * THREADS_PER_WARPGROUP
+    cap = entry_register_cap(threads)
+    if total > cap * threads:
+        return (
+            f"{need}; the block's {threads} threads start with {cap} each "
+            f"({cap * threads}), and a setmaxnreg.inc the block's pool cannot serve "
+            "waits forever"
+        )
+    return None
+
+
 def check_register_budget(
     op_name: str, num_consumers: int, producer_regs: int, consumer_regs: int
 ) -> None:
-    """The `setmaxnreg` rules: multiples of 8 in [24, 256], total within the SM's file."""
+    """The `setmaxnreg` rules: multiples of 8 in [24, 256], and a total the
+    block can hold (`register_file_problem`)."""
     for role, regs in (("producer", producer_regs), ("consumer", consumer_regs)):
-        if regs % 8 or not MIN_REGS <= regs <= MAX_REGS:
+        if not is_register_budget(regs):
             raise VerifyException(
                 f"{op_name}: {role} register budget {regs} must be a multiple of 8 in "
                 f"[{MIN_REGS}, {MAX_REGS}]"
             )
-    total = (producer_regs + num_consumers * consumer_regs) * THREADS_PER_WARPGROUP
-    if total > REGISTERS_PER_SM:
-        raise VerifyException(
-            f"{op_name}: budgets {producer_regs} + {num_consumers} x {consumer_regs} "
-            f"registers per thread need {total} registers; an SM has {REGISTERS_PER_SM}"
-        )
+    problem = register_file_problem(num_consumers, producer_regs, consumer_regs)
+    if problem is not None:
+        raise VerifyException(f"{op_name}: {problem}")
 
 
 class RoleRegionsOp(IRDLOperation):

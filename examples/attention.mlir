@@ -1,6 +1,7 @@
-// FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per
-// (BM-query block, batch * head). Q, K, V and O are [batch * heads, seq_len,
-// head_dim] bf16 tensors. The key loop walks BN-key blocks keeping the
+// FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per (BM-query
+// block, batch * head). Q and O are [BH, SQ, D], K and V [BH, SK, D] bf16 tensors
+// (tile.dims: BH = batch * heads, SQ / SK = query / key length, D = head dim; a call
+// whose extents disagree is refused). The key loop walks BN-key blocks keeping the
 // online-softmax state: the running row max m, the running row sum l and the
 // unnormalised output acc, rescaled by alpha = exp2(m_old - m_new) whenever m
 // grows. m is kept in log2 units (scores times scale = sm_scale * log2(e)) and
@@ -9,10 +10,9 @@
 // printer skips multiplying acc by a warp's ones. The probabilities
 // exp2(s * scale - m), one fused multiply-add per score, lie below 256 with the
 // largest at least 1: no bf16 or f16 overflow, and no more underflow than with
-// the exact max.
-// Written for BM = 128, BN = 128; both are named (tile.box, tile.size), so
-// `tile-shape{block-m=.. block-n=..}` can resize them. Launch grid:
-// (ceil(seq_len / BM), batch * heads).
+// the exact max. SQ may differ from SK: the causal kernels let query i see keys 0..i.
+// BM = 128, BN = 128 are named (tile.box, tile.size), so `tile-shape{block-m=..
+// block-n=..}` can resize them. Launch grid: (ceil(SQ / BM), BH).
 //
 //   @attention_d64, @attention_d128:
 //     every key; the blocks wholly inside the sequence run unmasked, the last
@@ -21,10 +21,10 @@
 //     keys up to the query position; the blocks left of the query block run
 //     unmasked, the rest with the causal and sequence-length masks.
 
-func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
-    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
-    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
-    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
+func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
+    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
@@ -129,10 +129,10 @@ func.func @attention_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.b
   func.return
 }
 
-func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
-    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
-    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""]},
-    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""]},
+func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
+    %k: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %v: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %o: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
@@ -166,9 +166,10 @@ func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> 
   %row_iota_1d = tile.iota : tensor<128xi32>
   %row_iota = tile.expand_dims %row_iota_1d, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
   %row_ids = arith.addi %row_iota, %m0_col : tensor<128x1xi32>
+  %m0_in = arith.minui %m0, %seq_len : index
   %rows_b = tile.broadcast %row_ids : tensor<128x1xi32> -> tensor<128x128xi32>
   // key blocks wholly left of the query block need no mask
-  %m0_blocks = arith.divui %m0, %bn : index
+  %m0_blocks = arith.divui %m0_in, %bn : index
   %full_end = arith.muli %m0_blocks, %bn : index
   %diag_end = arith.addi %m0, %bm : index
   %kv_end = arith.minui %diag_end, %seq_len : index
@@ -247,10 +248,10 @@ func.func @attention_causal_d64(%q: !tile.desc<?x?x64xbf16, box = [1, 128, 64]> 
   func.return
 }
 
-func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
-    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
-    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
-    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
+func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
+    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
@@ -355,10 +356,10 @@ func.func @attention_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {til
   func.return
 }
 
-func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
-    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
-    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""]},
-    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""]},
+func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
+    %k: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %v: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BN", ""], tile.dims = ["BH", "SK", "D"]},
+    %o: !tile.desc<?x?x128xbf16, box = [1, 128, 128]> {tile.box = ["", "BM", ""], tile.dims = ["BH", "SQ", "D"]},
     %sm_scale: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %bh = tile.program_id y
@@ -392,9 +393,10 @@ func.func @attention_causal_d128(%q: !tile.desc<?x?x128xbf16, box = [1, 128, 128
   %row_iota_1d = tile.iota : tensor<128xi32>
   %row_iota = tile.expand_dims %row_iota_1d, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
   %row_ids = arith.addi %row_iota, %m0_col : tensor<128x1xi32>
+  %m0_in = arith.minui %m0, %seq_len : index
   %rows_b = tile.broadcast %row_ids : tensor<128x1xi32> -> tensor<128x128xi32>
   // key blocks wholly left of the query block need no mask
-  %m0_blocks = arith.divui %m0, %bn : index
+  %m0_blocks = arith.divui %m0_in, %bn : index
   %full_end = arith.muli %m0_blocks, %bn : index
   %diag_end = arith.addi %m0, %bm : index
   %kv_end = arith.minui %diag_end, %seq_len : index

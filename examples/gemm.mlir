@@ -1,14 +1,14 @@
 // GEMM kernels: C = A @ B, 16-bit inputs, f32 accumulation, result rounded to the
 // input type. One program computes a 128x128 tile of C; the K loop walks 64-wide slabs.
-// A is M x K, row-major. B comes in both layouts:
+// A is M x K, row-major (tile.dims names M, N, K); B comes in both layouts:
 //   @gemm_nt*: B is stored N x K (row-major): each B tile is loaded and transposed;
 //   @gemm_nn*: B is stored K x N (row-major): each B tile is used as loaded.
 // Tiles at the edges of M, N and K read zeros and are stored clipped, so any problem
-// size works. Launch grid: (ceil(M / 128), ceil(N / 128)).
+// size works. Launch grid: (ceil(M / 128), ceil(N / 128)). Mismatched M, N, K are refused.
 
-func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"]},
-    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"]},
-    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"]}) attributes {tile.kernel} {
+func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
@@ -31,9 +31,9 @@ func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", 
   func.return
 }
 
-func.func @gemm_nn(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"]},
-    %b: !tile.desc<?x?xbf16, box = [64, 128]> {tile.box = ["BK", "BN"]},
-    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"]}) attributes {tile.kernel} {
+func.func @gemm_nn(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xbf16, box = [64, 128]> {tile.box = ["BK", "BN"], tile.dims = ["K", "N"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
@@ -55,9 +55,9 @@ func.func @gemm_nn(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", 
   func.return
 }
 
-func.func @gemm_nt_f16(%a: !tile.desc<?x?xf16, box = [128, 64]> {tile.box = ["BM", "BK"]},
-    %b: !tile.desc<?x?xf16, box = [128, 64]> {tile.box = ["BN", "BK"]},
-    %c: !tile.desc<?x?xf16, box = [128, 128]> {tile.box = ["BM", "BN"]}) attributes {tile.kernel} {
+func.func @gemm_nt_f16(%a: !tile.desc<?x?xf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+    %c: !tile.desc<?x?xf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xf16, box = [128, 64]>
@@ -80,9 +80,9 @@ func.func @gemm_nt_f16(%a: !tile.desc<?x?xf16, box = [128, 64]> {tile.box = ["BM
   func.return
 }
 
-func.func @gemm_nn_f16(%a: !tile.desc<?x?xf16, box = [128, 64]> {tile.box = ["BM", "BK"]},
-    %b: !tile.desc<?x?xf16, box = [64, 128]> {tile.box = ["BK", "BN"]},
-    %c: !tile.desc<?x?xf16, box = [128, 128]> {tile.box = ["BM", "BN"]}) attributes {tile.kernel} {
+func.func @gemm_nn_f16(%a: !tile.desc<?x?xf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xf16, box = [64, 128]> {tile.box = ["BK", "BN"], tile.dims = ["K", "N"]},
+    %c: !tile.desc<?x?xf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xf16, box = [128, 64]>

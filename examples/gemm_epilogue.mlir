@@ -1,14 +1,14 @@
 // GEMM with a fused epilogue: the accumulator never leaves registers before it is
-// scaled, biased, activated and rounded. A is M x K, B is stored N x K (as in
-// @gemm_nt), bias is a length-N vector. Launch grid: (ceil(M / 128), ceil(N / 128)).
+// scaled, biased, activated and rounded. A is M x K, B is stored N x K (as in @gemm_nt),
+// bias has N (tile.dims: mismatched M, N, K are refused). Grid: (ceil(M/128), ceil(N/128)).
 //
 //   @gemm_scale_bias_relu: C = bf16(relu(alpha * (A @ B^T) + bias))
 //   @gemm_bias_gelu:       C = bf16(gelu(A @ B^T + bias)), tanh approximation
 
-func.func @gemm_scale_bias_relu(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
-    %b: !tile.desc<?x?xbf16, box = [128, 64]>,
-    %bias: !tile.desc<?xbf16, box = [128]>,
-    %c: !tile.desc<?x?xbf16, box = [128, 128]>,
+func.func @gemm_scale_bias_relu(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["N", "K"]},
+    %bias: !tile.desc<?xbf16, box = [128]> {tile.dims = ["N"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.dims = ["M", "N"]},
     %alpha: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
@@ -39,10 +39,10 @@ func.func @gemm_scale_bias_relu(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
   func.return
 }
 
-func.func @gemm_bias_gelu(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
-    %b: !tile.desc<?x?xbf16, box = [128, 64]>,
-    %bias: !tile.desc<?xbf16, box = [128]>,
-    %c: !tile.desc<?x?xbf16, box = [128, 128]>) attributes {tile.kernel} {
+func.func @gemm_bias_gelu(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["N", "K"]},
+    %bias: !tile.desc<?xbf16, box = [128]> {tile.dims = ["N"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.dims = ["M", "N"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>

@@ -1,5 +1,6 @@
 """Writes the FlashAttention examples (attention.mlir, attention_f16.mlir,
-attention_d256.mlir) from one template, so the twelve kernels stay alike.
+attention_d256.mlir, attention_gqa.mlir) from one template, so the sixteen
+kernels stay alike.
 
     python examples/make_attention.py        # rewrite the .mlir files next to it
 
@@ -14,9 +15,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 HEADER = """\
-// FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per
-// (BM-query block, batch * head). Q, K, V and O are [batch * heads, seq_len,
-// head_dim] {dtype} tensors. The key loop walks BN-key blocks keeping the
+// FlashAttention forward: O = softmax(Q K^T * sm_scale) V, one program per (BM-query
+// block, batch * head). Q and O are [BH, SQ, D], K and V [BH, SK, D] {dtype} tensors
+// (tile.dims: BH = batch * heads, SQ / SK = query / key length, D = head dim; a call
+// whose extents disagree is refused). The key loop walks BN-key blocks keeping the
 // online-softmax state: the running row max m, the running row sum l and the
 // unnormalised output acc, rescaled by alpha = exp2(m_old - m_new) whenever m
 // grows. m is kept in log2 units (scores times scale = sm_scale * log2(e)) and
@@ -25,10 +27,9 @@ HEADER = """\
 // printer skips multiplying acc by a warp's ones. The probabilities
 // exp2(s * scale - m), one fused multiply-add per score, lie below 256 with the
 // largest at least 1: no bf16 or f16 overflow, and no more underflow than with
-// the exact max.
-// Written for BM = {bm}, BN = {bn}; both are named (tile.box, tile.size), so
-// `tile-shape{{block-m=.. block-n=..}}` can resize them. Launch grid:
-// (ceil(seq_len / BM), batch * heads).{note}
+// the exact max. SQ may differ from SK: the causal kernels let query i see keys 0..i.
+// BM = {bm}, BN = {bn} are named (tile.box, tile.size), so `tile-shape{{block-m=..
+// block-n=..}}` can resize them. Launch grid: (ceil(SQ / BM), BH).{note}
 //
 //   {full}:
 //     every key; the blocks wholly inside the sequence run unmasked, the last
@@ -38,14 +39,48 @@ HEADER = """\
 //     unmasked, the rest with the causal and sequence-length masks.
 """
 
+GQA_HEADER = """\
+// Grouped-query FlashAttention forward (GQA; MQA when all query heads of a batch
+// share one kv head): q_heads = group * kv_heads, query head h reads kv head
+// h / group. The caller passes Q and O, [B * HQ, SQ, D] {dtype} tensors, folded (a
+// free view of the contiguous tensor) to [BHKV, GSQ, D]: the group query heads of
+// one kv head stacked along the rows, fold row r being position r % SQ of the
+// group's query head r / SQ. K and V are [BHKV, SK, D] (tile.dims: BHKV = batch *
+// kv heads, GSQ = group * SQ, SK, D). One program per (BM-row block of the fold,
+// batch * kv head): each K/V tile it loads feeds BM query rows of the group, of
+// several query heads wherever a block spans a head boundary, so K and V are
+// read ceil(group * SQ / BM) times per kv head against group * ceil(SQ / BM)
+// for one program per (query block, query head): the same when BM divides SQ,
+// group times fewer when SQ <= BM / group (decoding, short prompts).
+// group is not passed: it is the fold (BHQ / BHKV). A query that was not folded
+// is refused by the contract (its BHKV differs from K's unless group = 1).
+// The online softmax is attention.mlir's (running max in steps of 8, log2
+// units); BM = {bm}, BN = {bn} are named (tile.box, tile.size), so
+// `tile-shape{{block-m=.. block-n=..}}` can resize them. Launch grid:
+// (ceil(GSQ / BM), BHKV).{note}
+//
+//   {full}:
+//     attention.mlir's kernels applied to the fold (a query row's result does
+//     not depend on its position), under the GQA contract.
+//   {causal}:
+//     take SQ (%seq_q; the caller checks that it divides GSQ, i.e. that the
+//     fold is [BHKV, group * SQ, D]) and let fold row r see keys 0 .. r % SQ.
+//     A block within one head runs the key blocks left of its first position
+//     unmasked and the rest masked; a block that spans heads runs every key
+//     block up to min(SQ, SK) masked.
+"""
+
 D256_NOTE = """
 // Head dim 256 walks 64-key blocks: a 128x256 f32 accumulator and a 128x64 score
 // tile fit the registers of two consumer warpgroups."""
 
 
-def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
-    """One attention kernel; see the header for what it computes."""
-    name = f"attention{'_causal' if causal else ''}_d{d}" + (
+def kernel(
+    d: int, dtype: str, causal: bool, bm: int, bn: int, gqa: bool = False
+) -> str:
+    """One attention kernel; see the header for what it computes (GQA_HEADER for
+    `gqa`: Q and O folded to [BHKV, GSQ, D], the causal mask by position)."""
+    name = f"attention{'_gqa' if gqa else ''}{'_causal' if causal else ''}_d{d}" + (
         "_f16" if dtype == "f16" else ""
     )
     q_desc = f"!tile.desc<?x?x{d}x{dtype}, box = [1, {bm}, {d}]>"
@@ -56,12 +91,16 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
     tile_t = f"tensor<{bn}x{d}x{dtype}>"
     q_t = f"tensor<{bm}x{d}x{dtype}>"
     carried = f"({row_t}, {row_t}, {acc_t})"
+    q_dims, bh = ('"BHKV", "GSQ"', '"BHKV"') if gqa else ('"BH", "SQ"', '"BH"')
+    q_attrs = f'{{tile.box = ["", "BM", ""], tile.dims = [{q_dims}, "D"]}}'
+    kv_attrs = f'{{tile.box = ["", "BN", ""], tile.dims = [{bh}, "SK", "D"]}}'
+    seq_q = ", %seq_q: index" if gqa and causal else ""
     lines = [
-        f'func.func @{name}(%q: {q_desc} {{tile.box = ["", "BM", ""]}},',
-        f'    %k: {kv_desc} {{tile.box = ["", "BN", ""]}},',
-        f'    %v: {kv_desc} {{tile.box = ["", "BN", ""]}},',
-        f'    %o: {q_desc} {{tile.box = ["", "BM", ""]}},',
-        "    %sm_scale: f32) attributes {tile.kernel} {",
+        f"func.func @{name}(%q: {q_desc} {q_attrs},",
+        f"    %k: {kv_desc} {kv_attrs},",
+        f"    %v: {kv_desc} {kv_attrs},",
+        f"    %o: {q_desc} {q_attrs},",
+        f"    %sm_scale: f32{seq_q}) attributes {{tile.kernel}} {{",
         "  %pid_m = tile.program_id x",
         "  %bh = tile.program_id y",
         f"  %seq_len = tile.dim %k, 1 : {kv_desc}",
@@ -97,13 +136,23 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
             f"  %row_iota_1d = tile.iota : tensor<{bm}xi32>",
             f"  %row_iota = tile.expand_dims %row_iota_1d, axis = 1 : tensor<{bm}xi32> -> tensor<{bm}x1xi32>",
             f"  %row_ids = arith.addi %row_iota, %m0_col : tensor<{bm}x1xi32>",
-            f"  %rows_b = tile.broadcast %row_ids : tensor<{bm}x1xi32> -> tensor<{bm}x{bn}xi32>",
-            "  // key blocks wholly left of the query block need no mask",
-            "  %m0_blocks = arith.divui %m0, %bn : index",
-            "  %full_end = arith.muli %m0_blocks, %bn : index",
-            "  %diag_end = arith.addi %m0, %bm : index",
-            "  %kv_end = arith.minui %diag_end, %seq_len : index",
         ]
+        # the lowest query position of the block and each row's position
+        first, rows = ("%lo", "%row_pos") if gqa else ("%m0_in", "%row_ids")
+        if gqa:
+            lines += gqa_positions(bm)
+        else:  # queries past the keys see every key, all masked past seq_len
+            lines.append("  %m0_in = arith.minui %m0, %seq_len : index")
+        lines += [
+            f"  %rows_b = tile.broadcast {rows} : tensor<{bm}x1xi32> -> tensor<{bm}x{bn}xi32>",
+            "  // key blocks wholly left of the query block need no mask",
+            f"  %m0_blocks = arith.divui {first}, %bn : index",
+            "  %full_end = arith.muli %m0_blocks, %bn : index",
+        ]
+        end = "%hi" if gqa else "%diag_end"
+        if not gqa:
+            lines.append("  %diag_end = arith.addi %m0, %bm : index")
+        lines.append(f"  %kv_end = arith.minui {end}, %seq_len : index")
     else:
         lines += [
             "  // key blocks wholly inside the sequence need no mask",
@@ -198,11 +247,33 @@ def kernel(d: int, dtype: str, causal: bool, bm: int, bn: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def example(dims: tuple[int, ...], dtype: str, bm: int, bn: int) -> str:
+def gqa_positions(bm: int) -> list[str]:
+    """The causal GQA kernel's positions: row r of the fold is position r % SQ.
+    A block within one head holds positions p0 .. p0 + BM - 1; one that spans
+    two or more heads holds 0 .. SQ - 1, so its key loops are bounded by those."""
+    return [
+        "  // row r of the fold is position r % SQ of query head r / SQ",
+        "  %seq_q_i32 = arith.index_cast %seq_q : index to i32",
+        f"  %seq_q_col = tile.splat %seq_q_i32 : i32 -> tensor<{bm}x1xi32>",
+        f"  %row_pos = arith.remui %row_ids, %seq_q_col : tensor<{bm}x1xi32>",
+        "  %p0 = arith.remui %m0, %seq_q : index",
+        "  %p_end = arith.addi %p0, %bm : index",
+        "  %one_head = arith.cmpi ule, %p_end, %seq_q : index",
+        "  %lo_any = arith.select %one_head, %p0, %c0 : index",
+        "  // no unmasked key block past the keys (SQ > SK)",
+        "  %lo = arith.minui %lo_any, %seq_len : index",
+        "  %hi = arith.minui %p_end, %seq_q : index",
+    ]
+
+
+def example(
+    dims: tuple[int, ...], dtype: str, bm: int, bn: int, gqa: bool = False
+) -> str:
     suffix = "_f16" if dtype == "f16" else ""
-    names = [f"@attention_d{d}{suffix}" for d in dims]
-    causal = [f"@attention_causal_d{d}{suffix}" for d in dims]
-    header = HEADER.format(
+    stem = "attention_gqa" if gqa else "attention"
+    names = [f"@{stem}_d{d}{suffix}" for d in dims]
+    causal = [f"@{stem}_causal_d{d}{suffix}" for d in dims]
+    header = (GQA_HEADER if gqa else HEADER).format(
         dtype=dtype,
         bm=bm,
         bn=bn,
@@ -210,7 +281,7 @@ def example(dims: tuple[int, ...], dtype: str, bm: int, bn: int) -> str:
         full=", ".join(names),
         causal=", ".join(causal),
     )
-    kernels = [kernel(d, dtype, c, bm, bn) for d in dims for c in (False, True)]
+    kernels = [kernel(d, dtype, c, bm, bn, gqa) for d in dims for c in (False, True)]
     return header + "\n" + "\n".join(kernels)
 
 
@@ -218,6 +289,7 @@ FILES = {
     "attention.mlir": ((64, 128), "bf16", 128, 128),
     "attention_f16.mlir": ((64, 128), "f16", 128, 128),
     "attention_d256.mlir": ((256,), "bf16", 128, 64),
+    "attention_gqa.mlir": ((64, 128), "bf16", 128, 128, True),
 }
 
 

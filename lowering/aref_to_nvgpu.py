@@ -25,7 +25,7 @@ body holds `aref.create`s and one `aref.warp_specialize`. Output, per kernel:
   barriers count the consumer warpgroups of all S blocks, which each release the
   slot in every block; cluster barriers follow the barrier init and precede exit.
 - Register budgets (`setmaxnreg`) come from `register-budget`, or default to
-  `default_registers` (24/240 with two consumer warpgroups, as FlashAttention-3:
+  `compiler.default_registers` (24/240 with two consumer warpgroups, as FlashAttention-3:
   the TMA producer needs few); the consumer only raises its budget when the
   launch leaves it below that.
 
@@ -41,16 +41,17 @@ from dataclasses import dataclass, field
 
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, THREADS_PER_WARPGROUP
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, SMEM_ALIGN_SLACK
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP, entry_register_cap
 from tawa_xdsl.dialects.tile import element_bytes
-from tawa_xdsl.lowering.carried import uses_through_loops
+from tawa_xdsl.lowering.carried import STRUCTURED, uses_through_loops
 from tawa_xdsl.lowering.coordinates import multiple_of, non_negative
 from tawa_xdsl.lowering.layouts import ConsumerLayouts, Smem, copy_polymorphic_per_use
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
 from tawa_xdsl.transforms.cluster import cluster_uniform, rank_varying
 from tawa_xdsl.transforms.specialized import warp_specialized
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -65,7 +66,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.traits import IsTerminator
 
+from tawa_xdsl.compiler import DEFAULTS, default_registers
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.grid import (
     GRID_ATTR,
@@ -73,22 +76,12 @@ from tawa_xdsl.grid import (
     encode_rules,
     recorded_grid_rule,
 )
-from tawa_xdsl.kernel import ARG_NAMES_ATTR, SIGNATURE_ATTR, cluster_size
+from tawa_xdsl.kernel import cluster_size
+from tawa_xdsl.signature import params, signature_record
 
 ABI_ATTR = "nvgpu_async.abi"
-LAUNCH_ATTR = "nvgpu_async.launch"
-SMEM_ALIGN_SLACK = 1024
-"""Dynamic shared memory is only 16-byte aligned; the kernel rounds its base up."""
 
 
-def default_registers(num_consumers: int) -> tuple[int, int]:
-    """setmaxnreg budgets (producer, consumer) that fill the register file."""
-    return {1: (40, 232), 2: (24, 240), 3: (32, 160)}[num_consumers]
-
-
-def entry_register_cap(threads: int) -> int:
-    """Registers per thread ptxas gives a kernel launched with `threads` threads."""
-    return min(255, REGISTERS_PER_SM // threads // 8 * 8)
 
 
 @dataclass(frozen=True)
@@ -97,7 +90,7 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
 
     name = "convert-aref-to-nvgpu-async"
 
-    tma_store: bool = True
+    tma_store: bool = DEFAULTS.tma_store
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for ws in warp_specialized(op, self.name):
@@ -253,6 +246,7 @@ class KernelLowering:
     # ------------------------------------------------------------ parameters
 
     def _lower_params(self) -> None:
+        signature = params(self.kernel)  # the contract callers keep: recorded below
         producer_loads = [
             o for o in self.ws.producer.walk() if isinstance(o, tile.LoadOp)
         ]
@@ -306,12 +300,7 @@ class KernelLowering:
             d.erase()
         self._old_args = old_args
         self.kernel.attributes[ABI_ATTR] = ArrayAttr(StringAttr(a) for a in abi)
-        self.kernel.attributes[SIGNATURE_ATTR] = FunctionType.from_lists(
-            [a.type for a in old_args], []
-        )
-        self.kernel.attributes[ARG_NAMES_ATTR] = ArrayAttr(
-            StringAttr(a.name_hint or f"arg{i}") for i, a in enumerate(old_args)
-        )
+        self.kernel.attributes.update(signature_record(signature))
 
     def _tma_stores(self, stores: list[tile.StoreOp]) -> bool:
         """Whether these stores (of one tensor the producer does not load) go
@@ -386,7 +375,7 @@ class KernelLowering:
             for name in ("full", "empty"):
                 bars = nv.MBarrierAllocOp(offset, ch.depth)
                 bars.result.name_hint = f"{ch.create.result.name_hint}_{name}"
-                offset += 8 * ch.depth
+                offset += bars.result.type.total_bytes
                 setattr(ch, name, bars.result)
                 ops.append(bars)
         for ch in self.channels.values():
@@ -587,7 +576,7 @@ class KernelLowering:
         """Views that loops carry and branches yield (two-stage) become view-typed
         before the ops that use them are lowered."""
         for op, values in self._structural_values(region):
-            if isinstance(op, scf.ForOp | scf.IfOp):
+            if isinstance(op, STRUCTURED):
                 for v in values:
                     place = layouts.placement.get(v)
                     if isinstance(place, Smem):
@@ -612,8 +601,10 @@ class KernelLowering:
             ):
                 self._retype_constant(op)
         for op in list(region.walk()):
-            if isinstance(op, nv.WgmmaOp | nv.SmemTransOp | scf.YieldOp | scf.ForOp):
-                continue
+            if isinstance(op, nv.WgmmaOp | nv.SmemTransOp | STRUCTURED) or op.has_trait(
+                IsTerminator
+            ):
+                continue  # views pass through structured ops as they are
             for i, v in enumerate(op.operands):
                 if isinstance(v.type, nv.SmemViewType):
                     target = next(

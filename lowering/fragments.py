@@ -3,7 +3,8 @@
 Notation (per consumer warpgroup): tid in 0..127, w = tid / 32, lane = tid % 32,
 g = lane / 4, t = lane % 4. With W warpgroups sharing an M x N tile, warpgroup c
 owns rows [c M / W, (c + 1) M / W), cut into 64-row blocks b. In each block the
-wgmma m64nNk16 f32 accumulator layout (reference/ptx.md section 3) gives register i:
+wgmma m64nNk16 f32 accumulator layout (docs/hopper.md, "Register fragments")
+gives register i:
 
     row = 64 b + 16 w + g + 8 ((i >> 1) & 1)
     col = 8 (i >> 2) + 2 t + (i & 1)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
-from xdsl.dialects import arith, scf
+from tawa_xdsl.lowering.carried import STRUCTURED, carried_pairs
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 
@@ -87,25 +88,12 @@ def _tensor_values(region: Region) -> list[SSAValue]:
 def _same_layout_edges(op: Operation) -> list[tuple[SSAValue, SSAValue]]:
     """Pairs of tensor values that must share one layout because of `op`."""
     tensors = [v for v in (*op.operands, *op.results) if isinstance(v.type, TensorType)]
-    if isinstance(op, scf.ForOp):
-        body = op.body.block
-        edges = []
-        for i, init in enumerate(op.iter_args):
-            if isinstance(init.type, TensorType):
-                edges += [
-                    (init, body.args[i + 1]),
-                    (init, op.results[i]),
-                    (init, body.last_op.operands[i]),
-                ]
-        return edges
-    if isinstance(op, scf.IfOp):
-        edges = []
-        for i, r in enumerate(op.results):
-            if isinstance(r.type, TensorType):
-                for region in op.regions:
-                    if region.blocks:
-                        edges.append((r, region.block.last_op.operands[i]))
-        return edges
+    if isinstance(op, STRUCTURED):
+        return [
+            (source, copy)
+            for source, copy in carried_pairs(op)
+            if isinstance(copy.type, TensorType)
+        ]
     if op.dialect_name() in ("arith", "math") or isinstance(
         op, tile.SelectOp | tile.CmpiOp
     ):
@@ -136,7 +124,7 @@ class ConsumerLayouts:
             for op in consumer.walk():
                 if isinstance(op, tile.TransOp) and self.in_smem(op.source):
                     pairs = [(op.source, op.result, True)]
-                elif isinstance(op, scf.ForOp | scf.IfOp):
+                elif isinstance(op, STRUCTURED):
                     pairs = [(a, b, False) for a, b in _same_layout_edges(op)]
                     pairs += [(b, a, False) for a, b in _same_layout_edges(op)]
                 else:

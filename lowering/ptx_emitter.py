@@ -14,7 +14,8 @@ region. Warpgroups 1..W are consumers and run the consumer region together. The
 block's shared memory is the dynamic `smem` array, rounded up to 1024 bytes.
 A kernel in clusters declares `.reqnctapercluster` (so a plain launch works),
 multicasts with `.multicast::cluster` and arrives in peer blocks through `mapa`.
-References: `reference/ptx.md` sections 2-4 (syntax, descriptors, layouts).
+The hardware facts this relies on (instruction rules, descriptors, layouts,
+swizzle, barriers) are in docs/hopper.md.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from tawa_xdsl.dialects.nvgpu_async import FragmentKind
 from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes
 from tawa_xdsl.lowering.fragments import Geometry
+from tawa_xdsl.lowering.ptx_skip_unit_scale import ROW_SCALE_REUSE
 from tawa_xdsl.lowering.quad_transpose import quad_transpose
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects import math as mathd
@@ -45,6 +47,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.traits import IsTerminator
 
 from tawa_xdsl.diagnostics import OpDiagnostic
 
@@ -193,9 +196,6 @@ F32_UNARY = {
     mathd.CeilOp: ["cvt.rpi.f32.f32 {d}, {a};"],
     mathd.FloorOp: ["cvt.rmi.f32.f32 {d}, {a};"],
 }
-ROW_SCALE_REUSE = 8
-"""A multiply by a fragment that repeats each register at least this often is a
-row (or column) broadcast; `_skip_unit_row_scale` guards it."""
 I32_BINARY = {
     arith.AddiOp: "add.s32",
     arith.SubiOp: "sub.s32",
@@ -424,7 +424,7 @@ class KernelEmitter:
 
     def block(self, block: Block) -> None:
         for op in block.ops:
-            if not isinstance(op, scf.YieldOp | func.ReturnOp):
+            if not op.has_trait(IsTerminator):  # structured ops copy their operands
                 self.op(op)
 
     # -------------------------------------------------------------- scalars
@@ -891,6 +891,31 @@ class KernelEmitter:
         self.emit(f"bra {head};")
         self.lines.append(f"{end}:")
         for r, regs in zip(op.results, carried, strict=True):
+            self.env[r] = regs
+
+    def while_loop(self, op: scf.WhileOp) -> None:
+        """The before region runs at the head of every trip; its condition's
+        values go to the after region's arguments and, on exit, the results."""
+        before, after = op.before_region.block, op.after_region.block
+        condition = before.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        state = [self._materialize(v) for v in op.arguments]
+        self._copy_all(state, [self.env[v] for v in op.arguments])
+        for arg, regs in zip(before.args, state, strict=True):
+            self.env[arg] = regs
+        head, end = self.label("while"), self.label("done")
+        self.lines.append(f"{head}:")
+        self.block(before)
+        passed = [self._materialize(v) for v in condition.args]
+        self._copy_all(passed, [self.env[v] for v in condition.args])
+        self.emit(f"@!{self.scalar(condition.condition)} bra {end};")
+        for arg, regs in zip(after.args, passed, strict=True):
+            self.env[arg] = regs
+        self.block(after)
+        self._copy_all(state, [self.env[v] for v in after.last_op.operands])
+        self.emit(f"bra {head};")
+        self.lines.append(f"{end}:")
+        for r, regs in zip(op.results, passed, strict=True):
             self.env[r] = regs
 
     def if_op(self, op: scf.IfOp) -> None:
@@ -1499,6 +1524,7 @@ KernelEmitter.HANDLERS = {
     tile.SelectOp: KernelEmitter.tile_select,
     scf.ForOp: KernelEmitter.for_loop,
     scf.IfOp: KernelEmitter.if_op,
+    scf.WhileOp: KernelEmitter.while_loop,
     func.ReturnOp: lambda self, op: None,
     nv.SmemAllocOp: KernelEmitter.smem_alloc,
     nv.MBarrierAllocOp: KernelEmitter.mbarrier_alloc,

@@ -1,13 +1,35 @@
-"""The `ptx` target: `tawa-opt ... -t ptx` prints a PTX module for sm_90a."""
+"""The `ptx` target: `tawa-opt ... -t ptx` prints a PTX module for sm_90a.
+
+It runs whatever the IR still needs, judged from the IR itself, then prints
+(`ptx_printer.py`):
+- kernels at the nvgpu_async level (what `tawa-hopper-pipeline` leaves: block
+  arguments, ops of other dialects) go through `select-store-path` and
+  `distribute-fragments`;
+- thread-level kernels not yet allocated through `ptx-skip-unit-scale` and
+  `ptx-allocate`;
+- kernels with structured control flow through `ptx-lower-control-flow`.
+So `-t ptx` works on the output of any prefix of that chain.
+
+`-t 'ptx{legacy=true}'` prints nvgpu_async IR with the old printer
+(`ptx_emitter.py`), the oracle of the migration, until it is deleted. Until
+`distribute-fragments` is registered, nvgpu_async IR takes that path anyway.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import IO
 
+from tawa_xdsl.dialects.ptx import PTX, ForOp, IfOp, RegType
+from tawa_xdsl.lowering import get_all_lowering_passes
 from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
+from tawa_xdsl.lowering.ptx_allocate import allocate_kernel
+from tawa_xdsl.lowering.ptx_control_flow import lower_control_flow
 from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.lowering.ptx_printer import print_module
+from tawa_xdsl.lowering.ptx_skip_unit_scale import skip_unit_scale
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
@@ -15,9 +37,33 @@ from xdsl.utils.target import Target
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.kernel import kernels
 
+DISTRIBUTION = ("select-store-path", "distribute-fragments")
+"""The passes from nvgpu_async IR to thread-level IR, in order."""
 
-def to_ptx(module: ModuleOp) -> str:
-    """PTX text for every kernel of `module`, which must all be lowered."""
+
+def lowered_kernels(module: ModuleOp) -> list[func.FuncOp]:
+    return [k for k in kernels(module) if LAUNCH_ATTR in k.attributes]
+
+
+def is_thread_level(kernel: func.FuncOp) -> bool:
+    """No block arguments and nothing but ptx ops (and the return)."""
+    prefix = PTX.name + "."
+    return not kernel.body.block.args and all(
+        op.name.startswith(prefix) or isinstance(op, func.ReturnOp)
+        for op in kernel.body.walk()
+    )
+
+
+def is_allocated(kernel: func.FuncOp) -> bool:
+    return all(
+        not isinstance(r.type, RegType) or r.type.is_allocated
+        for op in kernel.body.walk()
+        for r in op.results
+    )
+
+
+def _lowered(module: ModuleOp) -> list[func.FuncOp]:
+    """The module's kernels, refused at the first one not lowered yet."""
     found = list(kernels(module))
     if not found:
         raise DiagnosticException(
@@ -32,14 +78,53 @@ def to_ptx(module: ModuleOp) -> str:
                 "tawa-hopper-pipeline (or aref-partition,pipeline,"
                 "convert-aref-to-nvgpu-async) first",
             )
-    return emit_module(found)
+    return found
+
+
+def _can_distribute() -> bool:
+    return all(name in get_all_lowering_passes() for name in DISTRIBUTION)
+
+
+def lower_to_ptx(ctx: Context, module: ModuleOp) -> list[func.FuncOp]:
+    """Run the stages the module's kernels still need, in place; returns the
+    kernels, ready to print."""
+    lowered = _lowered(module)
+    if not all(is_thread_level(k) for k in lowered):
+        passes = get_all_lowering_passes()
+        for name in DISTRIBUTION:
+            passes[name]()().apply(ctx, module)
+        lowered = lowered_kernels(module)
+    for kernel in lowered:
+        if not is_allocated(kernel):
+            skip_unit_scale(kernel)
+            allocate_kernel(kernel)
+        if any(isinstance(op, ForOp | IfOp) for op in kernel.body.walk()):
+            lower_control_flow(kernel)
+    return lowered
+
+
+def _ptx(ctx: Context, module: ModuleOp, legacy: bool) -> str:
+    lowered = _lowered(module)
+    if legacy or not (_can_distribute() or all(map(is_thread_level, lowered))):
+        return emit_module(lowered)
+    return print_module(lower_to_ptx(ctx, module))
+
+
+def to_ptx(module: ModuleOp, legacy: bool = False) -> str:
+    """PTX text for every lowered kernel of `module`, which is left as it is."""
+    from tawa_xdsl.registry import make_context
+
+    return _ptx(make_context(), module if legacy else module.clone(), legacy)
 
 
 @dataclass(frozen=True)
 class PTXTarget(Target):
-    """PTX ISA 8.0 for sm_90a, one `.entry` per kernel."""
+    """PTX ISA 8.0 for sm_90a, one `.entry` per kernel (`legacy`: the old
+    printer)."""
 
     name = "ptx"
 
+    legacy: bool = False
+
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        output.write(to_ptx(module))
+        output.write(_ptx(ctx, module, self.legacy))

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from tawa_xdsl.dialects import ptx
+from xdsl.ir import Operation, SSAValue
+
 
 def quad_transpose(
     x: Sequence[str],
@@ -52,3 +55,63 @@ def quad_transpose(
             out[k0], out[k1] = low, high
         regs = out
     return regs
+
+
+def quad_transpose_bundle(
+    x: SSAValue,
+    elements: Sequence[int],
+    lane_bits: SSAValue,
+    add: Callable[[Operation], Operation],
+) -> SSAValue:
+    """The same transpose for every group of a bundle at once, as ptx ops
+    (`add` appends one): register k of group g is element `elements[4 g + k]`
+    of the `b32` bundle `x`; `lane_bits` is the predicate bundle [bit 2 set,
+    bit 2 clear, bit 1 set, bit 1 clear] of the lane index. Returns a bundle
+    whose element 4 g + k is register k of group g after the transpose.
+
+    Per round: one `selp` choosing what each lane sends, one shuffle, and one
+    `selp` over all four registers of every group putting what came back in
+    place: the register a lane keeps is `upper ? got : x` for the low index of
+    a pair and `!upper ? got : x` for the high one (the printer's
+    `upper ? x : got`), so each round's result is one bundle. The same
+    instructions as `quad_transpose`, and per round two more `setp` once for
+    the whole tile (the clear-bit predicates)."""
+    groups, rest = divmod(len(elements), 4)
+    if rest:
+        raise ValueError(
+            f"a quad transpose takes groups of 4 registers, got {len(elements)}"
+        )
+    value, elems = x, list(elements)
+    for mask, upper in ((2, 0), (1, 2)):
+        lows = [k for k in range(4) if not k & mask]
+        send = add(
+            ptx.AluOp(
+                "selp.b32",
+                [value, value, lane_bits],
+                2 * groups,
+                [
+                    [elems[4 * g + k] for g in range(groups) for k in lows],
+                    [elems[4 * g + (k | mask)] for g in range(groups) for k in lows],
+                    [upper] * (2 * groups),
+                ],
+            )
+        ).results[0]
+        got = add(ptx.ShflOp(send, mask)).results[0]
+        value = add(
+            ptx.AluOp(
+                "selp.b32",
+                [got, value, lane_bits],
+                4 * groups,
+                [
+                    [
+                        2 * g + lows.index(k & ~mask)
+                        for g in range(groups)
+                        for k in range(4)
+                    ],
+                    [elems[4 * g + k] for g in range(groups) for k in range(4)],
+                    [upper + bool(k & mask) for _ in range(groups) for k in range(4)],
+                ],
+            )
+        ).results[0]
+        elems = list(range(4 * groups))
+    return value

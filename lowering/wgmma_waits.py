@@ -18,6 +18,14 @@ fewer groups (the first iteration, whose carried values come from before the
 loop) the smaller count is taken, which is always safe. Outside loop bodies the
 consumer waits for every group.
 
+ptxas adds constraints of its own: it serializes every wgmma of the kernel
+(remarks C7513 / C7515) when a non-wgmma instruction writes registers a wgmma
+reads as its A operand or accumulates into while any group is in flight, and it
+cannot follow groups around a back edge or into a branch. So a loop's back-edge
+copies, a branch yielding a wgmma result, the making of a register A operand and
+the entry of a loop that starts a fresh accumulator (its initial `mov`s) while
+groups of other dots may be pending wait for all groups.
+
 `plan_waits` returns (op, k) pairs: emit `wgmma_wait_group k` right before op.
 """
 
@@ -26,10 +34,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.lowering.carried import uses_through_loops
+from tawa_xdsl.lowering.carried import (
+    STRUCTURED,
+    copied_into,
+    copies,
+    uses_through_loops,
+)
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.traits import IsTerminator
 
 MAX_PENDING = 7
 """`wgmma.wait_group` takes 0..7; waiting with fewer pending groups is always safe."""
@@ -84,7 +98,7 @@ class BodyClock:
         """Whether `op` runs in a loop nested in the body (which counts its
         commits as 0: they are at least 0)."""
         top = self.body.find_ancestor_op_in_block(op)
-        return top is not op and isinstance(top, scf.ForOp)
+        return top is not op and isinstance(top, scf.ForOp | scf.WhileOp)
 
     def precedes(self, a: Operation, b: Operation) -> bool:
         """Whether `a` runs before `b` in one iteration (different top-level ops)."""
@@ -159,7 +173,7 @@ def _trace(
                 yield from _trace(
                     region.block.last_op.operands[v.index], body, stop, ago, seen
                 )
-    elif isinstance(op, scf.ForOp):
+    elif isinstance(op, scf.ForOp | scf.WhileOp):
         yield ("unknown",)
     elif isinstance(op, tile.TransOp):
         yield from _trace(op.source, body, stop, ago, seen)
@@ -171,24 +185,9 @@ def _from_dot(v: SSAValue, seen: set | None = None) -> bool:
     if v in seen:
         return False
     seen.add(v)
-    if isinstance(v, BlockArgument):
-        loop = v.block.parent_op()
-        if isinstance(loop, scf.ForOp) and v.index > 0:
-            i = v.index - 1
-            return _from_dot(loop.iter_args[i], seen) or _from_dot(
-                loop.body.block.last_op.operands[i], seen
-            )
-        return False
-    op = v.op
-    if isinstance(op, tile.DotOp):
+    if isinstance(v, OpResult) and isinstance(v.op, tile.DotOp):
         return True
-    if isinstance(op, scf.IfOp | scf.ForOp):
-        return any(
-            _from_dot(region.block.last_op.operands[v.index], seen)
-            for region in op.regions
-            if region.blocks
-        )
-    return False
+    return any(_from_dot(source, seen) for source in copied_into(v))
 
 
 def _offset(v: SSAValue, body: Block) -> tuple[BlockArgument, int] | None:
@@ -310,13 +309,20 @@ def _accumulates_in_place(v: SSAValue, arg: BlockArgument) -> bool:
 def _copied(op: Operation) -> list[SSAValue]:
     """Values a structured op copies between registers (PTX `mov`s that read
     them): loop inits; loop results yielded from other registers; branch results
-    yielded from values defined outside the branch."""
+    yielded from values defined outside the branch; everything an `scf.while`
+    passes between its regions."""
     if isinstance(op, scf.ForOp):
         return list(op.iter_args)
+    if isinstance(op, scf.WhileOp):
+        return list(op.arguments)
+    if isinstance(op, scf.ConditionOp):
+        return list(op.args)
     if not isinstance(op, scf.YieldOp):
         return []
     parent = op.parent_op()
     block = op.parent_block()
+    if isinstance(parent, scf.WhileOp):
+        return list(op.operands)
     if isinstance(parent, scf.ForOp):
         return [
             v
@@ -335,13 +341,83 @@ def _copied(op: Operation) -> list[SSAValue]:
 def _makes_register_operand(op: Operation) -> bool:
     """Whether `op` computes a register tile that a dot reads as its A operand
     (P = bf16(S) in attention), in this iteration or, carried, in a later one."""
-    if isinstance(op, aref.GetOp | tile.TransOp | scf.ForOp | scf.IfOp):
+    if isinstance(op, aref.GetOp | tile.TransOp | STRUCTURED):
         return False
     return any(
         isinstance(use.operation, tile.DotOp) and use.index == 0
         for r in op.results
         for use in uses_through_loops(r)
     )
+
+
+def _feeds_accumulator(v: SSAValue) -> bool:
+    """Whether the registers of `v` become a wgmma's accumulator: a dot
+    accumulates into it, or into an elementwise update of it (the rescaled
+    attention accumulator), in this iteration or a later one."""
+    work, seen = [v], set()
+    while work:
+        value = work.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        for use in uses_through_loops(value):
+            user = use.operation
+            if isinstance(user, tile.DotOp) and use.index == 2:
+                return True
+            if user.dialect_name() in ("arith", "math"):
+                work += [r for r in user.results if isinstance(r.type, TensorType)]
+    return False
+
+
+def _starts_accumulator(op: Operation, consumer: Region) -> bool:
+    """Whether entering the loop `op` writes registers a wgmma of the loop
+    accumulates into (the `mov`s of its initial values) while wgmma groups
+    committed outside it (an earlier loop's last ones) may still be in flight."""
+    if not isinstance(op, scf.ForOp | scf.WhileOp):
+        return False
+    fresh = [
+        dst
+        for holder, _, dst in copies(op)
+        if holder is op and isinstance(dst, BlockArgument)
+    ]
+    if not any(_feeds_accumulator(v) for v in fresh):
+        return False
+    loops = [p for p in _ancestors(op) if isinstance(p, scf.ForOp | scf.WhileOp)]
+    before = True  # the walk is in program order: ops before `op` come first
+    for d in consumer.walk():
+        if d is op:
+            before = False
+        elif (
+            isinstance(d, tile.DotOp)
+            and not op.is_ancestor(d)
+            # a later dot runs before `op` only in an earlier trip of a loop around both
+            and (before or any(loop.is_ancestor(d) for loop in loops))
+        ):
+            return True
+    return False
+
+
+def _drained(op: Operation, plan: list[tuple[Operation, int]]) -> bool:
+    """Whether the consumer already waits for every group before `op`, in its
+    block, with no wgmma issued since (`plan` holds the waits before `op`)."""
+    block = op.parent_block()
+    assert block is not None
+    waited = {x for x, k in plan if k == 0 and x.parent_block() is block}
+    prev = op.prev_op
+    while prev is not None:
+        if any(isinstance(d, tile.DotOp) for d in prev.walk()):
+            return False
+        if prev in waited:  # the wait runs right before `prev`
+            return True
+        prev = prev.prev_op
+    return False
+
+
+def _ancestors(op: Operation) -> Iterator[Operation]:
+    parent = op.parent_op()
+    while parent is not None:
+        yield parent
+        parent = parent.parent_op()
 
 
 def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
@@ -355,7 +431,7 @@ def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
             # ops read only the registers they copy
             if isinstance(op, tile.DotOp):
                 read = [op.lhs]
-            elif isinstance(op, scf.ForOp | scf.YieldOp | scf.IfOp):
+            elif isinstance(op, STRUCTURED) or op.has_trait(IsTerminator):
                 read = _copied(op)
             else:
                 read = list(op.operands)
@@ -363,8 +439,8 @@ def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
             k = min((x for x in ks if x is not None), default=None)
             if (
                 k is not None
-                and isinstance(op, scf.YieldOp)
-                and isinstance(op.parent_op(), scf.ForOp)
+                and op.has_trait(IsTerminator)
+                and isinstance(op.parent_op(), scf.ForOp | scf.WhileOp)
             ):
                 # ptxas cannot follow pending groups around a back edge: copying an
                 # accumulator there with groups in flight makes it serialize all wgmmas
@@ -376,6 +452,10 @@ def plan_waits(consumer: Region) -> list[tuple[Operation, int]]:
             ):
                 # the other branch may write the same result registers with movs:
                 # ptxas serializes every wgmma (C7515) if a group is in flight there
+                k = 0
+            if _starts_accumulator(op, consumer) and not _drained(op, plan):
+                # ptxas serializes every wgmma (C7515) when an instruction writes a
+                # wgmma's accumulator registers while any group is in flight
                 k = 0
             if _makes_register_operand(op):
                 # ptxas serializes every wgmma (C7513) when an instruction writes a

@@ -89,9 +89,7 @@ def small_problem(kernel, name: str, rng) -> tuple[list, list[int], tuple[int, .
         arrays.append(rng.standard_normal(shape).astype(dtype))
     out = len(arrays) - 1
     arrays[out][...] = np.nan
-    grid = infer_grid(
-        grid_rule(kernel), [a.shape for a in arrays] + [None] * len(scalars)
-    )
+    grid = infer_grid(grid_rule(kernel), arrays + scalars)
     return arrays + scalars, [out], grid
 
 

@@ -177,13 +177,19 @@ class LocatingParser(Parser):
         # constructors refuse, input nested past Python's stack) instead of raising
         # a ParseError; report it where the parser stopped.
         try:
-            return super().parse_module(allow_implicit_module)
+            module = super().parse_module(allow_implicit_module)
         except RecursionError:
             self.raise_error("input nested too deeply to parse")
         except VerifyException as e:
             self.raise_error(str(e))
         except PARSER_CRASHES as e:
             self.raise_error(f"invalid input here ({type(e).__name__}: {e})")
+        # xDSL has no hook for a dialect's argument attributes: kernels' tile.dims
+        # are checked here, where every module enters (tawa-opt and the API)
+        from tawa_xdsl.signature import verify_signatures
+
+        verify_signatures(module)
+        return module
 
     def _consume_token(
         self, expected_kind: MLIRTokenKind | None = None

@@ -1,4 +1,5 @@
-"""MLIR element types <-> numpy dtypes (bf16 through ml_dtypes)."""
+"""MLIR element types <-> numpy dtypes (bf16 and fp8 through ml_dtypes), and the
+names arrays' dtypes go by in messages and argument checks (MLIR's spelling)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -15,6 +18,25 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
+float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
+float8_e5m2 = np.dtype(ml_dtypes.float8_e5m2)
+
+DTYPES: dict[str, np.dtype] = {
+    "bf16": bfloat16,
+    "f16": np.dtype(np.float16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "f8E4M3FN": float8_e4m3fn,
+    "f8E5M2": float8_e5m2,
+    "i1": np.dtype(np.bool_),
+    **{f"i{w}": np.dtype(f"int{w}") for w in (8, 16, 32, 64)},
+    **{f"ui{w}": np.dtype(f"uint{w}") for w in (8, 16, 32, 64)},
+}
+"""Every dtype an array argument can have, by the name of its MLIR element type.
+Arrays from any library (numpy, DLPack, `__cuda_array_interface__`) are compared
+with a kernel's parameters by these names."""
+
+_NAMES = {dtype: name for name, dtype in DTYPES.items()}
 
 
 def numpy_dtype(element_type: Attribute) -> np.dtype:
@@ -28,6 +50,10 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
             return np.dtype(np.float32)
         case Float64Type():
             return np.dtype(np.float64)
+        case Float8E4M3FNType():
+            return float8_e4m3fn
+        case Float8E5M2Type():
+            return float8_e5m2
         case IndexType():
             return np.dtype(np.int64)
         case IntegerType() if element_type.width.data == 1:
@@ -38,10 +64,13 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
 
 
 def is_float_dtype(dtype: np.dtype) -> bool:
-    return dtype == bfloat16 or np.issubdtype(dtype, np.floating)
+    return dtype in (bfloat16, float8_e4m3fn, float8_e5m2) or np.issubdtype(
+        dtype, np.floating
+    )
 
 
 def type_name(dtype: np.dtype) -> str:
-    """How a dtype reads in messages: bf16, f16, f32, ..."""
-    names = {bfloat16: "bf16", np.dtype(np.float16): "f16", np.dtype(np.float32): "f32"}
-    return names.get(np.dtype(dtype), str(dtype))
+    """How a dtype reads in messages and checks: bf16, f16, f32, i32, ...; a dtype
+    no kernel can take keeps numpy's name (a byte-swapped `>f4`, `complex64`)."""
+    dtype = np.dtype(dtype)
+    return _NAMES.get(dtype, dtype.str if dtype.byteorder == ">" else str(dtype))

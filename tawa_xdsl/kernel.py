@@ -1,161 +1,322 @@
-"""What a tile kernel is to its callers: found by name, with typed parameters that
-host arguments are checked against before anything runs."""
+"""Host arguments checked against a tile kernel's parameters before anything runs
+(the parameters themselves, and the shape contract, are `tawa_xdsl.signature`'s).
+
+Every executor (`interpret`, `simulate`, the compiled GPU kernel) runs the same
+checks, `check_arguments`, so a bad argument is refused alike on a CPU and on the
+GPU, and CI can test the refusals without a GPU. An executor turns each array
+argument into an array of its own (a numpy array on the CPU, a device array on
+the GPU) together with an `ArrayView` of it; the checks see only the views:
+dtype, rank and static extents against the parameter's type, the shape
+contract, writability of the arrays the kernel stores into, and the type and
+range of every scalar. The GPU then adds only what TMA needs (alignment).
+"""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+import math
+import numbers
+import operator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    ArrayAttr,
-    FunctionType,
-    IndexType,
-    IntegerAttr,
-    ModuleOp,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute
 
-from tawa_xdsl.dialects.tile import KERNEL_ATTR, DescType
-from tawa_xdsl.dtypes import numpy_dtype, type_name
-from tawa_xdsl.interp.elementwise import to_type
+from tawa_xdsl.dialects.tile import DescType
+from tawa_xdsl.dlpack import ArrayError, as_host_array, dlpack_device
+from tawa_xdsl.dtypes import is_float_dtype, numpy_dtype, type_name
+from tawa_xdsl.signature import (
+    ARG_DIMS_ATTR,
+    ARG_NAMES_ATTR,
+    DIMS_ATTR,
+    OUTPUTS_ATTR,
+    SIGNATURE_ATTR,
+    Param,
+    find_kernel,
+    first_mismatch,
+    kernels,
+    params,
+    signature_record,
+    verify_signatures,
+)
+
+__all__ = [  # the signature, re-exported: callers know kernels by this module
+    "ARG_DIMS_ATTR",
+    "ARG_NAMES_ATTR",
+    "DIMS_ATTR",
+    "OUTPUTS_ATTR",
+    "SIGNATURE_ATTR",
+    "ArrayView",
+    "KernelArgumentError",
+    "Param",
+    "check_arguments",
+    "check_host_arguments",
+    "check_scalar",
+    "cluster_size",
+    "clusters",
+    "find_kernel",
+    "kernels",
+    "normalize_grid",
+    "params",
+    "program_ids",
+    "signature_record",
+    "verify_signatures",
+]
 
 
 class KernelArgumentError(ValueError):
     """A host argument does not fit the kernel parameter it is passed for."""
 
 
-def kernels(module: ModuleOp) -> Iterator[func.FuncOp]:
-    for op in module.walk():
-        if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes:
-            yield op
+CLUSTER_ATTR = "tile.cluster"
+"""On a kernel: how many consecutive x programs form one cluster (set by `cluster`)."""
+INDEX_BITS = 32
+"""Width of `index` values on the GPU: the PTX printer declares index and integer
+parameters `.u32` and computes on them with 32-bit signed instructions, so the
+interpreter accepts only what those registers hold too."""
+INDEX_MAX = 2 ** (INDEX_BITS - 1) - 1
+"""The largest `index` parameter, array extent or grid extent on every executor."""
 
 
-def find_kernel(module: ModuleOp, name: str) -> func.FuncOp:
-    """The `tile.kernel` function called `name`, or an error listing the kernels."""
-    found = {k.sym_name.data: k for k in kernels(module)}
-    if name not in found:
-        available = ", ".join(sorted(found)) or "none"
-        raise KeyError(f"no tile kernel named '{name}' (kernels here: {available})")
-    return found[name]
+# ------------------------------------------------------------------ arguments
 
 
 @dataclass(frozen=True)
-class Param:
-    """One kernel parameter: its name in the IR and its type."""
+class ArrayView:
+    """What the shared checks see of an array, whichever library made it: its
+    dtype by name (`dtypes.DTYPES`), shape, strides in elements, and whether the
+    kernel may write into it."""
 
-    name: str
-    type: Attribute
-
-    @property
-    def is_tensor(self) -> bool:
-        return isinstance(self.type, DescType)
-
-
-CLUSTER_ATTR = "tile.cluster"
-"""On a kernel: how many consecutive x programs form one cluster (set by `cluster`)."""
-SIGNATURE_ATTR = "tile.signature"
-ARG_NAMES_ATTR = "tile.arg_names"
+    dtype: str
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    writeable: bool = True
 
 
-def params(kernel: func.FuncOp) -> list[Param]:
-    """The parameters callers pass: the tile-level ones, also after lowering (which
-    records them in `tile.signature` / `tile.arg_names`)."""
-    signature = kernel.attributes.get(SIGNATURE_ATTR)
-    if isinstance(signature, FunctionType):
-        names = kernel.attributes[ARG_NAMES_ATTR]
-        assert isinstance(names, ArrayAttr)
-        return [
-            Param(n.data, t)
-            for n, t in zip(names.data, signature.inputs.data, strict=True)
-        ]
-    return [
-        Param(arg.name_hint or f"arg{i}", arg.type)
-        for i, arg in enumerate(kernel.body.block.args)
-    ]
-
-
-def check_array(param: Param, value: Any) -> np.ndarray:
-    """A numpy array that matches a `!tile.desc` parameter in rank, dtype and shape."""
-    desc = param.type
-    assert isinstance(desc, DescType)
-    if not isinstance(value, np.ndarray):
-        raise KernelArgumentError(
-            f"argument '{param.name}' must be a numpy array for {desc}, got "
-            f"{type(value).__name__}"
-        )
-    check_tensor(param, type_name(value.dtype), value.shape)
-    return value
-
-
-def check_tensor(
-    param: Param, dtype: str, shape: Sequence[int], where: str = ""
-) -> None:
-    """Dtype (by name), rank and static extents of an array passed for a
-    `!tile.desc` parameter; `where` prefixes the message (the kernel's name)."""
-    desc = param.type
-    assert isinstance(desc, DescType)
-    want = type_name(numpy_dtype(desc.element_type))
-    if dtype != want:
-        raise KernelArgumentError(
-            f"{where}argument '{param.name}' has dtype {dtype}, the kernel expects {want}"
-        )
-    if len(shape) != desc.rank:
-        raise KernelArgumentError(
-            f"{where}argument '{param.name}' has rank {len(shape)}, the kernel "
-            f"expects {desc.rank}"
-        )
-    for axis, (got, expected) in enumerate(zip(shape, desc.get_shape(), strict=True)):
-        if expected != DYNAMIC_INDEX and got != expected:
-            raise KernelArgumentError(
-                f"{where}argument '{param.name}' has extent {got} in dimension "
-                f"{axis}, the kernel expects {expected}"
-            )
-
-
-def check_scalar(param: Param, value: Any) -> Any:
-    """A Python/numpy number converted to the parameter's scalar type."""
-    if isinstance(value, np.ndarray) and value.ndim:
-        raise KernelArgumentError(
-            f"argument '{param.name}' is a scalar of type {param.type}, got an array"
-        )
-    if not isinstance(value, int | float | np.number | np.ndarray):
-        raise KernelArgumentError(
-            f"argument '{param.name}' must be a number of type {param.type}, got "
-            f"{type(value).__name__}"
-        )
-    if isinstance(param.type, IndexType):
-        return int(value)
-    return to_type(value, param.type)
-
-
-def check_arguments(kernel: func.FuncOp, args: Sequence[Any]) -> tuple[Any, ...]:
-    """Validate host arguments against the kernel's signature, in order."""
-    ps = params(kernel)
-    if len(args) != len(ps):
-        names = ", ".join(p.name for p in ps)
-        raise KernelArgumentError(
-            f"kernel '{kernel.sym_name.data}' takes {len(ps)} arguments ({names}), "
-            f"got {len(args)}"
-        )
-    return tuple(
-        check_array(p, a) if p.is_tensor else check_scalar(p, a)
-        for p, a in zip(ps, args, strict=True)
+def numpy_view(array: np.ndarray) -> ArrayView:
+    return ArrayView(
+        type_name(array.dtype),
+        tuple(array.shape),
+        tuple(s // array.itemsize for s in array.strides),
+        bool(array.flags.writeable),
     )
 
 
-def normalize_grid(grid: Sequence[int] | int) -> tuple[int, int, int]:
-    """A 1- to 3-dimensional launch grid as (x, y, z), each extent >= 1."""
-    dims = (grid,) if isinstance(grid, int) else tuple(grid)
-    if not 1 <= len(dims) <= 3 or any(not isinstance(d, int) or d < 1 for d in dims):
+A = TypeVar("A")
+
+
+def check_arguments(
+    kernel_name: str,
+    ps: Sequence[Param],
+    args: Sequence[Any],
+    to_array: Callable[[Any], tuple[A, ArrayView]],
+) -> list[Any]:
+    """Validate host arguments against the parameters, in order: their count; each
+    array (made by the executor's `to_array`, which raises `ArrayError` for what
+    it cannot take) against its parameter; the shape contract across arrays; each
+    scalar's type and range. Returns the executor's arrays and the scalars
+    converted to their parameter types."""
+    if len(args) != len(ps):
+        names = ", ".join(p.name for p in ps)
         raise KernelArgumentError(
-            f"grid must be 1 to 3 positive integers, got {grid!r}"
+            f"{kernel_name}: takes {len(ps)} arguments ({names}), got {len(args)}"
         )
-    return (*dims, *(1,) * (3 - len(dims)))  # type: ignore[return-value]
+    values: list[Any] = []
+    extents: list[tuple[Param, tuple[int, ...]]] = []
+    for p, arg in zip(ps, args, strict=True):
+        where = f"{kernel_name}: argument '{p.name}'"
+        if not p.is_tensor:
+            values.append(check_scalar(where, p.type, arg))
+            continue
+        try:
+            array, view = to_array(arg)
+        except ArrayError as e:
+            raise KernelArgumentError(
+                f"{where} {e} (the kernel expects {p.type})"
+            ) from None
+        _check_array(where, p, view)
+        values.append(array)
+        extents.append((p, view.shape))
+    check_contract(kernel_name, extents)
+    return values
+
+
+def _check_array(where: str, p: Param, view: ArrayView) -> None:
+    desc = p.type
+    assert isinstance(desc, DescType)
+    want = type_name(numpy_dtype(desc.element_type))
+    if view.dtype != want:
+        raise KernelArgumentError(
+            f"{where} has dtype {view.dtype}, the kernel expects {want}"
+        )
+    if len(view.shape) != desc.rank:
+        raise KernelArgumentError(
+            f"{where} has rank {len(view.shape)}, the kernel expects {desc.rank}"
+        )
+    for axis, (got, expected) in enumerate(
+        zip(view.shape, desc.get_shape(), strict=True)
+    ):
+        if expected != DYNAMIC_INDEX and got != expected:
+            raise KernelArgumentError(
+                f"{where} has extent {got} in dimension {axis}, the kernel expects "
+                f"{expected}"
+            )
+        if got > INDEX_MAX:  # the kernel reads extents as index values
+            raise KernelArgumentError(
+                f"{where} has extent {got} in dimension {axis}; kernels index "
+                f"with {INDEX_BITS}-bit integers (at most {INDEX_MAX})"
+            )
+    if p.written and not view.writeable:
+        raise KernelArgumentError(
+            f"{where} is read-only, but the kernel stores into it"
+        )
+
+
+def check_contract(
+    kernel_name: str, shapes: Sequence[tuple[Param, tuple[int, ...]]]
+) -> None:
+    """Dimensions of one name have one extent across all arrays (`tile.dims`);
+    the message names both arguments, their dimensions and extents."""
+    mismatch = first_mismatch(shapes)
+    if mismatch:
+        raise KernelArgumentError(f"{kernel_name}: {mismatch}")
+
+
+def check_scalar(where: str, t: Attribute, value: Any) -> Any:
+    """`value` as a scalar of type `t` (a Python int for `index`, a numpy scalar
+    otherwise), or an error: integer parameters take integers only (not bools,
+    floats or non-integral numpy values) in the range of their width (`index`:
+    `INDEX_BITS`, signed), `i1` takes bools, float parameters take real numbers
+    that do not overflow the type (inf and nan pass as themselves)."""
+    what = f"{where} is a scalar of type {t}"
+    if isinstance(value, np.ndarray):
+        if value.ndim:
+            raise KernelArgumentError(f"{what}, got an array of shape {value.shape}")
+        value = value[()]
+    if isinstance(t, IntegerType) and t.width.data == 1:
+        if not isinstance(value, bool | np.bool_):
+            raise KernelArgumentError(f"{what}, got {_describe(value)}; pass a bool")
+        return bool(value)
+    if isinstance(t, IndexType | IntegerType):
+        if isinstance(value, bool | np.bool_):
+            raise KernelArgumentError(f"{what}, got a bool; pass an integer")
+        try:
+            number = operator.index(value)
+        except TypeError:
+            raise KernelArgumentError(
+                f"{what}, got {_describe(value)}; pass an integer"
+            ) from None
+        bits = INDEX_BITS if isinstance(t, IndexType) else t.width.data
+        low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+        if not low <= number <= high:
+            raise KernelArgumentError(
+                f"{what}, got {_short(number)}, outside [{low}, {high}]"
+                + (
+                    f" ({INDEX_BITS}-bit on the GPU)"
+                    if isinstance(t, IndexType)
+                    else ""
+                )
+            )
+        return number if isinstance(t, IndexType) else numpy_dtype(t).type(number)
+    try:
+        dtype = numpy_dtype(t)
+    except TypeError:  # not a scalar type we know
+        dtype = None
+    if dtype is None or not is_float_dtype(dtype):
+        raise KernelArgumentError(f"{where} has type {t}, which no executor can pass")
+    if isinstance(value, bool | np.bool_) or not (
+        isinstance(value, numbers.Real) or _is_float_scalar(value)
+    ):
+        raise KernelArgumentError(f"{what}, got {_describe(value)}; pass a real number")
+    overflow = KernelArgumentError(f"{what}, got {_short(value)}, which overflows {t}")
+    try:
+        real = float(value)
+    except OverflowError:  # an int beyond every float
+        raise overflow from None
+    with np.errstate(over="ignore"):
+        converted = np.asarray(real).astype(dtype)[()]
+    if math.isfinite(real) and not math.isfinite(float(converted)):
+        raise overflow
+    return converted
+
+
+def _is_float_scalar(value: Any) -> bool:
+    """numpy scalars of float dtypes numbers.Real does not know (bf16, fp8)."""
+    return isinstance(value, np.generic) and is_float_dtype(value.dtype)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, np.generic):
+        return f"a numpy {type_name(value.dtype)} ({_short(value)})"
+    return f"{type(value).__name__} {_short(value)}"
+
+
+def _short(value: Any) -> str:
+    """A value as messages show it: its repr, cut short (2**1000 is long)."""
+    text = repr(value) if not isinstance(value, np.generic) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def host_array(value: Any) -> tuple[np.ndarray, ArrayView]:
+    """An argument of `interpret` / `simulate` as a numpy array sharing its memory:
+    numpy arrays, and anything with DLPack on the CPU (torch CPU tensors, ...)."""
+    array = as_host_array(value)
+    if array is None:
+        if dlpack_device(value) is not None or hasattr(
+            value, "__cuda_array_interface__"
+        ):
+            raise ArrayError(
+                "is on a GPU; interpret and simulate run on the CPU (pass a host "
+                "copy, e.g. tensor.cpu(), and copy it back)"
+            )
+        raise ArrayError(
+            f"must be an array (numpy, or any array with __dlpack__ on the CPU), "
+            f"got {type(value).__name__}"
+        )
+    return array, numpy_view(array)
+
+
+def check_host_arguments(kernel: func.FuncOp, args: Sequence[Any]) -> list[Any]:
+    """The CPU executors' arguments: numpy arrays for the tensors, checked scalars."""
+    return check_arguments(kernel.sym_name.data, params(kernel), args, host_array)
+
+
+# ------------------------------------------------------------------------ grid
+
+
+def normalize_grid(
+    grid: Any, kernel_name: str, cluster: int = 1
+) -> tuple[int, int, int]:
+    """A launch grid of 1 to 3 positive integers as (x, y, z); a kernel that runs
+    in clusters needs an x extent that is a multiple of the cluster size."""
+    dims: tuple[Any, ...] | None = None
+    if isinstance(grid, Sequence) and not isinstance(grid, str | bytes):
+        dims = tuple(grid)
+    if dims is None or not 1 <= len(dims) <= 3 or not all(_is_count(d) for d in dims):
+        raise KernelArgumentError(
+            f"{kernel_name}: grid must be 1 to 3 positive integers in a tuple, "
+            f"e.g. grid=(4, 2); got {grid!r}"
+        )
+    x, y, z = (*(operator.index(d) for d in dims), *(1,) * (3 - len(dims)))
+    if x % cluster:
+        raise KernelArgumentError(
+            f"{kernel_name}: runs in clusters of {cluster} programs along x; the "
+            f"grid's x extent {x} is not a multiple of {cluster}"
+        )
+    return x, y, z
+
+
+def _is_count(d: Any) -> bool:
+    if isinstance(d, bool | np.bool_):
+        return False
+    try:
+        return 1 <= operator.index(d) <= INDEX_MAX
+    except TypeError:
+        return False
 
 
 def program_ids(grid: tuple[int, int, int]) -> Iterator[tuple[int, int, int]]:
@@ -174,13 +335,8 @@ def clusters(
     grid: tuple[int, int, int], size: int, name: str
 ) -> Iterator[list[tuple[int, int, int]]]:
     """The program ids of `grid` in clusters of `size` consecutive x programs, as
-    the hardware groups them; a grid whose x extent is not a multiple of `size`
-    cannot be launched."""
-    if grid[0] % size:
-        raise KernelArgumentError(
-            f"{name}: runs in clusters of {size} programs along x; the grid's x "
-            f"extent {grid[0]} is not a multiple of {size}"
-        )
+    the hardware groups them (`normalize_grid` checks that they divide it)."""
+    normalize_grid(grid, name, size)
     ids = list(program_ids(grid))
     for start in range(0, len(ids), size):
         yield ids[start : start + size]

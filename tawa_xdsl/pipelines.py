@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.canonicalize import CanonicalizePass
@@ -14,10 +18,9 @@ from xdsl.transforms.common_subexpression_elimination import (
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException
 
-from tawa_xdsl.lowering.aref_to_nvgpu import (
-    ConvertArefToNVGPUAsyncPass,
-    default_registers,
-)
+from tawa_xdsl.compiler import CompileOptions
+from tawa_xdsl.kernel import kernels, params
+from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
 from tawa_xdsl.transforms.cluster import ClusterPass
 from tawa_xdsl.transforms.cluster import check_size as check_cluster_size
@@ -31,88 +34,130 @@ from tawa_xdsl.transforms.tile_shape import TileShapePass
 
 
 @dataclass(frozen=True)
-class TawaHopperPipeline(ModulePass):
+class TawaHopperPipeline(CompileOptions, ModulePass):
     """Tile IR -> lowered nvgpu_async IR, ready for `-t ptx`:
 
     tile-shape{block-m block-n block-k}, [reverse-grid{axis=x}], [cluster{size}],
     [persistent{group-m longest-first}],
     canonicalize,
     cse, aref-partition, cooperative{num-consumers},
-    [register-budget{producer consumer}],
+    register-budget{producer consumer},
     pipeline{num-stages mma-depth two-stage outer-stages},
     convert-aref-to-nvgpu-async{tma-store}, [ping-pong], canonicalize, cse, dce.
 
-    Block sizes of 0 keep the kernel's written tile shape; `producer-registers` /
-    `consumer-registers` of 0 leave the budgets to the lowering's defaults for the
-    number of consumer warpgroups.
+    Its options are the fields of `CompileOptions`; those not given are resolved
+    for each kernel as `compile` resolves them (tuning rules unless
+    `tuned=false`, then the kernel's structure, then the static defaults), so the
+    PTX printed after this pipeline is the kernel `compile` runs. Each kernel is
+    lowered in a module of its own with its own options.
+
+    `shape="M=512,N=4096,K=4096"` (extents by `tile.dims` name) lowers each
+    kernel as `compile` specializes it for a call of that shape (aligned
+    operands, an H100's 132 SMs): the shape rules of `tawa_xdsl.heuristics`
+    take part in resolving the options. A kernel takes the extents of the
+    names it has; a name no kernel has is an error.
     """
 
     name = "tawa-hopper-pipeline"
 
-    num_stages: int = 3
-    mma_depth: int = 2
-    two_stage: bool = False
-    num_consumers: int = 1
-    producer_registers: int = 0
-    consumer_registers: int = 0
-    block_m: int = 0
-    block_n: int = 0
-    block_k: int = 0
-    persistent: bool = False
-    group_m: int = 8
-    longest_first: bool = False
-    tma_store: bool = True
-    ping_pong: bool = False
-    outer_stages: int = 2
-    cluster: int = 1
-    reverse_x: bool = False
-
-    def passes(self) -> list[ModulePass]:
-        check_cluster_size(self.cluster, self.name, "cluster")
-        if self.reverse_x and self.persistent:
-            raise PassFailedException(
-                "tawa-hopper-pipeline: reverse-x orders how the GPU starts the "
-                "programs of a grid; a persistent kernel walks its tiles itself "
-                "(use longest-first)"
-            )
-        return [
-            self.tile_shape(),
-            *([ReverseGridPass("x")] if self.reverse_x else []),
-            *([ClusterPass(self.cluster)] if self.cluster > 1 else []),
-            *(
-                [PersistentPass(self.group_m, self.longest_first)]
-                if self.persistent
-                else []
-            ),
-            CanonicalizePass(),
-            CommonSubexpressionElimination(),
-            ArefPartitionPass(),
-            CooperativePass(self.num_consumers),
-            *self.register_budget(),
-            PipelinePass(
-                self.num_stages, self.mma_depth, self.two_stage, self.outer_stages
-            ),
-            ConvertArefToNVGPUAsyncPass(self.tma_store),
-            *([PingPongPass()] if self.ping_pong else []),
-            CanonicalizePass(),
-            CommonSubexpressionElimination(),
-            DeadCodeElimination(),
-        ]
-
-    def tile_shape(self) -> TileShapePass:
-        return TileShapePass(self.block_m, self.block_n, self.block_k)
-
-    def register_budget(self) -> list[ModulePass]:
-        if not (self.producer_registers or self.consumer_registers):
-            return []
-        default = default_registers(self.num_consumers)
-        return [
-            RegisterBudgetPass(
-                self.producer_registers or default[0],
-                self.consumer_registers or default[1],
-            )
-        ]
+    shape: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for p in self.passes():
-            p.apply(ctx, op)
+        if self.cluster is not None:
+            check_cluster_size(self.cluster, self.name, "cluster")
+        extents = self._extents(op)
+        for kernel in list(kernels(op)):
+            shaped = {} if extents is None else _shaped(kernel, extents, self)
+            passes = hopper_passes(self.resolve(kernel, shaped))
+            with _alone(kernel) as module:
+                for p in passes:
+                    p.apply(ctx, module)
+
+    def _extents(self, op: ModuleOp) -> dict[str, int] | None:
+        """The `shape` option's extents, each named by some kernel's tile.dims."""
+        if self.shape is None:
+            return None
+        from tawa_xdsl.dispatch import parse_shape
+
+        try:
+            extents = parse_shape(self.shape)
+        except ValueError as e:
+            raise PassFailedException(f"tawa-hopper-pipeline: {e}") from None
+        named = {n for k in kernels(op) for p in params(k) for n in p.dims if n}
+        unknown = sorted(set(extents) - named)
+        if unknown:
+            raise PassFailedException(
+                f"tawa-hopper-pipeline: shape names {', '.join(unknown)}, which no "
+                f"kernel here names (tile.dims: {', '.join(sorted(named)) or 'none'})"
+            )
+        return extents
+
+
+def _shaped(
+    kernel: func.FuncOp, extents: dict[str, int], options: CompileOptions
+) -> dict[str, Any]:
+    """The shape rules' options for `kernel` on `extents` (those it names)."""
+    from tawa_xdsl.dispatch import shape_decision, shape_key
+    from tawa_xdsl.dispatch_rules import H100_SMS
+    from tawa_xdsl.heuristics import Structure
+
+    ps = params(kernel)
+    own = {n: e for n, e in extents.items() if any(n in p.dims for p in ps)}
+    key = shape_key(ps, own)
+    return dict(shape_decision(Structure.of(kernel), key, options, H100_SMS).options)
+
+
+def hopper_passes(options: CompileOptions) -> list[ModulePass]:
+    """The passes of `tawa-hopper-pipeline` for resolved `options`."""
+    if options.reverse_x and options.persistent:
+        raise PassFailedException(
+            "tawa-hopper-pipeline: reverse-x orders how the GPU starts the "
+            "programs of a grid; a persistent kernel walks its tiles itself "
+            "(use longest-first)"
+        )
+    return [
+        TileShapePass(options.block_m, options.block_n, options.block_k),
+        *([ReverseGridPass("x")] if options.reverse_x else []),
+        *([ClusterPass(options.cluster)] if options.cluster != 1 else []),
+        *(
+            [PersistentPass(options.group_m, options.longest_first)]
+            if options.persistent
+            else []
+        ),
+        CanonicalizePass(),
+        CommonSubexpressionElimination(),
+        ArefPartitionPass(),
+        CooperativePass(options.num_consumers),
+        RegisterBudgetPass(options.producer_registers, options.consumer_registers),
+        PipelinePass(
+            options.num_stages,
+            options.mma_depth,
+            options.two_stage,
+            options.outer_stages,
+        ),
+        ConvertArefToNVGPUAsyncPass(options.tma_store),
+        *([PingPongPass()] if options.ping_pong else []),
+        CanonicalizePass(),
+        CommonSubexpressionElimination(),
+        DeadCodeElimination(),
+    ]
+
+
+@contextmanager
+def _alone(kernel: func.FuncOp) -> Iterator[ModuleOp]:
+    """`kernel` in a module of its own while the block is run, then back in its
+    place: the passes work on whole modules, the options differ per kernel."""
+    block = kernel.parent_block()
+    assert block is not None
+    after = kernel.next_op
+    kernel.detach()
+    module = ModuleOp([kernel])
+    try:
+        yield module
+    finally:
+        for op in list(module.ops):
+            op.detach()
+            if after is None:
+                block.add_op(op)
+            else:
+                block.insert_op_before(op, after)

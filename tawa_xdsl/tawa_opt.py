@@ -35,7 +35,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from tawa_xdsl import registry
+from tawa_xdsl import examples, registry
 from tawa_xdsl.diagnostics import (
     LocatingParser,
     OpDiagnostic,
@@ -130,8 +130,13 @@ class TawaOptMain(xDSLOptMain):
     # ------------------------------------------------------------------ input
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """`-` reads stdin; a bare example name (`tawa-opt gemm.mlir`) that is no
+        file here reads the bundled example, so the examples work after a
+        non-editable install."""
         if self.args.input_file == "-":
             return sys.stdin.buffer, "mlir"
+        if self.args.input_file is not None:
+            self.args.input_file = examples.resolve(self.args.input_file)
         try:
             stream, extension = super().get_input_stream()
         except OSError as e:

@@ -2,17 +2,19 @@
 as rules over the kernel's structure, so `compile(path, name)` is fast without
 flags. Options the caller passes win over these.
 
-- GEMM-like kernels (loops with one accumulating dot): two consumer warpgroups
-  share a 128x256 tile (when the kernel names BN), a persistent grid in groups
+The consumer warpgroups are not a rule here: they follow from the tile rows
+(`compiler.default_consumers`: two on 128 rows, three on 192).
+
+- GEMM-like kernels (loops with one accumulating dot): a 128x256 tile (when the
+  kernel names BN and its tile has 128 rows), a persistent grid in groups
   of 16 tile rows, the TMA-store epilogue, as many stages as fit next to the
   staging tile (3 for 128x256, 4 for 128x128), one MMA group in flight (each
   slot goes back to the producer as soon as its MMA retires: measured 1-4%
   faster than two groups on 5 of the 6 shapes of `benchmarks/gemm.py`).
 - Attention-like kernels (a loop with two dots): the two-stage overlap, one MMA
-  group in flight, as many stages as fit (up to 3); two consumer warpgroups on
-  128 query rows, or at head dim 64 (when the kernel names BM) three on 192 rows:
-  the softmax is a larger share of the work there and the third warpgroup's
-  MMAs hide it. When every tile does the same work (no loop bound depends on the
+  group in flight, as many stages as fit (up to 3); at head dim 64 (when the
+  kernel names BM) 192 query rows, so three consumer warpgroups: the softmax is
+  a larger share of the work there and the third warpgroup's MMAs hide it. When every tile does the same work (no loop bound depends on the
   program id: not causal), a persistent grid in row-major order with Q single
   buffered (so the stages still fit): the next tile's loads overlap this tile's
   last MMAs and epilogue. Causal tiles differ in work, and a static round-robin
@@ -20,9 +22,13 @@ flags. Options the caller passes win over these.
   program ids along x reversed (`reverse-grid`): the GPU starts blocks in id
   order, so the longest query blocks of a head start first and the short ones
   fill the tail.
+- The grouped-query examples (`attention_gqa.mlir`: Q folded to [BHKV, group * SQ,
+  D]) are attention to these rules and get attention's options: a block of the
+  fold is a query block, and only the causal kernels' key loops depend on the
+  program id.
 - No kernel takes clusters (`cluster=2`): multicasting the shared tiles did not
   pay for GEMM or attention in side-by-side runs (NOTES 3.18).
-- Anything else: the runtime defaults.
+- Anything else: no rule (`compiler.DEFAULTS` and the structural defaults).
 
 `benchmarks/NOTES.md` records the measurements behind each rule.
 """
@@ -37,6 +43,7 @@ from xdsl.ir import OpResult, SSAValue
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import element_bytes
+from tawa_xdsl.grid import GridInferenceError, recorded_grid_rule
 from tawa_xdsl.transforms.tile_shape import KernelShape
 
 SMEM_BUDGET = nv.MAX_SMEM_BYTES - 2048  # alignment slack and barriers
@@ -69,17 +76,56 @@ def _depends_on_program_id(value: SSAValue) -> bool:
     return False
 
 
-def default_options(kernel: func.FuncOp) -> dict[str, Any]:
-    """Tuned options for `kernel` (tile IR); empty when no rule applies."""
-    loops = [
+def main_loops(kernel: func.FuncOp) -> list[scf.ForOp]:
+    """The loops that load tiles (a K loop, a key loop), outermost first."""
+    return [
         op
         for op in kernel.walk()
         if isinstance(op, scf.ForOp)
         and any(isinstance(o, tile.LoadOp) for o in op.body.block.ops)
     ]
-    if not loops:
+
+
+def kind(kernel: func.FuncOp) -> str:
+    """The structure the tuning rules (and the shape rules of `heuristics`) know:
+    "gemm" when every loading loop has one dot (an accumulation over K),
+    "attention" when one has two (scores, then the weighted sum), else ""."""
+    dots = [
+        [o for o in lp.body.block.ops if isinstance(o, tile.DotOp)]
+        for lp in main_loops(kernel)
+    ]
+    if dots and all(len(d) == 1 for d in dots):
+        return "gemm"
+    if any(len(d) == 2 for d in dots):
+        return "attention"
+    return ""
+
+
+def equal_work(kernel: func.FuncOp) -> bool:
+    """Whether every program does the same work: no loading loop's bounds depend
+    on the program id (causal attention's key loop ends at its query block)."""
+    return not any(
+        _depends_on_program_id(bound)
+        for lp in main_loops(kernel)
+        for bound in (lp.lb, lp.ub)
+    )
+
+
+def default_options(
+    kernel: func.FuncOp, sizes: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """Tuned options for `kernel` (tile IR); empty when no rule applies.
+
+    `sizes` are tile sizes already chosen by name ("BM", "BN", "BK": given by the
+    caller, or by the shape rules of `heuristics`): the tuned tile shape leaves
+    them alone, and the stages are counted for the tiles the kernel will have,
+    so a 128x128 GEMM tile gets the 4 stages that fit rather than the 3 of
+    128x256."""
+    chosen = dict(sizes or {})
+    structure = kind(kernel)
+    if not structure:
         return {}
-    dots = [[o for o in lp.body.block.ops if isinstance(o, tile.DotOp)] for lp in loops]
+    loops = main_loops(kernel)
     shape = KernelShape(kernel)
     names = {name for name, _ in shape.names.values()}
 
@@ -87,41 +133,56 @@ def default_options(kernel: func.FuncOp) -> dict[str, Any]:
         return sum(_bytes(shape.resized(v, sizes), v.type.element_type) for v in values)
 
     ring = [o.result for o in loops[0].body.block.ops if isinstance(o, tile.LoadOp)]
-    if all(len(d) == 1 for d in dots):
-        sizes = {"BN": 256} if "BN" in names else {}
-        m, n = shape.resized(dots[0][0].result, sizes)
+    options: dict[str, Any] = {"mma_depth": 1}
+    if structure == "gemm":
+        dot = next(o for o in loops[0].body.block.ops if isinstance(o, tile.DotOp))
+        # 128x256 when the tile as written has 128 rows and BN is not chosen
+        m, n = shape.resized(dot.result, {"BN": 256})
+        if "BN" in names and "BN" not in chosen and (m, n) == (128, 256):
+            chosen["BN"] = options["block_n"] = 256
         staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
-        options: dict[str, Any] = {
-            "num_consumers": 2,
-            "mma_depth": 1,
-            "persistent": True,
-            "group_m": 16,
-            "num_stages": _stages(size(ring, sizes), size(staging, sizes), 4),
-        }
-        if sizes and n == 256 and m == 128:
-            options["block_n"] = 256
-        else:
-            options["num_stages"] = _stages(size(ring, {}), size(staging, {}), 4)
+        options["num_stages"] = _stages(size(ring, chosen), size(staging, chosen), 4)
+        if _has_tiles(kernel):
+            options |= {"persistent": True, "group_m": 16}
         return options
-    if any(len(d) == 2 for d in dots):
-        first = next(d for d in dots if len(d) == 2)[0]
-        head_dim = first.lhs.type.get_shape()[1]
-        sizes = {"BM": 192} if head_dim == 64 and "BM" in names else {}
-        once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
-        options = {
-            "num_consumers": 3 if sizes else 2,
-            "mma_depth": 1,
-            "two_stage": True,
-            "num_stages": _stages(size(ring, sizes), size(once, sizes), 3),
-        }
-        equal_work = not any(
-            _depends_on_program_id(bound) for lp in loops for bound in (lp.lb, lp.ub)
-        )
-        if equal_work:
-            options |= {"persistent": True, "group_m": 1, "outer_stages": 1}
-        else:
-            options["reverse_x"] = True
-        if sizes:
-            options["block_m"] = 192
-        return options
-    return {}
+    scores = next(  # the first dot of the first loop with two
+        d
+        for lp in loops
+        if len(d := [o for o in lp.body.block.ops if isinstance(o, tile.DotOp)]) == 2
+    )[0]
+    head_dim = scores.lhs.type.get_shape()[1]
+    if head_dim == 64 and "BM" in names and "BM" not in chosen:
+        chosen["BM"] = options["block_m"] = 192
+    once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
+    options |= {
+        "two_stage": True,
+        "num_stages": _stages(size(ring, chosen), size(once, chosen), 3),
+    }
+    if equal_work(kernel) and _has_tiles(kernel):
+        options |= {"persistent": True, "group_m": 1, "outer_stages": 1}
+    else:
+        options["reverse_x"] = True
+    return options
+
+
+def _has_tiles(kernel: func.FuncOp) -> bool:
+    """Whether the kernel's grid has tiles a persistent program could walk: it
+    reads a program id and its stores say how many programs each axis needs."""
+    try:
+        return bool(recorded_grid_rule(kernel))
+    except GridInferenceError:
+        return False
+
+
+def tile_rows(kernel: func.FuncOp, sizes: dict[str, int]) -> list[int]:
+    """The rows of the tiles the consumer warpgroups split (every dot's result and
+    every stored matrix), once the named dimensions take `sizes`."""
+    tiles = [op.result for op in kernel.walk() if isinstance(op, tile.DotOp)] + [
+        op.value
+        for op in kernel.walk()
+        if isinstance(op, tile.StoreOp) and len(op.value.type.get_shape()) == 2
+    ]
+    if not sizes:
+        return [t.type.get_shape()[0] for t in tiles]
+    shape = KernelShape(kernel)
+    return [shape.resized(t, sizes)[0] for t in tiles]

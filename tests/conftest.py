@@ -1,16 +1,109 @@
-"""Shared fixtures: paths to the bundled examples, parsed once per session."""
+"""Shared paths, and the test tiers.
+
+Tiers (README, "Tests"):
+- `pytest`: the fast tier, everything but the tests marked `slow`, with the
+  "default" hypothesis profile; spread over the cores by pytest-xdist.
+- `pytest -m slow`: only the slow tier (the fuzzer and other long searches).
+- `pytest --slow`: both tiers; CI runs this with `--hypothesis-profile=ci`.
+
+Hypothesis profiles set how hard every property test searches, so no test
+hard-codes an example count: "default" is a quick smoke test for development,
+"ci" what CI runs, "exhaustive" a long search to run before a release or after
+touching a pass. Choose one with `--hypothesis-profile=NAME` (hypothesis' own
+pytest option) or the environment variable HYPOTHESIS_PROFILE.
+"""
 
 from __future__ import annotations
 
+import functools
+import os
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import settings
+from xdsl.dialects.builtin import ModuleOp
+
+from tawa_xdsl.api import parse
+from tawa_xdsl.kernel import find_kernel
+from tawa_xdsl.kernel_cache import CACHE_ENV
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.mlir"))
 
+# deadline=None everywhere: an example's time depends on the machine's load (CI
+# shares two cores), and a slow example is not a failure
+settings.register_profile("default", max_examples=10, deadline=None)
+settings.register_profile("ci", max_examples=25, deadline=None)
+settings.register_profile("exhaustive", max_examples=500, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
-@pytest.fixture(scope="session")
-def example_text() -> dict[str, str]:
-    return {p.name: p.read_text() for p in EXAMPLE_FILES}
+
+@functools.cache
+def _parsed_example(file: str) -> ModuleOp:
+    return parse(EXAMPLES / file)
+
+
+def example_module(file: str, kernel: str | None = None) -> ModuleOp:
+    """A fresh module of the example `file`, or of its one kernel `kernel`.
+
+    Each file is parsed once per test process (parsing attention.mlir costs more
+    than a second on a loaded CI core, and dozens of tests read it); callers get
+    a clone because passes change modules in place. A test about one kernel
+    should ask for it alone: lowering one kernel of a four-kernel file is a
+    quarter of the work."""
+    module = _parsed_example(file)
+    if kernel is None:
+        return module.clone()
+    return ModuleOp([find_kernel(module, kernel).clone()])
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _kernel_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The tests' compiled kernels go to a cache of their own (each xdist worker
+    has one), never to the user's (`tawa_xdsl.kernel_cache`); subprocesses
+    (tawa-opt) inherit it. Tests of the cache itself use fresh directories."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv(CACHE_ENV, str(tmp_path_factory.mktemp("kernel-cache")))
+    yield
+    patch.undo()
+
+
+SLOW = pytest.mark.slow
+
+
+def sweep(
+    cases: Sequence[tuple[Any, ...]],
+    fast: Collection[tuple[Any, ...]],
+    ids: Callable[[tuple[Any, ...]], str],
+) -> list[Any]:
+    """Parameters of a test that sweeps configurations: the cases in `fast` run
+    in the fast tier, the others are marked slow. The fast tier still lowers every
+    kernel and exercises every feature once; CI (`--slow`) sweeps every case."""
+    return [
+        pytest.param(*case, id=ids(case), marks=() if case in fast else SLOW)
+        for case in cases
+    ]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        help="also run the tests marked slow (the fast tier is the default)",
+    )
+
+
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Leave out the slow tier unless `--slow` is given or `-m` chooses tests
+    itself (`-m slow` runs only the slow tier)."""
+    if config.getoption("--slow") or config.getoption("markexpr"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import kernels
 
-from .conftest import EXAMPLE_FILES, EXAMPLES
+from .conftest import EXAMPLE_FILES, EXAMPLES, example_module, sweep
 
 TAWA_OPT = [sys.executable, "-m", "tawa_xdsl.tawa_opt"]
 
@@ -40,10 +41,10 @@ def test_example_roundtrips(path) -> None:
 
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)
 def test_example_cleanups_keep_kernels(path) -> None:
-    module = tawa_xdsl.apply(tawa_xdsl.parse(path), "canonicalize,cse,dce")
+    module = tawa_xdsl.apply(example_module(path.name), "canonicalize,cse,dce")
     assert isinstance(module, ModuleOp)
     names = {k.sym_name.data for k in kernels(module)}
-    assert names == {k.sym_name.data for k in kernels(tawa_xdsl.parse(path))}
+    assert names == {k.sym_name.data for k in kernels(example_module(path.name))}
     stores = [op for op in module.walk() if op.name == "tile.store"]
     assert len(stores) == len(names)
 
@@ -94,18 +95,41 @@ EXAMPLE_RUNS = {
 }
 
 
-@pytest.mark.parametrize("pipeline", PIPELINES)
-@pytest.mark.parametrize("kernel", sorted(EXAMPLE_RUNS))
+@functools.cache
+def reference_run(kernel: str, seed: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Inputs for `kernel` drawn with `seed`, and what the reference interpreter
+    computes from them. Cached per test process: the interpreter is the costly
+    part of a comparison, and every pipeline of a kernel is compared with the same
+    reference. The arrays are read-only, so no test can change another's."""
+    run = EXAMPLE_RUNS[kernel]
+    rng = np.random.default_rng(seed)
+    inputs = tuple(make(rng) for make in run.inputs)
+    expected = np.full(run.out_shape, np.nan, dtype=inputs[0].dtype)
+    tawa_xdsl.interpret(
+        example_module(run.file, kernel),
+        kernel,
+        *inputs,
+        expected,
+        *run.scalars,
+        grid=run.grid,
+    )
+    for array in (*inputs, expected):
+        array.flags.writeable = False
+    return inputs, expected
+
+
+WS_CASES = [(k, p) for k in sorted(EXAMPLE_RUNS) for p in PIPELINES]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "pipeline"),
+    # the fast tier: the partition alone, and with every pipeline feature
+    sweep(WS_CASES, [c for c in WS_CASES if c[1] in PIPELINES[::3]], "-".join),
+)
 def test_warp_specialized_examples_compute_the_reference(kernel, pipeline) -> None:
     run = EXAMPLE_RUNS[kernel]
-    rng = np.random.default_rng(7)
-    inputs = [make(rng) for make in run.inputs]
-    expected = np.full(run.out_shape, np.nan, dtype=bfloat16)
-    source = EXAMPLES / run.file
-    tawa_xdsl.interpret(
-        tawa_xdsl.parse(source), kernel, *inputs, expected, *run.scalars, grid=run.grid
-    )
-    module = tawa_xdsl.apply(tawa_xdsl.parse(source), pipeline)
+    inputs, expected = reference_run(kernel, 7)
+    module = tawa_xdsl.apply(example_module(run.file, kernel), pipeline)
     for seed in range(3):
         out = np.full(run.out_shape, np.nan, dtype=bfloat16)
         tawa_xdsl.simulate(

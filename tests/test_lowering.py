@@ -21,8 +21,8 @@ from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang
 from tawa_xdsl.kernel import KernelArgumentError, find_kernel
 from tawa_xdsl.pipelines import TawaHopperPipeline
 
-from .conftest import EXAMPLES
-from .test_examples import EXAMPLE_RUNS
+from .conftest import example_module, sweep
+from .test_examples import EXAMPLE_RUNS, reference_run
 
 # (num-stages, mma-depth, num-consumers, two-stage[, ping-pong])
 GEMM_CONFIGS = [
@@ -50,6 +50,7 @@ def hopper(config, **registers: int) -> str:
         num_consumers=consumers,
         two_stage=bool(two_stage),
         ping_pong=bool(ping_pong and ping_pong[0]),
+        tuned=False,
         **registers,
     )
     return str(pipeline.pipeline_pass_spec())
@@ -60,24 +61,23 @@ def configs_for(kernel: str):
 
 
 CASES = [(k, c) for k in sorted(EXAMPLE_RUNS) for c in configs_for(k)]
+# the fast tier: one and two consumers; ping-pong, which implies two consumers
+# and mma-depth 2, for GEMM; attention with and without two-stage and ping-pong
+FAST_CONFIGS = {(1, 1, 1, 0), (3, 2, 2, 0, 1), (3, 2, 2, 0), (2, 1, 2, 1, 1)}
 
 
 @pytest.mark.parametrize(
-    ("kernel", "config"), CASES, ids=[f"{k}-{c}" for k, c in CASES]
+    ("kernel", "config"),
+    sweep(
+        CASES, [c for c in CASES if c[1] in FAST_CONFIGS], lambda c: f"{c[0]}-{c[1]}"
+    ),
 )
 def test_lowered_examples_compute_the_reference(kernel, config) -> None:
     run = EXAMPLE_RUNS[kernel]
-    rng = np.random.default_rng(3)
-    inputs = [make(rng) for make in run.inputs]
-    out_dtype = inputs[0].dtype
-    expected = np.full(run.out_shape, np.nan, dtype=out_dtype)
-    source = EXAMPLES / run.file
-    tawa_xdsl.interpret(
-        tawa_xdsl.parse(source), kernel, *inputs, expected, *run.scalars, grid=run.grid
-    )
-    lowered = tawa_xdsl.apply(tawa_xdsl.parse(source), hopper(config))
+    inputs, expected = reference_run(kernel, 3)
+    lowered = tawa_xdsl.apply(example_module(run.file, kernel), hopper(config))
     for seed in range(2):
-        out = np.full(run.out_shape, np.nan, dtype=out_dtype)
+        out = np.full(run.out_shape, np.nan, dtype=expected.dtype)
         tawa_xdsl.simulate(
             lowered, kernel, *inputs, out, *run.scalars, grid=run.grid, seed=seed
         )
@@ -96,11 +96,23 @@ PTX_CASES = (
 )
 
 
+# the fast tier assembles every file once, with the configuration that needs the
+# most of the wgmma wait planning
+FAST_PTX_CASES = {
+    ("gemm.mlir", (3, 2, 2, 0, 1)),
+    ("gemm_epilogue.mlir", (4, 2, 2, 0)),
+    ("attention.mlir", (2, 1, 2, 1, 1)),
+    ("attention_f16.mlir", (3, 2, 2, 1)),
+    ("attention_d256.mlir", (2, 1, 2, 1)),
+}
+
+
 @pytest.mark.parametrize(
-    ("example", "config"), PTX_CASES, ids=[f"{e}-{c}" for e, c in PTX_CASES]
+    ("example", "config"),
+    sweep(PTX_CASES, FAST_PTX_CASES, lambda c: f"{c[0]}-{c[1]}"),
 )
 def test_ptx_assembles_without_remarks(example, config) -> None:
-    lowered = tawa_xdsl.apply(tawa_xdsl.parse(EXAMPLES / example), hopper(config))
+    lowered = tawa_xdsl.apply(example_module(example), hopper(config))
     ptx = to_ptx(lowered)
     assert ptx.startswith(".version 8.0\n.target sm_90a\n")
     result = assemble(ptx)
@@ -119,7 +131,7 @@ def test_ptxas_honours_the_register_budget() -> None:
     spills = {}
     for consumer in (200, 240):
         lowered = tawa_xdsl.apply(
-            tawa_xdsl.parse(EXAMPLES / "attention_d256.mlir"),
+            example_module("attention_d256.mlir", "attention_causal_d256"),
             hopper(config, producer_registers=24, consumer_registers=consumer),
         )
         ptx = emit_module([find_kernel(lowered, "attention_causal_d256")])
@@ -132,7 +144,7 @@ def test_ptxas_honours_the_register_budget() -> None:
 
 
 def lowered_gemm(config=(2, 2, 1, 0)):
-    module = tawa_xdsl.apply(tawa_xdsl.parse(EXAMPLES / "gemm.mlir"), hopper(config))
+    module = tawa_xdsl.apply(example_module("gemm.mlir", "gemm_nt"), hopper(config))
     return module, find_kernel(module, "gemm_nt")
 
 
@@ -214,7 +226,7 @@ def test_missing_wgmma_wait_is_a_race() -> None:
 def test_reading_an_unretired_result_is_a_hazard() -> None:
     """The softmax must wait for the S = Q K^T group before reading S."""
     module = tawa_xdsl.apply(
-        tawa_xdsl.parse(EXAMPLES / "attention.mlir"), hopper((2, 1, 2, 0))
+        example_module("attention.mlir", "attention_d64"), hopper((2, 1, 2, 0))
     )
     kernel = find_kernel(module, "attention_d64")
     row_max = next(
@@ -240,10 +252,14 @@ def test_reading_an_unretired_result_is_a_hazard() -> None:
 
 def lowered_persistent_gemm(num_consumers: int = 1):
     pipeline = TawaHopperPipeline(
-        num_stages=2, mma_depth=1, persistent=True, num_consumers=num_consumers
+        num_stages=2,
+        mma_depth=1,
+        persistent=True,
+        num_consumers=num_consumers,
+        tuned=False,
     )
     module = tawa_xdsl.apply(
-        tawa_xdsl.parse(EXAMPLES / "gemm.mlir"), str(pipeline.pipeline_pass_spec())
+        example_module("gemm.mlir", "gemm_nt"), str(pipeline.pipeline_pass_spec())
     )
     return module, find_kernel(module, "gemm_nt")
 
@@ -287,7 +303,7 @@ def test_broken_tma_store_protocol(victim, which, pattern) -> None:
 
 def lowered_attention(ping_pong: bool):
     module = tawa_xdsl.apply(
-        tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+        example_module("attention.mlir", "attention_causal_d128"),
         hopper((2, 1, 2, 1, int(ping_pong))),
     )
     return module, find_kernel(module, "attention_causal_d128")
@@ -364,16 +380,14 @@ def test_missing_consumer_barrier_is_a_race() -> None:
 def lowered_cluster(
     kernel: str, persistent: bool, num_consumers: int = 2, file: str = "gemm.mlir"
 ):
-    module = tawa_xdsl.parse(EXAMPLES / file)
-    for other in [f for f in module.ops if f.sym_name.data != kernel]:
-        other.detach()
-        other.erase()
+    module = example_module(file, kernel)
     pipeline = TawaHopperPipeline(
         num_stages=2,
         mma_depth=1,
         num_consumers=num_consumers,
         persistent=persistent,
         cluster=2,
+        tuned=False,
     )
     module = tawa_xdsl.apply(module, str(pipeline.pipeline_pass_spec()))
     return module, find_kernel(module, kernel)
@@ -387,7 +401,7 @@ def run_cluster_gemm(module, kernel: str, grid, seeds=range(3)) -> None:
     nn = kernel == "gemm_nn"
     b = rng.standard_normal((200, 300) if nn else (300, 200)).astype(a.dtype)
     expected = np.full((300, 300), np.nan, dtype=a.dtype)
-    source = tawa_xdsl.parse(EXAMPLES / "gemm.mlir")
+    source = example_module("gemm.mlir", kernel)
     tawa_xdsl.interpret(source, kernel, a, b, expected, grid=(3, 3))
     for seed in seeds:
         c = np.full((300, 300), np.nan, dtype=a.dtype)
@@ -395,14 +409,18 @@ def run_cluster_gemm(module, kernel: str, grid, seeds=range(3)) -> None:
         assert np.array_equal(c.view(np.uint16), expected.view(np.uint16))
 
 
+CLUSTER_CASES = [
+    ("gemm_nn", False, (4, 3)),  # B in two boxes: one from each block
+    ("gemm_nt", False, (4, 3)),  # B in one box: block 0 sends it to both
+    ("gemm_nn", True, (4,)),
+    ("gemm_nt", True, (2,)),
+]
+
+
 @pytest.mark.parametrize(
     ("kernel", "persistent", "grid"),
-    [
-        ("gemm_nn", False, (4, 3)),  # B in two boxes: one from each block
-        ("gemm_nt", False, (4, 3)),  # B in one box: block 0 sends it to both
-        ("gemm_nn", True, (4,)),
-        ("gemm_nt", True, (2,)),
-    ],
+    # the fast tier: both ways of splitting the boxes, one of them persistent
+    sweep(CLUSTER_CASES, [CLUSTER_CASES[0], CLUSTER_CASES[3]], str),
 )
 def test_cluster_gemm_computes_the_reference(kernel, persistent, grid) -> None:
     module, lowered = lowered_cluster(kernel, persistent)
@@ -422,7 +440,7 @@ def test_cluster_attention_computes_the_reference() -> None:
     inputs = [make(rng) for make in run.inputs]
     expected = np.full(run.out_shape, np.nan, dtype=inputs[0].dtype)
     tawa_xdsl.interpret(
-        tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+        example_module("attention.mlir", "attention_d128"),
         "attention_d128",
         *inputs,
         expected,

@@ -6,8 +6,16 @@ themselves are the benchmark's business, not a test's)."""
 from __future__ import annotations
 
 import csv
+import importlib.util
+import re
 import subprocess
 import sys
+from types import ModuleType
+
+import pytest
+
+import tawa_xdsl
+from tawa_xdsl.kernel import kernels as kernels_of
 
 from .conftest import EXAMPLES, REPO
 
@@ -65,3 +73,112 @@ def test_compile_time_covers_every_example(tmp_path) -> None:
     assert {"gemm_nt", "attention_causal_d128", "attention_d256"} <= kernels
     assert all(float(r["total"]) > 0 for r in rows), rows
     assert "profile of" in result.stdout
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """A benchmark script as a module: importing it needs no torch or GPU."""
+    path = REPO / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def kernel_names(example: str) -> set[str]:
+    return {k.sym_name.data for k in kernels_of(tawa_xdsl.parse(EXAMPLES / example))}
+
+
+def issue16_gemm_suite() -> set[tuple[int, int, int, str, str]]:
+    """Issue 16's list, transcribed: (M, N, K, B layout, dtype)."""
+    bf16 = [
+        (m, n, k)
+        for m in (128, 512, 2048, 8192)
+        for n, k in [(6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336)]
+    ]
+    bf16 += [
+        (m, n, k)
+        for m in (512, 4096)
+        for n, k in [(10240, 8192), (8192, 8192), (57344, 8192), (8192, 28672)]
+    ]
+    bf16 += [(m, n, k) for m in (16, 64) for n, k in [(6144, 4096), (4096, 14336)]]
+    bf16 += [
+        (256, 256, 16384),
+        (128, 1024, 8192),
+        (1000, 1000, 1000),
+        (4095, 4097, 4096),
+        (999, 3001, 2000),
+    ]
+    nn = [(2048, 4096, 4096), (512, 28672, 4096), (8192, 8192, 8192)]
+    f16 = [(2048, 6144, 4096), (999, 3001, 2000)]
+    six = [
+        (2048, 2048, 2048),
+        (4096, 4096, 4096),
+        (8192, 8192, 8192),
+        (8192, 8192, 1024),
+        (8192, 8192, 4096),
+        (4096, 4096, 16384),
+    ]
+    rows = {(*s, "nt", "bf16") for s in bf16 + nn + f16 + six}  # nn: both layouts
+    return rows | {(*s, "nn", "bf16") for s in nn} | {(*s, "nt", "f16") for s in f16}
+
+
+def test_gemm_llm_suite_is_the_issues_list() -> None:
+    gemm = load_benchmark("gemm")
+    suite = gemm.SUITES["llm"]
+    assert len(suite) == len(set(suite)) == 44
+    assert set(suite) == issue16_gemm_suite()
+    labels = [r.label for r in suite]
+    for name, quick in gemm.QUICK.items():
+        assert quick <= {r.label for r in gemm.SUITES[name]}, name
+    assert [r.label for r in gemm.pick(suite, "*-nn,16x*", None)] == [
+        "16x6144x4096",
+        "16x4096x14336",
+        "2048x4096x4096-nn",
+        "512x28672x4096-nn",
+        "8192x8192x8192-nn",
+    ]
+    assert "999x3001x2000-f16" in labels and "4095x4097x4096" in labels
+    assert {r.kernel for r in suite} <= kernel_names("gemm.mlir")
+
+
+def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
+    attention = load_benchmark("attention")
+    suite = attention.suite()
+    labels = {r.label for r in suite}
+    assert len(labels) == len(suite)
+    assert {"d256-s512", "d256-s16384-causal", "gqa32x8-d128-s4096"} <= labels
+    assert labels >= attention.QUICK
+    gqa = [r for r in suite if r.gqa]
+    assert {(r.d, r.q_heads, r.kv_heads) for r in gqa} == {
+        (128, 32, 8),
+        (128, 64, 8),
+        (128, 16, 1),
+        (64, 32, 8),
+    }
+    assert all(r.backends == ("cudnn", "flash", "efficient") for r in gqa)
+    for file, name in {r.kernel for r in suite}:  # tawa has every kernel named
+        assert name in kernel_names(file)
+
+
+@pytest.mark.parametrize(
+    "args, rows",
+    [
+        (["gemm.py", "--suite", "llm"], 44),
+        (["gemm.py", "--suite", "llm", "--quick"], 11),
+        (["gemm.py"], 6),
+        (["attention.py", "--rows", "gqa*"], 24),
+        (["attention.py", "--quick"], 8),
+    ],
+)
+def test_benchmarks_list_rows_and_time_without_a_gpu(args, rows) -> None:
+    """`--list` runs here, where torch is absent: the scripts import without it."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / args[0]), *args[1:], "--list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    *listed, plan = result.stdout.splitlines()
+    assert len(listed) == rows
+    assert re.fullmatch(rf"{rows} rows, about \d+\.\d min of GPU time .*", plan)

@@ -1,18 +1,42 @@
-"""The tuned defaults follow the kernel's structure (see `tawa_xdsl.tuning`)."""
+"""The tuned defaults follow the kernel's structure (see `tawa_xdsl.tuning`), and
+`compile` and `tawa-hopper-pipeline` resolve options alike (`CompileOptions`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.transforms.pipeline import PipelinePass
+from xdsl.dialects import func
+from xdsl.passes import PassPipeline
 
 import tawa_xdsl
-from tawa_xdsl.kernel import find_kernel
+from tawa_xdsl.compiler import DEFAULTS, CompileOptions
+from tawa_xdsl.kernel import find_kernel, kernels
+from tawa_xdsl.pipelines import TawaHopperPipeline
+from tawa_xdsl.registry import all_passes
 from tawa_xdsl.tuning import default_options
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_module
+
+KERNELS = Path(__file__).parent / "kernels"
+
+
+def kernel_of(file: str | Path, name: str) -> func.FuncOp:
+    if isinstance(file, Path):
+        return find_kernel(tawa_xdsl.parse(file), name)
+    return find_kernel(example_module(file, name), name)
 
 
 def options_for(file: str, name: str) -> dict:
-    return default_options(find_kernel(tawa_xdsl.parse(EXAMPLES / file), name))
+    return default_options(kernel_of(file, name))
+
+
+def resolved(file: str | Path, name: str, **given) -> CompileOptions:
+    return CompileOptions(**given).resolve(kernel_of(file, name))
 
 
 @pytest.mark.parametrize("d", [64, 128])
@@ -34,12 +58,140 @@ def test_causal_attention_keeps_one_program_per_tile_longest_first(d) -> None:
 
 
 def test_head_dim_64_takes_192_rows_over_three_warpgroups() -> None:
+    """The rule picks the rows; the consumer count follows from them."""
     options = options_for("attention.mlir", "attention_d64")
-    assert (options["block_m"], options["num_consumers"]) == (192, 3)
+    assert options["block_m"] == 192 and "num_consumers" not in options
+    assert resolved("attention.mlir", "attention_d64").num_consumers == 3
     assert "block_m" not in options_for("attention.mlir", "attention_d128")
+    assert resolved("attention.mlir", "attention_d128").num_consumers == 2
 
 
 def test_gemm_is_persistent_on_128x256_tiles() -> None:
     options = options_for("gemm.mlir", "gemm_nt")
     assert options["block_n"] == 256 and options["persistent"]
     assert options["group_m"] == 16 and options["num_stages"] == 3
+
+
+# ------------------------------------------------------------ compile options
+
+
+def test_options_resolve_given_then_tuned_then_structure_then_static() -> None:
+    options = resolved("gemm.mlir", "gemm_nt", num_consumers=1, mma_depth=2)
+    assert (options.num_consumers, options.mma_depth) == (1, 2)  # given
+    assert (options.block_n, options.group_m) == (256, 16)  # tuned
+    assert (options.producer_registers, options.consumer_registers) == (40, 232)
+    assert options.outer_stages == DEFAULTS.outer_stages  # static
+    untuned = resolved("gemm.mlir", "gemm_nt", tuned=False)
+    assert (untuned.block_n, untuned.persistent, untuned.num_consumers) == (0, False, 2)
+    assert untuned.given() == {**DEFAULTS.given(), **untuned.given()}
+
+
+def test_a_given_option_turns_off_a_tuned_one_it_excludes() -> None:
+    """GEMM is tuned persistent, which reverse-x excludes: given reverse-x, the
+    kernel is not made persistent (and the other way round for causal attention)."""
+    gemm = resolved("gemm.mlir", "gemm_nt", reverse_x=True)
+    assert gemm.reverse_x and not gemm.persistent
+    assert resolved("gemm.mlir", "gemm_nt").persistent
+    causal = resolved("attention.mlir", "attention_causal_d128", persistent=True)
+    assert causal.persistent and not causal.reverse_x
+    with pytest.raises(Exception, match="reverse-x"):
+        tawa_xdsl.apply(
+            tawa_xdsl.parse(EXAMPLES / "gemm.mlir"),
+            "tawa-hopper-pipeline{reverse-x=true persistent=true}",
+        )
+
+
+def test_the_passes_take_the_static_defaults() -> None:
+    """`pipeline` alone and the untuned `tawa-hopper-pipeline` agree."""
+    assert (PipelinePass().num_stages, PipelinePass().mma_depth) == (
+        DEFAULTS.num_stages,
+        DEFAULTS.mma_depth,
+    )
+
+
+@pytest.mark.parametrize(
+    ("file", "name", "block_m"),
+    [
+        (KERNELS / "attention_i32.mlir", "attention_i32", None),
+        ("gemm.mlir", "gemm_nt", 64),
+    ],
+)
+def test_64_row_tiles_get_one_consumer_warpgroup(file, name, block_m) -> None:
+    """compile() used to force two consumer warpgroups, which 64 rows cannot split."""
+    given = {} if block_m is None else {"block_m": block_m}
+    for tuned in (True, False):
+        source = file if isinstance(file, Path) else EXAMPLES / file
+        kernel = tawa_xdsl.compile(source, name, tuned=tuned, **given)
+        assert kernel.options["num_consumers"] == 1
+        assert kernel.kernel.threads == 256  # the producer and one consumer warpgroup
+
+
+def test_the_cli_pipeline_lowers_what_compile_runs() -> None:
+    """`tawa-opt -p tawa-hopper-pipeline` resolves each kernel's options as
+    compile() does (tuned per kernel: 3 consumer warpgroups at head dim 64, 2 for
+    causal head dim 128), so the PTX a user inspects is the kernel compile() runs,
+    and it assembles without a ptxas remark (it had C7511 with the old defaults)."""
+    names = ("attention_d64", "attention_causal_d128")
+    module = tawa_xdsl.parse(EXAMPLES / "attention.mlir")
+    for k in list(kernels(module)):
+        if k.sym_name.data not in names:
+            k.detach()
+            k.erase()
+    text = str(module)
+    lowered = tawa_xdsl.apply(module, "tawa-hopper-pipeline")
+    for name, threads in zip(names, (512, 384), strict=True):
+        kernel = find_kernel(lowered, name)
+        assert kernel.attributes[LAUNCH_ATTR].data["threads"].value.data == threads
+        ptx = emit_module([kernel])
+        assert ptx == tawa_xdsl.compile(text, name).ptx
+        result = assemble(ptx)
+        assert result.ok and result.remarks == [], result.remarks
+
+
+def test_pipeline_options_are_compile_options() -> None:
+    (pipeline,) = PassPipeline.parse_spec(
+        all_passes(),
+        "tawa-hopper-pipeline{num-stages=4 tuned=false}",
+    ).passes
+    assert isinstance(pipeline, TawaHopperPipeline)
+    assert pipeline.given() == {"num_stages": 4} and not pipeline.tuned
+
+
+def test_compile_refuses_unknown_and_ill_typed_options() -> None:
+    with pytest.raises(TypeError, match=r"unknown option.*num_stage\b"):
+        tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt", num_stage=3)
+    with pytest.raises(TypeError, match="option num_stages must be int, got '3'"):
+        tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt", num_stages="3")
+    with pytest.raises(TypeError, match="option persistent must be bool, got 1"):
+        CompileOptions(persistent=1)
+
+
+ONE_PROGRAM = """
+func.func @one(%a: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %b: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %c: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [64, 64]>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%s = %zero) -> (tensor<64x64xf32>) {
+    %ta = tile.load %a[%c0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %tb = tile.load %b[%k, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %n = tile.dot %ta, %tb, %s : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %n : tensor<64x64xf32>
+  }
+  %o = arith.truncf %acc : tensor<64x64xf32> to tensor<64x64xbf16>
+  tile.store %o, %c[%c0, %c0] : tensor<64x64xbf16> -> !tile.desc<?x?xbf16, box = [64, 64]>
+  func.return
+}
+"""
+
+
+def test_a_one_program_kernel_is_not_made_persistent() -> None:
+    """With no program id there are no tiles to walk: the tuning leaves it on its
+    one-program grid, and `persistent` asked for explicitly says why not."""
+    kernel = find_kernel(tawa_xdsl.parse(ONE_PROGRAM), "one")
+    assert not default_options(kernel).get("persistent")
+    tawa_xdsl.apply(tawa_xdsl.parse(ONE_PROGRAM), "tawa-hopper-pipeline")
+    with pytest.raises(Exception, match="reads no program id"):
+        tawa_xdsl.apply(tawa_xdsl.parse(ONE_PROGRAM), "persistent")

@@ -48,12 +48,24 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ClusterPass
 
+    def split_k() -> type[ModulePass]:
+        from tawa_xdsl.transforms.split_k import SplitKPass
+
+        return SplitKPass
+
+    def stream_k() -> type[ModulePass]:
+        from tawa_xdsl.transforms.stream_k import StreamKPass
+
+        return StreamKPass
+
     def ping_pong() -> type[ModulePass]:
         from tawa_xdsl.transforms.ping_pong import PingPongPass
 
         return PingPongPass
 
     return {
+        "split-k": split_k,
+        "stream-k": stream_k,
         "tile-shape": tile_shape,
         "reverse-grid": reverse_grid,
         "cluster": cluster,

@@ -6,8 +6,10 @@ Contract (what the pass guarantees and assumes):
   that is not a load (stores) belongs to the consumer, together with every load's
   result, which it receives through an aref. Each role keeps the backward slice of
   its seeds over `scf.for` (a loop is kept in a role with only the iteration
-  arguments that role needs); what both slices need (index math, loop bounds) is
-  duplicated.
+  arguments that role needs, its counter keeping its type); what both slices
+  need (index math, loop bounds) is duplicated. Other region ops (`scf.if`,
+  `scf.while`) hold no loads: a role that needs one clones it whole, with the
+  values its regions read from outside.
 - One aref per loop body carries all tiles that body loads (one `aref.put` after
   its last load, one `aref.get` where the first one was). Sibling loops that load
   the same tile types share an aref: its logical index keeps counting from one loop
@@ -151,14 +153,8 @@ class Partitioner:
                         owner.iter_args[v.index],
                         owner.body.block.last_op.operands[v.index],
                     ]
-                elif owner.regions:
-                    raise OpDiagnostic(
-                        load,
-                        f"tile.load address depends on the result of '{owner.name}', "
-                        "which the producer cannot compute",
-                    )
-                else:
-                    work += list(owner.operands)
+                else:  # a region op (scf.if, scf.while) is computed whole
+                    work += [u for o in owner.walk() for u in o.operands]
             elif isinstance(v, BlockArgument):
                 loop = v.block.parent_op()
                 if isinstance(loop, scf.ForOp):
@@ -273,6 +269,18 @@ class Partitioner:
         return [ch for ch in self.channels if ch in inside]
 
 
+def _free_values(op: Operation) -> list[SSAValue]:
+    """Values the regions of `op` read that are defined outside `op`."""
+    free: dict[SSAValue, None] = {}
+    for inner in op.walk():
+        if inner is op:
+            continue
+        for v in inner.operands:
+            if not op.is_ancestor(v.owner):
+                free[v] = None
+    return list(free)
+
+
 class RoleSlice:
     """The ops, and the loop-carried values, one role must keep (backward closure)."""
 
@@ -287,12 +295,16 @@ class RoleSlice:
             return
         self.ops.add(op)
         parent = op.parent_op()
-        if isinstance(parent, scf.ForOp):
+        if parent is not None and parent is not self.kernel:
             self.need_op(parent)
         if isinstance(op, scf.ForOp):
             operands: Sequence[SSAValue] = (op.lb, op.ub, op.step)
         elif isinstance(op, tile.LoadOp) and self.role == "consumer":
             operands = ()  # the consumer receives the tile; it needs no address
+        elif op.regions:
+            # scf.if, scf.while: holding no loads, they are cloned whole, with
+            # everything their regions read from outside
+            operands = [*op.operands, *_free_values(op)]
         else:
             operands = op.operands
         for v in operands:
@@ -433,7 +445,8 @@ class RoleBuilder:
         iters = sorted(i for lp, i in self.slice.iters if lp is loop)
         channels = self.p.channels_inside(loop)
         old_body = loop.body.block
-        arg_types = [IndexType()] + [loop.iter_args[i].type for i in iters]
+        # the induction variable keeps its type (index or a signless integer)
+        arg_types = [old_body.args[0].type] + [loop.iter_args[i].type for i in iters]
         body = Block(arg_types=arg_types + [IndexType()] * len(channels))
         self.mapper[old_body.args[0]] = body.args[0]
         body.args[0].name_hint = old_body.args[0].name_hint

@@ -29,19 +29,27 @@ ahead into the next tile's loads while the consumers finish the current one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tawa_xdsl.dialects import aref, tile
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.grid import GridInferenceError, encode_rules, recorded_grid_rule
+from tawa_xdsl.grid import (
+    GridInferenceError,
+    Rule,
+    encode_rules,
+    recorded_grid_rule,
+)
 from tawa_xdsl.kernel import cluster_size, kernels
+from tawa_xdsl.partials import self_scheduled
 
 PERSISTENT_ATTR = "tile.persistent"
 
@@ -52,8 +60,8 @@ class PersistentPass(ModulePass):
 
     name = "persistent"
 
-    group_m: int = 8
-    longest_first: bool = False
+    group_m: int = DEFAULTS.group_m
+    longest_first: bool = DEFAULTS.longest_first
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.group_m < 1:
@@ -61,8 +69,8 @@ class PersistentPass(ModulePass):
                 f"persistent: group-m must be at least 1, got {self.group_m}"
             )
         for kernel in kernels(op):
-            if PERSISTENT_ATTR in kernel.attributes:
-                continue
+            if PERSISTENT_ATTR in kernel.attributes or self_scheduled(kernel):
+                continue  # it walks its tiles already
             if any(isinstance(o, aref.WarpSpecializeOp) for o in kernel.walk()):
                 raise OpDiagnostic(
                     kernel,
@@ -72,33 +80,112 @@ class PersistentPass(ModulePass):
             try:
                 rules = recorded_grid_rule(kernel)
             except GridInferenceError as e:
-                raise OpDiagnostic(kernel, f"persistent: {e}") from None
+                raise OpDiagnostic(
+                    e.op,
+                    f"persistent: {e}. A persistent kernel computes its tile count "
+                    "from that rule; write the store's coordinates so, or leave the "
+                    "kernel non-persistent (then the launch takes grid=)",
+                ) from None
+            if not rules:
+                raise OpDiagnostic(
+                    kernel,
+                    f"persistent: kernel @{kernel.sym_name.data} reads no program "
+                    "id, so its grid is one program: there are no tiles to walk",
+                )
             _make_persistent(kernel, rules, self.group_m, self.longest_first)
 
 
-class _Builder:
+class Builder:
     """Appends index arithmetic to a block."""
 
     def __init__(self, block: Block, before: Operation | None = None):
         self.block, self.before = block, before
 
-    def add(self, op: Operation, name: str | None = None) -> SSAValue:
+    def insert(self, op: Operation) -> None:
         if self.before is None:
             self.block.add_op(op)
         else:
             self.block.insert_op_before(op, self.before)
+
+    def add(self, op: Operation, name: str | None = None) -> SSAValue:
+        """Insert `op` and return its result, named `name` if given."""
+        self.insert(op)
         result = op.results[0]
         if name:
             result.name_hint = name
         return result
 
-    def const(self, value: int) -> SSAValue:
-        return self.add(arith.ConstantOp(IntegerAttr(value, IndexType())))
+    def const(self, value: int, type: Attribute | None = None) -> SSAValue:
+        """An integer constant, of type `index` unless `type` says otherwise."""
+        t = type or IndexType()
+        return self.add(arith.ConstantOp(IntegerAttr(value, t), t))
+
+
+def tile_extents(
+    pre: Builder,
+    args: Sequence[SSAValue],
+    rules: Sequence[Rule],
+    tags: Mapping[int, Mapping[str, Attribute]] | None = None,
+) -> dict[int, SSAValue]:
+    """The tile count along each program axis of `rules`, computed from the
+    extents of the kernel arguments `args` (`tiles_x` ...). `tags` gives
+    attributes for the constant block size of an axis: a `tile.size` name lets
+    a later `tile-shape` resize the count with the tiles."""
+    extents: dict[int, SSAValue] = {}
+    for axis, arg, dim, size, size_arg in rules:
+        extent = pre.add(tile.DimOp(args[arg], dim))
+        if size_arg >= 0:  # a block size the kernel takes as a scalar
+            block = args[size_arg]
+            if not isinstance(block.type, IndexType):
+                block = pre.add(arith.IndexCastOp(block, IndexType()))
+            extent = pre.add(arith.CeilDivUIOp(extent, block))
+        elif size > 1:
+            block = pre.const(size)
+            block.owner.attributes.update((tags or {}).get(axis, {}))
+            extent = pre.add(arith.CeilDivUIOp(extent, block))
+        extent.name_hint = f"tiles_{'xyz'[axis]}"
+        extents[axis] = extent
+    return extents
+
+
+def tile_count(pre: Builder, extents: dict[int, SSAValue]) -> SSAValue:
+    """The product of the tile counts (`tiles`)."""
+    total = None
+    for axis in sorted(extents):
+        total = (
+            extents[axis]
+            if total is None
+            else pre.add(arith.MuliOp(total, extents[axis]))
+        )
+    assert total is not None, "grid_rule covers at least one axis"
+    total.name_hint = "tiles"
+    return total
+
+
+def relabel_program_ids(
+    body: Block, ids: dict[int, SSAValue], extents: dict[int, SSAValue]
+) -> None:
+    """Program ids and counts in `body` become those of the tile being walked:
+    `ids` and `extents` per axis (0 and 1 along an axis the grid does not use)."""
+    for o in list(body.walk()):
+        if isinstance(o, tile.ProgramIdOp | tile.NumProgramsOp):
+            axis = o.axis.index
+            if isinstance(o, tile.ProgramIdOp):
+                replacement = ids.get(axis)
+            else:
+                replacement = extents.get(axis)
+            if replacement is None:  # an axis the grid does not use has extent 1
+                replacement = Builder(o.parent_block(), o).const(
+                    0 if isinstance(o, tile.ProgramIdOp) else 1
+                )
+            o.result.replace_all_uses_with(replacement)
+            o.detach()
+            o.erase()
 
 
 def _make_persistent(
     kernel: func.FuncOp,
-    rules: list[tuple[int, int, int, int]],
+    rules: list[Rule],
     group_m: int,
     longest_first: bool,
 ) -> None:
@@ -107,29 +194,15 @@ def _make_persistent(
     assert isinstance(ret, func.ReturnOp)
     moved = [o for o in body.ops if o is not ret]
 
-    pre = _Builder(body, ret)
-    extents: dict[int, SSAValue] = {}
-    for axis, arg, dim, size in rules:
-        extent = pre.add(tile.DimOp(body.args[arg], dim))
-        if size > 1:
-            extent = pre.add(arith.CeilDivUIOp(extent, pre.const(size)))
-        extent.name_hint = f"tiles_{'xyz'[axis]}"
-        extents[axis] = extent
+    pre = Builder(body, ret)
+    extents = tile_extents(pre, body.args, rules)
     # with clusters of S blocks the loop walks cluster tiles: S x tiles at once
     size = cluster_size(kernel)
     walked = dict(extents)
     if size > 1 and 0 in extents:
         walked[0] = pre.add(arith.CeilDivUIOp(extents[0], pre.const(size)))
         walked[0].name_hint = "clusters_x"
-    total = None
-    for axis in sorted(walked):
-        total = (
-            walked[axis]
-            if total is None
-            else pre.add(arith.MuliOp(total, walked[axis]))
-        )
-    assert total is not None, "grid_rule covers at least one axis"
-    total.name_hint = "tiles"
+    total = tile_count(pre, walked)
     if size > 1:
         first = pre.add(tile.ClusterIdOp(), "first_tile")
         programs = pre.add(tile.NumProgramsOp("x"), "programs")
@@ -143,10 +216,8 @@ def _make_persistent(
     loop_body = Block(arg_types=[IndexType()])
     loop_body.args[0].name_hint = "tile_id"
     body.insert_op_before(scf.ForOp(first, total, stride, [], loop_body), ret)
-    b = _Builder(loop_body)
-    ids = _tile_ids(
-        b, loop_body.args[0], walked, max(1, group_m // size), longest_first
-    )
+    b = Builder(loop_body)
+    ids = tile_ids(b, loop_body.args[0], walked, max(1, group_m // size), longest_first)
     if size > 1 and 0 in ids:
         ids[0].name_hint = "cluster_x"
         base = b.add(arith.MuliOp(ids[0], b.const(size)))
@@ -156,25 +227,12 @@ def _make_persistent(
         o.detach()
         loop_body.add_op(o)
     loop_body.add_op(scf.YieldOp())
-    for o in list(loop_body.walk()):
-        if isinstance(o, tile.ProgramIdOp | tile.NumProgramsOp):
-            axis = o.axis.index
-            if isinstance(o, tile.ProgramIdOp):
-                replacement = ids.get(axis)
-            else:
-                replacement = extents.get(axis)
-            if replacement is None:  # an axis the grid does not use has extent 1
-                replacement = _Builder(loop_body, o).const(
-                    0 if isinstance(o, tile.ProgramIdOp) else 1
-                )
-            o.result.replace_all_uses_with(replacement)
-            o.detach()
-            o.erase()
+    relabel_program_ids(loop_body, ids, extents)
     kernel.attributes[PERSISTENT_ATTR] = encode_rules(rules)
 
 
-def _tile_ids(
-    b: _Builder,
+def tile_ids(
+    b: Builder,
     t: SSAValue,
     extents: dict[int, SSAValue],
     group_m: int,

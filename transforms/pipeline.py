@@ -1,4 +1,4 @@
-"""pipeline{num-stages=D mma-depth=P two-stage=false outer-stages=2}:
+"""pipeline{num-stages=3 mma-depth=1 two-stage=false outer-stages=2}:
 software-pipeline warp-specialized kernels at the aref level.
 
 - num-stages D: every ring (an aref put inside a loop) gets D slots, so the
@@ -34,6 +34,8 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from tawa_xdsl.compiler import DEFAULTS
+
 
 @dataclass(frozen=True)
 class PipelinePass(ModulePass):
@@ -41,10 +43,10 @@ class PipelinePass(ModulePass):
 
     name = "pipeline"
 
-    num_stages: int = 3
-    mma_depth: int = 1
-    two_stage: bool = False
-    outer_stages: int = 2
+    num_stages: int = DEFAULTS.num_stages
+    mma_depth: int = DEFAULTS.mma_depth
+    two_stage: bool = DEFAULTS.two_stage
+    outer_stages: int = DEFAULTS.outer_stages
 
     def check_options(self) -> None:
         for name, value in (

@@ -5,8 +5,8 @@ registers back (`setmaxnreg.dec P`) and the consumer warpgroups take them
 (`setmaxnreg.inc C`). The pass records the budgets on each
 `aref.warp_specialize`; the lowering emits the `setmaxnreg`s. Run it after
 `cooperative`: whether P + N x C registers per thread fit the SM's 64K depends on
-the number N of consumer warpgroups. Without this pass the lowering picks
-`default_registers(N)`.
+the number N of consumer warpgroups. A budget not given, and both without this
+pass (the lowering), is `compiler.default_registers(N)`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
+from tawa_xdsl.compiler import default_registers
 from tawa_xdsl.diagnostics import OpDiagnostic
 
 
@@ -29,19 +30,20 @@ class RegisterBudgetPass(ModulePass):
 
     name = "register-budget"
 
-    producer: int = 24
-    consumer: int = 240
+    producer: int | None = None
+    consumer: int | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for ws in warp_specialized(op, self.name):
+            num_consumers = ws.num_consumers.value.data
+            default = default_registers(num_consumers)
+            producer = default[0] if self.producer is None else self.producer
+            consumer = default[1] if self.consumer is None else self.consumer
             try:
                 check_register_budget(
-                    "register-budget",
-                    ws.num_consumers.value.data,
-                    self.producer,
-                    self.consumer,
+                    "register-budget", num_consumers, producer, consumer
                 )
             except VerifyException as e:
                 raise OpDiagnostic(ws, str(e)) from None
-            ws.producer_regs = IntegerAttr(self.producer, 64)
-            ws.consumer_regs = IntegerAttr(self.consumer, 64)
+            ws.producer_regs = IntegerAttr(producer, 64)
+            ws.consumer_regs = IntegerAttr(consumer, 64)

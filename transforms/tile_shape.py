@@ -27,9 +27,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.lowering.carried import STRUCTURED, carried_pairs
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.context import Context
-from xdsl.dialects import arith, func, math, scf
+from xdsl.dialects import arith, func, math
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -42,6 +43,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
@@ -178,32 +180,17 @@ class KernelShape:
             ):
                 if s == r:
                     d.union((o.source, i), (o.result, i))
-        elif isinstance(o, scf.ForOp):
-            body = o.body.block
-            yielded = body.last_op
-            assert isinstance(yielded, scf.YieldOp)
-            for init, arg, res, y in zip(
-                o.iter_args, body.args[1:], o.results, yielded.operands, strict=True
-            ):
-                if _is_shaped(init):
-                    d.tie(init, arg)
-                    d.tie(arg, res)
-                    d.tie(res, y)
-        elif isinstance(o, scf.IfOp):
-            for region in o.regions:
-                if region.blocks and isinstance(region.block.last_op, scf.YieldOp):
-                    for res, y in zip(
-                        o.results, region.block.last_op.operands, strict=True
-                    ):
-                        if _is_shaped(res):
-                            d.tie(res, y)
+        elif isinstance(o, STRUCTURED):
+            for source, copy in carried_pairs(o):
+                if _is_shaped(copy):
+                    d.tie(source, copy)
         elif _elementwise(o):
             shaped = [v for v in (*o.operands, *o.results) if _is_shaped(v)]
             for v in shaped[1:]:
                 d.tie(shaped[0], v)
         elif isinstance(o, tile.SplatOp | tile.IotaOp | arith.ConstantOp | tile.DimOp):
             pass  # result extents are free (their uses tie them), or not a tile
-        elif isinstance(o, scf.YieldOp | func.ReturnOp) or not any(
+        elif o.has_trait(IsTerminator) or not any(
             _is_shaped(v) for v in (*o.operands, *o.results)
         ):
             pass

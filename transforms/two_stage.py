@@ -38,7 +38,7 @@ from collections.abc import Iterable
 
 from tawa_xdsl.dialects import aref, tile
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import BoolAttr, IndexType
+from xdsl.dialects.builtin import BoolAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 OVERLAP_ATTR = "tile.overlap"
@@ -238,20 +238,15 @@ def rotate(loop: scf.ForOp) -> scf.IfOp | None:
     return rotated
 
 
-def _index(block: Block, value: int) -> SSAValue:
-    c = arith.ConstantOp.from_int_and_width(value, IndexType())
-    block.add_op(c)
-    return c.result
-
-
 def _last_iv(block: Block, loop: scf.ForOp) -> SSAValue:
     """lb + (ceil((ub - lb) / step) - 1) * step: the induction value of the last
     iteration of a loop that runs at least once."""
+    one = arith.ConstantOp.from_int_and_width(1, loop.step.type)  # index or iN
     span = arith.SubiOp(loop.ub, loop.lb)
     trips = arith.CeilDivSIOp(span, loop.step)
-    before_last = arith.SubiOp(trips, _index(block, 1))
+    before_last = arith.SubiOp(trips, one)
     offset = arith.MuliOp(before_last, loop.step)
     last = arith.AddiOp(loop.lb, offset)
     last.result.name_hint = "last_iv"
-    block.add_ops([span, trips, before_last, offset, last])
+    block.add_ops([one, span, trips, before_last, offset, last])
     return last.result

@@ -12,11 +12,23 @@ makes Hopper kernels hang or race, the way the hardware behaves:
   bytes copies deliver), completed phases, and `try_wait.parity` answering true
   iff the phase of that parity is the last completed one (a fresh barrier passes
   parity 1);
-- named barriers (`consumer_barrier`, the MMA turns of `ping-pong`): a phase
-  completes when its warpgroups have arrived; a warpgroup arriving twice in one
-  phase is a hazard (the hardware would count its threads twice);
+- barrier setup: thread 0 (the producer's elected thread) initialises the
+  mbarriers; another warpgroup may use one only after a CTA-wide barrier
+  (`cta_barrier`, or the cluster barrier) published the init, and a TMA copy may
+  complete on one only after a `fence_mbarrier_init`; an index past a ring or a
+  barrier array is a hazard, not a numpy error;
+- named barriers (`cta_barrier`, `consumer_barrier`, the MMA turns of
+  `ping-pong`): a phase completes when its warpgroups have arrived (for the CTA
+  barrier, arrived or exited: `bar.sync 0` in one role only waits for the others
+  to finish, which is a hang whenever they wait for it); a warpgroup arriving
+  twice in one phase is a hazard (the hardware would count its threads twice);
 - wgmma groups: results are unreadable until a `wgmma_wait_group` retires their
-  group; a TMA copy into a slot that an unretired group still reads is a race;
+  group; a TMA copy into a slot that an unretired group still reads is a race; a
+  wgmma reading a register tile written (other than by a wgmma) since its
+  warpgroup's last `wgmma_fence`, or issued before any fence, is a race;
+- registers: each warpgroup starts with the launch's per-thread cap;
+  `setmaxnreg.dec` gives registers to the block's pool and `setmaxnreg.inc` waits
+  until the pool can serve it, so budgets beyond the block's registers hang;
 - TMA stores: a staging tile written with `smem_store` must be fenced
   (`fence_proxy_async`) before a TMA store reads it, and must not be written
   again until a `tma_store_wait` has seen the store read it out; the engine
@@ -35,7 +47,10 @@ before that peer initialised it, or its shared memory after it exited, is a
 hazard: that is what the cluster barriers around the role dispatch prevent.
 
 A state where no actor can move is reported as a predicted hang, naming each
-actor's barrier and its state; hazards raise at once.
+actor's barrier and its state; hazards raise at once. Before running, the kernel
+gets the verifier's kernel-wide checks (`nv.launch_problems`: overlapping
+shared-memory allocations, allocations past the launch's `smem`, a launch that
+cannot run the roles), since the simulator also runs IR nobody verified.
 """
 
 from __future__ import annotations
@@ -58,8 +73,9 @@ from xdsl.interpreter import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.scoped_dict import ScopedDict
 
+from tawa_xdsl.diagnostics import format_at
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP, entry_register_cap
 from tawa_xdsl.dtypes import numpy_dtype
 from tawa_xdsl.interp.reference import make_interpreter
 from tawa_xdsl.interp.scheduler import (
@@ -104,6 +120,9 @@ class MBarrier:
     pending: int = 0
     tx: int = 0
     completed: int = 0
+    initialised_by: str | None = None  # the thread (actor) that ran mbarrier_init
+    fenced: bool = False  # a fence_mbarrier_init since: TMA and peers see the init
+    published: bool = False  # a CTA-wide barrier since: every thread sees the init
 
     def state(self) -> str:
         return (
@@ -156,12 +175,18 @@ class StoreTransfer:
 
 @dataclass(eq=False)
 class Actor:
-    """What one actor's threads hold: their wgmma groups and the shared memory
-    they wrote and have not yet fenced."""
+    """What one actor's threads hold: their wgmma groups, the shared memory they
+    wrote and have not yet fenced, the register tiles they wrote since their last
+    `wgmma_fence` (by id, with the writing op), and their per-thread registers."""
 
+    registers: int
     uncommitted: Group = field(default_factory=Group)
     groups: list[Group] = field(default_factory=list)
     unfenced: set[tuple[int, int]] = field(default_factory=set)  # (ring id, slot)
+    wgmma_fences: int = 0
+    unfenced_tiles: dict[int, tuple[np.ndarray, Operation]] = field(
+        default_factory=dict
+    )
 
 
 @dataclass(eq=False)
@@ -183,9 +208,13 @@ class NamedBarrier:
         phase = self.completed
         self.arrived.add(who)
         if len(self.arrived) == self.count:
-            self.arrived.clear()
-            self.completed += 1
+            self.release()
         return phase
+
+    def release(self) -> None:
+        """Complete the current phase."""
+        self.arrived.clear()
+        self.completed += 1
 
     def state(self) -> str:
         return (
@@ -203,15 +232,20 @@ class ThreadBlock:
     name: str
     program: tuple[int, int, int]
     consumers: list[str]
+    entry_registers: int  # per thread, as launched
     actors: dict[str, Actor] = field(default_factory=dict)
     rings: dict[Operation, Ring] = field(default_factory=dict)
     barriers: dict[Operation, list[MBarrier]] = field(default_factory=dict)
     stores: list[StoreTransfer] = field(default_factory=list)  # not yet waited for
     store_groups: int = 0  # bulk groups committed so far
+    register_pool: int = 0  # registers given back by setmaxnreg.dec, not yet taken
     exited: bool = False
 
     def __post_init__(self) -> None:
-        self.actors = {name: Actor() for name in ["producer", *self.consumers]}
+        self.actors = {
+            name: Actor(self.entry_registers) for name in ["producer", *self.consumers]
+        }
+        self.cta_bar = NamedBarrier("the CTA barrier", len(self.actors))
         self.consumer_bar = NamedBarrier("the consumer barrier", len(self.consumers))
         self.turns = [
             NamedBarrier(f"the MMA turn barrier of {c}", 2) for c in self.consumers
@@ -239,6 +273,9 @@ class HopperFunctions(InterpreterFunctions):
             else [f"consumer{w}" for w in range(warpgroups)]
         )
         self.cluster = cluster
+        self.entry_registers = entry_register_cap(
+            THREADS_PER_WARPGROUP * (1 + warpgroups)
+        )
         self.blocks: list[ThreadBlock] = []
         self.transfers: list[Transfer] = []
         self.cluster_bar = NamedBarrier("the cluster barrier", cluster)
@@ -246,7 +283,7 @@ class HopperFunctions(InterpreterFunctions):
     def start(self, programs: list[tuple[int, int, int]]) -> None:
         """Fresh thread blocks (one per program of a cluster), as the GPU gives."""
         self.blocks = [
-            ThreadBlock(self.block_name(r), pid, self.consumers)
+            ThreadBlock(self.block_name(r), pid, self.consumers, self.entry_registers)
             for r, pid in enumerate(programs)
         ]
         self.cluster_bar = NamedBarrier("the cluster barrier", len(programs))
@@ -270,9 +307,14 @@ class HopperFunctions(InterpreterFunctions):
     def program(self) -> tuple[int, int, int]:
         return self._where()[0].program
 
+    def _thread(self) -> str:
+        """The running actor; the block's own code around the role dispatch counts
+        as the producer's, since thread 0 (the producer's elected thread) runs its
+        one-thread ops (mbarrier init, fences)."""
+        return self._where()[1] or "producer"
+
     def _actor(self) -> Actor:
-        block, role = self._where()
-        return block.actors[role or "producer"]
+        return self._where()[0].actors[self._thread()]
 
     def _warpgroup(self) -> int:
         """The running consumer actor's warpgroup index."""
@@ -313,6 +355,64 @@ class HopperFunctions(InterpreterFunctions):
             )
         return found
 
+    def _slot(self, op: Operation, ring: Ring, slot: int) -> int:
+        """`slot`, checked against the ring's depth: an index past the ring
+        addresses whatever shared memory follows it."""
+        depth = len(ring.data)
+        if not 0 <= slot < depth:
+            raise Hazard(
+                format_at(
+                    op,
+                    f"slot {slot} of %{ring.name}, a ring of {depth} slots: the access "
+                    "lands past the ring, in whatever shared memory lies there",
+                )
+            )
+        return slot
+
+    def _barrier(self, op: Operation, bars: list[MBarrier], i: int) -> MBarrier:
+        """Barrier `i` of an array that `op` uses, checked like a ring slot."""
+        if not 0 <= i < len(bars):
+            raise Hazard(
+                format_at(
+                    op,
+                    f"barrier {i} of %{op.operands[0].name_hint or 'bars'}, an array "
+                    f"of {len(bars)}: the access lands past the array, in whatever "
+                    "shared memory lies there",
+                )
+            )
+        return bars[i]
+
+    def _usable(self, op: Operation, bar: MBarrier) -> MBarrier:
+        """`bar`, if the running thread may use it: initialised, and, unless this
+        thread initialised it, published by a CTA-wide barrier since."""
+        me = self._thread()
+        if bar.initialised_by is None:
+            raise Hazard(
+                format_at(
+                    op,
+                    f"{me} uses %{bar.name}, which no mbarrier_init initialised: its "
+                    "shared memory holds whatever was there",
+                )
+            )
+        if me != bar.initialised_by and not bar.published:
+            who = "thread 0" if bar.initialised_by == "producer" else bar.initialised_by
+            raise Hazard(
+                format_at(
+                    op,
+                    f"{me} uses %{bar.name}, which {who} initialised, before a CTA "
+                    "barrier made the init visible to it: it may see the barrier "
+                    "uninitialised (missing cta_barrier after mbarrier_init?)",
+                )
+            )
+        return bar
+
+    def _publish(self, block: ThreadBlock) -> None:
+        """A barrier every thread of `block` passed: the inits before it are
+        visible to all of them."""
+        for bars in block.barriers.values():
+            for bar in bars:
+                bar.published = bar.initialised_by is not None
+
     # ------------------------------------------------------ memory, barriers
 
     @impl(nv.SmemAllocOp)
@@ -346,6 +446,20 @@ class HopperFunctions(InterpreterFunctions):
     ):
         for bar in args[0]:
             bar.count = bar.pending = op.count.value.data
+            bar.initialised_by = self._thread()
+            bar.fenced = bar.published = False
+        return ()
+
+    @impl(nv.FenceMBarrierInitOp)
+    def run_fence_mbarrier_init(
+        self, interpreter: Interpreter, op: nv.FenceMBarrierInitOp, args: PythonValues
+    ):
+        """Orders this thread's earlier inits before the async proxy (TMA) and
+        the cluster's other blocks use the barriers."""
+        me = self._thread()
+        for bars in self._where()[0].barriers.values():
+            for bar in bars:
+                bar.fenced |= bar.initialised_by == me
         return ()
 
     def _arrive(self, bar: MBarrier, n: int, where: str) -> None:
@@ -379,6 +493,7 @@ class HopperFunctions(InterpreterFunctions):
             n = 1
         else:
             n = THREADS_PER_WARPGROUP if op.scope.data == nv.ArriveScope.THREAD else 1
+        self._usable(op, self._barrier(op, bars, i))
         if op.cluster_size == 1:
             self._arrive(bars[i], n, f"{op.name} {_bar(op, bars, i)}")
             return ()
@@ -395,7 +510,7 @@ class HopperFunctions(InterpreterFunctions):
         args: PythonValues,
     ):
         bars, i = args
-        bars[i].tx += op.bytes.value.data
+        self._usable(op, self._barrier(op, bars, i)).tx += op.bytes.value.data
         self._arrive(bars[i], 1, f"{op.name} {_bar(op, bars, i)}")
         return ()
 
@@ -404,7 +519,7 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.MBarrierWaitOp, args: PythonValues
     ):
         bars, i, parity = args
-        bar = bars[i]
+        bar = self._usable(op, self._barrier(op, bars, i))
         self.scheduler.sync(
             lambda: bar.completed % 2 != parity,
             lambda: f"{op.name} on %{bar.name} for parity {parity} ({bar.state()})",
@@ -417,10 +532,36 @@ class HopperFunctions(InterpreterFunctions):
     ):
         if len(self.blocks) > 1:
             self._sync(self.cluster_bar, op)
+        self._publish(self._where()[0])
         return ()
 
-    run_fence_init = impl(nv.FenceMBarrierInitOp)(_no_effect)
-    run_cta_barrier = impl(nv.CTABarrierOp)(_no_effect)
+    @impl(nv.CTABarrierOp)
+    def run_cta_barrier(
+        self, interpreter: Interpreter, op: nv.CTABarrierOp, args: PythonValues
+    ):
+        """`bar.sync 0`: every thread of the block. Around the role dispatch all
+        of them run it together; inside a role, a warpgroup waits until each
+        other one has arrived or exited (exited threads release the barrier; a
+        warpgroup that finished its role counts as exited)."""
+        block, role = self._where()
+        if role:
+            bar = block.cta_bar
+            phase = bar.arrive(role, op.name)
+
+            def released() -> bool:  # the first waiter asked completes the phase
+                if bar.completed == phase and all(
+                    a in bar.arrived or self.scheduler.finished(self._role(block, a))
+                    for a in block.actors
+                ):
+                    bar.release()
+                return bar.completed > phase
+
+            self.scheduler.sync(
+                released, lambda: f"{op.name} on {bar.name} ({bar.state()})"
+            )
+        self._publish(block)
+        return ()
+
     run_prefetch = impl(nv.PrefetchTensorMapOp)(_no_effect)
 
     def _sync(self, bar: NamedBarrier, op: Operation) -> None:
@@ -469,8 +610,45 @@ class HopperFunctions(InterpreterFunctions):
         self._actor().unfenced.clear()
         return ()
 
-    run_setmaxnreg = impl(nv.SetMaxNRegOp)(_no_effect)
-    run_wgmma_fence = impl(nv.WgmmaFenceOp)(_no_effect)
+    @impl(nv.SetMaxNRegOp)
+    def run_setmaxnreg(
+        self, interpreter: Interpreter, op: nv.SetMaxNRegOp, args: PythonValues
+    ):
+        """Moves registers between the warpgroup and the block's pool: an `inc`
+        the pool cannot serve waits (forever, if no warpgroup gives more back)."""
+        problem = op.problem()
+        if problem is not None:
+            raise Hazard(format_at(op, problem))
+        block, actor = self._where()[0], self._actor()
+        new = op.registers_after(actor.registers)
+        need = (new - actor.registers) * THREADS_PER_WARPGROUP
+        if need > 0:
+            held = self.entry_registers * THREADS_PER_WARPGROUP * len(block.actors)
+            self.scheduler.sync(
+                lambda: block.register_pool >= need,
+                lambda: (
+                    f"{op.name} {op.action.data} {op.regs.value.data} for {need} "
+                    f"registers; the block's pool holds {block.register_pool} (the "
+                    f"budgets want more than the {held} registers the block has)"
+                ),
+            )
+        block.register_pool -= need
+        actor.registers = new
+        return ()
+
+    @impl(nv.WgmmaFenceOp)
+    def run_wgmma_fence(
+        self, interpreter: Interpreter, op: nv.WgmmaFenceOp, args: PythonValues
+    ):
+        actor = self._actor()
+        actor.wgmma_fences += 1
+        actor.unfenced_tiles.clear()
+        return ()
+
+    def tile_written(self, op: Operation, tile: np.ndarray) -> None:
+        """The running actor wrote `tile` into registers (with `op`, not a wgmma):
+        a wgmma may read it only after a `wgmma_fence`."""
+        self._actor().unfenced_tiles[id(tile)] = (tile, op)
 
     # ------------------------------------------------------------------ TMA
 
@@ -482,6 +660,20 @@ class HopperFunctions(InterpreterFunctions):
                     "reads it is still in flight (missing wgmma_wait_group before the release?)"
                 )
 
+    def _fenced_for_tma(self, op: Operation, bar: MBarrier) -> MBarrier:
+        """`bar`, if a TMA copy may complete on it: the async proxy sees its init
+        only after the initialising thread's `fence_mbarrier_init`."""
+        if not bar.fenced:
+            raise Hazard(
+                format_at(
+                    op,
+                    f"{op.name} completes on %{bar.name}, whose mbarrier_init no "
+                    "fence_mbarrier_init has made visible to the TMA unit: the copy's "
+                    "bytes may land on a barrier it sees uninitialised",
+                )
+            )
+        return bar
+
     @impl(nv.TMALoadOp)
     def run_tma_load(
         self, interpreter: Interpreter, op: nv.TMALoadOp, args: PythonValues
@@ -492,6 +684,8 @@ class HopperFunctions(InterpreterFunctions):
             (1,) * (len(coords) - array.ndim) + array.shape
         )  # lifted maps
         ring, slot, bars, bi = args[1 + len(op.coords) :]
+        self._slot(op, ring, slot)
+        self._fenced_for_tma(op, self._barrier(op, bars, bi))
         tile_shape = ring.data.shape[1:]
         box = (1,) * (array.ndim - len(tile_shape)) + tile_shape
         self._check_not_read(ring, slot, op.name)
@@ -510,7 +704,9 @@ class HopperFunctions(InterpreterFunctions):
         cols = slice(boxes.start * width, boxes.stop * width)
         part = data[..., cols]
         for rank in range(len(self.blocks)):
-            target = self._peer_barriers(op, op.barriers, rank)[bi]
+            target = self._fenced_for_tma(
+                op, self._peer_barriers(op, op.barriers, rank)[bi]
+            )
             peer = self.blocks[rank]  # it allocates its rings before its barriers
             self.transfers.append(
                 Transfer(
@@ -530,6 +726,7 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.SmemStoreOp, args: PythonValues
     ):
         value, ring, slot = args
+        self._slot(op, ring, slot)
         for st in self._where()[0].stores:
             if st.ring is ring and st.slot == slot:
                 raise Hazard(
@@ -545,6 +742,7 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.TMAStoreOp, args: PythonValues
     ):
         ring, slot, array, *coords = args
+        self._slot(op, ring, slot)
         if not self._issues_tma_stores():
             return ()
         block = self._where()[0]
@@ -633,7 +831,7 @@ class HopperFunctions(InterpreterFunctions):
     def run_smem_slot(
         self, interpreter: Interpreter, op: nv.SmemSlotOp, args: PythonValues
     ):
-        return (View(args[0], args[1]),)
+        return (View(args[0], self._slot(op, args[0], args[1])),)
 
     @impl(nv.SmemTransOp)
     def run_smem_trans(
@@ -662,11 +860,32 @@ class HopperFunctions(InterpreterFunctions):
     @impl(nv.WgmmaOp)
     def run_wgmma(self, interpreter: Interpreter, op: nv.WgmmaOp, args: PythonValues):
         lhs, rhs, acc = args
+        actor = self._actor()
+        for operand, value in ((op.lhs, lhs), (op.acc, acc)):
+            written = actor.unfenced_tiles.get(id(value))
+            if written is not None:
+                raise Hazard(
+                    format_at(
+                        op,
+                        f"{self._thread()} reads %{operand.name_hint or '?'}, written by "
+                        f"{written[1].name} after its last wgmma_fence (or with none "
+                        "yet): the tensor cores may read the registers before the "
+                        "write lands (missing wgmma_fence)",
+                    )
+                )
+        if not actor.wgmma_fences:
+            raise Hazard(
+                format_at(
+                    op,
+                    f"{self._thread()} issues its first wgmma without a wgmma_fence "
+                    "before it: the tensor cores may read registers still being "
+                    "written",
+                )
+            )
         reads = {(id(v.ring), v.slot) for v in (lhs, rhs) if isinstance(v, View)}
         a = lhs.tile() if isinstance(lhs, View) else lhs
         product = a.astype(np.float32) @ rhs.tile().astype(np.float32)
         result = (np.asarray(acc) + product).astype(np.float32).view(PendingTile)
-        actor = self._actor()
         result.group = actor.uncommitted
         actor.uncommitted.reads |= reads
         return (result,)
@@ -739,10 +958,22 @@ class HopperFunctions(InterpreterFunctions):
         )
 
 
-class PendingReads(Interpreter.Listener):
-    """Flags a read of wgmma result registers before their group was retired."""
+class RegisterTiles(Interpreter.Listener):
+    """Watches register tiles: flags a read of wgmma result registers before
+    their group was retired, and tells the simulator which tiles each actor
+    writes (other than by wgmma), which a wgmma may read only after a fence."""
 
     PASS_THROUGH = (scf.YieldOp, scf.ForOp, scf.IfOp)
+
+    def __init__(self, hopper: HopperFunctions):
+        self.hopper = hopper
+
+    def did_interpret_op(self, op: Operation, results: PythonValues) -> None:
+        if isinstance(op, (nv.WgmmaOp, *self.PASS_THROUGH)):
+            return
+        for value in results:
+            if isinstance(value, np.ndarray):
+                self.hopper.tile_written(op, value)
 
     def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
         if isinstance(op, self.PASS_THROUGH):
@@ -778,18 +1009,24 @@ def run_lowered(
 ) -> None:
     """Run a lowered kernel for every program id, a cluster of blocks at a time;
     see the module docstring."""
+    name = f"@{kernel.sym_name.data}"
+    problems = nv.launch_problems(kernel)  # the verifier's, for IR nobody verified
+    if problems:
+        op, message = problems[0]
+        raise Hazard(f"{name}: {format_at(op, message)}")
+    launch = nv.Launch.of(kernel)
+    assert launch is not None, "run_lowered runs lowered kernels"
     interpreter, tile_functions = make_interpreter(module)
     scheduler = RoleScheduler(seed)
-    launch = kernel.attributes["nvgpu_async.launch"]
-    threads = launch.data["threads"].value.data
-    size = launch.data["cluster"].value.data if "cluster" in launch.data else 1
-    hopper = HopperFunctions(scheduler, threads // THREADS_PER_WARPGROUP - 1, size)
+    size = launch.cluster
+    hopper = HopperFunctions(
+        scheduler, launch.threads // THREADS_PER_WARPGROUP - 1, size
+    )
     interpreter.register_implementations(hopper)
-    interpreter = dataclasses.replace(interpreter, listeners=(PendingReads(),))
+    interpreter = dataclasses.replace(interpreter, listeners=(RegisterTiles(hopper),))
     params = abi_arguments(kernel, checked)
     tile_functions.grid = grid3
     tile_functions.cluster = size
-    name = f"@{kernel.sym_name.data}"
     for programs in clusters(grid3, size, name):
         hopper.start(programs)
         where = (

@@ -14,7 +14,7 @@ from xdsl.interpreters.scf import ScfFunctions
 from tawa_xdsl.interp.elementwise import ElementwiseFunctions
 from tawa_xdsl.interp.tile import TileFunctions
 from tawa_xdsl.kernel import (
-    check_arguments,
+    check_host_arguments,
     cluster_size,
     find_kernel,
     normalize_grid,
@@ -37,14 +37,15 @@ def make_interpreter(module: ModuleOp) -> tuple[Interpreter, TileFunctions]:
 
 
 def interpret(
-    module: ModuleOp, kernel_name: str, *args: Any, grid: Sequence[int] | int = 1
+    module: ModuleOp, kernel_name: str, *args: Any, grid: Sequence[int] = (1,)
 ) -> None:
     """Run `kernel_name` for every program id of `grid`; stores write into the
-    numpy arrays passed as arguments."""
+    arrays passed as arguments (numpy arrays, or DLPack arrays on the CPU such as
+    torch CPU tensors). The arguments get the checks the GPU kernel runs."""
     module.verify()
     kernel = find_kernel(module, kernel_name)
-    checked = check_arguments(kernel, args)
-    grid3 = normalize_grid(grid)
+    checked = check_host_arguments(kernel, args)
+    grid3 = normalize_grid(grid, kernel_name, cluster_size(kernel))
     interpreter, tile_functions = make_interpreter(module)
     tile_functions.grid = grid3
     tile_functions.cluster = cluster_size(kernel)

@@ -2,8 +2,10 @@
 
 Tile and aref IR run in the aref simulator (roles as coroutines over the slot
 protocol); lowered nvgpu_async IR runs in the barrier simulator (mbarriers, TMA
-transactions, wgmma groups). Both compute the kernel's output, so every stage of
-the compiler can be compared with the reference interpreter on the same inputs.
+transactions, wgmma groups); thread-level ptx IR (after `distribute-fragments`)
+runs in the thread simulator (lanes, registers, addresses). Each computes the
+kernel's output, so every stage of the compiler can be compared with the
+reference interpreter on the same inputs.
 """
 
 from __future__ import annotations
@@ -13,9 +15,16 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tawa_xdsl.dialects.ptx import PARAMS_ATTR
 from tawa_xdsl.interp.aref_sim import run_aref_level
 from tawa_xdsl.interp.barrier_sim import run_lowered
-from tawa_xdsl.kernel import check_arguments, find_kernel, normalize_grid
+from tawa_xdsl.interp.thread_sim import launch_parameters, run_threads
+from tawa_xdsl.kernel import (
+    check_host_arguments,
+    cluster_size,
+    find_kernel,
+    normalize_grid,
+)
 from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
 
 
@@ -23,17 +32,22 @@ def simulate(
     module: ModuleOp,
     kernel_name: str,
     *args: Any,
-    grid: Sequence[int] | int = 1,
+    grid: Sequence[int] = (1,),
     seed: int = 0,
 ) -> None:
-    """Run `kernel_name` on numpy arrays with its roles interleaved as `seed`
-    chooses; stores write into the arrays. Raises `Deadlock` (`PredictedHang` for
-    lowered IR), `ProtocolViolation` or `Hazard` when synchronisation is broken."""
+    """Run `kernel_name` on host arrays (as `interpret` takes them, with the same
+    checks) with its roles interleaved as `seed` chooses; stores write into the
+    arrays. Raises `Deadlock` (`PredictedHang` for lowered and thread-level IR),
+    `ProtocolViolation` or `Hazard` when synchronisation is broken (at the thread
+    level also for an access outside the arrays or misaligned, or a collective
+    reached by part of a warp)."""
     module.verify()
     kernel = find_kernel(module, kernel_name)
-    checked = check_arguments(kernel, args)
-    grid3 = normalize_grid(grid)
-    if LAUNCH_ATTR in kernel.attributes:
+    checked = check_host_arguments(kernel, args)
+    grid3 = normalize_grid(grid, kernel_name, cluster_size(kernel))
+    if PARAMS_ATTR in kernel.attributes:
+        run_threads(module, kernel, launch_parameters(kernel, checked), grid3, seed)
+    elif LAUNCH_ATTR in kernel.attributes:
         run_lowered(module, kernel, checked, grid3, seed)
     else:
         run_aref_level(module, kernel_name, checked, grid3, seed)

@@ -1,9 +1,16 @@
-"""Arrays a kernel is called with, seen the same way whatever library made them.
+"""Arrays a kernel is called with, as the GPU sees them, whatever library made them.
 
-torch tensors (read directly: their `__cuda_array_interface__` refuses bf16),
-anything with `__cuda_array_interface__` (cupy, numba), and numpy arrays (copied to
-the device and, after the launch, back) all become a `DeviceArray`: pointer,
-shape, element strides, dtype name.
+- Device arrays are passed by pointer: anything with DLPack on a CUDA device
+  (torch, cupy, JAX; bf16 and fp8 included), or, for libraries without DLPack,
+  `__cuda_array_interface__`. Their DLPack capsule is held through the launch.
+- Host arrays (numpy, and DLPack arrays on the CPU such as CPU torch tensors) are
+  copied into a device temporary that lives through the launch and, if the kernel
+  stores into them, copied back into the caller's memory afterwards, through a
+  view that shares it (so a non-contiguous output is written too).
+
+Each becomes a `DeviceArray`: an `ArrayView` (dtype, shape, element strides as
+the kernel reads them) and a pointer, which the shared argument checks of
+`tawa_xdsl.kernel` and the TMA checks of `Kernel` then inspect.
 """
 
 from __future__ import annotations
@@ -13,90 +20,180 @@ from typing import Any
 
 import numpy as np
 
-from tawa_xdsl.dtypes import bfloat16, type_name
+from tawa_xdsl.dlpack import (
+    GPU_DEVICES,
+    ArrayError,
+    DLPackArray,
+    as_host_array,
+    dlpack_device,
+    export,
+)
+from tawa_xdsl.dtypes import DTYPES, type_name
+from tawa_xdsl.kernel import ArrayView
 from tawa_xdsl.runtime.driver import check, context
 
-TORCH_DTYPES = {
-    "torch.bfloat16": "bf16",
-    "torch.float16": "f16",
-    "torch.float32": "f32",
-}
-TYPESTR = {"<f2": "f16", "<f4": "f32"}
+DEVICE = 0
+"""The CUDA device kernels run on (`driver.context` uses device 0)."""
+
+
+def compact_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major element strides of a contiguous array of `shape`."""
+    return tuple(
+        int(np.prod(shape[k + 1 :], dtype=np.int64)) for k in range(len(shape))
+    )
 
 
 @dataclass
 class DeviceArray:
-    ptr: int
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]  # in elements
-    dtype: str  # bf16, f16, f32
-    host: np.ndarray | None = None  # numpy source, written back after the launch
-    owned: int = 0  # device allocation to free
+    """One array argument on the device. `host` is the caller's host memory when
+    the array was a host array (then `ptr` is a temporary made by `stage`);
+    `keep` holds what keeps a device array's memory valid (its DLPack capsule)."""
+
+    view: ArrayView
+    ptr: int = 0
+    host: np.ndarray | None = None
+    keep: Any = None
+    owned: int = 0
+
+    @property
+    def dtype(self) -> str:
+        return self.view.dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.view.shape
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return self.view.strides
+
+    def stage(self) -> None:
+        """Copy a host array into a new device temporary (contiguous)."""
+        if self.host is None or self.owned:
+            return
+        cu, _ = context()
+        contiguous = np.ascontiguousarray(self.host)
+        self.owned = self.ptr = int(
+            check(cu.cuMemAlloc(max(1, contiguous.nbytes)), "cuMemAlloc")
+        )
+        check(
+            cu.cuMemcpyHtoD(self.ptr, contiguous.ctypes.data, contiguous.nbytes),
+            "cuMemcpyHtoD",
+        )
 
     def copy_back(self) -> None:
-        if self.host is not None:
-            cu, _ = context()
-            check(
-                cu.cuMemcpyDtoH(self.host.ctypes.data, self.ptr, self.host.nbytes),
-                "cuMemcpyDtoH",
-            )
+        """Write a host array's temporary back into the caller's memory (after the
+        launch has finished); `np.copyto` goes through the caller's strides."""
+        assert self.host is not None and self.owned
+        cu, _ = context()
+        result = np.empty(self.host.shape, self.host.dtype)
+        check(
+            cu.cuMemcpyDtoH(result.ctypes.data, self.ptr, result.nbytes),
+            "cuMemcpyDtoH",
+        )
+        np.copyto(self.host, result)
 
     def free(self) -> None:
         if self.owned:
             cu, _ = context()
             check(cu.cuMemFree(self.owned), "cuMemFree")
-            self.owned = 0
+            self.owned = self.ptr = 0
 
 
-def device_array(value: Any, name: str) -> DeviceArray:
-    """A `DeviceArray` for a torch/cupy/numpy array, or TypeError naming `name`."""
-    if type(value).__module__.startswith("torch"):
-        if not value.is_cuda:
-            value = value.cuda()
-        dtype = TORCH_DTYPES.get(str(value.dtype))
-        if dtype is None:
-            raise TypeError(
-                f"argument '{name}' has dtype {value.dtype}; use bf16, f16 or f32"
-            )
-        return DeviceArray(
-            value.data_ptr(), tuple(value.shape), tuple(value.stride()), dtype
+def device_array(value: Any, stream: int) -> tuple[DeviceArray, ArrayView]:
+    """A `DeviceArray` (and its view) for one argument of a launch on `stream`;
+    host arrays are not copied yet (`stage`), so nothing is allocated for an
+    argument list the checks refuse. Raises `ArrayError` for what is no array.
+    A `DeviceArray` passes through: the dispatcher converts a call's arguments
+    once, reads the shapes and alignment that pick the specialization off them,
+    and hands them on."""
+    if isinstance(value, DeviceArray):
+        return value, value.view
+    host = as_host_array(value)
+    if host is not None:
+        view = ArrayView(
+            type_name(host.dtype),
+            tuple(host.shape),
+            compact_strides(tuple(host.shape)),  # the temporary's layout
+            bool(host.flags.writeable),
         )
+        return DeviceArray(view, host=host), view
+    device = dlpack_device(value)
+    if device is not None:
+        if device[0] not in GPU_DEVICES:
+            raise ArrayError(
+                f"lives on DLPack device type {device[0]}, neither the host nor a "
+                "CUDA device"
+            )
+        # DLPack numbers the legacy default stream 1 (0 is not allowed)
+        return _from_dlpack(export(value, stream or 1))
     if hasattr(value, "__cuda_array_interface__"):
-        cai = value.__cuda_array_interface__
-        dtype = TYPESTR.get(cai["typestr"])
-        if dtype is None:
-            raise TypeError(
-                f"argument '{name}' has type {cai['typestr']}; use f16 or f32 (or torch for bf16)"
-            )
-        itemsize = int(cai["typestr"][2:])
-        shape = tuple(cai["shape"])
-        strides = cai.get("strides")
-        if strides is None:
-            strides = tuple(int(np.prod(shape[k + 1 :])) for k in range(len(shape)))
-        else:
-            strides = tuple(s // itemsize for s in strides)
-        return DeviceArray(int(cai["data"][0]), shape, strides, dtype)
-    if isinstance(value, np.ndarray):
-        names = {
-            bfloat16: "bf16",
-            np.dtype(np.float16): "f16",
-            np.dtype(np.float32): "f32",
-        }
-        dtype = names.get(value.dtype)
-        if dtype is None:
-            raise TypeError(
-                f"argument '{name}' has dtype {type_name(value.dtype)}; use bf16, f16 or f32"
-            )
-        host = np.ascontiguousarray(value)
-        cu, _ = context()
-        ptr = int(check(cu.cuMemAlloc(max(1, host.nbytes)), f"cuMemAlloc for '{name}'"))
-        check(cu.cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes), "cuMemcpyHtoD")
-        strides = tuple(s // host.itemsize for s in host.strides)
-        array = DeviceArray(ptr, host.shape, strides, dtype, value, ptr)
-        if host is not value:  # a non-contiguous numpy input is only read
-            array.host = None
-        return array
-    raise TypeError(
-        f"argument '{name}' must be a torch tensor, a CUDA array (cupy) or a numpy array, "
-        f"not {type(value).__name__}"
+        return _from_cuda_array_interface(value)
+    raise ArrayError(
+        "must be an array: a DLPack array (torch, cupy, JAX), an array with "
+        f"__cuda_array_interface__ or a numpy array, not {type(value).__name__}"
     )
+
+
+def _device_span(array: DeviceArray) -> tuple[np.ndarray, np.ndarray]:
+    """A device array's memory from its first to its last element, copied to
+    the host, and the view of it through the array's strides."""
+    cu, _ = context()
+    span = 1 + sum((d - 1) * s for d, s in zip(array.shape, array.strides, strict=True))
+    flat = np.empty(span, DTYPES[array.dtype])
+    check(cu.cuMemcpyDtoH(flat.ctypes.data, array.ptr, flat.nbytes), "cuMemcpyDtoH")
+    strides = tuple(s * flat.itemsize for s in array.strides)
+    return flat, np.lib.stride_tricks.as_strided(flat, array.shape, strides)
+
+
+def read(array: DeviceArray) -> np.ndarray:
+    """A host copy of `array` (of the caller's host array, for a host argument:
+    the launch wrote it back there)."""
+    if array.host is not None:
+        return np.array(array.host)
+    return _device_span(array)[1].copy()
+
+
+def fill(array: DeviceArray, value: float) -> None:
+    """Set every element of `array` to `value`; memory between its rows keeps
+    what it holds (the span is read, changed through the strides, written back)."""
+    if array.host is not None:
+        array.host[...] = value
+        return
+    cu, _ = context()
+    flat, view = _device_span(array)
+    view[...] = value
+    check(cu.cuMemcpyHtoD(array.ptr, flat.ctypes.data, flat.nbytes), "cuMemcpyHtoD")
+
+
+def _from_dlpack(array: DLPackArray) -> tuple[DeviceArray, ArrayView]:
+    if array.device[1] != DEVICE:
+        raise ArrayError(
+            f"is on CUDA device {array.device[1]}; kernels run on device {DEVICE}"
+        )
+    view = ArrayView(array.dtype, array.shape, array.strides, not array.read_only)
+    return DeviceArray(view, array.ptr, keep=array), view
+
+
+def _from_cuda_array_interface(value: Any) -> tuple[DeviceArray, ArrayView]:
+    cai = value.__cuda_array_interface__
+    if cai.get("mask") is not None:
+        raise ArrayError("is a masked array")
+    dtype = np.dtype(cai["typestr"])
+    name = type_name(dtype)
+    if name not in DTYPES:  # e.g. bf16, which the interface cannot spell
+        raise ArrayError(
+            f"has __cuda_array_interface__ type {cai['typestr']}; pass it through "
+            "DLPack for bf16 or fp8"
+        )
+    shape = tuple(int(d) for d in cai["shape"])
+    strides = cai.get("strides")
+    if strides is None:
+        element_strides = compact_strides(shape)
+    elif any(s % dtype.itemsize for s in strides):
+        raise ArrayError(f"has strides {tuple(strides)} bytes, not whole elements")
+    else:
+        element_strides = tuple(s // dtype.itemsize for s in strides)
+    ptr, read_only = cai["data"]
+    view = ArrayView(name, shape, element_strides, not read_only)
+    return DeviceArray(view, int(ptr or 0), keep=value), view

@@ -1,12 +1,14 @@
 """The CUDA driver through cuda-python: checked calls, the context, PTX loading.
 
 PTX is loaded with the driver JIT (`cuModuleLoadDataEx`): nvJitLink and cuLink
-compile it as relocatable code and drop `setmaxnreg` (reference/ptx.md §5.4).
+compile it as relocatable code and drop `setmaxnreg` (docs/hopper.md,
+"Registers and `setmaxnreg`").
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 
@@ -87,6 +89,53 @@ def sm_count() -> int:
         ),
         "cuDeviceGetAttribute",
     )
+
+
+@functools.cache
+def device_name() -> str:
+    """Device 0's name ("NVIDIA H100 80GB HBM3"): kernel caches key on it."""
+    cu, _ = context()
+    device = check(cu.cuDeviceGet(0), "cuDeviceGet")
+    name = check(cu.cuDeviceGetName(256, device), "cuDeviceGetName")
+    return name.split(b"\0")[0].decode()
+
+
+@functools.cache
+def driver_version() -> str:
+    """The CUDA version the driver supports ("12.4"): its JIT compiles our PTX."""
+    cu, _ = context()
+    version = check(cu.cuDriverGetVersion(), "cuDriverGetVersion")
+    return f"{version // 1000}.{version % 1000 // 10}"
+
+
+def event_times(
+    launch: Callable[[], None], repeats: int, stream: int = 0
+) -> list[float]:
+    """Milliseconds of `repeats` runs of `launch` on `stream`, each between two
+    CUDA events (the launches queue back to back, so what is timed is the GPU's
+    work, not Python's)."""
+    cu, _ = context()
+    events = [
+        (
+            check(cu.cuEventCreate(0), "cuEventCreate"),
+            check(cu.cuEventCreate(0), "cuEventCreate"),
+        )
+        for _ in range(repeats)
+    ]
+    try:
+        for start, end in events:
+            check(cu.cuEventRecord(start, stream), "cuEventRecord")
+            launch()
+            check(cu.cuEventRecord(end, stream), "cuEventRecord")
+        check(cu.cuEventSynchronize(events[-1][1]), "cuEventSynchronize")
+        return [
+            check(cu.cuEventElapsedTime(start, end), "cuEventElapsedTime")
+            for start, end in events
+        ]
+    finally:
+        for pair in events:
+            for event in pair:
+                cu.cuEventDestroy(event)
 
 
 def gpu_available() -> bool:

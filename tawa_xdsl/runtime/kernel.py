@@ -1,24 +1,22 @@
-"""`compile`: a tile kernel in, a callable GPU kernel out.
+"""`Kernel`: a compiled kernel, loaded and launched through cuda-python.
 
-    gemm = tawa_xdsl.compile("examples/gemm.mlir", "gemm_nt", num_stages=4)
-    gemm(a, b, c)                      # torch / cupy / numpy; grid from c's shape
-
-The kernel is lowered with `tawa-hopper-pipeline` and printed as PTX on the first
-call for a given IR and options (cached by a hash of both); it is loaded with the
-driver JIT on first launch. Each call checks its arguments against the kernel's
-signature before anything reaches the GPU (dtype, rank, static extents, a
-contiguous innermost dimension, 16-byte aligned base and strides as TMA needs),
-builds the TMA tensor maps, picks the grid from the output's shape unless `grid=`
-is given, launches, and reports any CUDA error with the kernel's name.
+`tawa_xdsl.compiler.compile` lowers a tile kernel and hands its PTX here
+(`from_lowered`); the kernel is loaded with the driver JIT on first launch. Each
+call checks its arguments before anything reaches the GPU, with the checks
+`interpret` and `simulate` run too (`tawa_xdsl.kernel.check_arguments`: dtype,
+rank, static extents, the shape contract of `tile.dims`, scalar types and
+ranges) and then what TMA needs (a contiguous innermost dimension, 16-byte
+aligned base and strides); it copies host arrays to the device, builds the TMA
+tensor maps, picks the grid from the output's shape unless `grid=` is given,
+launches, copies host outputs back, and reports any CUDA error with the
+kernel's name.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.dialects import func
@@ -29,83 +27,30 @@ from xdsl.dialects.builtin import (
     ModuleOp,
 )
 
-from tawa_xdsl.api import apply, parse
 from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dialects.tile import DescType, element_bytes
 from tawa_xdsl.grid import GRID_ATTR, Rule, decode_rules, infer_grid
 from tawa_xdsl.kernel import (
     KernelArgumentError,
     Param,
-    check_scalar,
-    check_tensor,
+    check_arguments,
     find_kernel,
-    kernels,
+    normalize_grid,
     params,
 )
 from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR
 from tawa_xdsl.lowering.ptx_emitter import emit_module
-from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
-from tawa_xdsl.tuning import default_options
 
 
 class ResourceError(CudaError):
     """The kernel does not fit the hardware budget it is compiled for."""
 
 
-TMA_ALIGN = 16
-_CACHE: dict[str, Kernel] = {}
-
-
-RUNTIME_DEFAULTS = {"num_consumers": 2}
-"""Where the runtime's defaults differ from `tawa-hopper-pipeline`'s."""
-
-
-def compile(
-    source: ModuleOp | str | Path,
-    kernel_name: str,
-    allow_spills: bool = False,
-    tuned: bool = True,
-    **options: Any,
-) -> Kernel:
-    """A GPU kernel for `kernel_name`. `options` are those of
-    `tawa-hopper-pipeline` (num_stages, mma_depth, two_stage, num_consumers,
-    producer_registers, consumer_registers, block_m, block_n, block_k,
-    persistent, group_m, longest_first, tma_store, ping_pong, outer_stages,
-    cluster, reverse_x); the
-    ones not given come from `tuning.default_options` (unless `tuned=False`),
-    then from the pipeline's defaults with two consumer warpgroups. `Kernel.options` says what was used.
-    A kernel whose registers spill is refused at load unless `allow_spills`."""
-    if isinstance(source, ModuleOp):
-        text = str(source)
-    elif isinstance(source, Path) or (
-        isinstance(source, str) and source.endswith(".mlir")
-    ):
-        text = Path(source).read_text()
-    else:
-        text = source
-    _check_option_names(options)
-    key = hashlib.sha256(
-        f"{text}\0{kernel_name}\0{sorted(options.items())}\0{allow_spills}\0{tuned}".encode()
-    ).hexdigest()
-    if key not in _CACHE:
-        tile_level = parse(text)
-        kernel = find_kernel(tile_level, kernel_name)
-        for other in list(kernels(tile_level)):
-            if other is not kernel:  # lower only what is asked for
-                other.detach()
-                other.erase()
-        chosen = {
-            **RUNTIME_DEFAULTS,
-            **(default_options(kernel) if tuned else {}),
-            **options,
-        }
-        pipeline = TawaHopperPipeline(**chosen)
-        lowered = apply(tile_level, str(pipeline.pipeline_pass_spec()))
-        _CACHE[key] = from_lowered(lowered, kernel_name, allow_spills, chosen)
-    return _CACHE[key]
+U32_MAX = 2**32 - 1
 
 
 def from_lowered(
@@ -131,14 +76,46 @@ def from_lowered(
     )
 
 
-def _check_option_names(options: dict[str, Any]) -> None:
-    known = [f.name for f in fields(TawaHopperPipeline)]
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise TypeError(
-            f"compile: unknown option(s) {', '.join(unknown)}; the options are "
-            f"{', '.join(known)}, allow_spills and tuned"
+def check_device_array(kernel_name: str, p: Param, array: DeviceArray) -> None:
+    """What every compiled kernel needs of an array beyond the shared checks:
+    not empty, positive strides below 2**32 (register stores take them as .u32
+    parameters), the last dimension contiguous (TMA's, and the register stores',
+    innermost dimension)."""
+    where = f"{kernel_name}: argument '{p.name}'"
+    if any(d == 0 for d in array.shape):
+        raise KernelArgumentError(f"{where} is empty: shape {array.shape}")
+    if array.strides[-1] != 1 and array.shape[-1] > 1:
+        raise KernelArgumentError(
+            f"{where} must be contiguous in its last dimension "
+            f"(stride {array.strides[-1]})"
         )
+    for axis, stride in enumerate(array.strides[:-1]):
+        if stride <= 0:
+            raise KernelArgumentError(
+                f"{where} has a stride of {stride} in dimension {axis}; kernels "
+                "need positive strides (pass a contiguous copy)"
+            )
+        if stride > U32_MAX:
+            raise KernelArgumentError(
+                f"{where} has a stride of {stride} elements in dimension {axis}; "
+                f"kernels take strides below 2**32"
+            )
+
+
+def tma_problem(p: Param, array: DeviceArray) -> str | None:
+    """Why TMA cannot describe `array` (after `check_device_array`), or None:
+    its base address and row pitches must be multiples of `TMA_ALIGN` bytes.
+    Host arrays are copied into aligned temporaries whose pitches are their
+    rows' sizes. The dispatcher keys specializations on this fact."""
+    desc = p.type
+    assert isinstance(desc, DescType)
+    if array.host is None and array.ptr % TMA_ALIGN:
+        return f"starts at an address that is not {TMA_ALIGN}-byte aligned"
+    size = element_bytes(desc.element_type)
+    for axis, stride in enumerate(array.strides[:-1]):
+        if (stride * size) % TMA_ALIGN:
+            return f"has a stride of {stride * size} bytes in dimension {axis}"
+    return None
 
 
 @dataclass
@@ -214,31 +191,15 @@ class Kernel:
 
     # ----------------------------------------------------------- arguments
 
-    def _check_array(self, p: Param, array: DeviceArray) -> None:
-        desc = p.type
-        assert isinstance(desc, DescType)
-        check_tensor(p, array.dtype, array.shape, f"{self.name}: ")
-        if any(d == 0 for d in array.shape):
+    def _check_device_array(self, p: Param, array: DeviceArray) -> None:
+        """What TMA and the register stores need beyond the shared checks."""
+        check_device_array(self.name, p, array)
+        problem = tma_problem(p, array)
+        if problem:
             raise KernelArgumentError(
-                f"{self.name}: argument '{p.name}' is empty: shape {array.shape}"
+                f"{self.name}: argument '{p.name}' {problem}; TMA needs a multiple "
+                f"of {TMA_ALIGN} (pad the rows)"
             )
-        if array.strides[-1] != 1 and array.shape[-1] > 1:
-            raise KernelArgumentError(
-                f"{self.name}: argument '{p.name}' must be contiguous in its last dimension "
-                f"(stride {array.strides[-1]})"
-            )
-        esize = element_bytes(desc.element_type)
-        if array.ptr % TMA_ALIGN:
-            raise KernelArgumentError(
-                f"{self.name}: argument '{p.name}' starts at an address that is not "
-                f"{TMA_ALIGN}-byte aligned"
-            )
-        for axis, stride in enumerate(array.strides[:-1]):
-            if (stride * esize) % TMA_ALIGN:
-                raise KernelArgumentError(
-                    f"{self.name}: argument '{p.name}' has a stride of {stride * esize} bytes in "
-                    f"dimension {axis}; TMA needs a multiple of {TMA_ALIGN} (pad the rows)"
-                )
 
     def _tensor_map(self, array: DeviceArray, t: nv.TensorMapType, name: str) -> Any:
         cu, _ = context()
@@ -297,33 +258,39 @@ class Kernel:
             elif kind == "dim":
                 packed.add(ctypes.c_uint32(value.shape[int(axis[0])]))
             elif isinstance(arg.type, Float32Type):
-                packed.add(ctypes.c_float(float(value)))
-            else:
-                packed.add(ctypes.c_uint32(int(value)))
+                packed.add(ctypes.c_float(value))
+            else:  # index and integers: range-checked for 32-bit signed registers
+                packed.add(ctypes.c_int32(value))
         return packed
 
-    def _prepare(self, args: Sequence[Any], grid: Sequence[int] | None) -> tuple:
-        """Checked device arrays, scalars, grid and packed parameters for a launch."""
-        if len(args) != len(self.params):
-            names = ", ".join(p.name for p in self.params)
-            raise KernelArgumentError(
-                f"{self.name} takes {len(self.params)} arguments ({names}), got {len(args)}"
-            )
-        arrays: list[DeviceArray] = []
-        values: list[Any] = []
+    def _checked(
+        self, args: Sequence[Any], grid: Any, stream: int
+    ) -> tuple[list[tuple[Param, DeviceArray]], list[Any], tuple[int, int, int]]:
+        """The arguments checked (the shared checks, then the device's) and the
+        grid, before anything is allocated: the (parameter, array) pairs, every
+        value in parameter order (scalars converted), the launch grid."""
+        values = check_arguments(
+            self.name, self.params, args, lambda v: device_array(v, stream)
+        )
+        tensors = [
+            (p, v) for p, v in zip(self.params, values, strict=True) if p.is_tensor
+        ]
+        for p, array in tensors:
+            self._check_device_array(p, array)
+        return tensors, values, self._grid(values, grid)
+
+    def _staged(
+        self, tensors: Sequence[tuple[Param, DeviceArray]], values: Sequence[Any]
+    ) -> Packed:
+        """Host arrays copied into device temporaries, then the packed parameters;
+        on failure the temporaries are freed."""
         try:
-            for p, a in zip(self.params, args, strict=True):
-                if p.is_tensor:
-                    array = device_array(a, p.name)
-                    arrays.append(array)
-                    self._check_array(p, array)
-                    values.append(array)
-                else:
-                    values.append(check_scalar(p, a))
-            return arrays, self._grid(values, grid), self._pack(values)
+            for _, array in tensors:
+                array.stage()
+            return self._pack(values)
         except BaseException:
-            for a in arrays:
-                a.free()
+            for _, array in tensors:
+                array.free()
             raise
 
     def _launch(
@@ -346,56 +313,47 @@ class Kernel:
             f"{self.smem} bytes of shared memory)",
         )
 
-    def __call__(
-        self, *args: Any, grid: Sequence[int] | None = None, stream: int = 0
-    ) -> None:
-        """Launch on `stream` (numpy outputs are copied back, which synchronizes)."""
-        arrays, launch_grid, packed = self._prepare(args, grid)
+    def __call__(self, *args: Any, grid: Any = None, stream: int = 0) -> None:
+        """Launch on `stream`. Host arrays are copied into device temporaries that
+        live through the launch and, when the kernel stores into them, back into
+        the caller's arrays, which waits for the kernel to finish."""
+        tensors, values, launch_grid = self._checked(args, grid, stream)
+        packed = self._staged(tensors, values)
         try:
             self._launch(launch_grid, packed, stream)
-            if any(a.host is not None for a in arrays):
+            if any(a.host is not None for _, a in tensors):
                 cu, _ = context()
                 check(
                     cu.cuStreamSynchronize(stream), f"{self.name}: running the kernel"
                 )
-                for a in arrays:
-                    a.copy_back()
+                for p, array in tensors:
+                    if p.written and array.host is not None:
+                        array.copy_back()
         finally:
-            for a in arrays:
-                a.free()
+            for _, array in tensors:
+                array.free()
 
-    def bind(self, *args: Any, grid: Sequence[int] | None = None, stream: int = 0):
+    def bind(self, *args: Any, grid: Any = None, stream: int = 0) -> Launcher:
         """A zero-argument launcher with everything checked and packed once (for
-        timing loops). The arrays must live on the device (torch, cupy)."""
-        arrays, launch_grid, packed = self._prepare(args, grid)
-        if any(a.host is not None for a in arrays):
-            for a in arrays:
-                a.free()
+        timing loops). The arrays must live on the device (torch, cupy); the
+        launcher holds them, and their DLPack capsules, while it lives."""
+        tensors, values, launch_grid = self._checked(args, grid, stream)
+        host = [p.name for p, a in tensors if a.host is not None]
+        if host:
             raise KernelArgumentError(
-                f"{self.name}.bind needs device arrays (torch or cupy)"
+                f"{self.name}.bind needs device arrays (torch, cupy, ... on the "
+                f"GPU); {', '.join(repr(n) for n in host)} live on the host"
             )
+        packed = self._staged(tensors, values)  # nothing to stage
         self.load()
-        return lambda: self._launch(launch_grid, packed, stream)
+        return Launcher(self, launch_grid, packed, stream, tensors)
 
-    def _grid(
-        self, values: Sequence[Any], grid: Sequence[int] | None
-    ) -> tuple[int, int, int]:
+    def _grid(self, values: Sequence[Any], grid: Any) -> tuple[int, int, int]:
         if grid is not None:
-            dims = tuple(grid) + (1,) * (3 - len(grid))
-            if len(dims) != 3 or any(not isinstance(d, int) or d < 1 for d in dims):
-                raise KernelArgumentError(
-                    f"{self.name}: grid must be 1 to 3 positive integers, got {grid}"
-                )
-            if dims[0] % self.cluster:
-                raise KernelArgumentError(
-                    f"{self.name}: runs in clusters of {self.cluster} programs along "
-                    f"x; grid x = {dims[0]} is not a multiple of {self.cluster}"
-                )
-            return dims  # type: ignore[return-value]
-        shapes = [v.shape if isinstance(v, DeviceArray) else None for v in values]
+            return normalize_grid(grid, self.name, self.cluster)
         size = self.cluster
         if self.persistent_rules is not None:
-            x, y, z = infer_grid(self.persistent_rules, shapes)
+            x, y, z = infer_grid(self.persistent_rules, values)
             tiles = -(-x // size) * y * z  # of clusters
             return min(tiles, self.resident_clusters()) * size, 1, 1
         if self.grid_rules is None:
@@ -403,7 +361,7 @@ class Kernel:
                 f"{self.name}: the launch grid cannot be read off the kernel's "
                 "stores; pass grid="
             )
-        x, y, z = infer_grid(self.grid_rules, shapes)
+        x, y, z = infer_grid(self.grid_rules, values)
         return -(-x // size) * size, y, z  # the last cluster may run past the edge
 
     def resident_clusters(self) -> int:
@@ -435,6 +393,21 @@ class Kernel:
         return self._resident_clusters
 
 
+@dataclass(frozen=True)
+class Launcher:
+    """A launch bound by `Kernel.bind`. It holds the arrays (and their DLPack
+    capsules), so their memory outlives every launch made through it."""
+
+    kernel: Kernel
+    grid: tuple[int, int, int]
+    packed: Packed
+    stream: int
+    arrays: list[tuple[Param, DeviceArray]]
+
+    def __call__(self) -> None:
+        self.kernel._launch(self.grid, self.packed, self.stream)
+
+
 class Packed:
     """Kernel parameters laid out for cuLaunchKernel's `void** kernelParams`, with
     the objects they point into kept alive."""
@@ -458,4 +431,11 @@ class Packed:
         return ctypes.addressof(array)
 
 
-__all__ = ["CudaError", "Kernel", "ResourceError", "compile"]
+__all__ = [
+    "CudaError",
+    "Kernel",
+    "ResourceError",
+    "check_device_array",
+    "from_lowered",
+    "tma_problem",
+]

@@ -152,4 +152,4 @@ def test_a_kernel_that_does_not_fit_is_refused(torch) -> None:
     with pytest.raises(
         tawa_xdsl.runtime.ResourceError, match="does not fit the register budget"
     ):
-        compiled.load()
+        compiled.kernel.load()

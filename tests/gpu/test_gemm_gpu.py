@@ -136,9 +136,11 @@ def test_cluster_grid_is_checked(torch) -> None:
     )
     a = torch.randn(384, 128, device="cuda").bfloat16()
     c = torch.empty(384, 384, device="cuda", dtype=torch.bfloat16)
-    with pytest.raises(KernelArgumentError, match="grid x = 3 is not a multiple of 2"):
+    with pytest.raises(
+        KernelArgumentError, match="grid's x extent 3 is not a multiple of 2"
+    ):
         compiled(a, a, c, grid=(3, 3))
-    assert compiled.resident_clusters() >= 1
+    assert compiled.kernel.resident_clusters() >= 1
 
 
 @pytest.mark.parametrize(
@@ -177,9 +179,9 @@ def test_setmaxnreg_is_honoured(torch) -> None:
     compiled = tawa_xdsl.compile(
         EXAMPLES / "gemm.mlir", "gemm_nt", num_stages=4, num_consumers=2, tuned=False
     )
-    compiled.load()
-    assert compiled.num_regs == 168
-    assert "C75" not in compiled.jit_log, compiled.jit_log
+    compiled.kernel.load()
+    assert compiled.kernel.num_regs == 168
+    assert "C75" not in compiled.kernel.jit_log, compiled.kernel.jit_log
 
 
 def test_illegal_arguments_are_refused_before_launch(torch) -> None:

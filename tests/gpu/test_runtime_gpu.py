@@ -1,7 +1,10 @@
-"""The runtime takes numpy and cupy arrays as well as torch tensors."""
+"""The runtime takes numpy, cupy and CPU torch arrays as well as CUDA torch
+tensors (through DLPack, or `__cuda_array_interface__`), writes host outputs back
+(also non-contiguous ones), and refuses bad arguments before anything launches."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -9,8 +12,141 @@ import pytest
 
 import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.kernel import KernelArgumentError
+
+from ..test_contracts import SHIFTED, shifted_reference
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def gemm_error(c, a, b) -> float:
+    """|C - A B^T| / |A B^T| in float64, for torch or numpy arrays."""
+    ref = np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64).T
+    return float(
+        np.linalg.norm(np.asarray(c, dtype=np.float64) - ref) / np.linalg.norm(ref)
+    )
+
+
+def test_k_mismatch_is_refused_before_launch(torch) -> None:
+    """B shorter in K than A used to run and read B's missing columns as zeros."""
+    compiled = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt")
+    a = torch.randn(256, 128, device="cuda").bfloat16()
+    b = torch.randn(256, 64, device="cuda").bfloat16()
+    c = torch.full((256, 256), float("nan"), device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(
+        KernelArgumentError,
+        match=re.escape(
+            "gemm_nt: argument 'b' dimension 1 (K) has extent 64 but argument 'a' "
+            "dimension 1 (K) has extent 128"
+        ),
+    ):
+        compiled(a, b, c)
+    torch.cuda.synchronize()
+    assert c.isnan().all()  # nothing ran
+
+
+def test_cpu_torch_tensors_are_copied_in_and_out(torch) -> None:
+    """A CPU torch output used to be copied to the GPU and never back."""
+    compiled = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt")
+    gen = torch.Generator().manual_seed(0)
+    a = torch.randn(300, 256, generator=gen).bfloat16()
+    b = torch.randn(200, 256, generator=gen).bfloat16()
+    c = torch.full((300, 200), float("nan"), dtype=torch.bfloat16)
+    compiled(a, b, c)
+    assert gemm_error(c.float(), a.float(), b.float()) < 1e-2
+    wide = torch.full((300, 400), float("nan"), dtype=torch.bfloat16)
+    compiled(a, b, wide[:, ::2])  # non-contiguous: written through its strides
+    assert gemm_error(wide[:, ::2].float(), a.float(), b.float()) < 1e-2
+    assert wide[:, 1::2].isnan().all()
+
+
+def test_non_contiguous_numpy_outputs_are_written_back(torch) -> None:
+    """Such an output used to be copied to a temporary and silently dropped."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((300, 256)).astype(bfloat16)
+    b = rng.standard_normal((200, 256)).astype(bfloat16)
+    wide = np.full((300, 400), np.nan, dtype=bfloat16)
+    tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt")(a, b, wide[:, 1::2])
+    assert gemm_error(wide[:, 1::2], a, b) < 1e-2
+    assert np.isnan(wide[:, ::2].astype(np.float32)).all()
+    frozen = np.zeros((300, 200), dtype=bfloat16)
+    frozen.flags.writeable = False
+    with pytest.raises(KernelArgumentError, match="argument 'c' is read-only"):
+        tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt")(a, b, frozen)
+
+
+def test_scalars_are_range_checked_before_launch(torch) -> None:
+    """2**32 + 128 used to reach the kernel as 128, and -64 as 2**32 - 64 read
+    by 32-bit signed instructions; now the first is refused and the second is
+    the same value on the CPU and the GPU."""
+    kernel = tawa_xdsl.compile(SHIFTED, "shifted", tuned=False, num_consumers=2)
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((256, 64)).astype(bfloat16)
+    b = rng.standard_normal((128, 64)).astype(bfloat16)
+    c = np.full((256, 128), np.nan, dtype=bfloat16)
+    for shift, scale, message in [
+        (
+            2**32 + 128,
+            1.0,
+            "'shift' is a scalar of type index, got 4294967424, outside",
+        ),
+        (-(2**31) - 1, 1.0, "'shift' .* outside"),
+        (64.0, 1.0, "'shift' .* got float 64.0; pass an integer"),
+        (True, 1.0, "'shift' .* got a bool"),
+        (0, 1e39, "'scale' .* overflows f32"),
+        (0, "2", "'scale' .* pass a real number"),
+    ]:
+        with pytest.raises(KernelArgumentError, match=f"shifted: argument {message}"):
+            kernel(a, b, c, shift, scale, grid=(2,))
+    assert np.isnan(c.astype(np.float32)).all()
+    for shift in (-64, 64):
+        kernel(a, b, c, shift, 0.5, grid=(2,))
+        ref = shifted_reference(a, b, shift, 0.5)
+        assert np.abs(c.astype(np.float64) - ref).max() < 2e-2 * np.abs(ref).max()
+    for grid in (5, (0, 1), (1.5,), "a"):
+        with pytest.raises(KernelArgumentError, match="grid must be 1 to 3 positive"):
+            kernel(a, b, c, 0, 0.5, grid=grid)
+
+
+def test_dlpack_views_and_the_interface_fallback(torch) -> None:
+    """torch views at an offset go through DLPack; an object with only
+    `__cuda_array_interface__` still works; a tensor DLPack cannot export is
+    refused with the producer's reason."""
+    compiled = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt_f16")
+    big = torch.randn(512, 128, device="cuda").half()
+    a, b = big[128:384], big[:200]  # starting 256 rows and 0 rows in
+    c = torch.full((256, 200), float("nan"), device="cuda", dtype=torch.float16)
+    compiled(a, b, c)
+    torch.cuda.synchronize()
+    assert gemm_error(c.cpu().float(), a.cpu().float(), b.cpu().float()) < 1e-2
+
+    class InterfaceOnly:
+        def __init__(self, tensor) -> None:
+            self.tensor = tensor
+            self.__cuda_array_interface__ = tensor.__cuda_array_interface__
+
+    c2 = torch.full_like(c, float("nan"))
+    compiled(InterfaceOnly(a), InterfaceOnly(b), InterfaceOnly(c2))
+    torch.cuda.synchronize()
+    assert torch.equal(c, c2)
+    with pytest.raises(
+        KernelArgumentError, match="argument 'a' cannot be read through DLPack"
+    ):
+        compiled(a.clone().requires_grad_(), b, c)
+
+
+def test_bind_holds_its_arrays(torch) -> None:
+    """A bound launcher keeps temporaries passed to `bind` alive: their memory is
+    not handed to later allocations while the launcher can still use it."""
+    compiled = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt")
+    a = torch.randn(512, 256, device="cuda").bfloat16()
+    b = torch.randn(384, 256, device="cuda").bfloat16()
+    c = torch.full((512, 384), float("nan"), device="cuda", dtype=torch.bfloat16)
+    launch = compiled.bind(a.clone(), b.clone(), c)  # only the launcher holds them
+    _reuse = [torch.full_like(x, float("nan")) for x in (a, b) for _ in range(4)]
+    launch()  # with the clones' memory reused by _reuse, this would read NaNs
+    torch.cuda.synchronize()
+    assert gemm_error(c.cpu().float(), a.cpu().float(), b.cpu().float()) < 1e-2
 
 
 def test_numpy_arrays_are_copied_in_and_out(torch) -> None:
@@ -49,7 +185,9 @@ def test_register_budgets_reach_the_jit(torch) -> None:
     options = dict(num_stages=2, mma_depth=1, two_stage=True, tuned=False)
     tight = dict(producer_registers=24, consumer_registers=200)
     with pytest.raises(tawa_xdsl.runtime.ResourceError, match="spills"):
-        tawa_xdsl.compile(source, "attention_causal_d256", **options, **tight).load()
+        tawa_xdsl.compile(
+            source, "attention_causal_d256", **options, **tight
+        ).kernel.load()
     ref = torch.nn.functional.scaled_dot_product_attention(
         q.double(), k.double(), v.double(), is_causal=True
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import tawa_xdsl
@@ -13,10 +13,9 @@ from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.tile import read_box, write_box
 from tawa_xdsl.kernel import KernelArgumentError
 
-from ..conftest import EXAMPLES
+from ..conftest import example_module
 
 TILE = 128
-SETTINGS = settings(max_examples=12, deadline=None)
 
 
 def cdiv(a: int, b: int) -> int:
@@ -35,23 +34,22 @@ def poisoned(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def gemm_module():
-    return tawa_xdsl.parse(EXAMPLES / "gemm.mlir")
+    return example_module("gemm.mlir")
 
 
 @pytest.fixture(scope="module")
 def epilogue_module():
-    return tawa_xdsl.parse(EXAMPLES / "gemm_epilogue.mlir")
+    return example_module("gemm_epilogue.mlir")
 
 
 @pytest.fixture(scope="module")
 def attention_module():
-    return tawa_xdsl.parse(EXAMPLES / "attention.mlir")
+    return example_module("attention.mlir")
 
 
 sizes = st.integers(min_value=1, max_value=300)
 
 
-@SETTINGS
 @given(
     m=sizes,
     n=sizes,
@@ -95,7 +93,6 @@ def assert_close(out: np.ndarray, ref: np.ndarray) -> None:
     assert np.allclose(out, ref, rtol=2e-2, atol=2e-2 * (np.abs(ref).max() + 1))
 
 
-@SETTINGS
 @given(
     m=sizes, n=sizes, k=sizes, alpha=st.floats(-2, 2), seed=st.integers(0, 2**32 - 1)
 )
@@ -106,7 +103,6 @@ def test_epilogue_relu_matches_numpy(epilogue_module, m, n, k, alpha, seed) -> N
     assert_close(out, np.maximum(np.float32(alpha) * product + bias, 0))
 
 
-@SETTINGS
 @given(m=sizes, n=sizes, k=sizes, seed=st.integers(0, 2**32 - 1))
 def test_epilogue_gelu_matches_numpy(epilogue_module, m, n, k, seed) -> None:
     product, bias, out = run_epilogue(epilogue_module, "gemm_bias_gelu", m, n, k, seed)
@@ -126,7 +122,6 @@ def attention_reference(q, k, v, scale: float, causal: bool) -> np.ndarray:
     return (p / p.sum(axis=-1, keepdims=True)) @ v64
 
 
-@SETTINGS
 @given(
     bh=st.integers(1, 3),
     seq=st.integers(1, 400),
@@ -157,7 +152,6 @@ def test_attention_matches_softmax_formula(
     assert rel_err(o, attention_reference(q, k, v, scale, causal)) < 1e-2
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     shape=st.lists(st.integers(1, 9), min_size=1, max_size=3),
     data=st.data(),

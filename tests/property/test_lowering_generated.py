@@ -7,7 +7,7 @@ ptxas remark."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, reject, settings
+from hypothesis import given, reject
 from hypothesis import strategies as st
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import to_ptx
@@ -24,12 +24,11 @@ def hopper_options(draw: st.DrawFn) -> str:
     mma = draw(st.integers(1, depth))
     two_stage = depth > mma and draw(st.booleans())
     return (
-        f"tawa-hopper-pipeline{{num-stages={depth} mma-depth={mma} "
+        f"tawa-hopper-pipeline{{tuned=false num-stages={depth} mma-depth={mma} "
         f"two-stage={str(two_stage).lower()}}}"
     )
 
 
-@settings(max_examples=40, deadline=None)
 @given(
     program=tile_programs(tile=64), options=hopper_options(), seed=st.integers(0, 2**16)
 )
@@ -48,7 +47,6 @@ def test_lowered_programs_compute_the_reference(program, options, seed) -> None:
         np.testing.assert_array_equal(args[-2], expected)
 
 
-@settings(max_examples=12, deadline=None)
 @given(program=tile_programs(tile=64), options=hopper_options())
 def test_lowered_programs_assemble(program, options) -> None:
     result = assemble(to_ptx(tawa_xdsl.apply(tawa_xdsl.parse(program.text), options)))
@@ -59,13 +57,12 @@ def test_lowered_programs_assemble(program, options) -> None:
 @st.composite
 def cooperative_options(draw: st.DrawFn) -> str:
     return (
-        "tawa-hopper-pipeline{num-stages=2 mma-depth=1 num-consumers=2 "
+        "tawa-hopper-pipeline{tuned=false num-stages=2 mma-depth=1 num-consumers=2 "
         f"two-stage={str(draw(st.booleans())).lower()} "
         f"ping-pong={str(draw(st.booleans())).lower()}}}"
     )
 
 
-@settings(max_examples=30, deadline=None)
 @given(
     program=tile_programs(tile=128),
     options=cooperative_options(),
@@ -94,7 +91,6 @@ def test_consumer_warpgroups_compute_the_reference(program, options, seed) -> No
         np.testing.assert_array_equal(args[-2], expected)
 
 
-@settings(max_examples=25, deadline=None)
 @given(
     program=tile_programs(tile=64, shared=True),
     launch=st.sampled_from(["grid", "reversed grid", "persistent"]),
@@ -113,7 +109,7 @@ def test_clusters_compute_the_reference(program, launch, seed) -> None:
     )
     expected = args[-2].copy()
     options = (
-        "tawa-hopper-pipeline{num-stages=2 mma-depth=1 cluster=2 "
+        "tawa-hopper-pipeline{tuned=false num-stages=2 mma-depth=1 cluster=2 "
         f"persistent={str(persistent).lower()} reverse-x={str(reverse).lower()}}}"
     )
     try:

@@ -1,35 +1,33 @@
-"""Register-tile stores (`KernelEmitter.store_tile`) run in a CPU model of the
-consumer warps (`tests/ptx_lanes.py`): for random tile shapes, element types,
-tensor extents, row strides and tile coordinates (negative, odd, past the end),
-every element inside the tensor is written once with its own value, nothing
-outside it is written, every store is aligned to its width and every branch is
-uniform. This covers the three paths the printer chooses between at run time:
-16-byte vectors after a quad transpose, element pairs and single elements."""
+"""Register-tile stores run in the thread-level simulator: a tile kernel whose
+tile holds a distinct value per element (A times an identity, exact) stores it
+through the register paths (`tma-store=false`: 16-byte vectors after a quad
+transpose, element pairs, single elements, as `select-store-path` allows and
+`distribute-fragments` writes them), lowered to the thread level and run lane by
+lane. For random tile shapes, element types, tensor extents, row strides and
+tile coordinates (negative, odd, past the end), every element inside the tensor
+is written exactly once with its own value and nothing outside it is written
+(the padding between rows included); the simulator itself rejects a store that
+is misaligned or lands outside the array, and a uniform branch that is not."""
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 
+import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from tawa_xdsl.dialects.nvgpu_async import FragmentKind
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
-from tawa_xdsl.lowering.fragments import Geometry
-from tawa_xdsl.lowering.ptx_emitter import Frag, GlobalTensor, KernelEmitter
-from xdsl.dialects import func
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    DictionaryAttr,
-    Float32Type,
-    IntegerAttr,
-    i32,
-)
+from xdsl.dialects.builtin import ModuleOp
 
-from ..ptx_lanes import Warp
+import tawa_xdsl
+from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.interp.thread_sim import ThreadFunctions, launch_parameters, run_threads
+from tawa_xdsl.kernel import check_host_arguments, find_kernel
 
-BASE = 1 << 20  # the tensor's address: 16-byte aligned, as the runtime checks
+from ..thread_level import to_thread_level
+
+SENTINEL = 0xFF  # bytes of the output before the kernel runs (a NaN pattern)
 
 
 @dataclass(frozen=True)
@@ -43,8 +41,13 @@ class Case:
     coords: tuple[int, ...]  # tile origin, leading dimension first
 
     @property
-    def esize(self) -> int:
-        return self.bits // 8
+    def dtype(self) -> np.dtype:
+        return bfloat16 if self.bits == 16 else np.dtype(np.float32)
+
+    @property
+    def depth(self) -> int:
+        """K of the identity product: whole 64-wide steps covering the columns."""
+        return 64 * -(-self.cols // 64)
 
 
 @st.composite
@@ -73,94 +76,126 @@ def cases(draw: st.DrawFn) -> Case:
     return Case(warpgroups, rows, cols, bits, extents, row_stride, coords)
 
 
-def element_id(row: int, col: int, cols: int) -> int:
-    """A distinct nonzero value per tile element (fits 16 bits for these tiles)."""
-    return row * cols + col + 1
+def kernel_text(rows: int, cols: int, bits: int, rank: int) -> str:
+    """`out[coords] = A I`: a tile of `rows x cols` values picked from A."""
+    et = "bf16" if bits == 16 else "f32"
+    lead, box = "?x" * (rank - 2), "1, " * (rank - 2)
+    out = f"!tile.desc<{lead}?x?x{et}, box = [{box}{rows}, {cols}]>"
+    a = f"!tile.desc<?x?xbf16, box = [{rows}, 64]>"
+    b = f"!tile.desc<?x?xbf16, box = [{cols}, 64]>"
+    acc = f"tensor<{rows}x{cols}xf32>"
+    heads = ["%h"] if rank == 3 else []
+    params = ", ".join(f"{p}: index" for p in [*heads, "%r", "%c"])
+    coords = ", ".join([*heads, "%r", "%c"])
+    value = "%acc"
+    convert = ""
+    if bits == 16:
+        convert = f"%v = arith.truncf %acc : {acc} to tensor<{rows}x{cols}xbf16>"
+        value = "%v"
+    return f"""
+func.func @store(%a: {a}, %b: {b}, %out: {out}, {params}) attributes {{tile.kernel}} {{
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %K = tile.dim %a, 1 : {a}
+  %zero = arith.constant dense<0.0> : {acc}
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> ({acc}) {{
+    %ta = tile.load %a[%c0, %k] : {a} -> tensor<{rows}x64xbf16>
+    %tb = tile.load %b[%c0, %k] : {b} -> tensor<{cols}x64xbf16>
+    %tbt = tile.trans %tb : tensor<{cols}x64xbf16> -> tensor<64x{cols}xbf16>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<{rows}x64xbf16>, tensor<64x{cols}xbf16> -> {acc}
+    scf.yield %next : {acc}
+  }}
+  {convert}
+  tile.store {value}, %out[{coords}] : tensor<{rows}x{cols}x{et}> -> {out}
+  func.return
+}}
+"""
 
 
-def run_store(case: Case) -> tuple[dict[int, int], Counter[str]]:
-    """Print the store for `case` and run it on every consumer warp: the bytes
-    written, and the store instructions run, by opcode."""
-    kernel = func.FuncOp("k", ((), ()))
-    threads = THREADS_PER_WARPGROUP * (case.warpgroups + 1)
-    kernel.attributes["nvgpu_async.launch"] = DictionaryAttr(
-        {"threads": IntegerAttr(threads, i32), "smem": IntegerAttr(0, i32)}
+@cache
+def lowered(warpgroups: int, rows: int, cols: int, bits: int, rank: int) -> ModuleOp:
+    """The store kernel at the thread level (compiled once per shape)."""
+    options = (
+        f"tawa-hopper-pipeline{{num-stages=1 mma-depth=1 num-consumers={warpgroups} "
+        "tma-store=false}"
     )
-    emitter = KernelEmitter(kernel)
-    emitter._thread_ids()
-    emitter._consumer_ids()
-    prologue = len(emitter.lines)
-    geom = Geometry(FragmentKind.ACC, (case.rows, case.cols), case.warpgroups)
-    etype = BFloat16Type() if case.bits == 16 else Float32Type()
-    per_reg = 2 if case.bits == 16 else 1
-    regs = [f"%v{i}" for i in range(geom.count // per_reg)]
-    rank = len(case.extents)
-    strides = [case.row_stride * case.extents[-2]] * (rank - 2) + [case.row_stride]
-    target = GlobalTensor(
-        "%base",
-        [f"%dim{k}" for k in range(rank)],
-        [f"%stride{k}" for k in range(rank - 1)],
-        etype,
+    return to_thread_level(
+        tawa_xdsl.parse(kernel_text(rows, cols, bits, rank)), options
     )
-    emitter.store_tile(
-        Frag(geom, etype, regs), target, [f"%at{k}" for k in range(rank)]
+
+
+def element_values(case: Case) -> np.ndarray:
+    """A distinct finite bf16 per tile element (exact in f32 too)."""
+    ids = np.arange(1, case.rows * case.cols + 1)
+    positive = 0x7F7F  # the largest finite positive bf16 pattern
+    bits = np.where(ids <= positive, ids, ids - positive + 0x8000).astype(np.uint16)
+    return bits.view(bfloat16).reshape(case.rows, case.cols)
+
+
+def store_module(case: Case) -> ModuleOp:
+    return lowered(case.warpgroups, case.rows, case.cols, case.bits, len(case.extents))
+
+
+def run_store(
+    case: Case, module: ModuleOp | None = None
+) -> tuple[np.ndarray, ThreadFunctions]:
+    """Run the store for `case` (in `module`, by default the lowered store
+    kernel): the output's backing memory (padding included) and the machine
+    (its byte write counts and store instructions)."""
+    values = element_values(case)
+    a = np.zeros((case.rows, case.depth), bfloat16)
+    a[:, : case.cols] = values
+    identity = np.zeros((case.cols, case.depth), bfloat16)
+    identity[:, : case.cols] = np.eye(case.cols)
+    *lead, n_rows, n_cols = case.extents
+    backing = np.full(
+        (*lead, n_rows, case.row_stride * case.dtype.itemsize), SENTINEL, np.uint8
+    ).view(case.dtype)
+    out = backing[..., :n_cols]
+    module = module or store_module(case)
+    kernel = find_kernel(module, "store")
+    args = check_host_arguments(kernel, (a, identity, out, *case.coords))
+    machine = run_threads(module, kernel, launch_parameters(kernel, args), (1, 1, 1))
+    return backing, machine
+
+
+def tile_region(case: Case) -> np.ndarray:
+    """Which elements of the output's backing memory the tile covers."""
+    *lead, n_rows, n_cols = case.extents
+    inside = np.zeros((*lead, n_rows, case.row_stride), bool)
+    *lead_at, row, col = case.coords
+    if all(0 <= i < n for i, n in zip(lead_at, lead, strict=True)):
+        target = inside[tuple(lead_at)] if lead else inside
+        r1, c1 = max(row + case.rows, 0), max(min(col + case.cols, n_cols), 0)
+        target[max(row, 0) : r1, max(col, 0) : c1] = True
+    return inside
+
+
+def check(case: Case, module: ModuleOp | None = None) -> ThreadFunctions:
+    backing, machine = run_store(case, module)
+    inside = tile_region(case)
+    row, col = case.coords[-2:]
+    rows, cols = np.nonzero(inside.reshape(-1, case.row_stride))
+    expected = np.full(backing.view(np.uint8).shape, SENTINEL, np.uint8)
+    expected = expected.view(case.dtype)
+    values = element_values(case).astype(case.dtype)
+    flat = expected.reshape(-1, case.row_stride)
+    flat[rows, cols] = values[rows % case.extents[-2] - row, cols - col]
+    np.testing.assert_array_equal(backing.view(np.uint8), expected.view(np.uint8))
+    (written,) = [a for a in machine.memory.allocations if a.name == "p_out_ptr"]
+    bytes_inside = np.repeat(inside.reshape(-1), case.dtype.itemsize)
+    bytes_inside = bytes_inside[: len(written.writes)]
+    assert (written.writes[bytes_inside] == 1).all(), "an element was not written once"
+    assert (written.writes[~bytes_inside] == 0).all(), (
+        "a byte outside the tile was written"
     )
-    assert any("st.global" in line for line in emitter.lines[prologue:])
-
-    memory: dict[int, int] = {}
-    stores: Counter[str] = Counter()
-    band = case.rows // case.warpgroups
-    for first in range(THREADS_PER_WARPGROUP, threads, 32):
-        tids = list(range(first, first + 32))
-        start = []
-        for tid in tids:
-            ctid = tid - THREADS_PER_WARPGROUP
-            cwg, warp, lane = ctid // 128, (ctid // 32) % 4, ctid % 32
-            row0, col0 = cwg * band + 16 * warp + lane // 4, 2 * (lane % 4)
-            values = {}
-            for k in range(geom.count):
-                dr, dc = geom.acc_offsets(k)
-                values[k] = element_id(row0 + dr, col0 + dc, case.cols)
-            r: dict[str, object] = {"%base": BASE}
-            for i, name in enumerate(regs):
-                if per_reg == 2:
-                    r[name] = values[2 * i] | values[2 * i + 1] << 16
-                else:
-                    r[name] = values[i]
-            r |= {f"%dim{k}": e for k, e in enumerate(case.extents)}
-            r |= {f"%stride{k}": s for k, s in enumerate(strides)}
-            r |= {f"%at{k}": c & 0xFFFFFFFF for k, c in enumerate(case.coords)}
-            start.append(r)
-        warp = Warp(tids, start)
-        warp.run(emitter.lines, memory)
-        stores += warp.stores
-    return memory, stores
+    return machine
 
 
-def expected_bytes(case: Case) -> dict[int, int]:
-    expected: dict[int, int] = {}
-    *lead, row, col = case.coords
-    *lead_extents, n_rows, n_cols = case.extents
-    if any(not 0 <= i < n for i, n in zip(lead, lead_extents, strict=True)):
-        return expected
-    offset = sum(i * case.row_stride * n_rows for i in lead)
-    for r in range(case.rows):
-        for c in range(case.cols):
-            if 0 <= row + r < n_rows and 0 <= col + c < n_cols:
-                addr = BASE + case.esize * (
-                    offset + (row + r) * case.row_stride + col + c
-                )
-                value = element_id(r, c, case.cols)
-                for byte in range(case.esize):
-                    expected[addr + byte] = (value >> (8 * byte)) & 0xFF
-    return expected
-
-
-@settings(max_examples=60, deadline=None)
 @given(case=cases())
 def test_every_element_inside_lands_once_and_nothing_outside(case: Case) -> None:
-    memory, _ = run_store(case)
-    assert memory == expected_bytes(case)
+    """As many cases as the hypothesis profile asks for (`--hypothesis-profile`)."""
+    check(case)
 
 
 # (tensor rows, cols), tile origin, the only store instructions that may run
@@ -175,7 +210,5 @@ PATHS = [
 
 @pytest.mark.parametrize("extents, coords, kinds", PATHS)
 def test_each_bf16_tile_takes_its_path(extents, coords, kinds) -> None:
-    case = Case(2, 128, 128, 16, extents, 256, coords)
-    memory, stores = run_store(case)
-    assert memory == expected_bytes(case)
-    assert set(stores) == kinds
+    machine = check(Case(2, 128, 128, 16, extents, 256, coords))
+    assert set(machine.stores) == kinds

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from xdsl.printer import Printer
 
 import tawa_xdsl
@@ -19,7 +19,6 @@ def generic(module) -> str:
     return out.getvalue()
 
 
-@settings(max_examples=80, deadline=None)
 @given(program=tile_programs())
 def test_print_parse_roundtrip(program: TileProgram) -> None:
     module = tawa_xdsl.parse(program.text)
@@ -31,7 +30,6 @@ def test_print_parse_roundtrip(program: TileProgram) -> None:
     assert module.is_structurally_equivalent(from_generic)
 
 
-@settings(max_examples=30, deadline=None)
 @given(program=tile_programs())
 def test_generated_programs_run(program: TileProgram) -> None:
     """Every generated kernel is well-typed and writes its whole output."""

@@ -13,13 +13,13 @@ programs, never what it computes:
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16
 
-from ..conftest import EXAMPLES
+from ..conftest import example_module
 from .programs import tile_programs
 from .test_warp_specialize import pipelines, reference_output
 
@@ -32,7 +32,6 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
-@settings(max_examples=20, deadline=None)
 @given(
     bm=st.sampled_from([16, 64, 128]),
     bn=st.sampled_from([16, 64, 256]),
@@ -47,7 +46,7 @@ def test_resized_gemm_matches_numpy(bm, bn, bk, mnk, layout) -> None:
     b = b_nk if layout == "nt" else np.ascontiguousarray(b_nk.T)
     c = np.full((m, n), np.nan, dtype=bfloat16)
     module = tawa_xdsl.apply(
-        tawa_xdsl.parse(EXAMPLES / "gemm.mlir"),
+        example_module("gemm.mlir", f"gemm_{layout}"),
         f"tile-shape{{block-m={bm} block-n={bn} block-k={bk}}}",
     )
     tawa_xdsl.interpret(
@@ -67,7 +66,6 @@ def _attention_reference(q, k, v, causal: bool) -> np.ndarray:
     return (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
 
 
-@settings(max_examples=15, deadline=None)
 @given(
     bm=st.sampled_from([32, 64, 128, 192]),
     bn=st.sampled_from([32, 64, 128]),
@@ -78,17 +76,16 @@ def test_resized_attention_matches_numpy(bm, bn, seq, causal) -> None:
     rng = np.random.default_rng(seq)
     q, k, v = (_random(rng, 2, seq, 64) for _ in range(3))
     o = np.full((2, seq, 64), np.nan, dtype=bfloat16)
+    name = f"attention{'_causal' if causal else ''}_d64"
     module = tawa_xdsl.apply(
-        tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+        example_module("attention.mlir", name),
         f"tile-shape{{block-m={bm} block-n={bn}}}",
     )
-    name = f"attention{'_causal' if causal else ''}_d64"
     tawa_xdsl.interpret(module, name, q, k, v, o, 0.125, grid=(_ceil(seq, bm), 2))
     ref = _attention_reference(q, k, v, causal)
     assert np.abs(o.astype(np.float64) - ref).max() < 2e-2
 
 
-@settings(max_examples=40, deadline=None)
 @given(
     program=tile_programs(),
     programs=st.integers(1, 5),
@@ -114,7 +111,6 @@ def test_persistent_kernel_is_the_same_function(
     np.testing.assert_array_equal(out, expected)
 
 
-@settings(max_examples=30, deadline=None)
 @given(
     program=tile_programs(),
     persistent=st.booleans(),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from tawa_xdsl.dialects import aref
 from xdsl.dialects import scf
@@ -51,7 +51,6 @@ def simulated_output(
     return out.copy()
 
 
-@settings(max_examples=150, deadline=None)
 @given(program=tile_programs(), pipeline=pipelines(), seed=st.integers(0, 2**16))
 def test_partitioned_pipelined_kernel_equals_reference(program, pipeline, seed) -> None:
     spec, *_ = pipeline
@@ -67,7 +66,6 @@ def test_partitioned_pipelined_kernel_equals_reference(program, pipeline, seed) 
         np.testing.assert_array_equal(got, expected)
 
 
-@settings(max_examples=40, deadline=None)
 @given(program=tile_programs(), pipeline=pipelines(cleanups=True))
 def test_passes_compose_with_cleanups(program, pipeline) -> None:
     spec, *_ = pipeline
@@ -98,7 +96,6 @@ def _expect_failure(module, program: TileProgram, pattern: str) -> None:
             )
 
 
-@settings(max_examples=40, deadline=None)
 @given(program=tile_programs(min_trips=5), depth=st.integers(1, 3), data=st.data())
 def test_simulator_catches_a_dropped_consumed(program, depth, data) -> None:
     """Every consumed runs at least once (loops run >= 5 iterations); drop one."""
@@ -111,7 +108,6 @@ def test_simulator_catches_a_dropped_consumed(program, depth, data) -> None:
     _expect_failure(module, program, "never consumed|deadlock")
 
 
-@settings(max_examples=40, deadline=None)
 @given(program=tile_programs(min_trips=5), depth=st.integers(2, 4), data=st.data())
 def test_simulator_catches_a_ring_too_shallow_for_its_use(program, depth, data) -> None:
     """With P MMAs in flight (and one more slot where a two-stage loop's stage two
@@ -166,7 +162,6 @@ def _rotated(ring: aref.CreateOp) -> bool:
     )
 
 
-@settings(max_examples=30, deadline=None)
 @given(program=tile_programs(min_trips=1))
 def test_two_stage_rotates_attention_like_loops(program) -> None:
     """Loops whose first dot starts from zero and feeds a second dot get rotated."""

@@ -2,7 +2,7 @@
 // multicast, their slots are released in every block, and cluster barriers
 // bracket the role dispatch; then the PTX for it.
 // RUN: tawa-opt %examples/gemm.mlir -p 'cluster,aref-partition,cooperative,pipeline{num-stages=3},convert-aref-to-nvgpu-async' | filecheck %s
-// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{cluster=2 num-consumers=2 num-stages=3}' -t ptx | filecheck %s --check-prefix=PTX
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 cluster=2 num-consumers=2 num-stages=3}' -t ptx | filecheck %s --check-prefix=PTX
 // RUN: not tawa-opt %s -p 'aref-partition,pipeline,convert-aref-to-nvgpu-async' 2>&1 | filecheck %s --check-prefix=NOTHING
 
 // A (rows of pid_x) stays local; B (columns of pid_y) is multicast. Each block's
@@ -43,7 +43,7 @@
 // PTX:       mov.b16 %[[MASK:h[0-9]+]], 3;
 // PTX-NEXT:  mad.lo.s32 %[[COL:r[0-9]+]], %[[RANK]], 64, %{{r[0-9]+}};
 // PTX-NEXT:  mad.lo.u32 %[[DST:r[0-9]+]], %[[RANK]], 8192, %{{r[0-9]+}};
-// PTX-NEXT:  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%[[DST]]+0], [%{{rd[0-9]+}}, {%[[COL]], %{{r[0-9]+}}}], [%{{r[0-9]+}}], %[[MASK]];
+// PTX-NEXT:  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%[[DST]]{{(\+0)?}}], [%{{rd[0-9]+}}, {%[[COL]], %{{r[0-9]+}}}], [%{{r[0-9]+}}], %[[MASK]];
 // PTX:       setp.lt.u32 %[[SIG:p[0-9]+]], %[[LANE:r[0-9]+]], 2;
 // PTX-NEXT:  @%[[SIG]] mapa.shared::cluster.u32 %[[REMOTE:r[0-9]+]], %{{r[0-9]+}}, %[[LANE]];
 // PTX-NEXT:  @%[[SIG]] mbarrier.arrive.shared::cluster.b64 _, [%[[REMOTE]]];

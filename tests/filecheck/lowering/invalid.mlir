@@ -2,7 +2,7 @@
 // RUN: not tawa-opt %examples/gemm.mlir -p convert-aref-to-nvgpu-async 2>&1 | filecheck %s --check-prefix=ORDER
 // RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,cooperative{num-consumers=3}' 2>&1 | filecheck %s --check-prefix=COOP
 // RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,cooperative{num-consumers=4}' 2>&1 | filecheck %s --check-prefix=COOPN
-// RUN: not tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-stages=4 num-consumers=2}' 2>&1 | filecheck %s --check-prefix=SMEM
+// RUN: not tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{tuned=false num-stages=4 num-consumers=2}' 2>&1 | filecheck %s --check-prefix=SMEM
 // RUN: not tawa-opt %examples/gemm.mlir -t ptx 2>&1 | filecheck %s --check-prefix=PTX
 // RUN: tawa-opt %s --split-input-file --verify-diagnostics -p 'aref-partition,convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=SHAPE
 

@@ -3,8 +3,8 @@
 // multiplies): online softmax's O *= alpha. A multiply of a tile that is not
 // carried by the loop, such as the final normalisation, is left as it is.
 // math.ceil and math.floor round to integral values in f32.
-// RUN: tawa-opt %s -p 'tawa-hopper-pipeline{num-consumers=2}' -t ptx | filecheck %s
-// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-consumers=2 two-stage=true}' -t ptx | filecheck %s --check-prefix=ATTN
+// RUN: tawa-opt %s -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 num-consumers=2}' -t ptx | filecheck %s
+// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 num-consumers=2 two-stage=true}' -t ptx | filecheck %s --check-prefix=ATTN
 
 // CHECK-LABEL: .visible .entry rescaled_sum(
 // CHECK:         cvt.rpi.f32.f32 [[UP0:%f[0-9]+]], [[M0:%f[0-9]+]];

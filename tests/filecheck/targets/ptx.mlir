@@ -1,14 +1,14 @@
 // `-t ptx` prints a complete PTX module for sm_90a.
-// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{num-stages=3 mma-depth=2 num-consumers=2}' -t ptx | filecheck %s
-// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{num-consumers=2 producer-registers=40 consumer-registers=232}' -t ptx | filecheck %s --check-prefix=REGS
-// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-consumers=2 num-stages=2}' -t ptx | filecheck %s --check-prefix=ATTN
-// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-consumers=3 block-m=192 num-stages=2 mma-depth=1 two-stage=true ping-pong=true}' -t ptx | filecheck %s --check-prefix=TURNS
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{tuned=false num-stages=3 mma-depth=2 num-consumers=2}' -t ptx | filecheck %s
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 num-consumers=2 producer-registers=40 consumer-registers=232}' -t ptx | filecheck %s --check-prefix=REGS
+// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 num-consumers=2 num-stages=2}' -t ptx | filecheck %s --check-prefix=ATTN
+// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{tuned=false num-consumers=3 block-m=192 num-stages=2 mma-depth=1 two-stage=true ping-pong=true}' -t ptx | filecheck %s --check-prefix=TURNS
 
 // MMA turns over three consumer warpgroups: warpgroup w waits on named barrier
 // 2 + w and passes to 2 + (w + 1) % 3 (barriers 0 and 1 are the CTA's and the
 // consumers'); the last warpgroup opens warpgroup 0's first turn.
 // TURNS-LABEL: .visible .entry attention_d64(
-// TURNS:         L_consumer_{{[0-9]+}}:
+// TURNS:         L_else_{{[0-9]+}}:
 // TURNS-NEXT:    sub.u32 [[CTID:%r[0-9]+]], %r{{[0-9]+}}, 128;
 // TURNS-NEXT:    shr.u32 [[CWG:%r[0-9]+]], [[CTID]], 7;
 // TURNS:         add.u32 [[OWN:%r[0-9]+]], [[CWG]], 2;
@@ -60,11 +60,11 @@
 // CHECK:         @[[LEAD:%p[0-9]+]] cp.async.bulk.wait_group.read 0;
 // CHECK-NEXT:    bar.sync 1, 256;
 // CHECK:         xor.b32
-// CHECK:         st.shared.b32 [%r{{[0-9]+}}+0], %r{{[0-9]+}};
+// CHECK:         st.shared.b32 [%r{{[0-9]+}}{{(\+0)?}}], %r{{[0-9]+}};
 // CHECK:         st.shared.b32 [%r{{[0-9]+}}+16384], %r{{[0-9]+}};
 // CHECK:         fence.proxy.async.shared::cta;
 // CHECK-NEXT:    bar.sync 1, 256;
-// CHECK:         @[[LEAD]] cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%r{{[0-9]+}}+0];
+// CHECK:         @[[LEAD]] cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%r{{[0-9]+}}{{(\+0)?}}];
 // CHECK:         @[[LEAD]] cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%r{{[0-9]+}}+16384];
 // CHECK-NEXT:    @[[LEAD]] cp.async.bulk.commit_group;
 // CHECK:         @[[LEAD]] cp.async.bulk.wait_group.read 0;

@@ -36,3 +36,44 @@ func.func @escaping(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %n: index) attribu
   func.return
 }
 // CHECK: error: tile.load result is carried out of its loop iteration; an aref slot only holds it for one iteration
+
+// -----
+
+func.func @load_in_while(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %n: index) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %end = scf.while (%k = %c0) : (index) -> index {
+    %more = arith.cmpi slt, %k, %n : index
+    scf.condition(%more) %k : index
+  } do {
+  ^bb0(%j: index):
+    %t = tile.load %a[%c0, %j] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+    %j1 = arith.addi %j, %c16 : index
+    scf.yield %j1 : index
+  }
+  func.return
+}
+// CHECK: error: tile.load inside 'scf.while' cannot be partitioned: loads may only be nested in scf.for loops
+
+// -----
+
+// The producer computes an scf.while whole (a scalar loop bound), but not one
+// that reads tile data.
+func.func @while_over_tile_data(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %b: !tile.desc<?x?xbf16, box = [16, 16]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %t = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+  %end = scf.while (%k = %c0) : (index) -> index {
+    %e = tensor.extract %t[%k, %c0] : tensor<16x16xbf16>
+    %z = arith.constant 0.0 : bf16
+    %more = arith.cmpf ogt, %e, %z : bf16
+    scf.condition(%more) %k : index
+  } do {
+  ^bb0(%j: index):
+    %j1 = arith.addi %j, %c16 : index
+    scf.yield %j1 : index
+  }
+  %u = tile.load %b[%end, %c0] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+  func.return
+}
+// CHECK: error: tile.load address depends on tile data (%t : tensor<16x16xbf16>); the producer can only compute addresses from scalars

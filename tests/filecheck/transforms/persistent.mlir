@@ -7,6 +7,7 @@
 // RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,pipeline{outer-stages=0}' 2>&1 | filecheck %s --check-prefix=OUTER
 // RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,persistent' 2>&1 | filecheck %s --check-prefix=ORDER
 // RUN: not tawa-opt %s -p 'persistent' 2>&1 | filecheck %s --check-prefix=GRID
+// RUN: tawa-opt %S/../../kernels/gemm_rows.mlir -p 'persistent' | filecheck %s --check-prefix=ROWS
 
 // The tile count comes from the stored tensor's extents; tiles go in groups of
 // 8 rows (group-m) swept along the columns.
@@ -58,7 +59,17 @@
 // OUTER: tawa-opt: pipeline: outer-stages must be at least 1, got 0
 // GROUP: tawa-opt: persistent: group-m must be at least 1, got 0
 // ORDER: error: func.func: persistent: kernel @gemm_nt is already warp-specialized; run persistent before aref-partition
-// GRID: error: func.func: persistent: kernel 'no_grid': cannot tell how many programs axis x needs from its store; pass grid= explicitly
+// A store at program_id(x) + n (n a scalar that may be anything) tells nothing
+// about the grid: the diagnostic points at the store and says what to write.
+// GRID: persistent.mlir:{{[0-9]+}}:3: error: tile.store: persistent: kernel @no_grid: cannot tell how many programs axis x needs: no coordinate of this store is program_id(x) * B (+ an offset that is non-negative and does not depend on program ids), B a constant or a scalar argument. A persistent kernel computes its tile count from that rule; write the store's coordinates so, or leave the kernel non-persistent (then the launch takes grid=)
+
+// Rows per program from a scalar (the store at program_id(x) * rows + a tile's
+// row offset) and 2 x 64 columns: the tile count divides by the scalar.
+// ROWS-LABEL: func.func @gemm_rows
+// ROWS-SAME:    tile.persistent = {{\[}}[0 : i64, 2 : i64, 0 : i64, 1 : i64, 3 : i64], [1 : i64, 2 : i64, 1 : i64, 128 : i64]]
+// ROWS-NEXT:    %[[M:.*]] = tile.dim %c, 0
+// ROWS-NEXT:    %[[ROWS:.*]] = arith.index_cast %rows : i32 to index
+// ROWS-NEXT:    %tiles_x = arith.ceildivui %[[M]], %[[ROWS]] : index
 
 func.func @no_grid(%a: !tile.desc<?x?xf32, box = [16, 16]>, %n: index) attributes {tile.kernel} {
   %pid = tile.program_id x

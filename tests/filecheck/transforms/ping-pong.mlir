@@ -1,6 +1,6 @@
 // ping-pong: consumer warpgroups take turns issuing each loop iteration's wgmmas.
 // RUN: tawa-opt %examples/gemm.mlir -p 'aref-partition,cooperative,pipeline{num-stages=3 mma-depth=1},convert-aref-to-nvgpu-async,ping-pong' | filecheck %s
-// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{num-consumers=2 num-stages=2 mma-depth=1 two-stage=true ping-pong=true}' | filecheck %s --check-prefix=ATTN
+// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{tuned=false num-consumers=2 num-stages=2 mma-depth=1 two-stage=true ping-pong=true}' | filecheck %s --check-prefix=ATTN
 // RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,pipeline,convert-aref-to-nvgpu-async,ping-pong' 2>&1 | filecheck %s --check-prefix=ONE
 // RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,cooperative,pipeline,ping-pong' 2>&1 | filecheck %s --check-prefix=ORDER
 // RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,cooperative,pipeline,convert-aref-to-nvgpu-async,ping-pong,ping-pong' 2>&1 | filecheck %s --check-prefix=TWICE

@@ -3,7 +3,7 @@
 // RUN: tawa-opt %examples/gemm.mlir -p 'reverse-grid' | filecheck %s
 // RUN: tawa-opt %examples/gemm.mlir -p 'reverse-grid{axis=y}' | filecheck %s --check-prefix=AXIS-Y
 // RUN: tawa-opt %examples/gemm.mlir -p 'reverse-grid,persistent' | filecheck %s --check-prefix=PERSISTENT
-// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{reverse-x=true num-consumers=2 two-stage=true mma-depth=1}' -t ptx | filecheck %s --check-prefix=PTX
+// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{tuned=false reverse-x=true num-consumers=2 two-stage=true mma-depth=1}' -t ptx | filecheck %s --check-prefix=PTX
 // RUN: not tawa-opt %examples/gemm.mlir -p 'reverse-grid{axis=w}' 2>&1 | filecheck %s --check-prefix=AXIS
 // RUN: not tawa-opt %examples/gemm.mlir -p 'persistent,reverse-grid' 2>&1 | filecheck %s --check-prefix=ORDER
 // RUN: not tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{reverse-x=true persistent=true}' 2>&1 | filecheck %s --check-prefix=PIPELINE

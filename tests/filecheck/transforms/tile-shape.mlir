@@ -5,7 +5,7 @@
 // RUN: tawa-opt %examples/gemm.mlir -p 'tile-shape' | filecheck %s --check-prefix=KEEP
 
 // BN: B's box rows, C's box columns, the accumulator, the dot, the tile offset.
-// CHECK-LABEL: func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"]}, %b: !tile.desc<?x?xbf16, box = [256, 64]> {tile.box = ["BN", "BK"]}, %c: !tile.desc<?x?xbf16, box = [128, 256]> {tile.box = ["BM", "BN"]})
+// CHECK-LABEL: func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]}, %b: !tile.desc<?x?xbf16, box = [256, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]}, %c: !tile.desc<?x?xbf16, box = [128, 256]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]})
 // CHECK:         %bn = arith.constant {tile.size = "BN"} 256 : index
 // CHECK:         %n0 = arith.muli %pid_n, %bn : index
 // CHECK:         %zero = arith.constant dense<0.000000e+00> : tensor<128x256xf32>
@@ -15,7 +15,7 @@
 // CHECK:         tile.store %{{.*}}, %c[%m0, %n0] : tensor<128x256xbf16> -> !tile.desc<?x?xbf16, box = [128, 256]>
 // The K x N layout of B names its axes the other way round.
 // CHECK-LABEL: func.func @gemm_nn
-// CHECK-SAME:    %b: !tile.desc<?x?xbf16, box = [64, 256]> {tile.box = ["BK", "BN"]}
+// CHECK-SAME:    %b: !tile.desc<?x?xbf16, box = [64, 256]> {tile.box = ["BK", "BN"], tile.dims = ["K", "N"]}
 
 // Attention: query rows (BM) and key columns (BN) reach the scores, the row
 // statistics, the iotas and splats of the masks, and the loop steps; the head

@@ -1,0 +1,415 @@
+"""Scalars and elementwise ops (pattern family 1).
+
+A scalar op is one instruction; an op on register tiles is one `ptx.alu` whose
+elements are the registers the thread holds, each operand read through its map
+(a broadcast) or as one register (a splat). Constants are immediates; a splat
+constant tile is one. Where PTX wants a register (the first source, a `setp`'s
+left side) an immediate is moved into one first, as the printer did.
+
+16-bit tiles hold element pairs in one `b32`: `arith.truncf` packs two f32 with
+`cvt.rn.bf16x2.f32` (first source to the upper half), `arith.extf` unpacks
+(`mov.b32 {lo, hi}`) and converts each half. Arithmetic on 16-bit values is
+refused: compute in f32.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from tawa_xdsl.dialects import ptx, tile
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind
+from tawa_xdsl.lowering.distribute.context import (
+    KernelState,
+    Lowered,
+    Ops,
+    geometry,
+    is_16bit,
+    register_type,
+    scalar_class,
+)
+from tawa_xdsl.lowering.distribute.kernel import DistributePattern
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+)
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+
+F32_BINARY: dict[type[Operation], str] = {
+    arith.AddfOp: "add.f32",
+    arith.SubfOp: "sub.f32",
+    arith.MulfOp: "mul.f32",
+    arith.DivfOp: "div.rn.f32",
+    arith.MaximumfOp: "max.NaN.f32",
+    arith.MinimumfOp: "min.NaN.f32",
+    arith.MaxnumfOp: "max.f32",
+    arith.MinnumfOp: "min.f32",
+}
+I32_BINARY: dict[type[Operation], str] = {
+    arith.AddiOp: "add.s32",
+    arith.SubiOp: "sub.s32",
+    arith.MuliOp: "mul.lo.s32",
+    arith.AndIOp: "and.b32",
+    arith.OrIOp: "or.b32",
+    arith.XOrIOp: "xor.b32",
+    arith.ShLIOp: "shl.b32",
+    arith.ShRUIOp: "shr.u32",
+    arith.ShRSIOp: "shr.s32",
+    arith.MaxSIOp: "max.s32",
+    arith.MinSIOp: "min.s32",
+    arith.MaxUIOp: "max.u32",
+    arith.MinUIOp: "min.u32",
+    arith.DivSIOp: "div.s32",
+    arith.RemSIOp: "rem.s32",
+    arith.DivUIOp: "div.u32",
+    arith.RemUIOp: "rem.u32",
+}
+
+
+def _f32(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+LOG2E, LN2 = _f32(0x3FB8AA3B), _f32(0x3F317218)
+F32_UNARY: dict[type[Operation], list[tuple[str, float | None]]] = {
+    arith.NegfOp: [("neg.f32", None)],
+    mathd.Exp2Op: [("ex2.approx.ftz.f32", None)],
+    mathd.ExpOp: [("mul.f32", LOG2E), ("ex2.approx.ftz.f32", None)],
+    mathd.TanhOp: [("tanh.approx.f32", None)],
+    mathd.Log2Op: [("lg2.approx.ftz.f32", None)],
+    mathd.LogOp: [("lg2.approx.ftz.f32", None), ("mul.f32", LN2)],
+    mathd.SqrtOp: [("sqrt.rn.f32", None)],
+    mathd.RsqrtOp: [("rsqrt.approx.ftz.f32", None)],
+    mathd.AbsFOp: [("abs.f32", None)],
+    mathd.CeilOp: [("cvt.rpi.f32.f32", None)],
+    mathd.FloorOp: [("cvt.rmi.f32.f32", None)],
+}
+"""Each op as instructions on its operand (then on the previous result),
+with an f32 literal as second source where given: e^x = 2^(x log2 e)."""
+
+CMP = {
+    "eq": "eq",
+    "ne": "ne",
+    "slt": "lt",
+    "sle": "le",
+    "sgt": "gt",
+    "sge": "ge",
+    "ult": "lo",
+    "ule": "ls",
+    "ugt": "hi",
+    "uge": "hs",
+}
+"""arith/tile comparison -> PTX `setp` comparison."""
+
+
+def element_type(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, TensorType) else t
+
+
+def fragment_count(t: Attribute) -> int:
+    return geometry(t).count
+
+
+def splat_value(v: DenseIntOrFPElementsAttr) -> int | float | None:
+    """The one value of a splat constant (None: not a splat), read from its
+    bytes (a tile constant holds thousands of equal elements)."""
+    et = v.get_element_type()
+    size = et.compile_time_size
+    data = v.data.data
+    first = data[:size]
+    if not first or data != first * (len(data) // size):
+        return None
+    return et.unpack(first, 1)[0]
+
+
+def _power_of_two(n: int | float | None) -> bool:
+    return isinstance(n, int) and n > 0 and n & (n - 1) == 0
+
+
+class Constant(DistributePattern):
+    """Scalars and splat tiles become immediates; i1 scalars the constant
+    predicates."""
+
+    OPS = (arith.ConstantOp,)
+
+    def rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter):
+        k, v, t = self.k, op.value, op.result.type
+        if isinstance(v, DenseIntOrFPElementsAttr):
+            x = splat_value(v)
+            if x is None:
+                raise OpDiagnostic(
+                    op, "only splat constants can live in register tiles"
+                )
+            et = element_type(t)
+        elif isinstance(v, FloatAttr | IntegerAttr):
+            x, et = v.value.data, t
+        else:
+            raise OpDiagnostic(op, f"constant {v} is not supported")
+        cls = scalar_class(et)
+        if cls == "pred" and isinstance(t, IntegerType):
+            self.k.define(rewriter, op, [], Lowered(k.true if x else k.false))
+        elif cls in ("f32", "b32", "b64") and not is_16bit(et):
+            self.k.define(
+                rewriter,
+                op,
+                [],
+                Lowered(k.imm(float(x) if cls == "f32" else int(x), cls)),
+            )
+        else:
+            raise OpDiagnostic(op, f"constants of type {t} are not supported")
+
+
+class IndexCast(DistributePattern):
+    """index and i32 share a `b32` register."""
+
+    OPS = (arith.IndexCastOp,)
+
+    def rewrite(self, op: arith.IndexCastOp, rewriter: PatternRewriter):
+        self.k.define(rewriter, op, [], self.k.lowered(op.input, op))
+
+
+class Binary(DistributePattern):
+    """`arith` binary ops on scalars and register tiles."""
+
+    OPS = (*F32_BINARY, *I32_BINARY)
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter):
+        opcode = F32_BINARY.get(type(op)) or I32_BINARY[type(op)]
+        t = op.results[0].type
+        if is_16bit(element_type(t)):
+            raise OpDiagnostic(
+                op, f"'{op.name}' on 16-bit values: compute in f32 (arith.extf) first"
+            )
+        a, b = (self.k.lowered(v, op) for v in op.operands)
+        ops = Ops(self.k)
+        if isinstance(t, TensorType) and a.uniform and b.uniform:
+            raise OpDiagnostic(
+                op, "fold tile constants before lowering (run canonicalize)"
+            )
+        if not isinstance(t, TensorType):
+            lhs = ops.reg(a)
+            n = b.imm_value()
+            if opcode == "div.u32" and _power_of_two(n):
+                d = ops.alu("shr.u32", lhs, ops.imm(int(n).bit_length() - 1, "b32"))
+            elif opcode == "rem.u32" and _power_of_two(n):
+                d = ops.alu("and.b32", lhs, ops.imm(int(n) - 1, "b32"))
+            else:
+                d = ops.alu(opcode, lhs, b)
+            self.k.define(rewriter, op, ops, Lowered(d))
+            return
+        first = Lowered(ops.reg(a)) if a.uniform else a
+        d = ops.alu(opcode, first, b, count=fragment_count(t))
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+class Unary(DistributePattern):
+    """f32 `arith.negf` and `math` ops: one or two instructions per element."""
+
+    OPS = tuple(F32_UNARY)
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter):
+        steps = F32_UNARY[type(op)]
+        t = op.results[0].type
+        a = self.k.lowered(op.operands[0], op)
+        ops = Ops(self.k)
+        count = 1 if a.uniform else fragment_count(t)
+        x: Lowered = Lowered(ops.reg(a)) if a.uniform else a
+        for opcode, literal in steps:
+            args = [x] if literal is None else [x, Lowered(ops.imm(literal, "f32"))]
+            x = Lowered(ops.alu(opcode, *args, count=count))
+        self.k.define(rewriter, op, ops, x)
+
+
+class CeilDiv(DistributePattern):
+    """ceil(a / b) for the non-negative trip counts it is used for: (a + b - 1) / b."""
+
+    OPS = (arith.CeilDivSIOp, arith.CeilDivUIOp)
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter):
+        assert isinstance(op, arith.CeilDivSIOp | arith.CeilDivUIOp)
+        ops = Ops(self.k)
+        a, b = ops.reg(self.k.lowered(op.lhs, op)), self.k.lowered(op.rhs, op)
+        t = ops.alu("add.s32", a, b)
+        t = ops.alu("sub.s32", t, ops.imm(1, "b32"))
+        n = b.imm_value()
+        if _power_of_two(n):
+            d = ops.alu("shr.s32", t, ops.imm(int(n).bit_length() - 1, "b32"))
+        else:
+            d = ops.alu("div.s32", t, b)
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+class Cmpi(DistributePattern):
+    """Scalar `arith.cmpi`: one `setp`, unsigned for the unsigned predicates."""
+
+    OPS = (arith.CmpiOp,)
+
+    def rewrite(self, op: arith.CmpiOp, rewriter: PatternRewriter):
+        if isinstance(op.lhs.type, TensorType):
+            raise OpDiagnostic(op, "compare tiles with tile.cmpi")
+        pred = CMP[arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]]
+        kind = "u32" if pred in ("lo", "ls", "hi", "hs") else "s32"
+        ops = Ops(self.k)
+        lhs = ops.reg(self.k.lowered(op.lhs, op))
+        p = ops.alu(f"setp.{pred}.{kind}", lhs, self.k.lowered(op.rhs, op))
+        self.k.define(rewriter, op, ops, Lowered(p))
+
+
+SELECT = {"f32": "selp.f32", "b32": "selp.b32"}
+
+
+class Select(DistributePattern):
+    """Scalar `arith.select`: one `selp`."""
+
+    OPS = (arith.SelectOp,)
+
+    def rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter):
+        opcode = SELECT.get(scalar_class(op.result.type) or "")
+        if opcode is None or isinstance(op.result.type, TensorType):
+            raise OpDiagnostic(op, f"arith.select of {op.result.type} is not supported")
+        ops = Ops(self.k)
+        d = ops.alu(opcode, *(self.k.lowered(v, op) for v in (op.lhs, op.rhs, op.cond)))
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+def _ptx_float(t: Attribute) -> str:
+    return "bf16" if isinstance(t, BFloat16Type) else "f16"
+
+
+class TruncF(DistributePattern):
+    """f32 tile -> 16-bit tile: one `cvt.rn.bf16x2.f32` per element pair
+    (odd element first: it goes to the upper half)."""
+
+    OPS = (arith.TruncFOp,)
+
+    def rewrite(self, op: arith.TruncFOp, rewriter: PatternRewriter):
+        src, et = self.k.lowered(op.input, op), element_type(op.result.type)
+        if (
+            not isinstance(op.result.type, TensorType)
+            or src.uniform
+            or not is_16bit(et)
+        ):
+            raise OpDiagnostic(
+                op, "arith.truncf is supported on f32 register tiles to bf16/f16"
+            )
+        pairs = fragment_count(op.result.type) // 2
+        ops = Ops(self.k)
+        d = ops.alu(
+            f"cvt.rn.{_ptx_float(et)}x2.f32",
+            src.select([2 * i + 1 for i in range(pairs)]),
+            src.select([2 * i for i in range(pairs)]),
+        )
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+class ExtF(DistributePattern):
+    """16-bit tile -> f32 tile: unpack each pair, convert each half."""
+
+    OPS = (arith.ExtFOp,)
+
+    def rewrite(self, op: arith.ExtFOp, rewriter: PatternRewriter):
+        src = self.k.lowered(op.input, op)
+        et = element_type(op.input.type)
+        if not isinstance(op.input.type, TensorType) or src.uniform or not is_16bit(et):
+            raise OpDiagnostic(op, "arith.extf is supported on bf16/f16 register tiles")
+        ops = Ops(self.k)
+        rt = register_type(op.input.type)
+        assert rt is not None
+        halves = ops.add(ptx.UnpackOp(ops.materialize(src, rt))).results[0]
+        d = ops.alu(f"cvt.f32.{_ptx_float(et)}", halves)
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+class SIToFP(DistributePattern):
+    OPS = (arith.SIToFPOp,)
+
+    def rewrite(self, op: arith.SIToFPOp, rewriter: PatternRewriter):
+        a = self.k.lowered(op.input, op)
+        ops = Ops(self.k)
+        if a.uniform:
+            d = ops.alu("cvt.rn.f32.s32", ops.reg(a))
+        else:
+            d = ops.alu("cvt.rn.f32.s32", a, count=fragment_count(op.result.type))
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+class Iota(DistributePattern):
+    """Row (or column) indices of the elements a thread holds: its row base
+    (column base 2 t) plus each element's offset, a constant bundle."""
+
+    OPS = (tile.IotaOp,)
+
+    def rewrite(self, op: tile.IotaOp, rewriter: PatternRewriter):
+        geom = geometry(op.result.type)
+        ops = Ops(self.k)
+        if geom.kind == FragmentKind.ROW:
+            base = self.k.row0(geom.shape[0], op)
+            offsets = [geom.row_offset(k) for k in range(geom.count)]
+        elif geom.kind == FragmentKind.COL:
+            base = self.k.consumer_ids(op).col0
+            offsets = [geom.col_offset(k) for k in range(geom.count)]
+        else:
+            raise OpDiagnostic(op, "tile.iota is supported on row and column tiles")
+        d = ops.alu("add.u32", base, ops.imm(offsets, "b32"))
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+class TileCmpi(DistributePattern):
+    OPS = (tile.CmpiOp,)
+
+    def rewrite(self, op: tile.CmpiOp, rewriter: PatternRewriter):
+        a, b = self.k.lowered(op.lhs, op), self.k.lowered(op.rhs, op)
+        ops = Ops(self.k)
+        lhs = Lowered(ops.reg(a)) if a.is_imm else a
+        d = ops.alu(
+            f"setp.{CMP[op.predicate.data]}.s32",
+            lhs,
+            b,
+            count=fragment_count(op.result.type),
+        )
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+class TileSelect(DistributePattern):
+    OPS = (tile.SelectOp,)
+
+    def rewrite(self, op: tile.SelectOp, rewriter: PatternRewriter):
+        m, a, b = (self.k.lowered(v, op) for v in (op.mask, op.on_true, op.on_false))
+        if m.uniform and a.uniform and b.uniform:
+            raise OpDiagnostic(
+                op, "fold tile constants before lowering (run canonicalize)"
+            )
+        cls = scalar_class(element_type(op.result.type))
+        if cls not in SELECT:
+            raise OpDiagnostic(op, f"tile.select of {op.result.type} is not supported")
+        ops = Ops(self.k)
+        d = ops.alu(SELECT[cls], a, b, m, count=fragment_count(op.result.type))
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+def patterns(k: KernelState) -> list[DistributePattern]:
+    return [
+        Constant(k),
+        IndexCast(k),
+        Binary(k),
+        Unary(k),
+        CeilDiv(k),
+        Cmpi(k),
+        Select(k),
+        TruncF(k),
+        ExtF(k),
+        SIToFP(k),
+        Iota(k),
+        TileCmpi(k),
+        TileSelect(k),
+    ]

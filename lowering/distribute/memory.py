@@ -1,0 +1,375 @@
+"""Loads and stores of register tiles (pattern family 6).
+
+- `smem_slot` / `smem_trans`: a slot's address; a transposed view is the same
+  address (its type says how wgmma reads it).
+- `smem_store`: every thread writes its accumulator elements into the
+  staging tile in the 128-byte-swizzled layout TMA reads: 16-byte chunk c of
+  row r sits at chunk c ^ (r % 8), and r % 8 is the thread's g for every row it
+  holds; one address per 8-column group, one store per element pair.
+- `smem_load`: a vector tile (a bias) read into the column layout, one load
+  per 8-column group.
+- `store_global`: masked stores from registers with unsigned bounds checks, by
+  the paths `select-store-path` listed (a store without them takes that pass's
+  choice), chosen at run time with uniform branches on the tile's first column:
+  16-byte `st.global.v4` after a quad transpose (`vec16`), element pairs masked
+  per element (`pair`; an odd column misaligns them), single elements
+  (`single`). Each path computes its own row addresses, as the printer did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind, StorePath
+from tawa_xdsl.dialects.tile import element_bytes
+from tawa_xdsl.lowering.distribute.barriers import slot_address
+from tawa_xdsl.lowering.distribute.context import (
+    ConsumerIds,
+    KernelState,
+    Lowered,
+    Ops,
+    bundle,
+    geometry,
+    is_16bit,
+    register_type,
+)
+from tawa_xdsl.lowering.distribute.kernel import DistributePattern
+from tawa_xdsl.lowering.fragments import Geometry
+from tawa_xdsl.lowering.quad_transpose import quad_transpose_bundle
+from tawa_xdsl.lowering.select_store_path import store_paths
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+)
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+
+
+class SmemSlot(DistributePattern):
+    OPS = (nv.SmemSlotOp,)
+
+    def rewrite(self, op: nv.SmemSlotOp, rewriter: PatternRewriter):
+        ops = Ops(self.k)
+        self.k.define(
+            rewriter, op, ops, Lowered(slot_address(ops, op.buffer, op.slot, op))
+        )
+
+
+class SmemTrans(DistributePattern):
+    OPS = (nv.SmemTransOp,)
+
+    def rewrite(self, op: nv.SmemTransOp, rewriter: PatternRewriter):
+        self.k.define(rewriter, op, [], self.k.lowered(op.source, op))
+
+
+class SmemStore(DistributePattern):
+    OPS = (nv.SmemStoreOp,)
+
+    def rewrite(self, op: nv.SmemStoreOp, rewriter: PatternRewriter):
+        value = self.k.lowered(op.value, op)
+        t = op.value.type
+        if value.uniform or geometry(t).kind != FragmentKind.ACC:
+            raise OpDiagnostic(op, "only accumulator-layout tiles can be staged")
+        assert isinstance(t, TensorType)
+        k, ops = self.k, Ops(self.k)
+        ids = k.consumer_ids(op)
+        geom, esize = geometry(t), element_bytes(t.element_type)
+        rows, chunk_cols = geom.rows, nv.SWIZZLE_BYTES // esize
+        base = slot_address(ops, op.buffer, op.slot, op)
+        row_addr = ops.alu(  # this thread's first row, 128 bytes per row
+            "mad.lo.u32", k.row0(rows, op), ops.imm(nv.SWIZZLE_BYTES, "b32"), base
+        )
+        g16 = ops.alu("shl.b32", ids.g, ops.imm(4, "b32"))
+        t_bytes = ops.alu("mul.lo.u32", ids.t, ops.imm(2 * esize, "b32"))
+        groups = [divmod(8 * j, chunk_cols) for j in range(geom.cols // 8)]
+        byte = ops.alu(
+            "add.u32", t_bytes, ops.imm([c * esize for _, c in groups], "b32")
+        )
+        swizzled = ops.alu("and.b32", byte, ops.imm(-16, "b32"))
+        swizzled = ops.alu("xor.b32", swizzled, g16)
+        within = ops.alu("and.b32", byte, ops.imm(15, "b32"))
+        swizzled = ops.alu("add.u32", swizzled, within)
+        swizzled = ops.alu("add.u32", swizzled, row_addr)
+        half = geom.cols // 2
+        stores = [  # (8-column group j, row block b, half h): one store per pair
+            (
+                j,
+                chunk * rows * nv.SWIZZLE_BYTES + (64 * b + 8 * h) * 128,
+                b * half + 4 * j + 2 * h,
+            )
+            for j, (chunk, _) in enumerate(groups)
+            for b in range(geom.blocks)
+            for h in (0, 1)
+        ]
+        pair = (
+            (lambda i: [i // 2]) if is_16bit(t.element_type) else (lambda i: [i, i + 1])
+        )
+        ops.add(
+            ptx.StoreOp(
+                "shared",
+                swizzled,
+                value.value,
+                [value.element(e) for _, _, i in stores for e in pair(i)],
+                offsets=[offset for _, offset, _ in stores],
+                addr_elements=[j for j, _, _ in stores],
+            )
+        )
+        rewriter.replace(op, ops, [])
+
+
+class SmemLoad(DistributePattern):
+    OPS = (nv.SmemLoadOp,)
+
+    def rewrite(self, op: nv.SmemLoadOp, rewriter: PatternRewriter):
+        t = op.result.type
+        view = op.source.type
+        assert isinstance(t, TensorType) and isinstance(view, nv.SmemViewType)
+        geom = geometry(t)
+        if geom.kind != FragmentKind.COL or len(view.get_shape()) != 1:
+            raise OpDiagnostic(
+                op,
+                "only vector tiles (a bias) can be read from shared memory into registers",
+            )
+        k, ops = self.k, Ops(self.k)
+        esize = element_bytes(t.element_type)
+        col = ops.alu(
+            "mad.lo.u32",
+            k.consumer_ids(op).col0,
+            ops.imm(esize, "b32"),
+            self.k.lowered(op.source, op).value,
+        )
+        rt = register_type(t)
+        assert rt is not None
+        offsets = [8 * j * esize for j in range(geom.count // 2)]
+        load = ops.add(
+            ptx.LoadOp("shared", col, rt.register_class, rt.size, offsets=offsets)
+        )
+        self.k.define(rewriter, op, ops, Lowered(load.results[0]))
+
+
+@dataclass
+class _Store:
+    """What the paths of one register-tile store share."""
+
+    value: Lowered
+    geom: Geometry
+    esize: int
+    wide16: bool
+    ptr: SSAValue
+    dims: list[SSAValue]
+    strides: list[SSAValue]
+    row0: SSAValue
+    """The tile's first row plus this thread's row base."""
+    ok: SSAValue
+    """The leading indices are inside the tensor."""
+    offset: SSAValue
+    """Element offset of the leading indices."""
+    col: SSAValue
+    ids: ConsumerIds
+
+    @property
+    def row_offsets(self) -> list[int]:
+        """Offsets of this thread's rows from its first, (block b, half h) order."""
+        return [64 * b + 8 * h for b in range(self.geom.blocks) for h in (0, 1)]
+
+
+class StoreGlobal(DistributePattern):
+    OPS = (nv.StoreGlobalOp,)
+
+    def rewrite(self, op: nv.StoreGlobalOp, rewriter: PatternRewriter):
+        t = op.value.type
+        assert isinstance(t, TensorType)
+        value = self.k.lowered(op.value, op)
+        if value.uniform or geometry(t).kind != FragmentKind.ACC:
+            raise OpDiagnostic(op, "stores of accumulator-layout tiles are supported")
+        k, ops = self.k, Ops(self.k)
+        if op.target not in k.tensors:
+            raise OpDiagnostic(
+                op, "stores from registers go to a global tensor parameter"
+            )
+        ptr, dims, strides = k.tensors[op.target]
+        idx = [ops.reg(self.k.lowered(i, op)) for i in op.indices]
+        rank = len(idx)
+        geom = geometry(t)
+        ok = k.true
+        offset = ops.alu("mov.u64", ops.imm(0, "b64"))
+        for dim in range(rank - 2):  # leading dimensions: a box of extent 1
+            inside = ops.alu("setp.lt.u32", idx[dim], dims[dim])  # negative: outside
+            ok = ops.alu("and.pred", ok, inside)
+            offset = ops.alu("mad.wide.u32", idx[dim], strides[dim], offset)
+        row0 = ops.alu("add.s32", idx[rank - 2], k.row0(geom.rows, op))
+        store = _Store(
+            value,
+            geom,
+            element_bytes(t.element_type),
+            is_16bit(t.element_type),
+            ptr,
+            dims,
+            strides,
+            row0,
+            ok,
+            offset,
+            idx[rank - 1],
+            k.consumer_ids(op),
+        )
+        paths = op.store_paths or tuple(store_paths(t))
+        odd = fits = None
+        if StorePath.PAIR in paths:
+            low = ops.alu("and.b32", store.col, ops.imm(1, "b32"))
+            odd = ops.alu("setp.ne.u32", low, ops.imm(0, "b32"))
+        if StorePath.VEC16 in paths:
+            col, cols_dim = store.col, dims[rank - 1]
+            low = ops.alu("and.b32", col, ops.imm(7, "b32"))
+            fits = ops.alu("setp.eq.u32", low, ops.imm(0, "b32"))
+            fits = ops.alu("setp.ge.and.s32", col, ops.imm(0, "b32"), fits)
+            last = ops.alu("sub.s32", cols_dim, ops.imm(geom.cols, "b32"))
+            fits = ops.alu("setp.le.and.s32", col, last, fits)
+        code = self._path(paths[-1], store)
+        for path in reversed(paths[:-1]):
+            this = self._path(path, store)
+            if path == StorePath.VEC16:
+                assert fits is not None
+                code = [_branch(fits, this, code)]
+            else:  # pair: an even column
+                assert odd is not None
+                code = [_branch(odd, code, this)]
+        ops.extend(code)
+        rewriter.replace(op, ops, [])
+
+    def _path(self, path: StorePath, s: _Store) -> Ops:
+        ops = Ops(self.k)
+        if path == StorePath.VEC16:
+            _store_vectors(ops, s)
+        else:
+            _store_pairs(ops, s, paired=path == StorePath.PAIR)
+        return ops
+
+
+def _branch(cond: SSAValue, then: list, otherwise: list) -> ptx.IfOp:
+    """A uniform branch (the tile's coordinates are the same in every thread)."""
+    blocks = []
+    for ops in (then, otherwise):
+        block = Block()
+        block.add_ops([*ops, ptx.YieldOp()])
+        blocks.append(block)
+    return ptx.IfOp(cond, Region(blocks[0]), Region(blocks[1]), uniform=True)
+
+
+def _rows(ops: Ops, s: _Store) -> tuple[SSAValue, SSAValue]:
+    """(inside, element offset of column 0) of each row this thread holds."""
+    row = ops.alu("add.s32", s.row0, ops.imm(s.row_offsets, "b32"))
+    inside = ops.alu("setp.lt.u32", row, s.dims[-2])
+    inside = ops.alu("and.pred", inside, s.ok)
+    addr = ops.alu("mad.wide.u32", row, s.strides[-1], s.offset)
+    return inside, addr
+
+
+def _store_vectors(ops: Ops, s: _Store) -> None:
+    """Every column inside: quads trade registers (`quad_transpose_bundle`) so
+    each lane stores one 16-byte group, 8 columns, per `st.global.v4`."""
+    bits = ops.alu("and.b32", s.ids.t, ops.imm([2, 1], "b32"))
+    lane_bits = ops.alu(  # [bit 2 set, clear, bit 1 set, clear]
+        "setp.ne.u32",
+        Lowered(bits, (0, 0, 1, 1)),
+        ops.imm([0, 2, 0, 1], "b32"),
+    )
+    lane_col = ops.alu("mad.lo.u32", s.ids.t, ops.imm(8, "b32"), s.col)
+    inside, addr = _rows(ops, s)
+    rows = len(s.row_offsets)
+    el = ops.alu("cvt.u64.u32", lane_col, count=rows)
+    el = ops.alu("add.s64", el, addr)
+    el = ops.alu("mad.lo.u64", el, ops.imm(s.esize, "b64"), s.ptr)
+    quarter, quads = s.geom.cols // 4, s.geom.cols // 32
+    # group (row r = 2 b + h, q) holds packed registers b quarter + 2 (4 q + k) + h
+    elements = [
+        s.value.element(b * quarter + 2 * (4 * q + k) + h)
+        for b in range(s.geom.blocks)
+        for h in (0, 1)
+        for q in range(quads)
+        for k in range(4)
+    ]
+    y = quad_transpose_bundle(s.value.value, elements, lane_bits, ops.add)
+    groups = [(r, q) for r in range(rows) for q in range(quads)]
+    ops.add(
+        ptx.StoreOp(
+            "global",
+            el,
+            y,
+            list(range(4 * len(groups))),
+            pred=inside,
+            offsets=[32 * s.esize * q for _, q in groups],
+            addr_elements=[r for r, _ in groups],
+            pred_elements=[r for r, _ in groups],
+        )
+    )
+
+
+def _store_pairs(ops: Ops, s: _Store, paired: bool) -> None:
+    """Any tile, any bounds: each lane stores its column pairs, masked per
+    element (a pair half inside stores its first element alone), or, when not
+    `paired` (an odd first column, whose pairs are not aligned for one store),
+    every element on its own."""
+    geom, esize = s.geom, s.esize
+    groups = geom.cols // 8
+    col0 = ops.alu("add.s32", s.col, s.ids.col0)
+    cols = ops.alu("add.s32", col0, ops.imm([8 * j for j in range(groups)], "b32"))
+    second = ops.alu("add.s32", cols, ops.imm(1, "b32"))
+    first_in = ops.alu("setp.lt.u32", cols, s.dims[-1])
+    second_in = ops.alu("setp.lt.u32", second, s.dims[-1])
+    inside, addr = _rows(ops, s)
+    rows = len(s.row_offsets)
+    # element e = r * groups + j: row r = 2 b + h, 8-column group j
+    by_group = tuple(j for _ in range(rows) for j in range(groups))
+    by_row = tuple(r for r in range(rows) for _ in range(groups))
+    el = ops.alu("cvt.s64.s32", Lowered(cols, by_group))  # -1 when col is odd
+    el = ops.alu("add.s64", el, Lowered(addr, by_row))
+    el = ops.alu("mad.lo.u64", el, ops.imm(esize, "b64"), s.ptr)
+    p0 = ops.alu("and.pred", Lowered(first_in, by_group), Lowered(inside, by_row))
+    p1 = ops.alu("and.pred", Lowered(second_in, by_group), Lowered(inside, by_row))
+    half = geom.cols // 2
+    firsts = [  # first accumulator element of each pair
+        (r // 2) * half + 4 * j + 2 * (r % 2)
+        for r in range(rows)
+        for j in range(groups)
+    ]
+    if s.wide16:
+        rt = bundle("b32", geom.count // 2)
+        packed = ops.materialize(s.value, rt)
+        halves = ops.add(ptx.UnpackOp(packed)).results[0]
+        wide_value, wide = packed, [[i // 2] for i in firsts]
+        single_value, single_firsts = halves, [[i] for i in firsts]
+        single_seconds = [[i + 1] for i in firsts]
+    else:
+        wide_value = single_value = s.value.value
+        wide = [[s.value.element(i), s.value.element(i + 1)] for i in firsts]
+        single_firsts = [[s.value.element(i)] for i in firsts]
+        single_seconds = [[s.value.element(i + 1)] for i in firsts]
+    every = list(range(rows * groups))
+    if paired:  # p1: both inside (p1 implies p0), p0: the first alone
+        p0 = ops.alu("xor.pred", p0, p1)
+        stores = [(wide_value, wide, p1, 0), (single_value, single_firsts, p0, 0)]
+    else:
+        stores = [
+            (single_value, single_firsts, p0, 0),
+            (single_value, single_seconds, p1, esize),
+        ]
+    for value, elements, pred, offset in stores:
+        ops.add(
+            ptx.StoreOp(
+                "global",
+                el,
+                value,
+                [x for e in every for x in elements[e]],
+                offset,
+                pred=pred,
+                offsets=[0] * len(every),
+                addr_elements=every,
+            )
+        )
+
+
+def patterns(k: KernelState) -> list[DistributePattern]:
+    return [SmemSlot(k), SmemTrans(k), SmemStore(k), SmemLoad(k), StoreGlobal(k)]

@@ -1,0 +1,156 @@
+"""The PTX printer: thread-level kernels, lowered all the way, as PTX text.
+
+It only prints. Each kernel must be flat (`ptx-lower-control-flow`) and
+allocated (`ptx-allocate`); every op prints its own lines (`PTXOp.print_ptx`).
+What is left here is the frame around them:
+
+    <module header: .version 8.0, .target sm_90a, .address_size 64, smem>
+    .visible .entry <name>(
+        <the kernel's ptx.params declarations>
+    )
+    .maxntid <threads>, 1, 1
+    .minnctapersm 1
+    [.reqnctapercluster <cluster>, 1, 1]
+    {
+        .reg .f32 %f<n>;  ...     one per register class used, in the old
+                                  printer's order (f, h, p, r, rd), each
+                                  declaring up to the highest register + 1
+        <op lines>
+        ret;
+    }
+
+The launch facts (threads, cluster) come from the kernel's `nvgpu_async.launch`
+attribute. `.maxntid` with `.minnctapersm 1` gives ptxas the register cap at
+entry that `setmaxnreg` needs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tawa_xdsl.dialects.ptx import (
+    PARAMS_ATTR,
+    REGISTER_CLASSES,
+    ForOp,
+    IfOp,
+    LabelOp,
+    ParamDeclAttr,
+    PTXOp,
+    RegType,
+)
+from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+
+HEADER = """.version 8.0
+.target sm_90a
+.address_size 64
+
+.extern .shared .align 1024 .b8 smem[];
+"""
+
+_NUMBERED = re.compile(r"L_\w+_(\d+)$")
+
+
+class KernelText:
+    """The `Emitter` ops print through: body lines and label names."""
+
+    def __init__(self, first_label: int):
+        self.lines: list[str] = []
+        self.labels = first_label
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " + text)
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+
+    def fresh_label(self, stem: str) -> str:
+        self.labels += 1
+        return f"L_{stem}_{self.labels}"
+
+
+def _launch(kernel: func.FuncOp) -> tuple[int, int]:
+    """(threads, cluster size) from the kernel's launch attribute."""
+    launch = kernel.attributes.get(LAUNCH_ATTR)
+    if not isinstance(launch, DictionaryAttr) or not isinstance(
+        launch.data.get("threads"), IntegerAttr
+    ):
+        raise OpDiagnostic(
+            kernel, f"PTX printer: the kernel has no {LAUNCH_ATTR} with its threads"
+        )
+    threads = launch.data["threads"]
+    cluster = launch.data.get("cluster")
+    assert isinstance(threads, IntegerAttr)
+    size = cluster.value.data if isinstance(cluster, IntegerAttr) else 1
+    return threads.value.data, size
+
+
+def _params(kernel: func.FuncOp) -> list[str]:
+    params = kernel.attributes.get(PARAMS_ATTR)
+    if not isinstance(params, ArrayAttr) or not all(
+        isinstance(p, ParamDeclAttr) for p in params.data
+    ):
+        raise OpDiagnostic(
+            kernel,
+            f"PTX printer: the kernel lists no parameters ({PARAMS_ATTR}: "
+            "run distribute-fragments)",
+        )
+    return [p.declaration() for p in params.data if isinstance(p, ParamDeclAttr)]
+
+
+def print_kernel(kernel: func.FuncOp) -> str:
+    """One `.entry`."""
+    threads, cluster = _launch(kernel)
+    params = _params(kernel)
+    used: dict[str, int] = {}
+    first_label = 0
+    ops = list(kernel.body.block.ops)
+    for op in ops:
+        kind = type(op)
+        if kind is ForOp or kind is IfOp:
+            raise OpDiagnostic(
+                op, "PTX printer: lower control flow first (ptx-lower-control-flow)"
+            )
+        if kind is LabelOp and (m := _NUMBERED.match(op.label.data)):
+            first_label = max(first_label, int(m.group(1)))
+    text = KernelText(first_label)
+    for op in ops:
+        for value in op.results:
+            t = value.type
+            if type(t) is not RegType:
+                continue
+            if not t.is_allocated:
+                raise OpDiagnostic(
+                    op, "PTX printer: registers are not allocated (run ptx-allocate)"
+                )
+            cls, end = t.cls.data, t.first.data + t.count.data
+            if end > used.get(cls, 0):
+                used[cls] = end
+        if isinstance(op, PTXOp):
+            op.print_ptx(text)
+        elif type(op) is not func.ReturnOp:
+            raise OpDiagnostic(op, "PTX printer: not a thread-level (ptx) op")
+    prefixes = sorted((REGISTER_CLASSES[c][0][1:], c) for c in used)
+    out = [
+        f".visible .entry {kernel.sym_name.data}(",
+        ",\n".join("    " + p for p in params),
+        ")",
+        f".maxntid {threads}, 1, 1",
+        ".minnctapersm 1",
+    ]
+    if cluster > 1:
+        out.append(f".reqnctapercluster {cluster}, 1, 1")
+    out.append("{")
+    out += [f"    .reg {REGISTER_CLASSES[c][1]} %{p}<{used[c]}>;" for p, c in prefixes]
+    out += text.lines
+    out += ["    ret;", "}", ""]
+    return "\n".join(out)
+
+
+def print_module(kernels: Sequence[func.FuncOp]) -> str:
+    """A complete PTX module with one entry per kernel."""
+    return HEADER + "\n" + "\n".join(print_kernel(k) for k in kernels)

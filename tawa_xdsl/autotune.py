@@ -1,0 +1,210 @@
+"""Autotuning one bucket of argument shapes: a small search around the shape
+rules' choice, each candidate checked against the rules' output before it is
+timed.
+
+The space (`candidates`): the rules' own choice first (its output is the
+reference every other candidate must match), then the choice the rules make
+with each other tile shape they weighed held fixed (`Decision.considered`),
+then the neighbours of their choice: the persistent grid flipped, one stage
+fewer and one more, the other MMA depth, and for attention the two-stage
+overlap flipped (and, for a grid in launch order, the reversed one). Options
+the caller gave are never varied. A candidate that fails to compile, load, run
+or match is reported and skipped; the fastest of the rest wins.
+
+`search` only orders the work and keeps the books; what builds a kernel and what
+runs and times it are passed in (`Bench`), so the bookkeeping is tested on a
+CPU with a fake timer and the timing loop (`CudaBench`: CUDA events, median) on
+the GPU.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from tawa_xdsl.compiler import CompileOptions, describe
+from tawa_xdsl.heuristics import OPTION_OF, Decision, Structure, decide
+from tawa_xdsl.kernel import KernelArgumentError, Param
+
+if TYPE_CHECKING:
+    from tawa_xdsl.runtime.kernel import Kernel
+
+WARMUP = 3
+"""Launches before timing: the first loads the module and warms the caches."""
+REPEATS = 20
+"""Timed launches per candidate; the median is its time."""
+TOLERANCE = 1e-2
+"""Largest error relative to the reference's largest magnitude (bf16 outputs
+of f32 accumulations in another order differ by a few ulps)."""
+
+
+class Mismatch(RuntimeError):
+    """A candidate computed something else than the rules' choice."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One candidate's result: its median time, or why it was skipped."""
+
+    label: str
+    options: CompileOptions
+    ms: float | None
+    error: str = ""
+
+
+class Bench(Protocol):
+    """Runs kernels on one call's arguments."""
+
+    def reference(self, kernel: Kernel) -> None:
+        """Run the rules' kernel and keep its outputs."""
+
+    def time(self, kernel: Kernel) -> float:
+        """Run `kernel`, check its outputs against the reference (`Mismatch`),
+        return its median time in milliseconds."""
+
+
+def candidates(
+    structure: Structure,
+    extents: Mapping[str, int],
+    given: Mapping[str, Any],
+    sms: int,
+    decision: Decision,
+    resolve: Callable[[Mapping[str, Any]], CompileOptions],
+) -> list[CompileOptions]:
+    """The configurations to try, the rules' choice first, without repeats."""
+    shaped = [decision.options]
+    names = {option: name for name, option in OPTION_OF.items()}
+    for tile in decision.considered:
+        fixed = decide(structure, extents, {**given, **tile}, sms)  # this tile's rules
+        resized = {o: v for o, v in tile.items() if v != structure.tuned_size(names[o])}
+        shaped.append({**fixed.options, **resized})
+    found = [resolve(s) for s in shaped]
+    pick = found[0]
+
+    def vary(option: str, *values: Any) -> None:
+        if option not in given:
+            for value in values:
+                found.append(dataclasses.replace(pick, **{option: value}))
+
+    vary(
+        "num_stages", *(s for s in (pick.num_stages - 1, pick.num_stages + 1) if s >= 2)
+    )
+    vary("mma_depth", 2 if pick.mma_depth == 1 else 1)
+    if "persistent" not in given and "reverse_x" not in given:
+        found.append(
+            dataclasses.replace(pick, persistent=not pick.persistent, reverse_x=False)
+        )
+    if structure.kind == "attention":
+        vary("two_stage", not pick.two_stage)
+        if not pick.persistent:
+            vary("reverse_x", not pick.reverse_x)
+    return list(dict.fromkeys(found))
+
+
+def search(
+    configurations: Sequence[CompileOptions],
+    build: Callable[[CompileOptions], Kernel],
+    bench: Bench,
+    report: Callable[[str], None],
+) -> list[Trial]:
+    """Build and time each configuration, the first (the rules' choice) also as
+    the reference; one progress line per candidate. A failure of the first is
+    raised: without a reference nothing can be checked."""
+    trials = []
+    for i, options in enumerate(configurations, 1):
+        label = describe(options.as_dict())
+        where = f"[{i}/{len(configurations)}] {label}"
+        try:
+            kernel = build(options)
+            if i == 1:
+                bench.reference(kernel)
+            ms = bench.time(kernel)
+        except Exception as e:  # any failure skips a candidate, with its reason
+            if i == 1:
+                raise
+            trials.append(Trial(label, options, None, f"{type(e).__name__}: {e}"))
+            report(f"{where}: skipped ({trials[-1].error.splitlines()[0][:160]})")
+            continue
+        trials.append(Trial(label, options, ms))
+        report(f"{where}: {ms:.4f} ms")
+    return trials
+
+
+def fastest(trials: Sequence[Trial]) -> Trial:
+    """The fastest trial that ran (the first wins a tie: the rules' choice)."""
+    ran = [t for t in trials if t.ms is not None]
+    return min(ran, key=lambda t: t.ms if t.ms is not None else float("inf"))
+
+
+def to_stderr(line: str) -> None:
+    print(f"tawa-xdsl autotune: {line}", file=sys.stderr, flush=True)
+
+
+class CudaBench:
+    """Runs candidates on the GPU on one call's arguments: outputs set to NaN
+    before each run (a candidate that skips elements cannot pass), compared
+    with the reference's in float64, then timed with CUDA events."""
+
+    def __init__(
+        self,
+        name: str,
+        params: Sequence[Param],
+        values: Sequence[Any],
+        grid: Any,
+        stream: int,
+    ) -> None:
+        host = [
+            p.name
+            for p, v in zip(params, values, strict=True)
+            if p.is_tensor and v.host is not None
+        ]
+        if host:
+            raise KernelArgumentError(
+                f"{name}: autotune times launches on device arrays; "
+                f"{', '.join(repr(n) for n in host)} live on the host (pass torch or "
+                "cupy arrays on the GPU)"
+            )
+        self.values = list(values)
+        self.outputs = [v for p, v in zip(params, values, strict=True) if p.written]
+        self.grid, self.stream = grid, stream
+        self.expected: list[np.ndarray] = []
+
+    def _run(self, kernel: Kernel) -> tuple[Callable[[], None], list[np.ndarray]]:
+        from tawa_xdsl.runtime.arrays import fill, read
+        from tawa_xdsl.runtime.driver import check, context
+
+        for out in self.outputs:
+            fill(out, float("nan"))
+        launch = kernel.bind(*self.values, grid=self.grid, stream=self.stream)
+        launch()
+        cu, _ = context()
+        check(cu.cuStreamSynchronize(self.stream), f"{kernel.name}: running")
+        return launch, [read(out).astype(np.float64) for out in self.outputs]
+
+    def reference(self, kernel: Kernel) -> None:
+        self.expected = self._run(kernel)[1]
+
+    def time(self, kernel: Kernel) -> float:
+        from tawa_xdsl.runtime.driver import event_times
+
+        launch, got = self._run(kernel)
+        for out, want in zip(got, self.expected, strict=True):
+            written = ~np.isnan(want)
+            if np.isnan(out[written]).any():
+                raise Mismatch(f"{kernel.name}: leaves outputs unwritten (NaN)")
+            scale = max(float(np.max(np.abs(want[written]), initial=0.0)), 1e-30)
+            diff = np.abs(out[written] - want[written])
+            error = float(np.max(diff, initial=0.0)) / scale
+            if error >= TOLERANCE:
+                raise Mismatch(
+                    f"{kernel.name}: output differs from the rules' choice "
+                    f"(relative error {error:.3g})"
+                )
+        event_times(launch, WARMUP, self.stream)
+        return statistics.median(event_times(launch, REPEATS, self.stream))

@@ -1,0 +1,333 @@
+"""Compile options and `compile`: a tile kernel in, a GPU kernel out.
+
+    gemm = tawa_xdsl.compile("examples/gemm.mlir", "gemm_nt", num_stages=4)
+    gemm(a, b, c)                      # torch / cupy / numpy; grid from c's shape
+
+`CompileOptions` is the one place that holds the defaults of the Hopper pipeline.
+An option left None is resolved for each kernel, in this order:
+
+1. the tuning rules (`tuning.default_options`: what `benchmarks/tune.py` measured
+   best for the kernel's structure), unless `tuned=False`;
+2. the kernel's structure: the consumer warpgroups from the tile rows (each
+   warpgroup owns whole 64-row wgmma slices: a 64-row tile gets one, 128 rows
+   two, 192 rows three) and the register budgets from the consumer count;
+3. `DEFAULTS`, the static defaults, which the single passes take too
+   (`pipeline`, `persistent`, `cooperative`, `register-budget`,
+   `convert-aref-to-nvgpu-async`).
+
+`tawa-hopper-pipeline` is a `CompileOptions` whose fields are its pass options, and
+it resolves them per kernel (a module may hold GEMM and attention kernels), so
+`tawa-opt -p tawa-hopper-pipeline` prints the kernel `compile` runs. `compile`
+hands the resolved options to the pipeline as an object, lowers, prints PTX, and
+returns a `runtime.Kernel` (which only loads and launches). The passes import their
+defaults from here, so this module imports the compiler stages only inside the
+functions that run them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self, get_args, get_type_hints
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+if TYPE_CHECKING:
+    from tawa_xdsl.dispatch import Dispatcher
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Every option of the Hopper pipeline; None means "resolve it for the kernel"
+    (see the module docstring)."""
+
+    num_stages: int | None = None
+    """Slots of each aref ring (`pipeline{num-stages}`)."""
+    mma_depth: int | None = None
+    """wgmma groups kept in flight (`pipeline{mma-depth}`)."""
+    two_stage: bool | None = None
+    """FlashAttention-3's overlap of loops with two dots (`pipeline{two-stage}`)."""
+    num_consumers: int | None = None
+    """Consumer warpgroups sharing each tile by rows (`cooperative`)."""
+    producer_registers: int | None = None
+    """`setmaxnreg` budget of the producer warpgroup (`register-budget`)."""
+    consumer_registers: int | None = None
+    """`setmaxnreg` budget of each consumer warpgroup (`register-budget`)."""
+    block_m: int | None = None
+    """Tile size named BM (`tile-shape`); 0 keeps the written size."""
+    block_n: int | None = None
+    """Tile size named BN (`tile-shape`); 0 keeps the written size."""
+    block_k: int | None = None
+    """Tile size named BK (`tile-shape`); 0 keeps the written size."""
+    persistent: bool | None = None
+    """One program per SM walks the output tiles (`persistent`)."""
+    group_m: int | None = None
+    """Tile rows per raster group of a persistent kernel (`persistent{group-m}`)."""
+    longest_first: bool | None = None
+    """A persistent kernel walks rows from the last (`persistent{longest-first}`)."""
+    outer_stages: int | None = None
+    """Slots of rings put once per persistent tile (`pipeline{outer-stages}`)."""
+    tma_store: bool | None = None
+    """Epilogue stores through TMA where provably safe
+    (`convert-aref-to-nvgpu-async{tma-store}`)."""
+    ping_pong: bool | None = None
+    """Consumer warpgroups take turns issuing wgmmas (`ping-pong`)."""
+    cluster: int | None = None
+    """Thread blocks per cluster along x (`cluster{size}`); 1: no clusters."""
+    reverse_x: bool | None = None
+    """Program ids along x counted from the grid's end (`reverse-grid`)."""
+    tuned: bool = True
+    """Whether the tuning rules take part in resolving the options."""
+
+    def __post_init__(self) -> None:
+        """Option values of the wrong type are refused by name (an int option
+        takes no bool, a bool option no int), not found out by a pass."""
+        for f in fields(CompileOptions):
+            value = getattr(self, f.name)
+            wanted = bool if f.name in _BOOL_OPTIONS else int
+            if value is not None and (
+                not isinstance(value, wanted)
+                or (wanted is int and isinstance(value, bool))
+            ):
+                raise TypeError(
+                    f"option {f.name} must be {wanted.__name__}, got {value!r}"
+                )
+
+    @classmethod
+    def of(cls, options: CompileOptions) -> Self:
+        """`options` as an instance of `cls` (a subclass such as the pipeline)."""
+        return cls(**options.as_dict())
+
+    def given(self) -> dict[str, Any]:
+        """The options set (not None), `tuned` aside."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(CompileOptions)
+            if f.name != "tuned" and getattr(self, f.name) is not None
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every option by name, `tuned` included (what `Kernel.options` shows)."""
+        return {f.name: getattr(self, f.name) for f in fields(CompileOptions)}
+
+    def resolve(
+        self, kernel: func.FuncOp, shaped: Mapping[str, Any] | None = None
+    ) -> CompileOptions:
+        """The options for `kernel` (tile IR), every one set; `shaped` are the
+        choices of the shape rules for one problem (`heuristics.decide`)."""
+        return self.resolve_sources(kernel, shaped)[0]
+
+    def resolve_sources(
+        self, kernel: func.FuncOp, shaped: Mapping[str, Any] | None = None
+    ) -> tuple[CompileOptions, dict[str, str]]:
+        """The options for `kernel`, and where each came from ("given", "shape",
+        "tuned", "structure" or "default"; `Dispatcher.explain` shows them).
+
+        The shape rules sit between the given options and the tuning rules, and
+        take part only when the tuning rules do (`tuned=False` means exactly the
+        options given and the static defaults)."""
+        from tawa_xdsl.tuning import default_options, tile_rows
+
+        given = self.given()
+        shape = {
+            k: v for k, v in (shaped or {}).items() if self.tuned and k not in given
+        }
+        sizes = {
+            name: value
+            for name, option in TILE_OPTIONS
+            if (value := given.get(option) or shape.get(option))
+        }
+        tuned = default_options(kernel, sizes) if self.tuned else {}
+        for options in EXCLUSIVE:  # a tuned choice gives way to one it excludes
+            if any(given.get(o) or shape.get(o) for o in options):
+                for o in options - given.keys() - shape.keys():
+                    tuned.pop(o, None)
+        layers = (("given", given), ("shape", shape), ("tuned", tuned))
+        chosen = {**DEFAULTS.given(), **tuned, **shape, **given}
+        sources = {
+            option: next((s for s, layer in layers if option in layer), "default")
+            for option in chosen
+        }
+        if "num_consumers" not in chosen:
+            sizes = {
+                name: chosen[option] for name, option in TILE_OPTIONS if chosen[option]
+            }
+            chosen["num_consumers"] = default_consumers(tile_rows(kernel, sizes))
+            sources["num_consumers"] = "structure"
+        if chosen["num_consumers"] in REGISTER_BUDGETS:  # else cooperative refuses it
+            budgets = default_registers(chosen["num_consumers"])
+            for option, budget in zip(REGISTER_OPTIONS, budgets, strict=True):
+                if option not in chosen:
+                    chosen[option] = budget
+                    sources[option] = "structure"
+        return dataclasses.replace(self, **chosen), sources
+
+
+_BOOL_OPTIONS = frozenset(
+    name
+    for name, hint in get_type_hints(CompileOptions).items()
+    if bool in (hint, *get_args(hint))
+)
+
+DEFAULTS = CompileOptions(
+    num_stages=3,
+    mma_depth=1,
+    two_stage=False,
+    block_m=0,
+    block_n=0,
+    block_k=0,
+    persistent=False,
+    group_m=8,
+    longest_first=False,
+    outer_stages=2,
+    tma_store=True,
+    ping_pong=False,
+    cluster=1,
+    reverse_x=False,
+)
+"""The static defaults. The consumer count and the register budgets are left to
+the kernel's structure (`default_consumers`, `default_registers`)."""
+
+TILE_OPTIONS = (("BM", "block_m"), ("BN", "block_n"), ("BK", "block_k"))
+"""The tile dimension names (`tile-shape`) and the options that size them."""
+
+REGISTER_OPTIONS = ("producer_registers", "consumer_registers")
+
+EXCLUSIVE = (frozenset({"persistent", "reverse_x"}),)
+"""Options that cannot both be on (`hopper_passes` refuses the pair): when one is
+given, the tuning rules do not turn the other on."""
+
+WGMMA_ROWS = 64
+"""Rows of one wgmma: the slice of a tile one consumer warpgroup computes at once."""
+
+MAX_CONSUMERS = 3
+"""Consumer warpgroups a block can have next to the producer (`cooperative`)."""
+
+REGISTER_BUDGETS = {1: (40, 232), 2: (24, 240), 3: (32, 160)}
+"""setmaxnreg budgets (producer, consumer) that fill the SM's register file for
+each consumer count (the TMA producer needs few; FlashAttention-3's split)."""
+
+
+def describe(options: Mapping[str, Any]) -> str:
+    """A short name for compile options: D3-P1-W2-BN256-rx-c2-pers-g1-q1-2s-pp
+    (rx: program ids along x reversed; c2: clusters of two blocks; q1: the
+    once-per-tile rings, Q, in one slot). Options not given (or None) read as the static
+    defaults (`Kernel.options` gives them all, resolved). The benchmarks' CSV
+    files and the autotuner's progress lines name configurations so."""
+    options = {
+        **DEFAULTS.given(),
+        **{k: v for k, v in options.items() if v is not None},
+    }
+    parts = [
+        f"D{options['num_stages']}",
+        f"P{options['mma_depth']}",
+        f"W{options.get('num_consumers', '?')}",
+    ]
+    for key, tag in (("block_m", "BM"), ("block_n", "BN"), ("block_k", "BK")):
+        if options.get(key):
+            parts.append(f"{tag}{options[key]}")
+    if options.get("reverse_x"):
+        parts.append("rx")
+    if options.get("cluster", 1) > 1:
+        parts.append(f"c{options['cluster']}")
+    if options.get("persistent"):
+        parts.append("pers")
+        if options["group_m"] != DEFAULTS.group_m:
+            parts.append(f"g{options['group_m']}")
+        if options.get("longest_first"):
+            parts.append("lf")
+        if options["outer_stages"] != DEFAULTS.outer_stages:
+            parts.append(f"q{options['outer_stages']}")
+    if options.get("two_stage"):
+        parts.append("2s")
+    if options.get("ping_pong"):
+        parts.append("pp")
+    if options.get("tma_store") is False:
+        parts.append("direct")
+    return "-".join(parts)
+
+
+def default_registers(num_consumers: int) -> tuple[int, int]:
+    """The (producer, consumer) budgets for `num_consumers` consumer warpgroups."""
+    return REGISTER_BUDGETS[num_consumers]
+
+
+def default_consumers(rows: Iterable[int]) -> int:
+    """The most consumer warpgroups (up to 3) that split tiles of these row counts
+    into whole 64-row wgmma slices each: 1 for 64 rows, 2 for 128 or 256, 3 for 192.
+    One when no tile has a whole number of slices (the passes then say why)."""
+    rows = list(rows)
+    return max(
+        n
+        for n in range(1, MAX_CONSUMERS + 1)
+        if n == 1 or all(r % (WGMMA_ROWS * n) == 0 for r in rows)
+    )
+
+
+def _read_source(source: ModuleOp | str | Path) -> str:
+    if isinstance(source, ModuleOp):
+        return str(source)
+    if isinstance(source, Path) or source.endswith(".mlir"):
+        return Path(source).read_text()
+    return source
+
+
+def _options(
+    options: CompileOptions | None, fields_given: dict[str, Any]
+) -> CompileOptions:
+    """`options` with the keyword options applied on top; unknown names are refused
+    with the list of known ones."""
+    known = [f.name for f in fields(CompileOptions)]
+    unknown = sorted(set(fields_given) - set(known))
+    if unknown:
+        raise TypeError(
+            f"compile: unknown option(s) {', '.join(unknown)}; the options are "
+            f"{', '.join(known)} and allow_spills"
+        )
+    return dataclasses.replace(options or CompileOptions(), **fields_given)
+
+
+_CACHE: dict[tuple[str, str, CompileOptions, bool, bool], Dispatcher] = {}
+
+
+def lower(module: ModuleOp, options: CompileOptions) -> ModuleOp:
+    """Run `tawa-hopper-pipeline` with `options` on `module` (in place) and verify
+    the result; returns the module."""
+    from tawa_xdsl.diagnostics import verify_located
+    from tawa_xdsl.pipelines import TawaHopperPipeline
+    from tawa_xdsl.registry import make_context
+
+    TawaHopperPipeline.of(options).apply(make_context(), module)
+    verify_located(module)
+    return module
+
+
+def compile(
+    source: ModuleOp | str | Path,
+    kernel_name: str,
+    options: CompileOptions | None = None,
+    allow_spills: bool = False,
+    autotune: bool = False,
+    **fields_given: Any,
+) -> Dispatcher:
+    """A GPU kernel for `kernel_name` of `source` (a module, MLIR text or a path)
+    that specializes itself per call to the argument shapes
+    (`tawa_xdsl.dispatch`). Options come as a `CompileOptions` and/or as
+    keywords (num_stages=4, tuned=False, ...); those not given are resolved for
+    each call's shape (`heuristics`) and the kernel (`tuning`), or with
+    `autotune=True` searched on the first call of each bucket of shapes.
+    `options`, `ptx` and `explain()` of the result say what ran and why. A
+    kernel whose registers spill is refused at load unless `allow_spills`.
+    Results are cached by IR and options, in the process and on disk
+    (`kernel_cache`)."""
+    from tawa_xdsl.dispatch import Dispatcher
+
+    chosen = _options(options, fields_given)
+    text = _read_source(source)
+    key = (text, kernel_name, chosen, allow_spills, autotune)
+    if key not in _CACHE:
+        _CACHE[key] = Dispatcher(text, kernel_name, chosen, allow_spills, autotune)
+    return _CACHE[key]

@@ -1,0 +1,605 @@
+"""Shape-aware dispatch: a compiled kernel that picks its specialization per call.
+
+`compile()` returns a `Dispatcher`. Each call
+
+1. converts its arguments once (the shared checks of `tawa_xdsl.kernel`, as
+   every executor runs them, then `runtime.arrays.device_array`);
+2. reads the `DispatchKey` off them: the extent of every dimension the kernel's
+   `tile.dims` name, bucketed (`bucket`), each tensor's dtype, and whether TMA
+   can describe it (16-byte aligned base and row pitches);
+3. on the first call of a key, decides the options (`heuristics.decide` on the
+   bucket's upper ends, then `CompileOptions.resolve`), or with
+   `autotune=True` searches around that decision (`autotune`), and compiles:
+   once per set of resolved options in the process, and once per machine
+   through the disk cache (`kernel_cache`);
+4. launches that specialization's `runtime.Kernel`, which only loads and
+   launches what it is handed.
+
+`explain()` says which specialization a call (or a shape) gets and why;
+`options` and `ptx` are those of the last call's specialization (before any
+call, of the kernel compiled for no particular shape: the tuned options alone).
+
+Buckets. An extent is rounded up to the next of four steps per octave: (2^k,
+2^(k+1)] is cut into four buckets of width 2^(k-2), and extents up to 8 are
+their own bucket. So 64, 128 and 256 are bucket edges (the small-M rules can
+tell M <= 64 from M <= 128), 3000 and 3072 share a bucket, and two extents of
+one bucket differ by less than 25%: the tile counts the rules reckon with (at
+the upper end) are off by as much at worst. Autotuning stores its result per
+bucket.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Region
+
+from tawa_xdsl.compiler import CompileOptions, describe, lower
+from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
+from tawa_xdsl.dialects.tile import DescType
+from tawa_xdsl.dispatch_rules import H100_SMS
+from tawa_xdsl.heuristics import Decision, Reason, Structure, decide
+from tawa_xdsl.kernel import (
+    KernelArgumentError,
+    Param,
+    check_arguments,
+    find_kernel,
+    params,
+)
+
+if TYPE_CHECKING:
+    from tawa_xdsl.autotune import Bench, Trial
+    from tawa_xdsl.runtime.kernel import Kernel
+
+
+def bucket(extent: int) -> int:
+    """The upper end of `extent`'s bucket (see the module docstring)."""
+    if extent <= 8:
+        return extent
+    step = 1 << ((extent - 1).bit_length() - 3)
+    return -(-extent // step) * step
+
+
+def bucket_floor(extent: int) -> int:
+    """The largest extent below `extent`'s bucket (its buckets are (floor, end])."""
+    end = bucket(extent)
+    if end <= 8:
+        return end - 1
+    return end - (1 << ((end - 1).bit_length() - 3))
+
+
+@dataclass(frozen=True)
+class DispatchKey:
+    """What picks a specialization: the bucketed extent of each named dimension
+    (in the order the parameters name them), and for each tensor parameter its
+    dtype and whether TMA can describe it. A key whose operands TMA cannot all
+    describe needs a specialization without TMA (issue 16 item 4), which is not
+    built: such a call is refused by name (`tma_problem`)."""
+
+    extents: tuple[tuple[str, int], ...]
+    dtypes: tuple[str, ...]
+    tma: tuple[bool, ...]
+
+    @property
+    def problem(self) -> dict[str, int]:
+        """The extents the rules see: each bucket's upper end."""
+        return dict(self.extents)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "extents": [list(e) for e in self.extents],
+            "dtypes": list(self.dtypes),
+            "tma": list(self.tma),
+        }
+
+    def __str__(self) -> str:
+        extents = ", ".join(f"{n} in ({bucket_floor(e)}, {e}]" for n, e in self.extents)
+        tma = "all TMA" if all(self.tma) else "not all TMA"
+        return f"{extents or 'no named dimensions'}; {' '.join(self.dtypes)}; {tma}"
+
+
+def dispatch_key(ps: Sequence[Param], values: Sequence[Any]) -> DispatchKey:
+    """The key of a call whose arguments are converted (`device_array`) and
+    checked (`runtime.kernel.check_device_array`)."""
+    from tawa_xdsl.runtime.kernel import tma_problem
+
+    extents: dict[str, int] = {}
+    dtypes, tma = [], []
+    for p, v in zip(ps, values, strict=True):
+        if not p.is_tensor:
+            continue
+        for name, extent in zip(p.dims, v.shape, strict=False):
+            if name:
+                extents.setdefault(name, bucket(extent))
+        dtypes.append(v.dtype)
+        tma.append(tma_problem(p, v) is None)
+    return DispatchKey(tuple(extents.items()), tuple(dtypes), tuple(tma))
+
+
+def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
+    """The key of a call with these extents (by dimension name) and aligned
+    operands of the parameters' dtypes: what `explain(M=...)` and
+    `tawa-hopper-pipeline{shape=...}` specialize for."""
+    from tawa_xdsl.dtypes import numpy_dtype, type_name
+
+    named = list(dict.fromkeys(n for p in ps for n in p.dims if n))
+    unknown = sorted(set(extents) - set(named))
+    if unknown:
+        raise KernelArgumentError(
+            f"no dimension named {', '.join(unknown)} here; the kernel names "
+            f"{', '.join(named) or 'none'} (tile.dims)"
+        )
+    bad = {n: e for n, e in extents.items() if not isinstance(e, int) or e < 1}
+    if bad:
+        raise KernelArgumentError(f"extents must be positive integers, got {bad}")
+    tensors = [p for p in ps if isinstance(p.type, DescType)]
+    return DispatchKey(
+        tuple((n, bucket(extents[n])) for n in named if n in extents),
+        tuple(type_name(numpy_dtype(p.type.element_type)) for p in tensors),
+        (True,) * len(tensors),
+    )
+
+
+def parse_shape(text: str) -> dict[str, int]:
+    """ "M=512,N=4096,K=4096" as {"M": 512, ...} (a pass option's syntax)."""
+    extents: dict[str, int] = {}
+    for part in text.replace(" ", ",").split(","):
+        if not part:
+            continue
+        name, _, value = part.partition("=")
+        if not name.strip() or not value.strip().isdigit() or int(value) < 1:
+            raise ValueError(
+                f"shape: expected NAME=EXTENT pairs (a positive integer each), e.g. "
+                f'"M=512,N=4096,K=4096"; got {part!r}'
+            )
+        extents[name.strip()] = int(value)
+    return extents
+
+
+@dataclass(frozen=True)
+class Device:
+    """What the rules and the caches need of the GPU: its name, the driver's CUDA
+    version and the SM count. Without a GPU (compiling on a CPU, `explain`,
+    the CLI), an H100: the machine the rules are measured on."""
+
+    name: str
+    driver: str
+    sms: int
+
+    @staticmethod
+    @functools.cache
+    def current() -> Device:
+        from tawa_xdsl.runtime.driver import (
+            CudaError,
+            device_name,
+            driver_version,
+            sm_count,
+        )
+
+        try:
+            return Device(device_name(), driver_version(), sm_count())
+        except CudaError:
+            return Device("none", "none", H100_SMS)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a key is compiled with: the rules' decision and the options it
+    resolves to, with each option's source (`CompileOptions.resolve_sources`)."""
+
+    key: DispatchKey | None
+    decision: Decision
+    options: CompileOptions
+    sources: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Specialization:
+    """A compiled plan: its kernel, and how its options and code came to be
+    ("rules" or "autotune", then "compiled" or "disk cache")."""
+
+    plan: Plan
+    kernel: Kernel
+    origin: str
+    trials: tuple[Trial, ...] = ()
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.plan.options.as_dict()
+
+    @property
+    def ptx(self) -> str:
+        return self.kernel.ptx
+
+
+def shape_decision(
+    structure: Structure,
+    key: DispatchKey | None,
+    requested: CompileOptions,
+    sms: int,
+) -> Decision:
+    """The shape rules' decision for `key` (None: no shape known), unless the
+    tuning rules are off (`tuned=False`: the options given and the static
+    defaults, exactly). `Dispatcher` and `tawa-hopper-pipeline{shape=...}`
+    both decide here, so the CLI prints the PTX a call of that shape runs."""
+    if key is None:
+        return Decision({}, (Reason("none", "no shape given"),))
+    if not requested.tuned:
+        return Decision(
+            {}, (Reason("none", "tuned=False: the given and static options"),)
+        )
+    return decide(structure, key.problem, requested.given(), sms)
+
+
+def launch_record(lowered: func.FuncOp) -> str:
+    """The lowered kernel as the runtime reads it (signature, ABI, launch facts,
+    grid rules: its attributes), with an empty body: what the disk cache keeps
+    beside the PTX."""
+    t = lowered.function_type
+    record = func.FuncOp(
+        lowered.sym_name.data,
+        t,
+        Region(Block([func.ReturnOp()], arg_types=t.inputs)),
+        arg_attrs=lowered.arg_attrs,
+    )
+    record.attributes.update(lowered.attributes)
+    return str(ModuleOp([record]))
+
+
+def _tuned_sources(plan: Plan, options: CompileOptions) -> dict[str, str]:
+    """Where the options autotuning chose came from: the plan's sources where
+    it kept the plan's value, else "autotune"."""
+    return {
+        name: source
+        if getattr(plan.options, name) == getattr(options, name)
+        else "autotune"
+        for name, source in plan.sources.items()
+    }
+
+
+class Dispatcher:
+    """A tile kernel compiled per bucket of argument shapes (module docstring).
+
+    `bench` makes what autotuning runs and times candidates with, from a call's
+    converted arguments, grid and stream (`autotune.CudaBench`; a fake one tests
+    the search on a CPU); `report` prints its progress lines."""
+
+    def __init__(
+        self,
+        text: str,
+        name: str,
+        options: CompileOptions,
+        allow_spills: bool = False,
+        autotune: bool = False,
+        bench: Callable[[Sequence[Any], Any, int], Bench] | None = None,
+        report: Callable[[str], None] | None = None,
+    ) -> None:
+        from tawa_xdsl.autotune import to_stderr
+
+        self.name = name
+        self.text = text
+        self.requested = options
+        self.allow_spills = allow_spills
+        self.autotune = autotune
+        self._bench = bench or self._cuda_bench
+        self._report = report or to_stderr
+        self._specs: dict[DispatchKey | None, Specialization] = {}
+        self._kernels: dict[CompileOptions, tuple[Kernel, str]] = {}
+        self.last: Specialization | None = None
+
+    # ------------------------------------------------------------- the kernel
+
+    @functools.cached_property
+    def _tile(self) -> ModuleOp:
+        """The tile IR of this kernel alone (lowering each specialization clones it)."""
+        from tawa_xdsl.api import parse
+
+        found = find_kernel(parse(self.text), self.name)
+        found.detach()
+        return ModuleOp([found])
+
+    @functools.cached_property
+    def tile_kernel(self) -> func.FuncOp:
+        """The tile kernel it specializes (as written: lowering clones it)."""
+        return find_kernel(self._tile, self.name)
+
+    @functools.cached_property
+    def _kernel_ir(self) -> str:
+        """The kernel's tile IR as printed: what the disk cache keys on."""
+        return str(self._tile)
+
+    @functools.cached_property
+    def structure(self) -> Structure:
+        return Structure.of(self.tile_kernel)
+
+    @functools.cached_property
+    def params(self) -> list[Param]:
+        """The tile-level parameters callers pass."""
+        return params(self.tile_kernel)
+
+    # --------------------------------------------------------------- planning
+
+    def plan(self, key: DispatchKey | None) -> Plan:
+        """The options `key` is compiled with (no compilation)."""
+        decision = shape_decision(
+            self.structure, key, self.requested, Device.current().sms
+        )
+        options, sources = self.requested.resolve_sources(
+            self.tile_kernel, decision.options
+        )
+        return Plan(key, decision, options, sources)
+
+    def key(self, *args: Any, stream: int = 0) -> DispatchKey:
+        """The key of a call with `args` (checked as a call checks them)."""
+        return dispatch_key(self.params, self._convert(args, stream))
+
+    def key_for(self, **extents: int) -> DispatchKey:
+        """The key of a call with these extents (by `tile.dims` name), its operands
+        aligned."""
+        return shape_key(self.params, extents)
+
+    # -------------------------------------------------------------- compiling
+
+    def _ptx_key(self, options: CompileOptions) -> dict[str, Any]:
+        from tawa_xdsl import __version__
+        from tawa_xdsl.kernel_cache import compiler_fingerprint
+
+        device = Device.current()
+        return {
+            "ir": self._kernel_ir,
+            "kernel": self.name,
+            "options": options.as_dict(),
+            "gpu": device.name,
+            "driver": device.driver,
+            "package": __version__,
+            "compiler": compiler_fingerprint(),
+        }
+
+    def _build(self, options: CompileOptions) -> tuple[Kernel, str]:
+        """The kernel for resolved `options`: compiled once per process, read from
+        the disk cache when another process compiled it; how it was made."""
+        if options in self._kernels:
+            return self._kernels[options]
+        from tawa_xdsl.kernel_cache import DiskCache
+        from tawa_xdsl.runtime.kernel import Kernel, from_lowered
+
+        cache, key = DiskCache("ptx"), self._ptx_key(options)
+
+        def read(value: Mapping[str, Any]) -> Kernel:
+            from tawa_xdsl.api import parse
+
+            ptx, record = value["ptx"], value["record"]
+            if not isinstance(ptx, str) or not isinstance(record, str):
+                raise TypeError("a ptx entry holds two strings")
+            lowered = find_kernel(parse(record), self.name)
+            return Kernel(self.name, ptx, lowered, self.allow_spills, options.as_dict())
+
+        kernel = cache.load(key, read)
+        origin = "disk cache"
+        if kernel is None:
+            module = self._tile.clone()
+            lower(module, options)
+            kernel = from_lowered(
+                module, self.name, self.allow_spills, options.as_dict()
+            )
+            cache.store(
+                key, {"ptx": kernel.ptx, "record": launch_record(kernel.lowered)}
+            )
+            origin = "compiled"
+        self._kernels[options] = kernel, origin
+        return kernel, origin
+
+    def _compiled(self, key: DispatchKey | None) -> Specialization:
+        plan = self.plan(key)
+        kernel, origin = self._build(plan.options)
+        return Specialization(plan, kernel, f"rules, {origin}")
+
+    # ------------------------------------------------------------- autotuning
+
+    def _tuned_key(self, key: DispatchKey) -> dict[str, Any]:
+        return {
+            **self._ptx_key(self.requested),
+            "options": self.requested.as_dict(),
+            "bucket": key.as_json(),
+        }
+
+    def _cuda_bench(self, values: Sequence[Any], grid: Any, stream: int) -> Bench:
+        from tawa_xdsl.autotune import CudaBench
+
+        return CudaBench(self.name, self.params, values, grid, stream)
+
+    def _autotuned(
+        self, key: DispatchKey, values: Sequence[Any], grid: Any, stream: int
+    ) -> Specialization:
+        """The specialization autotuning picks for `key`: the stored winner, or a
+        search on this call's arguments whose winner is stored."""
+        from tawa_xdsl.autotune import Trial, candidates, fastest, search
+        from tawa_xdsl.kernel_cache import DiskCache
+
+        cache, tuned_key = DiskCache("tuned"), self._tuned_key(key)
+        plan = self.plan(key)
+
+        def read(value: Mapping[str, Any]) -> tuple[CompileOptions, tuple[Trial, ...]]:
+            trials = tuple(
+                Trial(label, CompileOptions(**options), ms, error)
+                for label, options, ms, error in value["trials"]
+            )
+            return CompileOptions(**value["options"]), trials
+
+        stored = cache.load(tuned_key, read)
+        if stored is not None:
+            options, trials = stored
+            kernel, origin = self._build(options)
+            tuned = Plan(key, plan.decision, options, _tuned_sources(plan, options))
+            return Specialization(tuned, kernel, f"autotune (stored), {origin}", trials)
+        configurations = candidates(
+            self.structure,
+            key.problem,
+            self.requested.given(),
+            Device.current().sms,
+            plan.decision,
+            lambda shaped: self.requested.resolve(self.tile_kernel, shaped),
+        )
+        self._report(f"@{self.name} [{key}]: {len(configurations)} candidates")
+        trials = search(
+            configurations,
+            lambda options: self._build(options)[0],
+            self._bench(values, grid, stream),
+            self._report,
+        )
+        best = fastest(trials)
+        cache.store(
+            tuned_key,
+            {
+                "options": best.options.as_dict(),
+                "trials": [
+                    [t.label, t.options.as_dict(), t.ms, t.error] for t in trials
+                ],
+            },
+        )
+        kernel, origin = self._build(best.options)
+        tuned = Plan(
+            key, plan.decision, best.options, _tuned_sources(plan, best.options)
+        )
+        return Specialization(tuned, kernel, f"autotune, {origin}", tuple(trials))
+
+    # ---------------------------------------------------------------- calling
+
+    def _convert(self, args: Sequence[Any], stream: int) -> list[Any]:
+        """The arguments converted once, with the checks every kernel makes
+        (the shared ones, then what any compiled kernel needs of an array)."""
+        from tawa_xdsl.runtime.arrays import device_array
+        from tawa_xdsl.runtime.kernel import check_device_array
+
+        values = check_arguments(
+            self.name, self.params, args, lambda v: device_array(v, stream)
+        )
+        for p, v in zip(self.params, values, strict=True):
+            if p.is_tensor:
+                check_device_array(self.name, p, v)
+        return values
+
+    def _select(self, values: Sequence[Any], grid: Any, stream: int) -> Specialization:
+        key = dispatch_key(self.params, values)
+        spec = self._specs.get(key)
+        if spec is None:
+            if not all(key.tma):
+                self._refuse_unaligned(values)
+            if self.autotune:
+                spec = self._autotuned(key, values, grid, stream)
+            else:
+                spec = self._compiled(key)
+            self._specs[key] = spec
+        self.last = spec
+        return spec
+
+    def _refuse_unaligned(self, values: Sequence[Any]) -> None:
+        from tawa_xdsl.runtime.kernel import tma_problem
+
+        for p, v in zip(self.params, values, strict=True):
+            problem = p.is_tensor and tma_problem(p, v)
+            if problem:
+                raise KernelArgumentError(
+                    f"{self.name}: argument '{p.name}' {problem}: TMA cannot "
+                    "describe it, and the specialization for such operands "
+                    "(cp.async or vector loads, register stores; issue 16 item 4) "
+                    f"is not built yet. Pad its rows to a multiple of {TMA_ALIGN} "
+                    "bytes and pass a view of the padded array"
+                )
+
+    def specialize(
+        self, *args: Any, grid: Any = None, stream: int = 0
+    ) -> Specialization:
+        """The specialization a call with `args` runs (compiled, autotuned first
+        with `autotune=True`), without launching it."""
+        return self._select(self._convert(args, stream), grid, stream)
+
+    def for_shape(self, **extents: int) -> Specialization:
+        """The specialization of a call with these extents (by `tile.dims` name)
+        and aligned operands, compiled (never autotuned: that needs arrays)."""
+        key = self.key_for(**extents)
+        if key not in self._specs:
+            self._specs[key] = self._compiled(key)
+        return self._specs[key]
+
+    def __call__(self, *args: Any, grid: Any = None, stream: int = 0) -> None:
+        """Launch on `stream` (see `runtime.Kernel.__call__`)."""
+        values = self._convert(args, stream)
+        self._select(values, grid, stream).kernel(*values, grid=grid, stream=stream)
+
+    def bind(self, *args: Any, grid: Any = None, stream: int = 0) -> Any:
+        """A launcher of this call's specialization (`runtime.Kernel.bind`)."""
+        values = self._convert(args, stream)
+        spec = self._select(values, grid, stream)
+        return spec.kernel.bind(*values, grid=grid, stream=stream)
+
+    # ------------------------------------------------------------ inspection
+
+    @property
+    def current(self) -> Specialization:
+        """The last call's specialization, or before any call the one compiled
+        for no particular shape."""
+        if self.last is not None:
+            return self.last
+        if None not in self._specs:
+            self._specs[None] = self._compiled(None)
+        return self._specs[None]
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The resolved options of `current`."""
+        return self.current.options
+
+    @property
+    def ptx(self) -> str:
+        return self.current.ptx
+
+    @property
+    def kernel(self) -> Kernel:
+        """The runtime kernel of `current` (`load`, `num_regs`, `threads`, ...)."""
+        return self.current.kernel
+
+    def explain(self, *args: Any, **extents: int) -> str:
+        """Which specialization a call with `args`, or with these extents (by
+        `tile.dims` name), runs, or the last call's with neither, and why: the
+        key, the rules that fired with their numbers, every option with where
+        it came from. Nothing is compiled or tuned for it."""
+        if args:
+            key = self.key(*args)
+        elif extents:
+            key = self.key_for(**extents)
+        else:
+            key = self.last.plan.key if self.last is not None else None
+        spec = self._specs.get(key)
+        plan = spec.plan if spec is not None else self.plan(key)
+        lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
+        if key is not None and not all(key.tma):
+            lines.append(
+                "  refused: an operand TMA cannot describe (no non-TMA path yet)"
+            )
+        lines += [f"  {reason}" for reason in plan.decision.reasons]
+        if spec is None:
+            how = "not compiled yet"
+            if self.autotune and key is not None:
+                how += "; autotune searches around these options on the first call"
+        else:
+            how = spec.origin
+            best = min((t.ms for t in spec.trials if t.ms is not None), default=None)
+            for t in spec.trials:
+                time = (
+                    f"{t.ms:.4f} ms" if t.ms is not None else f"skipped: {t.error[:80]}"
+                )
+                mark = " (chosen)" if t.ms is not None and t.ms == best else ""
+                lines.append(f"  tried {t.label}: {time}{mark}")
+        lines.append(f"options {describe(plan.options.as_dict())} ({how}):")
+        lines += [
+            f"  {name} = {value!r} ({plan.sources.get(name, 'default')})"
+            for name, value in plan.options.as_dict().items()
+            if name != "tuned"
+        ]
+        return "\n".join(lines)

@@ -1,0 +1,48 @@
+"""Rules a shape-aware dispatcher applies per call, from the problem's shape
+alone (no search): pure functions of the sizes, so they are cheap to run on
+every launch and to test.
+
+Wave quantization. A GEMM launches one program per output tile; the GPU runs
+one at a time per SM (our kernels fill an SM's shared memory), so T tiles on P
+SMs take ceil(T / P) waves of the K loop, and a last wave of T mod P tiles
+leaves the other SMs idle. Below one wave (T < P) most of the GPU idles for the
+whole kernel: 128 x 128 x 8192 with 128 x 128 tiles is one tile, so one SM of
+132 runs all 128 K iterations. Splitting K S ways (`split-k`) runs T * S
+programs of about I / S iterations each, plus a reduction over S f32 partial
+tiles per output tile.
+"""
+
+from __future__ import annotations
+
+H100_SMS = 132
+"""Streaming multiprocessors of an H100 SXM: programs that run at once."""
+
+MIN_SLICE_ITERATIONS = 4
+"""The fewest K iterations a slice keeps. A slice runs its loop through a ring
+of 3-4 stages: one shorter than that spends its time filling the ring and
+draining the MMAs instead of overlapping loads with them, and every slice adds
+an f32 tile written and read back by the reduction."""
+
+
+def split_count(
+    m: int,
+    n: int,
+    k: int,
+    block_m: int,
+    block_n: int,
+    block_k: int,
+    sms: int = H100_SMS,
+) -> int:
+    """How many ways to split K for an M x N x K GEMM with block_m x block_n
+    output tiles and block_k-wide K steps on `sms` SMs; 1: do not split.
+
+    Only when the tiles do not fill one wave: then as many slices as fit the
+    idle SMs in the same wave (T * S <= P: one wave still, each slice about
+    I / S iterations, so the K loop's time falls by S), but no more than keep
+    `MIN_SLICE_ITERATIONS` per slice. At one wave or more, splitting would add
+    waves as fast as it shortens them, and the reduction on top."""
+    tiles = -(-m // block_m) * -(-n // block_n)
+    iterations = -(-k // block_k)
+    if tiles >= sms:
+        return 1
+    return max(1, min(sms // tiles, iterations // MIN_SLICE_ITERATIONS))

@@ -1,0 +1,523 @@
+"""Shape rules: the options one problem shape calls for, decided without a search.
+
+The tuning rules (`tuning.py`) choose options from a kernel's structure alone, as
+measured on large problems; they cannot see that a 512 x 4096 GEMM has 64
+128x256 tiles for 132 SMs. A `Dispatcher` (`dispatch.py`) calls `decide` once per
+bucket of argument shapes with the kernel's `Structure` and the bucket's extents
+(by `tile.dims` name); its choices sit between the options the caller gives and
+the tuning rules (`CompileOptions.resolve`), and the tuning rules then count the
+stages that fit the chosen tiles. Every rule below is a pure function of the
+shape, the structure and the SM count, and cites what it rests on.
+
+**The wave model.** A kernel launches P programs (output tiles, times the K
+slices when K is split); the GPU runs one per SM at a time (our kernels take
+most of an SM's shared memory), so they finish in ceil(P / SMs) waves, and a
+last wave of P mod SMs programs leaves the other SMs idle (a persistent kernel
+walks its tiles round-robin, so its busiest program has as many). A program
+costs its tile's MMA work over the rate at which that tile shape runs:
+
+    cost = ceil(P / SMs) * BM * BN * (loop iterations per program) / rate
+
+The rates are relative and measured where they could be (`GEMM_RATES`,
+`ATTENTION_RATES`). A rule leaves the tuned tile shape unless another candidate
+costs less by more than `MARGIN`, the model's own error. The model knows nothing
+of memory-bound problems, L2 reuse or epilogue cost; `autotune=True` measures
+what it cannot predict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.ir import BlockArgument
+
+from tawa_xdsl.compiler import TILE_OPTIONS
+from tawa_xdsl.dialects import tile
+from tawa_xdsl.dispatch_rules import H100_SMS, split_count
+from tawa_xdsl.grid import GridInferenceError, grid_rule
+from tawa_xdsl.signature import params
+from tawa_xdsl.transforms.tile_shape import KernelShape
+from tawa_xdsl.tuning import default_options, equal_work, kind, main_loops
+
+MARGIN = 0.10
+"""How much cheaper (as a fraction) the model must predict another tile shape to
+be before a rule leaves the tuned one: the measured 128x128 rate spans 0.89 to
+0.94 over six shapes, the 64-row rate rests on one measurement, and cuBLAS
+itself moves by +-3% between runs of one binary (`benchmarks/NOTES.md` 3.10)."""
+
+GEMM_RATES: dict[tuple[int, int], float] = {
+    # the tuned tile: 632 TFLOP/s vs 500 for 128x128 at 8192^3 (NOTES 3.1)
+    (128, 256): 1.0,
+    # benchmarks/results/tuning_gemm.csv, best 128x128 configuration (4 stages)
+    # over best 128x256 on the six shapes: 0.937 0.903 0.890 0.942 0.942 0.922;
+    # each takes exactly twice the waves in 128x128 tiles (2048^3: 2 vs 1), so
+    # the throughput ratio is the rate itself
+    (128, 128): 0.92,
+    # issue 16's 64 x 4096 x 4096 row: 64-row tiles (the tuned BN=256, so as many
+    # tiles as 128x256) ran at 0.57 of cuBLAS vs 0.46, doing half the MMA work:
+    # 0.5 * 0.57 / 0.46 = 0.62; one consumer warpgroup per tile
+    (64, 256): 0.62,
+    # not measured: 64 rows cost what they cost at BN=256, times the 128/256 rate
+    # ratio of the 128-row tiles (0.62 * 0.92)
+    (64, 128): 0.57,
+}
+"""Throughput of GEMM tile shapes (BM, BN) per SM, relative to 128x256."""
+
+ATTENTION_RATES: dict[int, float] = {
+    # head dim 64 (tuning_attention.csv): 128-row blocks at 0.95, 0.91, 0.95, 0.90
+    # of the 192-row ones (seq 4k and 16k, causal and not): 1 / 0.93
+    192: 1.075,
+    128: 1.0,
+    # not measured for attention: one consumer warpgroup, as GEMM's 64-row tiles
+    64: 0.62,
+}
+"""Throughput of attention query blocks of BM rows per SM, relative to 128."""
+
+SHORT_CAUSAL_SEQ = 1024
+"""Causal attention over at most this many keys runs best without the two-stage
+overlap, on 128-row blocks, with 2 stages and the grid in order: D2-P1-W2 is the
+fastest configuration of tuning_attention.csv at seq 1024 causal for both head
+dims, 225.1 vs the tuned 211.3 TFLOP/s at d64 and 308.6 vs 289.1 at d128. A
+query block there walks 4.5 key blocks on average, so the rotated loop's
+prologue and epilogue are a large share of it. At 4096 the tuned options are
+the fastest at d64 and within 4% at d128, so the rule stops at the measured
+point. Measured at head dims 64 and 128 only (`SHORT_CAUSAL_HEAD_DIMS`)."""
+
+SHORT_CAUSAL_HEAD_DIMS = (64, 128)
+"""The head dims the short-causal rule was measured at (head dim 256 was not
+tuned: its rows keep the tuned options)."""
+
+OPTION_OF = dict(TILE_OPTIONS)
+"""The option that sizes each tile dimension name ("BM": "block_m", ...)."""
+
+Splitter = Callable[[int, int, int, int, int, int, int], int]
+"""How many ways to split K for (M, N, K, BM, BN, BK, SMs); 1: not at all
+(`dispatch_rules.split_count` is the rule)."""
+
+SPLIT_PENDING = (
+    "the dispatcher cannot launch a split-K pair yet (its reduce kernel reads 2-D "
+    "tiles into registers, which the PTX printer cannot: issue 16 item 5)"
+)
+"""Why `decide` splits nothing unless given a splitter."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One dimension a kernel tiles: its `tile.dims` name ("" when unnamed), the
+    tile dimension sizing it (`tile-shape`'s "BM", "BN", "BK"; "" when fixed)
+    and the tile's extent along it as written."""
+
+    dim: str
+    tile: str
+    size: int
+
+
+@dataclass(frozen=True)
+class Structure:
+    """What the shape rules read off a tile kernel, once per kernel.
+
+    `output` are the axes of the first store's tensor, when the grid is one
+    program per stored box along them (`grid.grid_rule`: every example), else
+    empty (the rules then know no tile count); `loop` the dimension the first
+    loading loop walks (K for a GEMM, the keys for attention), read from the
+    load coordinate that is its induction variable; `tuned` the options of the
+    tuning rules; `tunable` the tile dimension names `tile-shape` can resize."""
+
+    name: str
+    kind: str
+    output: tuple[Axis, ...]
+    loop: Axis | None
+    equal_work: bool
+    tuned: Mapping[str, Any]
+    tunable: frozenset[str] = field(default_factory=frozenset)
+
+    @classmethod
+    def of(cls, kernel: func.FuncOp) -> Structure:
+        """Read off `kernel` (tile IR, as written)."""
+        shape = KernelShape(kernel)
+        ps = params(kernel)
+
+        def written(desc: BlockArgument, i: int) -> Axis:
+            """Axis `i` of a descriptor parameter's box."""
+            named = shape.names.get(shape.dims.find((desc, i)))
+            dims = ps[desc.index].dims
+            return Axis(
+                dims[i] if dims else "",
+                named[0] if named else "",
+                shape.resized(desc, {})[i],
+            )
+
+        stores = [o for o in kernel.walk() if isinstance(o, tile.StoreOp)]
+        output: tuple[Axis, ...] = ()
+        if stores and isinstance(stores[0].desc, BlockArgument):
+            desc = stores[0].desc
+            output = tuple(written(desc, i) for i in range(len(stores[0].indices)))
+            try:
+                rules = grid_rule(kernel)
+            except GridInferenceError:
+                rules = []
+            if not rules or any(  # programs are not one per stored box
+                r.block_arg >= 0 or r.arg != desc.index or r.block != output[r.dim].size
+                for r in rules
+            ):
+                output = ()
+        loop = None
+        loops = main_loops(kernel)
+        if loops:
+            induction = loops[0].body.block.args[0]
+            loop = next(
+                (
+                    written(o.desc, i)
+                    for o in loops[0].body.block.ops
+                    if isinstance(o, tile.LoadOp) and isinstance(o.desc, BlockArgument)
+                    for i, index in enumerate(o.indices)
+                    if index is induction
+                ),
+                None,
+            )
+        return cls(
+            kernel.sym_name.data,
+            kind(kernel),
+            output,
+            loop,
+            equal_work(kernel),
+            default_options(kernel),
+            frozenset(name for name, _ in shape.names.values()),
+        )
+
+    def block(self, axis: Axis, sizes: Mapping[str, int]) -> int:
+        """The tile's extent along `axis` under `sizes` (by tile name), else as
+        the tuning rules size it, else as written."""
+        if not axis.tile:
+            return axis.size
+        if axis.tile in sizes:
+            return sizes[axis.tile]
+        return self.tuned.get(OPTION_OF[axis.tile]) or axis.size
+
+    @property
+    def rows(self) -> Axis | None:
+        """The output axis of the stored tile's rows (a GEMM's M, attention's
+        queries): a stored tile is 2-D, on the box's last two axes."""
+        return self.output[-2] if len(self.output) >= 2 else None
+
+    @property
+    def cols(self) -> Axis | None:
+        return self.output[-1] if len(self.output) >= 2 else None
+
+    def tuned_size(self, name: str) -> int:
+        """Tile dimension `name` as the tuning rules size it (else as written)."""
+        axes = (*self.output, *((self.loop,) if self.loop else ()))
+        return next(self.block(a, {}) for a in axes if a.tile == name)
+
+    def tiles(self, extents: Mapping[str, int], sizes: Mapping[str, int]) -> int | None:
+        """Output tiles (programs of the plain grid) for these extents; None when
+        the grid is not one program per tile, or an output dimension has no
+        name or no extent here."""
+        if not self.output:
+            return None
+        count = 1
+        for a in self.output:
+            if a.dim not in extents:
+                return None
+            count *= -(-extents[a.dim] // self.block(a, sizes))
+        return count
+
+    def iterations(self, extents: Mapping[str, int], sizes: Mapping[str, int]) -> int:
+        """Iterations of the main loop (1 when its dimension is unknown here)."""
+        if self.loop is None or self.loop.dim not in extents:
+            return 1
+        return max(1, -(-extents[self.loop.dim] // self.block(self.loop, sizes)))
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a rule chose what it chose (or left the tuned choice): `rule` names
+    it, `text` gives the numbers."""
+
+    rule: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.text}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The shape rules' choices for one problem: options (the "shape" layer of
+    `CompileOptions.resolve`), how many ways K is split, the reasons, and the
+    other tile shapes the wave model weighed (as options: what autotuning
+    tries besides the choice)."""
+
+    options: Mapping[str, Any]
+    reasons: tuple[Reason, ...]
+    split_k: int = 1
+    considered: tuple[Mapping[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One tile shape under the wave model."""
+
+    sizes: Mapping[str, int]
+    tiles: int
+    splits: int
+    waves: int
+    cost: float
+
+    def label(self) -> str:
+        shape = "x".join(str(v) for v in self.sizes.values()) or "as written"
+        split = f", K split {self.splits} ways" if self.splits > 1 else ""
+        return f"{shape}{split}"
+
+
+def waves(programs: int, sms: int) -> int:
+    return -(-programs // sms)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+@dataclass
+class _Choice:
+    """What one kind's rules chose: options, reasons, the K split, and the
+    other tile shapes they weighed (as options)."""
+
+    options: dict[str, Any] = field(default_factory=dict)
+    reasons: list[Reason] = field(default_factory=list)
+    splits: int = 1
+    others: list[dict[str, int]] = field(default_factory=list)
+
+
+def decide(
+    structure: Structure,
+    extents: Mapping[str, int],
+    given: Mapping[str, Any] | None = None,
+    sms: int = H100_SMS,
+    splitter: Splitter | None = None,
+) -> Decision:
+    """The shape rules for `structure` on a problem of `extents` (by dimension
+    name; the dispatcher passes each bucket's upper end) over `sms` SMs. Options
+    in `given` are the caller's: no rule chooses them, and a tile size given
+    is the only candidate for it. `splitter` chooses the K split of each tile
+    shape; without one nothing is split (`SPLIT_PENDING`), and the reasons say
+    what `split_count` would have done."""
+    given = given or {}
+    if structure.kind == "gemm":
+        choice = _gemm_tiles(structure, extents, given, sms, splitter)
+    elif structure.kind == "attention":
+        choice = _attention(structure, extents, given, sms)
+    else:
+        choice = _Choice()
+    sizes = {  # the tiles the kernel will have: chosen here or given
+        n: v
+        for n, o in OPTION_OF.items()
+        if (v := choice.options.get(o) or given.get(o))
+    }
+    tiles = structure.tiles(extents, sizes)
+    if tiles is not None:
+        choice.reasons += _persistent(
+            structure, tiles * choice.splits, given, sms, choice.options
+        )
+    if not choice.reasons:
+        choice.reasons.append(
+            Reason(
+                "none",
+                "no shape rule applies (the output's dimensions are not all named "
+                "by tile.dims, or the kernel is neither GEMM- nor attention-like)",
+            )
+        )
+    return Decision(
+        choice.options, tuple(choice.reasons), choice.splits, tuple(choice.others)
+    )
+
+
+def _wave_choice(
+    candidates: list[Candidate], what: str, sms: int, choice: _Choice
+) -> Candidate:
+    """The first candidate (what the kernel gets without this rule) unless
+    another costs less by more than `MARGIN`; the reason lists them all, and the
+    others go to `choice.others`."""
+    tuned, best = candidates[0], min(candidates, key=lambda c: c.cost)
+    pick = best if best.cost < tuned.cost * (1 - MARGIN) else tuned
+    table = "; ".join(
+        f"{c.label()}: {_count(c.tiles * c.splits, 'program')} in "
+        f"{_count(c.waves, 'wave')} of {sms} SMs "
+        f"({c.tiles * c.splits / (c.waves * sms):.0%} busy), cost "
+        f"{c.cost / tuned.cost:.2f}"
+        for c in candidates
+    )
+    if pick is tuned:
+        verdict = f"keeps {what} {tuned.label()}"
+    else:
+        verdict = (
+            f"{what} {pick.label()}, predicted {tuned.cost / pick.cost:.2f}x "
+            f"faster than {tuned.label()}"
+        )
+    choice.reasons.append(Reason("wave quantization", f"{verdict} ({table})"))
+    choice.others += [
+        {OPTION_OF[name]: size for name, size in c.sizes.items()}
+        for c in candidates
+        if c is not pick
+    ]
+    return pick
+
+
+def _gemm_tiles(
+    structure: Structure,
+    extents: Mapping[str, int],
+    given: Mapping[str, Any],
+    sms: int,
+    splitter: Splitter | None,
+) -> _Choice:
+    """The GEMM tile shape (and K split) by the wave model over `GEMM_RATES`."""
+    choice = _Choice()
+    rows, cols, loop = structure.rows, structure.cols, structure.loop
+    if rows is None or cols is None or loop is None:
+        return choice
+    m, n, k = (extents.get(a.dim) for a in (rows, cols, loop))
+    if m is None or n is None or k is None:
+        return choice
+
+    def blocks(axis: Axis, choices: tuple[int, ...]) -> tuple[int, ...]:
+        """The tuned extent first, then the others a rule may pick."""
+        tuned = structure.block(axis, {})
+        if axis.tile not in structure.tunable or given.get(OPTION_OF[axis.tile]):
+            return (tuned,)
+        return tuple(dict.fromkeys((tuned, *choices)))
+
+    def candidate(bm: int, bn: int) -> Candidate | None:
+        if (bm, bn) not in GEMM_RATES:
+            return None
+        sizes = {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile}
+        tiles = structure.tiles(extents, sizes)
+        assert tiles is not None
+        bk = structure.block(loop, sizes)
+        splits = splitter(m, n, k, bm, bn, bk, sms) if splitter else 1
+        per_program = -(-structure.iterations(extents, sizes) // splits)
+        programs = waves(tiles * splits, sms)
+        cost = programs * bm * bn * per_program / GEMM_RATES[bm, bn]
+        return Candidate(sizes, tiles, splits, programs, cost)
+
+    tuned = (structure.block(rows, {}), structure.block(cols, {}))
+    found = [
+        c
+        for bm in blocks(rows, (128, 64))
+        for bn in blocks(cols, (256, 128))
+        if (c := candidate(bm, bn)) is not None
+    ]
+    if not found or tuned not in GEMM_RATES:
+        return choice  # the tuned tile has no rate: nothing to compare with
+    pick = _wave_choice(found, "tile", sms, choice)
+    choice.options = {
+        OPTION_OF[name]: size
+        for name, size in pick.sizes.items()
+        if size != found[0].sizes[name]
+    }
+    choice.splits = pick.splits
+    bm, bn, bk = (structure.block(a, pick.sizes) for a in (rows, cols, loop))
+    wanted = pick.splits if splitter else split_count(m, n, k, bm, bn, bk, sms)
+    if wanted > 1:
+        tail = "" if splitter else f", but {SPLIT_PENDING}"
+        choice.reasons.append(
+            Reason(
+                "split-K",
+                f"{pick.tiles} tiles fill {pick.tiles / sms:.0%} of a wave: K's "
+                f"{structure.iterations(extents, pick.sizes)} iterations split "
+                f"{wanted} ways{tail}",
+            )
+        )
+    return choice
+
+
+def _attention(
+    structure: Structure,
+    extents: Mapping[str, int],
+    given: Mapping[str, Any],
+    sms: int,
+) -> _Choice:
+    """Short causal sequences (`SHORT_CAUSAL_SEQ`), then the query block rows by
+    the wave model over `ATTENTION_RATES`."""
+    choice = _Choice()
+    most = max(ATTENTION_RATES)
+    seq = extents.get(structure.loop.dim) if structure.loop else None
+    head_dim = structure.cols.size if structure.cols else None
+    if (
+        not structure.equal_work
+        and seq is not None
+        and seq <= SHORT_CAUSAL_SEQ
+        and head_dim in SHORT_CAUSAL_HEAD_DIMS
+    ):
+        short = {"two_stage": False, "num_stages": 2, "reverse_x": False}
+        choice.options |= {o: v for o, v in short.items() if o not in given}
+        most = 128
+        choice.reasons.append(
+            Reason(
+                "short causal",
+                f"{seq} keys <= {SHORT_CAUSAL_SEQ}: no two-stage overlap, 2 stages, "
+                "128-row blocks, grid in order (tuning_attention.csv, seq 1024 "
+                "causal: 225.1 vs 211.3 TFLOP/s at d64, 308.6 vs 289.1 at d128)",
+            )
+        )
+    rows = structure.rows
+    if (
+        rows is None
+        or rows.tile not in structure.tunable
+        or structure.tiles(extents, {}) is None
+    ):
+        return choice
+    tuned = structure.block(rows, {})
+    option = OPTION_OF[rows.tile]
+    if given.get(option):
+        blocks: tuple[int, ...] = (given[option],)
+    else:
+        first = min(tuned, most)
+        blocks = (
+            first,
+            *(r for r in sorted(ATTENTION_RATES, reverse=True) if r < first),
+        )
+
+    def candidate(bm: int) -> Candidate:
+        sizes = {rows.tile: bm}
+        tiles = structure.tiles(extents, sizes)
+        assert tiles is not None
+        cost = waves(tiles, sms) * bm / ATTENTION_RATES.get(bm, 1.0)
+        return Candidate(sizes, tiles, 1, waves(tiles, sms), cost)
+
+    pick = _wave_choice([candidate(b) for b in blocks], "rows", sms, choice)
+    if pick.sizes[rows.tile] != tuned:
+        choice.options[option] = pick.sizes[rows.tile]
+    return choice
+
+
+def _persistent(
+    structure: Structure,
+    programs: int,
+    given: Mapping[str, Any],
+    sms: int,
+    chosen: dict[str, Any],
+) -> list[Reason]:
+    """A tuned persistent grid is dropped when the programs fit one wave: each
+    would walk one tile, the plain grid's schedule plus the walk's bookkeeping
+    (2048^3, 128 tiles on 132 SMs, was the one shape the session-2 search
+    preferred non-persistent: NOTES 3.4)."""
+    if not structure.tuned.get("persistent") or "persistent" in given:
+        return []
+    if programs > sms:
+        return [
+            Reason(
+                "persistent",
+                f"kept: {programs} programs are {programs / sms:.1f} waves of {sms} SMs",
+            )
+        ]
+    chosen["persistent"] = False
+    return [
+        Reason(
+            "persistent",
+            f"off: {programs} programs fit one wave of {sms} SMs (each would walk "
+            "one tile)",
+        )
+    ]

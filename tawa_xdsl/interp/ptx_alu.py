@@ -1,0 +1,282 @@
+"""What each `ptx.alu` opcode computes, over the registers of many lanes at once.
+
+A register bundle in the thread simulator is a numpy array `[lanes, registers]`
+of raw bits: `pred` bool, `b16` uint16, `b32` and `f32` uint32 (an f32 register
+holds its IEEE bits, so a `b32` instruction may move a float unchanged), `b64`
+uint64. `ALU[opcode]` takes the operand arrays (already read through their maps,
+so they broadcast against each other) and returns the result bits; it is the
+meaning of every opcode `dialects/ptx.py` lists in `ALU_OPCODES`, one entry each.
+
+Arithmetic follows the PTX ISA: integer results wrap, shifts of 32 or more give
+0 (or the sign for `shr.s32`), `div`/`rem` truncate towards zero, `.ftz` flushes
+subnormal inputs and results to zero, `max.f32` ignores a NaN operand while
+`max.NaN.f32` propagates it, float compares are ordered except `neu`, and
+`cvt.rn.bf16x2.f32 d, a, b` puts `a` in the upper half. The `.approx` functions
+are computed exactly in f32: the hardware's few ulps of error are not modelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from tawa_xdsl.dtypes import bfloat16
+
+DTYPES: dict[str, np.dtype] = {
+    "pred": np.dtype(np.bool_),
+    "b16": np.dtype(np.uint16),
+    "b32": np.dtype(np.uint32),
+    "f32": np.dtype(np.uint32),
+    "b64": np.dtype(np.uint64),
+}
+"""Register class -> the numpy dtype of its bits."""
+
+BYTES = {"b16": 2, "b32": 4, "f32": 4, "b64": 8}
+"""Register class -> bytes it occupies in memory."""
+
+CLUSTER_WINDOW = 1 << 24
+"""Shared addresses below this are the running block's (`shared::cta`); `mapa`
+maps an address into block r's part of the cluster window,
+`(r + 1) * CLUSTER_WINDOW + address`."""
+
+Fn = Callable[..., np.ndarray]
+
+
+def f32(x: np.ndarray) -> np.ndarray:
+    """The floats that 32-bit register bits hold."""
+    return x.view(np.float32)
+
+
+def f32_bits(x: np.ndarray) -> np.ndarray:
+    """The register bits of floats (rounded to f32)."""
+    return np.asarray(x, dtype=np.float32).view(np.uint32)
+
+
+def s32(x: np.ndarray) -> np.ndarray:
+    return x.view(np.int32)
+
+
+def _ftz(x: np.ndarray) -> np.ndarray:
+    """Subnormal f32 values flushed to zero of the same sign."""
+    tiny = np.abs(x) < np.finfo(np.float32).tiny
+    return np.where(tiny & np.isfinite(x), np.copysign(np.float32(0), x), x)
+
+
+def _float1(fn: Callable[[np.ndarray], np.ndarray], ftz: bool = False) -> Fn:
+    def run(a: np.ndarray) -> np.ndarray:
+        x = f32(a)
+        if ftz:
+            return f32_bits(_ftz(fn(_ftz(x)).astype(np.float32)))
+        return f32_bits(fn(x))
+
+    return run
+
+
+def _float2(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Fn:
+    return lambda a, b: f32_bits(fn(f32(a), f32(b)))
+
+
+def _u32(fn: Callable[..., np.ndarray]) -> Fn:
+    """An integer op computed in int64 and wrapped to 32 bits."""
+
+    def run(*xs: np.ndarray) -> np.ndarray:
+        return (fn(*xs) & 0xFFFFFFFF).astype(np.uint32)
+
+    return run
+
+
+def _wide(x: np.ndarray, signed: bool) -> np.ndarray:
+    return (s32(x) if signed else x).astype(np.int64)
+
+
+def _div(signed: bool, rem: bool) -> Fn:
+    """Integer division truncating towards zero; by zero the result is all ones
+    (the ISA leaves it unspecified)."""
+
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        x, y = _wide(a, signed), _wide(b, signed)
+        safe = np.where(y == 0, 1, y)
+        q = np.sign(x) * np.sign(safe) * (np.abs(x) // np.abs(safe))
+        out = x - q * safe if rem else q
+        return (np.where(y == 0, -1, out) & 0xFFFFFFFF).astype(np.uint32)
+
+    return run
+
+
+def _shift_left(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    n = b.astype(np.int64)
+    return (
+        np.where(
+            n >= 32, 0, (a.astype(np.uint64) << np.minimum(n, 31).astype(np.uint64))
+        )
+        .astype(np.uint64)
+        .astype(np.uint32)
+    )
+
+
+def _shift_right(signed: bool) -> Fn:
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        n = np.minimum(b.astype(np.int64), 32)
+        if signed:
+            return (
+                (s32(a).astype(np.int64) >> np.minimum(n, 31))
+                .astype(np.int32)
+                .view(np.uint32)
+            )
+        return np.where(n >= 32, 0, a.astype(np.uint64) >> n.astype(np.uint64)).astype(
+            np.uint32
+        )
+
+    return run
+
+
+def _bfe_u32(a: np.ndarray, pos: np.ndarray, length: np.ndarray) -> np.ndarray:
+    p = (pos & 0xFF).astype(np.uint64)
+    n = np.minimum(length & 0xFF, 32).astype(np.uint64)
+    shifted = np.where(p >= 32, 0, a.astype(np.uint64) >> np.minimum(p, np.uint64(31)))
+    mask = (np.uint64(1) << n) - np.uint64(1)
+    return (shifted & mask).astype(np.uint32)
+
+
+def _mapa(a: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    local = a.astype(np.uint64) % CLUSTER_WINDOW
+    return ((rank.astype(np.uint64) + 1) * CLUSTER_WINDOW + local).astype(np.uint32)
+
+
+def _pack16(dtype: np.dtype) -> Fn:
+    """`cvt.rn.{bf16,f16}x2.f32 d, hi, lo`: two rounded halves in one register."""
+
+    def run(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+        h = f32(hi).astype(dtype).view(np.uint16).astype(np.uint32)
+        low = f32(lo).astype(dtype).view(np.uint16).astype(np.uint32)
+        return (h << 16) | low
+
+    return run
+
+
+def _unpack16(dtype: np.dtype) -> Fn:
+    return lambda a: f32_bits(a.view(dtype).astype(np.float32))
+
+
+def _compare_int(cmp: str, kind: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    signed = kind == "s32" and cmp in ("eq", "ne", "lt", "le", "gt", "ge")
+    unsigned = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
+    op = unsigned.get(cmp, cmp)
+    fn = COMPARE[op]
+    return lambda a, b: fn(_wide(a, signed), _wide(b, signed))
+
+
+def _compare_f32(cmp: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    if cmp == "neu":
+        return lambda a, b: f32(a) != f32(b)
+    fn = COMPARE[cmp]
+    ordered = lambda a, b: ~(np.isnan(a) | np.isnan(b))  # noqa: E731
+    return lambda a, b: fn(f32(a), f32(b)) & ordered(f32(a), f32(b))
+
+
+COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+
+def _identity(a: np.ndarray) -> np.ndarray:
+    return a
+
+
+def _select(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return np.where(p, a, b)
+
+
+def _table() -> dict[str, Fn]:
+    u64 = np.uint64
+    table: dict[str, Fn] = {
+        "add.f32": _float2(np.add),
+        "sub.f32": _float2(np.subtract),
+        "mul.f32": _float2(np.multiply),
+        "div.rn.f32": _float2(np.divide),
+        "max.f32": _float2(np.fmax),
+        "min.f32": _float2(np.fmin),
+        "max.NaN.f32": _float2(np.maximum),
+        "min.NaN.f32": _float2(np.minimum),
+        "fma.rn.f32": lambda a, b, c: f32_bits(
+            (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32)
+        ),
+        "neg.f32": _float1(np.negative),
+        "abs.f32": _float1(np.abs),
+        "ex2.approx.ftz.f32": _float1(np.exp2, ftz=True),
+        "lg2.approx.ftz.f32": _float1(np.log2, ftz=True),
+        "tanh.approx.f32": _float1(np.tanh),
+        "sqrt.rn.f32": _float1(np.sqrt),
+        "rsqrt.approx.ftz.f32": _float1(lambda x: 1 / np.sqrt(x), ftz=True),
+        "rcp.approx.ftz.f32": _float1(lambda x: 1 / x, ftz=True),
+        "cvt.rpi.f32.f32": _float1(np.ceil),
+        "cvt.rmi.f32.f32": _float1(np.floor),
+        "mov.f32": _identity,
+        "cvt.rn.f32.s32": lambda a: f32_bits(s32(a).astype(np.float32)),
+        "cvt.f32.bf16": _unpack16(bfloat16),
+        "cvt.f32.f16": _unpack16(np.dtype(np.float16)),
+        "cvt.rn.bf16x2.f32": _pack16(bfloat16),
+        "cvt.rn.f16x2.f32": _pack16(np.dtype(np.float16)),
+        "and.b32": np.bitwise_and,
+        "or.b32": np.bitwise_or,
+        "xor.b32": np.bitwise_xor,
+        "shl.b32": _shift_left,
+        "shr.u32": _shift_right(signed=False),
+        "shr.s32": _shift_right(signed=True),
+        "max.s32": _u32(lambda a, b: np.maximum(_wide(a, True), _wide(b, True))),
+        "min.s32": _u32(lambda a, b: np.minimum(_wide(a, True), _wide(b, True))),
+        "max.u32": np.maximum,
+        "min.u32": np.minimum,
+        "div.s32": _div(signed=True, rem=False),
+        "rem.s32": _div(signed=True, rem=True),
+        "div.u32": _div(signed=False, rem=False),
+        "rem.u32": _div(signed=False, rem=True),
+        "mad.lo.u32": _u32(lambda a, b, c: _wide(a, False) * b + c),
+        "mad.lo.s32": _u32(lambda a, b, c: _wide(a, False) * b + c),
+        "bfe.u32": _bfe_u32,
+        "mov.b32": _identity,
+        "mov.u32": _identity,
+        "selp.b32": _select,
+        "selp.f32": _select,
+        "mapa.shared::cluster.u32": _mapa,
+        "cvt.u64.u32": lambda a: a.astype(u64),
+        "cvt.s64.s32": lambda a: s32(a).astype(np.int64).view(u64),
+        "add.s64": lambda a, b: a + b,
+        "or.b64": np.bitwise_or,
+        "mad.lo.u64": lambda a, b, c: a * b + c,
+        "mad.wide.u32": lambda a, b, c: a.astype(u64) * b.astype(u64) + c,
+        "mov.b64": _identity,
+        "mov.u64": _identity,
+        "cvta.to.global.u64": _identity,
+        "mov.b16": _identity,
+        "mov.pred": _identity,
+        "and.pred": np.logical_and,
+        "or.pred": np.logical_or,
+        "xor.pred": np.logical_xor,
+    }
+    for name in ("add", "sub", "mul.lo"):
+        fn = {"add": np.add, "sub": np.subtract, "mul.lo": np.multiply}[name]
+        for kind in ("s32", "u32"):
+            table[f"{name}.{kind}"] = _u32(
+                lambda a, b, fn=fn: fn(_wide(a, False), _wide(b, False))
+            )
+    for cmp in ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"):
+        for kind in ("s32", "u32"):
+            c = _compare_int(cmp, kind)
+            table[f"setp.{cmp}.{kind}"] = c
+            table[f"setp.{cmp}.and.{kind}"] = lambda a, b, p, c=c: c(a, b) & p
+    for cmp in ("eq", "ne", "lt", "le", "gt", "ge", "neu"):
+        c = _compare_f32(cmp)
+        table[f"setp.{cmp}.f32"] = c
+        table[f"setp.{cmp}.or.f32"] = lambda a, b, p, c=c: c(a, b) | p
+    return table
+
+
+ALU: dict[str, Fn] = _table()
+"""opcode -> its meaning on register bits (see the module docstring)."""

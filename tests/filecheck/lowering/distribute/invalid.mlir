@@ -1,0 +1,122 @@
+// distribute-fragments refuses what the thread level cannot express with a
+// diagnostic at the op (the PTX printer's messages where it had one).
+// RUN: tawa-opt %s --split-input-file --verify-diagnostics -p distribute-fragments | filecheck %s
+
+// CHECK: error: arith.mulf: fold tile constants before lowering (run canonicalize)
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    %a = tile.splat %x : f32 -> tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+    %b = arith.constant dense<2.0> : tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+    // expected-error@+1 {{fold tile constants before lowering (run canonicalize)}}
+    %c = arith.mulf %a, %b : tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+  }
+  func.return
+}
+
+// -----
+
+// CHECK: error: arith.truncf is supported on f32 register tiles to bf16/f16
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    %a = tile.splat %x : f32 -> tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+    // expected-error@+1 {{arith.truncf is supported on f32 register tiles to bf16/f16}}
+    %c = arith.truncf %a : tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>> to tensor<64x16xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
+  }
+  func.return
+}
+
+// -----
+
+// CHECK: error: arith.addf: 'arith.addf' on 16-bit values: compute in f32 (arith.extf) first
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    %rows = tile.iota : tensor<64xi32, #nvgpu_async.frag<row, warpgroups = 1>>
+    %r2 = tile.expand_dims %rows, axis = 1 : tensor<64xi32, #nvgpu_async.frag<row, warpgroups = 1>> -> tensor<64x1xi32, #nvgpu_async.frag<row, warpgroups = 1>>
+    %rb = tile.broadcast %r2 : tensor<64x1xi32, #nvgpu_async.frag<row, warpgroups = 1>> -> tensor<64x16xi32, #nvgpu_async.frag<acc, warpgroups = 1>>
+    %z = arith.constant dense<0> : tensor<64x16xi32, #nvgpu_async.frag<acc, warpgroups = 1>>
+    %top = tile.cmpi eq, %rb, %z : tensor<64x16xi32, #nvgpu_async.frag<acc, warpgroups = 1>> -> tensor<64x16xi1, #nvgpu_async.frag<acc, warpgroups = 1>>
+    %xs = tile.splat %x : f32 -> tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+    %zero = arith.constant dense<0.0> : tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+    %f = tile.select %top, %xs, %zero : tensor<64x16xi1, #nvgpu_async.frag<acc, warpgroups = 1>>, tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+    %h = arith.truncf %f : tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>> to tensor<64x16xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
+    // expected-error@+1 {{'arith.addf' on 16-bit values: compute in f32 (arith.extf) first}}
+    %c = arith.addf %h, %h : tensor<64x16xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
+  }
+  func.return
+}
+
+// -----
+
+// CHECK: error: tile.reduce is supported on accumulator-layout tiles
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    %a = tile.splat %x : f32 -> tensor<64xf32, #nvgpu_async.frag<row, warpgroups = 1>>
+    %e = tile.expand_dims %a, axis = 1 : tensor<64xf32, #nvgpu_async.frag<row, warpgroups = 1>> -> tensor<64x1xf32, #nvgpu_async.frag<row, warpgroups = 1>>
+    // expected-error@+1 {{tile.reduce is supported on accumulator-layout tiles}}
+    %m = tile.reduce max %e, axis = 1 : tensor<64x1xf32, #nvgpu_async.frag<row, warpgroups = 1>> -> tensor<64xf32, #nvgpu_async.frag<row, warpgroups = 1>>
+  }
+  func.return
+}
+
+// -----
+
+// CHECK: error: arith.cmpf: the thread level does not handle 'arith.cmpf'
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    // expected-error@+1 {{the thread level does not handle 'arith.cmpf'}}
+    %y = arith.cmpf olt, %x, %x : f32
+  }
+  func.return
+}
+
+// -----
+
+// CHECK: error: scf.while has no thread-level form yet; write the loop as scf.for
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    %c0 = arith.constant 0 : index
+    // expected-error@+1 {{scf.while has no thread-level form yet; write the loop as scf.for}}
+    %r = scf.while (%i = %c0) : (index) -> index {
+      %go = arith.cmpi slt, %i, %c0 : index
+      scf.condition(%go) %i : index
+    } do {
+    ^bb0(%j: index):
+      scf.yield %j : index
+    }
+  }
+  func.return
+}
+
+// -----
+
+// CHECK: error: tile.iota: per-thread tile coordinates exist in the consumer role only
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+  nvgpu_async.role_dispatch consumers = 1 producer {
+    // expected-error@+1 {{per-thread tile coordinates exist in the consumer role only}}
+    %rows = tile.iota : tensor<64xi32, #nvgpu_async.frag<row, warpgroups = 1>>
+  } consumer {
+  }
+  func.return
+}
+
+// -----
+
+// CHECK: error: func.func: kernel parameters of type tensor<4xf32> are not supported
+// expected-error@+1 {{kernel parameters of type tensor<4xf32> are not supported}}
+func.func @k(%x: tensor<4xf32>) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+  func.return
+}
+
+// -----
+
+// CHECK: error: func.func: nvgpu_async.abi lists 0 parameters, the kernel has 1
+// expected-error@+1 {{nvgpu_async.abi lists 0 parameters, the kernel has 1}}
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+  func.return
+}

@@ -1,0 +1,38 @@
+// tawa-hopper-pipeline{shape="NAME=EXTENT,..."} lowers each kernel as compile()
+// specializes it for a call of that shape (tawa_xdsl/heuristics.py).
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline' | filecheck %s --check-prefix=TUNED
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{shape="M=64,N=4096,K=4096"}' | filecheck %s --check-prefix=SMALL
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{shape="M=512,N=4096,K=4096"}' | filecheck %s --check-prefix=WAVE
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{shape="M=64,N=4096,K=4096" tuned=false}' | filecheck %s --check-prefix=UNTUNED
+// RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{shape="M=64,N=4096,K=4096"}' -t ptx | filecheck %s --check-prefix=PTX
+// RUN: not tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{shape="M=64,Q=2"}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
+// RUN: not tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{shape="M=big"}' 2>&1 | filecheck %s --check-prefix=SYNTAX
+
+// Without a shape (or untuned): 128x256 tiles, two consumer warpgroups,
+// persistent (the tile count is read at launch).
+// TUNED-LABEL: func.func @gemm_nt(
+// TUNED-SAME:    tile.persistent
+// TUNED-SAME:    nvgpu_async.launch = {threads = 384 : i64
+
+// tuned=false: the options given and the static defaults, whatever the shape.
+// UNTUNED-LABEL: func.func @gemm_nt(
+// UNTUNED-NOT:     tile.persistent
+// UNTUNED-SAME:    nvgpu_async.launch = {threads = 384 : i64
+
+// M = 64: 64x128 tiles (the wave model), one consumer warpgroup, 4 stages, and
+// 32 tiles fit one wave: not persistent.
+// SMALL-LABEL: func.func @gemm_nt(
+// SMALL-NOT:     tile.persistent
+// SMALL-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 115776 : i64
+
+// M = 512: 128x128 tiles make 128 programs (one wave of 132 SMs) where
+// 128x256 made 64: two consumer warpgroups, 4 stages.
+// WAVE-LABEL: func.func @gemm_nt(
+// WAVE-NOT:     tile.persistent
+// WAVE-SAME:    nvgpu_async.launch = {threads = 384 : i64, smem = 164928 : i64
+
+// PTX: .visible .entry gemm_nt(
+// PTX: .maxntid 256, 1, 1
+
+// UNKNOWN: tawa-opt: tawa-hopper-pipeline: shape names Q, which no kernel here names (tile.dims: K, M, N)
+// SYNTAX: tawa-opt: tawa-hopper-pipeline: shape: expected NAME=EXTENT pairs (a positive integer each), e.g. "M=512,N=4096,K=4096"; got 'M=big'

@@ -1,0 +1,166 @@
+"""Autotuning's search and bookkeeping on the CPU (`tawa_xdsl.autotune`), with
+a fake bench in place of the GPU: the candidates, one progress line each, the
+skipped ones, the winner stored with its PTX so a second process neither
+searches nor compiles. The timing loop itself runs in tests/gpu."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tawa_xdsl import dispatch
+from tawa_xdsl.autotune import CudaBench, Mismatch, candidates, search
+from tawa_xdsl.compiler import CompileOptions, describe
+from tawa_xdsl.dispatch import Dispatcher
+from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.kernel import KernelArgumentError
+from tawa_xdsl.kernel_cache import CACHE_ENV
+
+from .conftest import example_module
+
+TEXT = str(example_module("gemm.mlir", "gemm_nt"))
+ARGS = [np.zeros(s, bfloat16) for s in ((512, 4096), (4096, 4096), (512, 4096))]
+SHAPE = {"M": 512, "N": 4096, "K": 4096}
+
+
+class FakeBench:
+    """Times each kernel by its options: `times` maps configuration names
+    (`describe`) to milliseconds; the rest take 1 ms; `wrong` ones mismatch."""
+
+    def __init__(self, times: dict[str, float], wrong: set[str] = frozenset()) -> None:
+        self.times, self.wrong = times, wrong
+        self.referenced: list[str] = []
+
+    def reference(self, kernel: Any) -> None:
+        self.referenced.append(describe(kernel.options))
+
+    def time(self, kernel: Any) -> float:
+        label = describe(kernel.options)
+        if label in self.wrong:
+            raise Mismatch(f"{kernel.name}: output differs")
+        return self.times.get(label, 1.0)
+
+
+class NoBench:
+    def __init__(self, *args: Any) -> None:
+        raise AssertionError("searched although a winner was stored")
+
+
+@pytest.fixture
+def lowerings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
+    """Counts pipeline runs, with a fresh disk cache."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    runs: list[Any] = []
+    lower = dispatch.lower
+
+    def counted(module, options):
+        runs.append(options)
+        return lower(module, options)
+
+    monkeypatch.setattr(dispatch, "lower", counted)
+    return runs
+
+
+def tuner(bench: Any, lines: list[str]) -> Dispatcher:
+    """A dispatcher that autotunes with `bench` (made from a call's arguments)."""
+    return Dispatcher(
+        TEXT,
+        "gemm_nt",
+        CompileOptions(),
+        autotune=True,
+        bench=bench,
+        report=lines.append,
+    )
+
+
+def configurations(**given: Any) -> list[CompileOptions]:
+    options = CompileOptions(**given)
+    d = Dispatcher(TEXT, "gemm_nt", options)
+    key = d.key_for(**SHAPE)
+    kernel = d.tile_kernel
+    return candidates(
+        d.structure,
+        key.problem,
+        options.given(),
+        132,
+        d.plan(key).decision,
+        lambda shaped: options.resolve(kernel, shaped),
+    )
+
+
+def test_the_space_is_the_rules_choice_its_alternatives_and_neighbours() -> None:
+    found = configurations()
+    names = [describe(c.as_dict()) for c in found]
+    assert names[0] == "D4-P1-W2-BN128"  # the rules' choice: 128x128, one wave
+    assert len(set(names)) == len(names)
+    assert "D3-P1-W2-BN256" in names  # the tuned tile: 64 tiles, not persistent
+    assert "D4-P1-W1-BM64-BN256" in names and "D4-P1-W1-BM64-BN128-pers-g16" in names
+    for neighbour in ("D3-P1-W2-BN128", "D5-P1-W2-BN128", "D4-P2-W2-BN128"):
+        assert neighbour in names
+    assert "D4-P1-W2-BN128-pers-g16" in names  # persistent flipped
+    fixed = configurations(num_stages=4, persistent=False)
+    assert {(c.num_stages, c.persistent) for c in fixed} == {(4, False)}
+
+
+def test_the_fastest_candidate_wins_and_is_stored(lowerings: list[Any]) -> None:
+    lines: list[str] = []
+    bench = FakeBench(
+        {"D4-P1-W1-BM64-BN256": 0.5, "D3-P1-W2-BN128": 0.1}, wrong={"D3-P1-W2-BN128"}
+    )
+    d = tuner(lambda values, grid, stream: bench, lines)
+    spec = d.specialize(*ARGS)
+    assert bench.referenced == ["D4-P1-W2-BN128"]  # the rules' choice
+    assert describe(spec.options) == "D4-P1-W1-BM64-BN256"
+    assert spec.origin == "autotune, compiled"
+    assert lines[0].startswith("@gemm_nt [M in (448, 512]") and "candidates" in lines[0]
+    assert len(lines) == 1 + len(spec.trials) == 1 + len(configurations())
+    assert lines[1] == f"[1/{len(spec.trials)}] D4-P1-W2-BN128: 1.0000 ms"
+    (skipped,) = [t for t in spec.trials if t.ms is None]
+    assert skipped.label == "D3-P1-W2-BN128" and "Mismatch" in skipped.error
+    assert any("D3-P1-W2-BN128: skipped (Mismatch" in line for line in lines)
+    explained = d.explain()
+    assert "tried D4-P1-W1-BM64-BN256: 0.5000 ms (chosen)" in explained
+    assert "block_m = 64 (autotune)" in explained
+    assert d.specialize(*ARGS) is spec  # once per bucket
+    compiled = len(lowerings)
+
+    again = tuner(NoBench, lines)  # another process: the stored winner, its PTX
+    stored = again.specialize(*ARGS)
+    assert stored.options == spec.options and stored.ptx == spec.ptx
+    assert stored.origin == "autotune (stored), disk cache"
+    assert len(lowerings) == compiled
+    assert [t.label for t in stored.trials] == [t.label for t in spec.trials]
+
+
+def test_a_damaged_tuning_entry_means_searching_again(
+    lowerings: list[Any], tmp_path: Path
+) -> None:
+    lines: list[str] = []
+    tuner(lambda values, grid, stream: FakeBench({}), lines).specialize(*ARGS)
+    (entry,) = (tmp_path / "v1" / "tuned").glob("*.json")
+    entry.write_text('{"key": ')
+    again = tuner(lambda values, grid, stream: FakeBench({}), lines)
+    assert again.specialize(*ARGS).origin == "autotune, disk cache"  # PTX kept
+    assert '"trials"' in entry.read_text()  # rewritten
+
+
+def test_the_rules_choice_must_run() -> None:
+    """Without the reference nothing can be checked: its failure is raised."""
+
+    def build(options: CompileOptions) -> Any:
+        raise RuntimeError("does not compile")
+
+    with pytest.raises(RuntimeError, match="does not compile"):
+        search([CompileOptions()], build, FakeBench({}), print)
+
+
+def test_timing_needs_device_arrays() -> None:
+    d = Dispatcher(TEXT, "gemm_nt", CompileOptions())
+    values = d._convert(ARGS, 0)
+    with pytest.raises(
+        KernelArgumentError, match="autotune times launches on device arrays"
+    ):
+        CudaBench("gemm_nt", d.params, values, None, 0)

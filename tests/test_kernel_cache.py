@@ -1,0 +1,144 @@
+"""The disk cache of compiled kernels (`tawa_xdsl.kernel_cache`) as the
+dispatcher uses it: a second process (a fresh `Dispatcher`) reuses the PTX
+without running the pipeline; corrupt, foreign or stale entries are misses
+that get rewritten; a cache that cannot be written costs a warning."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tawa_xdsl import dispatch
+from tawa_xdsl.compiler import CompileOptions
+from tawa_xdsl.dispatch import Dispatcher
+from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.kernel_cache import CACHE_ENV, DiskCache, cache_dir
+
+from .conftest import example_module
+
+TEXT = str(example_module("gemm.mlir", "gemm_nt"))
+ARGS = [np.zeros(s, bfloat16) for s in ((64, 256), (1024, 256), (64, 1024))]
+
+
+@pytest.fixture
+def cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture
+def lowerings(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Counts pipeline runs."""
+    runs: list[Any] = []
+    lower = dispatch.lower
+
+    def counted(module, options):
+        runs.append(options)
+        return lower(module, options)
+
+    monkeypatch.setattr(dispatch, "lower", counted)
+    return runs
+
+
+def fresh() -> Dispatcher:
+    """What a new process makes of compile(): nothing in memory."""
+    return Dispatcher(TEXT, "gemm_nt", CompileOptions())
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted((cache / "v1" / "ptx").glob("*.json"))
+
+
+def test_a_new_process_reuses_the_ptx(cache: Path, lowerings: list[Any]) -> None:
+    first = fresh().specialize(*ARGS)
+    assert len(lowerings) == 1 and first.origin == "rules, compiled"
+    (entry,) = entries(cache)
+    second = fresh()
+    spec = second.specialize(*ARGS)
+    assert len(lowerings) == 1 and spec.origin == "rules, disk cache"
+    assert spec.ptx == first.ptx and spec.options == first.options
+    assert spec.kernel.threads == first.kernel.threads
+    assert spec.kernel.params == first.kernel.params
+    assert "(rules, disk cache)" in second.explain()
+    stored = json.loads(entry.read_text())
+    assert stored["key"]["options"] == first.options
+    assert set(stored["key"]) == {
+        "ir", "kernel", "options", "gpu", "driver", "package", "compiler"
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda text: text[: len(text) // 2],  # a torn write
+        lambda text: "not json",
+        lambda text: json.dumps(
+            {"key": {"other": 1}, "value": json.loads(text)["value"]}
+        ),
+        lambda text: json.dumps(
+            {"key": json.loads(text)["key"], "value": {"ptx": 1, "record": "x"}}
+        ),
+        lambda text: json.dumps(
+            {"key": json.loads(text)["key"], "value": {"ptx": "", "record": "junk"}}
+        ),
+    ],
+    ids=["torn", "garbage", "other-key", "ill-typed", "bad-record"],
+)
+def test_a_damaged_entry_is_compiled_again_and_rewritten(
+    cache: Path, lowerings: list[Any], damage
+) -> None:
+    ptx = fresh().specialize(*ARGS).ptx
+    (entry,) = entries(cache)
+    entry.write_text(damage(entry.read_text()))
+    spec = fresh().specialize(*ARGS)
+    assert len(lowerings) == 2 and spec.origin == "rules, compiled"
+    assert spec.ptx == ptx
+    assert json.loads(entry.read_text())["value"]["ptx"] == ptx  # rewritten
+    assert fresh().specialize(*ARGS).origin == "rules, disk cache"
+
+
+def test_other_options_are_other_entries(cache: Path, lowerings: list[Any]) -> None:
+    fresh().specialize(*ARGS)
+    Dispatcher(TEXT, "gemm_nt", CompileOptions(num_stages=3)).specialize(*ARGS)
+    assert len(entries(cache)) == 2 and len(lowerings) == 2
+
+
+def test_an_unwritable_cache_warns(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, lowerings: list[Any]
+) -> None:
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "file" / "cache"))
+    with pytest.warns(UserWarning, match="cannot write the kernel cache"):
+        spec = fresh().specialize(*ARGS)
+    assert spec.origin == "rules, compiled"
+
+
+def test_concurrent_writers_leave_one_whole_entry(tmp_path: Path) -> None:
+    """Each writer renames a whole temporary file over the entry."""
+    cache = DiskCache("ptx", tmp_path)
+    key = {"k": 1}
+    value = {"ptx": "x" * 100_000}
+    threads = [
+        threading.Thread(target=cache.store, args=(key, value)) for _ in range(8)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert cache.load(key, lambda v: v) == value
+    assert [p.name for p in cache.directory.iterdir()] == [cache.path(key).name]
+
+
+def test_where_the_cache_lives(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CACHE_ENV, "/x/tawa")
+    assert cache_dir() == Path("/x/tawa")
+    monkeypatch.delenv(CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/y")
+    assert cache_dir() == Path("/y/tawa-xdsl")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert cache_dir() == Path.home() / ".cache" / "tawa-xdsl"

@@ -1,0 +1,377 @@
+"""The thread-level simulator (`tawa_xdsl.interp.thread_sim`) on small kernels
+written by hand, one op family at a time: each result is known, and each broken
+kernel (a collective reached by part of a warp, an access outside memory, a
+read of a register a guard skipped, a wrong barrier protocol) is caught."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tawa_xdsl.dialects.ptx import ALU_OPCODES
+
+from tawa_xdsl.interp.barrier_sim import Hazard
+from tawa_xdsl.interp.ptx_alu import ALU, f32_bits
+from tawa_xdsl.interp.thread_sim import Pointer
+
+from .ptx_builder import Kernel
+
+U32 = np.uint32
+
+
+def u32(*xs: int) -> np.ndarray:
+    return np.array([[x & 0xFFFFFFFF for x in xs]], dtype=U32)
+
+
+def test_every_alu_opcode_has_a_meaning() -> None:
+    assert set(ALU) == set(ALU_OPCODES)
+
+
+@pytest.mark.parametrize(
+    "opcode, args, expected",
+    [
+        ("add.s32", (u32(0x7FFFFFFF), u32(1)), u32(0x80000000)),
+        ("sub.u32", (u32(0), u32(1)), u32(0xFFFFFFFF)),
+        ("mul.lo.s32", (u32(-3), u32(5)), u32(-15)),
+        ("shl.b32", (u32(1, 1, 1), u32(4, 31, 32)), u32(16, 1 << 31, 0)),
+        ("shr.u32", (u32(-16, -16), u32(2, 40)), u32(0x3FFFFFFC, 0)),
+        ("shr.s32", (u32(-16, -16), u32(2, 40)), u32(-4, -1)),
+        ("div.s32", (u32(-7, 7), u32(2, -2)), u32(-3, -3)),
+        ("rem.s32", (u32(-7, 7), u32(2, -2)), u32(-1, 1)),
+        ("div.u32", (u32(-2), u32(2)), u32(0x7FFFFFFF)),
+        ("bfe.u32", (u32(0b1101100), u32(2), u32(3)), u32(0b011)),
+        ("bfe.u32", (u32(-1), u32(30), u32(8)), u32(3)),
+        ("max.s32", (u32(-1), u32(1)), u32(1)),
+        ("max.u32", (u32(-1), u32(1)), u32(-1)),
+        ("mad.lo.u32", (u32(3), u32(4), u32(5)), u32(17)),
+        ("setp.lt.s32", (u32(-1), u32(0)), np.array([[True]])),
+        ("setp.lt.u32", (u32(-1), u32(0)), np.array([[False]])),
+        ("setp.lo.s32", (u32(-1), u32(0)), np.array([[False]])),
+        ("setp.ge.and.s32", (u32(1), u32(0), np.array([[False]])), np.array([[False]])),
+    ],
+)
+def test_integer_opcodes(opcode, args, expected) -> None:
+    np.testing.assert_array_equal(ALU[opcode](*args), expected)
+
+
+def test_float_opcodes() -> None:
+    nan, one, two = (f32_bits(np.array([[x]])) for x in (np.nan, 1.0, 2.0))
+    assert ALU["max.f32"](nan, one)[0, 0] == one[0, 0]
+    assert np.isnan(ALU["max.NaN.f32"](nan, one).view(np.float32))[0, 0]
+    assert not ALU["setp.ne.f32"](nan, one)[0, 0]
+    assert ALU["setp.neu.f32"](nan, one)[0, 0]
+    assert ALU["setp.neu.or.f32"](one, one, np.array([[True]]))[0, 0]
+    # cvt.rn.bf16x2.f32 d, hi, lo: the first source lands in the upper half
+    packed = ALU["cvt.rn.bf16x2.f32"](two, one)[0, 0]
+    assert packed == (0x4000 << 16) | 0x3F80
+    halves = np.array([[packed & 0xFFFF, packed >> 16]], dtype=np.uint16)
+    np.testing.assert_array_equal(
+        ALU["cvt.f32.bf16"](halves).view(np.float32), [[1.0, 2.0]]
+    )
+    tiny = f32_bits(np.array([[1e-40]]))
+    assert ALU["ex2.approx.ftz.f32"](tiny).view(np.float32)[0, 0] == 1.0
+    assert (
+        ALU["cvt.rmi.f32.f32"](f32_bits(np.array([[-1.5]]))).view(np.float32)[0, 0]
+        == -2
+    )
+
+
+def test_wide_opcodes() -> None:
+    big = np.array([[0xFFFFFFFF]], dtype=U32)
+    got = ALU["mad.wide.u32"](big, big, np.array([[1]], dtype=np.uint64))
+    assert int(got[0, 0]) == 0xFFFFFFFF * 0xFFFFFFFF + 1
+    assert int(ALU["cvt.s64.s32"](u32(-2))[0, 0]) == (1 << 64) - 2
+    assert (
+        int(ALU["mapa.shared::cluster.u32"](u32(0x410), u32(1))[0, 0])
+        == (2 << 24) + 0x410
+    )
+
+
+# ----------------------------------------------------------------- kernels
+
+
+def lane_address(k: Kernel, param: str, bytes_per_lane: int, tid=None):
+    """param + bytes_per_lane * tid, as a b64 global address."""
+    tid = tid if tid is not None else k.tid()
+    off = k.alu("mul.lo.u32", tid, k.imm(bytes_per_lane))
+    return k.alu("add.s64", k.param(param), k.alu("cvt.u64.u32", off))
+
+
+def store(k: Kernel, addr, value, elements=(0,), **kw) -> None:
+    from tawa_xdsl.dialects import ptx
+
+    ptx.StoreOp("global", addr, value, list(elements), **kw)
+
+
+def test_divergent_if_merges_results_lane_by_lane() -> None:
+    k = Kernel()
+    tid = k.tid()
+    low = k.alu("setp.lt.u32", tid, k.imm(40))
+    results: list = []
+    with k.if_(low, results=results, otherwise=[k.alu("add.u32", tid, k.imm(2000))]):
+        results.append(k.alu("add.u32", tid, k.imm(1000)))
+    store(k, lane_address(k, "p_out", 4), k.last.res[0])
+    out = np.zeros(128, np.uint32)
+    k.run({"p_out": Pointer(out, "out")})
+    tids = np.arange(128)
+    np.testing.assert_array_equal(out, np.where(tids < 40, tids + 1000, tids + 2000))
+
+
+def test_for_runs_each_lane_its_own_trip_count() -> None:
+    k = Kernel()
+    tid = k.tid()
+    trips = k.alu("rem.u32", tid, k.imm(5))
+    with k.for_(k.imm(0), trips, k.imm(1), [k.alu("mov.b32", k.imm(0))]) as loop:
+        loop.yields.append(k.alu("add.u32", loop.carried[0], loop.iv))
+    store(k, lane_address(k, "p_out", 4), k.last.res[0])
+    out = np.zeros(128, np.uint32)
+    k.run({"p_out": Pointer(out, "out")})
+    n = np.arange(128) % 5
+    np.testing.assert_array_equal(out, n * (n - 1) // 2)
+
+
+def test_uniform_branch_on_a_lane_varying_condition_is_a_hazard() -> None:
+    k = Kernel()
+    with k.if_(k.alu("setp.lt.u32", k.tid(), k.imm(5)), uniform=True):
+        pass
+    with pytest.raises(Hazard, match="uniform branch whose condition differs"):
+        k.run()
+
+
+def quad_sum(k: Kernel, v):
+    s = k.alu("add.f32", v, ptx_shfl(v, 1))
+    return k.alu("add.f32", s, ptx_shfl(s, 2))
+
+
+def ptx_shfl(v, mask: int):
+    from tawa_xdsl.dialects import ptx
+
+    return ptx.ShflOp(v, mask).result
+
+
+def test_shuffles_reduce_a_quad() -> None:
+    from tawa_xdsl.dialects import ptx
+
+    k = Kernel()
+    v = ptx.LoadOp("global", lane_address(k, "p_x", 4), "f32", 1).result
+    store(k, lane_address(k, "p_y", 4), quad_sum(k, v))
+    x = np.random.default_rng(0).standard_normal(128).astype(np.float32)
+    y = np.zeros(128, np.float32)
+    k.run({"p_x": Pointer(x, "x"), "p_y": Pointer(y, "y")})
+    np.testing.assert_allclose(y, x.reshape(-1, 4).sum(1).repeat(4), rtol=1e-6)
+
+
+def test_shuffle_reached_by_part_of_a_warp_is_a_hazard() -> None:
+    k = Kernel()
+    with k.if_(k.alu("setp.lt.u32", k.tid(), k.imm(16))):
+        ptx_shfl(k.alu("mov.f32", k.imm(1.0, "f32")), 1)
+    with pytest.raises(Hazard, match="part of warp 0"):
+        k.run()
+
+
+def test_vote_any_is_per_warp() -> None:
+    from tawa_xdsl.dialects import ptx
+
+    k = Kernel()
+    tid = k.tid()
+    hit = k.alu("setp.eq.u32", tid, k.imm(37))
+    vote = ptx.VoteAnyOp(hit).result
+    one = k.alu("selp.b32", k.imm(1), k.imm(0), vote)
+    store(k, lane_address(k, "p_out", 4), one)
+    out = np.zeros(128, np.uint32)
+    k.run({"p_out": Pointer(out, "out")})
+    np.testing.assert_array_equal(out, (np.arange(128) // 32 == 1).astype(np.uint32))
+
+
+def test_a_register_its_guard_skipped_cannot_be_read() -> None:
+    k = Kernel()
+    tid = k.tid()
+    even = k.alu("setp.eq.u32", k.alu("and.b32", tid, k.imm(1)), k.imm(0))
+    x = k.alu("add.u32", tid, k.imm(7), pred=even)
+    addr = lane_address(k, "p_out", 4)
+    store(k, addr, x, pred=even)  # fine: only where it was written
+    out = np.zeros(128, np.uint32)
+    k.run({"p_out": Pointer(out, "out")})
+    np.testing.assert_array_equal(out[::2], np.arange(0, 128, 2) + 7)
+    k = Kernel()
+    tid = k.tid()
+    even = k.alu("setp.eq.u32", k.alu("and.b32", tid, k.imm(1)), k.imm(0))
+    x = k.alu("add.u32", tid, k.imm(7), pred=even)
+    store(k, lane_address(k, "p_out", 4), x)
+    with pytest.raises(
+        Hazard, match=r"element 0 of .* in lane 1, which add.u32 did not write"
+    ):
+        k.run({"p_out": Pointer(out, "out")})
+
+
+def test_stores_outside_the_array_are_caught_with_lane_and_address() -> None:
+    k = Kernel()
+    store(k, lane_address(k, "p_out", 4), k.tid())
+    out = np.zeros(100, np.uint32)
+    with pytest.raises(
+        Hazard, match=r"outside every array .*0 bytes past the end of 'out'"
+    ):
+        k.run({"p_out": Pointer(out, "out")})
+
+
+def test_misaligned_and_racing_stores_are_caught() -> None:
+    k = Kernel()
+    addr = lane_address(k, "p_out", 4)
+    from tawa_xdsl.dialects import ptx
+
+    ptx.StoreOp("global", addr, k.tid(), [0], offset=2)
+    with pytest.raises(Hazard, match=r"lane 0 accesses 4 bytes .* not aligned to 4"):
+        k.run({"p_out": Pointer(np.zeros(200, np.uint32), "out")})
+    k = Kernel()
+    store(k, k.param("p_out"), k.tid())
+    with pytest.raises(Hazard, match="lanes 0 and 1 write different values"):
+        k.run({"p_out": Pointer(np.zeros(4, np.uint32), "out")})
+
+
+def test_every_byte_written_is_counted() -> None:
+    k = Kernel()
+    store(k, lane_address(k, "p_out", 4), k.tid())
+    out = np.zeros(256, np.uint32)
+    machine = k.run({"p_out": Pointer(out, "out")}, grid=(1, 1, 1))
+    writes = machine.memory.allocations[0].writes.reshape(-1, 4)
+    assert (writes[:128] == 1).all() and (writes[128:] == 0).all()
+
+
+def test_shared_memory_round_trip_and_bounds() -> None:
+    from tawa_xdsl.dialects import ptx
+
+    k = Kernel(threads=128, smem=1024)
+    tid = k.tid()
+    base = k.special("smem")
+    mine = k.alu("mad.lo.u32", tid, k.imm(4), base)
+    ptx.StoreOp("shared", mine, tid, [0])
+    ptx.BarOp(k.imm(0))
+    other = k.alu("mad.lo.u32", k.alu("xor.b32", tid, k.imm(1)), k.imm(4), base)
+    got = ptx.LoadOp("shared", other, "b32", 1).result
+    store(k, lane_address(k, "p_out", 4), got)
+    out = np.zeros(128, np.uint32)
+    k.run({"p_out": Pointer(out, "out")})
+    np.testing.assert_array_equal(out, np.arange(128) ^ 1)
+    k = Kernel(threads=128, smem=256)
+    mine = k.alu("mad.lo.u32", k.tid(), k.imm(4), k.special("smem"))
+    ptx.StoreOp("shared", mine, k.tid(), [0])
+    with pytest.raises(Hazard, match="outside the block's 256 bytes of shared memory"):
+        k.run()
+
+
+# --------------------------------------------------------- allocated registers
+
+
+def allocate(module, share: tuple[str, str] | None = None) -> None:
+    """Give every value registers of its own, except that a loop's counter start
+    and counter, and its initial, carried, yielded and result values, share
+    theirs (as `ptx-allocate` does); `share` names two more values (by name
+    hint) that share registers."""
+    from tawa_xdsl.dialects import ptx
+    from xdsl.rewriter import Rewriter
+
+    parent: dict = {}
+
+    def find(v):
+        while parent.get(v, v) is not v:
+            v = parent[v]
+        return v
+
+    def union(a, b) -> None:
+        if isinstance(a.type, ptx.RegType) and isinstance(b.type, ptx.RegType):
+            parent[find(a)] = find(b)
+
+    values, named = [], {}
+    for op in module.walk():
+        for v in [
+            *op.results,
+            *(a for r in op.regions for b in r.blocks for a in b.args),
+        ]:
+            if isinstance(v.type, ptx.RegType):
+                values.append(v)
+                named[v.name_hint] = v
+        if isinstance(op, ptx.ForOp):
+            args = op.body.block.args
+            union(op.lb, args[0])
+            for init, arg, out, res in zip(
+                op.iter_args,
+                args[1:],
+                op.body.block.last_op.operands,
+                op.res,
+                strict=True,
+            ):
+                union(init, arg), union(out, arg), union(res, arg)
+        if isinstance(op, ptx.IfOp):
+            for region in (op.then, op.otherwise):
+                if region.blocks:
+                    for out, res in zip(
+                        region.block.last_op.operands, op.res, strict=True
+                    ):
+                        union(out, res)
+    if share:
+        union(named[share[0]], named[share[1]])
+    first, base = {}, {}
+    for v in values:
+        root = find(v)
+        if root not in base:
+            cls = v.type.register_class
+            base[root] = first.get(cls, 0)
+            first[cls] = base[root] + v.type.size
+    for v in values:
+        Rewriter.replace_value_with_new_type(v, v.type.allocated(base[find(v)]))
+
+
+def loop_kernel() -> Kernel:
+    """out[tid] = sum(range(tid % 5)) + tid, through a loop-carried sum."""
+    k = Kernel()
+    tid = k.tid()
+    tid.name_hint = "tid"
+    trips = k.alu("rem.u32", tid, k.imm(5))
+    trips.name_hint = "trips"
+    lb = k.alu("mov.u32", k.imm(0))
+    init = k.alu("mov.b32", k.imm(0))
+    with k.for_(lb, trips, k.imm(1), [init]) as loop:
+        step = k.alu("add.u32", loop.carried[0], loop.iv)
+        step.name_hint = "step"
+        loop.yields.append(step)
+    total = k.alu("add.u32", k.last.res[0], tid)
+    store(k, lane_address(k, "p_out", 4), total)
+    return k
+
+
+def test_allocated_registers_hold_what_their_values_name() -> None:
+    from tawa_xdsl.interp.thread_sim import run_threads
+
+    n = np.arange(128) % 5
+    k = loop_kernel()
+    allocate(k.module())
+    out = np.zeros(128, np.uint32)
+    run_threads(k.module(), k.kernel, {"p_out": Pointer(out)}, (1, 1, 1))
+    np.testing.assert_array_equal(out, n * (n - 1) // 2 + np.arange(128))
+    k = loop_kernel()  # tid is read after the loop, which overwrites it
+    allocate(k.module(), share=("tid", "step"))
+    with pytest.raises(
+        Hazard, match=r"reads %r\d+ as %tid in lane \d+, but the register holds"
+    ):
+        run_threads(k.module(), k.kernel, {"p_out": Pointer(out)}, (1, 1, 1))
+
+
+def test_a_loop_edge_between_different_registers_is_caught() -> None:
+    from xdsl.rewriter import Rewriter
+
+    from tawa_xdsl.interp.thread_sim import run_threads
+
+    k = loop_kernel()
+    allocate(k.module())
+    step = next(
+        v for op in k.kernel.walk() for v in op.results if v.name_hint == "step"
+    )
+    Rewriter.replace_value_with_new_type(step, step.type.allocated(40))
+    with pytest.raises(
+        Hazard, match=r"becomes .* with no copy between their registers"
+    ):
+        run_threads(
+            k.module(),
+            k.kernel,
+            {"p_out": Pointer(np.zeros(128, np.uint32))},
+            (1, 1, 1),
+        )
