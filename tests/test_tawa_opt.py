@@ -248,3 +248,36 @@ def test_deep_nesting_gets_a_located_diagnostic(capsys, tmp_path: Path) -> None:
     rc, generic, _ = run(capsys, str(deep), "--print-op-generic")
     deep.write_text(generic)
     assert rc == 0 and run(capsys, str(deep))[0] == 0
+
+
+NO_LOADS = Path(__file__).parent / "filecheck" / "tawa-opt" / "no-loads.mlir"
+
+
+@pytest.mark.parametrize("tma_store", ["true", "false"])
+@pytest.mark.parametrize(
+    "kernel, args, grid",
+    [("fill", [(256, 256), 2.5], (2, 1, 1)), ("ones", [(128, 128)], (1, 1, 1))],
+)
+def test_kernels_without_loads_store_uniform_tiles(kernel, args, grid, tma_store):
+    """A kernel that loads nothing stores a uniform tile (a splat truncated to bf16,
+    a bf16 splat constant): -t ptx lowers it rather than refusing it, and at the
+    thread level it writes what the interpreter writes, through both store paths."""
+    import numpy as np
+
+    from tawa_xdsl.dtypes import bfloat16
+
+    from .thread_level import simulate_output, to_thread_level
+
+    text = NO_LOADS.read_text()
+    args = [np.zeros(a, bfloat16) if isinstance(a, tuple) else a for a in args]
+    expected = [
+        np.full_like(a, np.nan) if isinstance(a, np.ndarray) else a for a in args
+    ]
+    tawa_xdsl.interpret(tawa_xdsl.parse(text), kernel, *expected, grid=grid)
+    module = to_thread_level(
+        tawa_xdsl.parse(text), f"tawa-hopper-pipeline{{tma-store={tma_store}}}"
+    )
+    got = simulate_output(module, kernel, args, 0, grid)
+    np.testing.assert_array_equal(
+        got.astype(np.float32), expected[0].astype(np.float32)
+    )
