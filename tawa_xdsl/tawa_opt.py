@@ -44,7 +44,7 @@ from tawa_xdsl.diagnostics import (
     location_prefix,
     verify_located,
 )
-from tawa_xdsl.pass_pipeline import build_passes, option_name
+from tawa_xdsl.pass_pipeline import Stepped, build_passes, option_name
 
 VERIFIER = "the verifier"
 """The stage before the first pass: verifying the input."""
@@ -190,17 +190,41 @@ class TawaOptMain(xDSLOptMain):
         the IR is verified, and timings and dumps go to stderr."""
         self._stage = VERIFIER
         self._started = time.perf_counter()
+        self._pipeline_stage, self._on = VERIFIER, ""
         self.pipeline = PassPipeline(
-            tuple(build_passes(self.available_passes, self.args.passes)),
+            tuple(
+                build_passes(
+                    self.available_passes, self.args.passes, self._within_pipeline
+                )
+            ),
             self._between_passes,
         )
+
+    def _within_pipeline(
+        self, done: ModulePass | None, module: ModuleOp, upcoming: ModulePass | None
+    ) -> None:
+        """Between the passes a named pipeline runs on one kernel (`module`
+        holds it alone): the same as between the passes of `-p`, but for the
+        input, verified already."""
+        if done is None:
+            self._pipeline_stage = self._stage  # the pipeline's own name
+            from tawa_xdsl.kernel import kernels
+
+            names = [k.sym_name.data for k in kernels(module)]
+            self._on = f" on @{names[0]}" if len(names) == 1 else ""
+            self._stage = upcoming.name if upcoming is not None else self._stage
+            self._started = time.perf_counter()
+            return
+        self._between_passes(done, module, upcoming)
+        if upcoming is None:  # the next kernel, or the pipeline's end
+            self._stage, self._on = self._pipeline_stage, ""
 
     def _between_passes(
         self, done: ModulePass | None, module: ModuleOp, upcoming: ModulePass | None
     ) -> None:
-        if done is not None and self.args.time_passes:
+        if done is not None and self.args.time_passes and not isinstance(done, Stepped):
             ms = (time.perf_counter() - self._started) * 1e3
-            print(f"tawa-opt: {done.name} took {ms:.1f} ms", file=sys.stderr)
+            print(f"tawa-opt: {done.name} took {ms:.1f} ms{self._on}", file=sys.stderr)
         if not self.args.disable_verify:
             try:
                 verify_located(module)
@@ -282,6 +306,8 @@ def list_passes() -> str:
 
 
 def _default(value: object) -> str:
+    if value is None:  # resolved for each kernel (CompileOptions)
+        return "unset"
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 

@@ -112,6 +112,24 @@ def test_a_pass_that_leaves_invalid_ir_is_blamed(capsys, buggy_passes) -> None:
     )
 
 
+def test_a_bug_inside_a_named_pipeline_is_blamed_on_its_pass(
+    capsys, monkeypatch
+) -> None:
+    """tawa-hopper-pipeline runs each kernel through its own passes; a crash or
+    invalid IR left by one of them names that pass, not the pipeline."""
+    from tawa_xdsl.transforms.pipeline import PipelinePass
+    from tawa_xdsl.transforms.tile_shape import TileShapePass
+
+    monkeypatch.setattr(PipelinePass, "apply", ValueErrorPass.apply)
+    rc, _, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline")
+    assert rc == 3
+    assert "internal error in pipeline: ValueError: unexpected shape" in err
+    monkeypatch.setattr(TileShapePass, "apply", MisorderingPass.apply)
+    rc, _, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline")
+    assert rc == 3
+    assert "internal error in tile-shape: left invalid IR: " in err
+
+
 def test_the_traceback_on_request(capsys, buggy_passes, monkeypatch) -> None:
     monkeypatch.setenv("TAWA_TRACEBACK", "1")
     with pytest.raises(InternalError) as raised:
@@ -158,6 +176,8 @@ def test_named_pipelines_run_pass_by_pass(capsys) -> None:
     assert rc == 0
     for name in ("aref-partition", "pipeline", "convert-aref-to-nvgpu-async", "dce"):
         assert f"tawa-opt: {name} took" in err
+    assert "ms on @gemm_nt\n" in err  # each kernel has its own options
+    assert "tawa-hopper-pipeline took" not in err
 
 
 @pytest.mark.parametrize(
