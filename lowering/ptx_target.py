@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
-from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.diagnostics import OpDiagnostic, stage
 from tawa_xdsl.kernel import kernels
 
 DISTRIBUTION = ("select-store-path", "distribute-fragments")
@@ -92,22 +92,29 @@ def lower_to_ptx(ctx: Context, module: ModuleOp) -> list[func.FuncOp]:
     if not all(is_thread_level(k) for k in lowered):
         passes = get_all_lowering_passes()
         for name in DISTRIBUTION:
-            passes[name]()().apply(ctx, module)
+            with stage(f"-t ptx: {name}"):
+                passes[name]()().apply(ctx, module)
         lowered = lowered_kernels(module)
     for kernel in lowered:
         if not is_allocated(kernel):
-            skip_unit_scale(kernel)
-            allocate_kernel(kernel)
+            with stage("-t ptx: ptx-skip-unit-scale"):
+                skip_unit_scale(kernel)
+            with stage("-t ptx: ptx-allocate"):
+                allocate_kernel(kernel)
         if any(isinstance(op, ForOp | IfOp) for op in kernel.body.walk()):
-            lower_control_flow(kernel)
+            with stage("-t ptx: ptx-lower-control-flow"):
+                lower_control_flow(kernel)
     return lowered
 
 
 def _ptx(ctx: Context, module: ModuleOp, legacy: bool) -> str:
     lowered = _lowered(module)
     if legacy or not (_can_distribute() or all(map(is_thread_level, lowered))):
-        return emit_module(lowered)
-    return print_module(lower_to_ptx(ctx, module))
+        with stage("-t ptx: the old PTX printer"):
+            return emit_module(lowered)
+    ready = lower_to_ptx(ctx, module)
+    with stage("-t ptx: the PTX printer"):
+        return print_module(ready)
 
 
 def to_ptx(module: ModuleOp, legacy: bool = False) -> str:

@@ -15,6 +15,8 @@ steps).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -331,3 +333,20 @@ def verify_located(module: ModuleOp) -> None:
         raise locate(e, module) from e
     for op, message in ir_checks.problems_after_verify(module):
         raise OpDiagnostic(op, message)
+
+
+STAGE_ATTR = "tawa_stage"
+"""Set on an exception by `stage`: the stage of a target it escaped from."""
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Name the stage an exception escapes from (the innermost one wins), so
+    `tawa-opt` blames a bug inside a target (`-t ptx` runs several passes) on
+    that stage rather than on the target as a whole."""
+    try:
+        yield
+    except Exception as e:
+        if not hasattr(e, STAGE_ATTR):
+            setattr(e, STAGE_ATTR, name)
+        raise

@@ -37,6 +37,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tawa_xdsl import examples, registry
 from tawa_xdsl.diagnostics import (
+    STAGE_ATTR,
     LocatingParser,
     OpDiagnostic,
     decode_source,
@@ -264,7 +265,8 @@ class TawaOptMain(xDSLOptMain):
         except Exception as e:
             if is_user_error(e):
                 raise
-            raise InternalError.wrap(f"-t {self.args.target}", e) from e
+            where = getattr(e, STAGE_ATTR, f"-t {self.args.target}")
+            raise InternalError.wrap(where, e) from e
 
 
 class ListPassesAction(argparse.Action):

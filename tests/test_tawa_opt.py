@@ -5,6 +5,7 @@ listing, timings and dumps on stderr, `-` for stdin. Run in process (fast)."""
 from __future__ import annotations
 
 import io
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,6 +129,24 @@ def test_a_bug_inside_a_named_pipeline_is_blamed_on_its_pass(
     rc, _, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline")
     assert rc == 3
     assert "internal error in tile-shape: left invalid IR: " in err
+
+
+def test_a_bug_inside_the_ptx_target_names_its_stage(capsys, monkeypatch) -> None:
+    """-t ptx runs distribute-fragments, ptx-allocate ... before printing: a bug
+    in one of them is an internal error of that stage, at the op it was on."""
+    from tawa_xdsl.lowering.distribute import memory
+
+    def crash(self, op, rewriter) -> None:
+        raise KeyError("slot")
+
+    monkeypatch.setattr(memory.SmemStore, "rewrite", crash)
+    rc, out, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline", "-t", "ptx")
+    assert (rc, out) == (3, "")
+    assert re.match(
+        rf"tawa-opt: {GEMM}:\d+:\d+: internal error in -t ptx: distribute-fragments: "
+        "KeyError: 'slot'",
+        err,
+    ), err
 
 
 def test_the_traceback_on_request(capsys, buggy_passes, monkeypatch) -> None:
