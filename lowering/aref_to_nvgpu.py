@@ -82,8 +82,6 @@ from tawa_xdsl.signature import params, signature_record
 ABI_ATTR = "nvgpu_async.abi"
 
 
-
-
 @dataclass(frozen=True)
 class ConvertArefToNVGPUAsyncPass(ModulePass):
     """Lower warp-specialized aref IR to mbarriers, TMA and wgmma."""
