@@ -38,42 +38,18 @@ from __future__ import annotations
 from typing import Any
 
 from xdsl.dialects import func, scf
-from xdsl.ir import OpResult, SSAValue
 
-from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.analysis.kernel_plan import stages_that_fit
+from tawa_xdsl.analysis.shapes import KernelShape
+from tawa_xdsl.analysis.uniformity import depends_on_program_id
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.dialects.tile import element_bytes
+from tawa_xdsl.dialects.tile import tile_bytes
 from tawa_xdsl.grid import GridInferenceError, recorded_grid_rule
-from tawa_xdsl.transforms.tile_shape import KernelShape
-
-SMEM_BUDGET = nv.MAX_SMEM_BYTES - 2048  # alignment slack and barriers
-
-
-def _bytes(shape: tuple[int, ...], element_type: Any) -> int:
-    n = element_bytes(element_type)
-    for d in shape:
-        n *= d
-    return n
 
 
 def _stages(per_stage: int, fixed: int, most: int) -> int:
     """The most ring stages (at least 2) that fit next to `fixed` bytes."""
-    return max(2, min(most, (SMEM_BUDGET - fixed) // per_stage))
-
-
-def _depends_on_program_id(value: SSAValue) -> bool:
-    """Whether `value` is computed (through any chain of ops) from a program id."""
-    seen: set[SSAValue] = set()
-    todo = [value]
-    while todo:
-        v = todo.pop()
-        if v in seen or not isinstance(v, OpResult):
-            continue
-        seen.add(v)
-        if isinstance(v.op, tile.ProgramIdOp):
-            return True
-        todo.extend(v.op.operands)
-    return False
+    return max(2, min(most, stages_that_fit(per_stage, fixed)))
 
 
 def main_loops(kernel: func.FuncOp) -> list[scf.ForOp]:
@@ -105,7 +81,7 @@ def equal_work(kernel: func.FuncOp) -> bool:
     """Whether every program does the same work: no loading loop's bounds depend
     on the program id (causal attention's key loop ends at its query block)."""
     return not any(
-        _depends_on_program_id(bound)
+        depends_on_program_id(bound)
         for lp in main_loops(kernel)
         for bound in (lp.lb, lp.ub)
     )
@@ -130,7 +106,9 @@ def default_options(
     names = {name for name, _ in shape.names.values()}
 
     def size(values: list, sizes: dict[str, int]) -> int:
-        return sum(_bytes(shape.resized(v, sizes), v.type.element_type) for v in values)
+        return sum(
+            tile_bytes(shape.resized(v, sizes), v.type.element_type) for v in values
+        )
 
     ring = [o.result for o in loops[0].body.block.ops if isinstance(o, tile.LoadOp)]
     options: dict[str, Any] = {"mma_depth": 1}

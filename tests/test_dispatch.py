@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
 from tawa_xdsl import dispatch
@@ -29,6 +28,7 @@ from tawa_xdsl.dispatch_rules import H100_SMS, split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
 from tawa_xdsl.kernel import ArrayView, KernelArgumentError, find_kernel
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.runtime.arrays import DeviceArray
 
 from .conftest import example_module
@@ -363,7 +363,7 @@ def test_the_cli_shape_lowers_what_a_call_of_that_shape_runs(lowerings) -> None:
         lowered = tawa_xdsl.apply(
             tawa_xdsl.parse(text), f'tawa-hopper-pipeline{{shape="{shape}"}}'
         )
-        ptx = emit_module([find_kernel(lowered, "gemm_nt")])
+        ptx = kernel_ptx(find_kernel(lowered, "gemm_nt"))
         assert ptx == d.for_shape(**parse_shape(shape)).ptx
 
 

@@ -15,9 +15,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_target import to_ptx
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
@@ -26,12 +23,15 @@ from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import infer_grid, recorded_grid_rule
 from tawa_xdsl.kernel import KernelArgumentError, kernels
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import to_ptx
 from tawa_xdsl.partials import (
     original_arguments,
     record,
     self_scheduled,
     stream_k_slots,
 )
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
 ROOT = Path(__file__).resolve().parent.parent
 COUNTER = ROOT / "tests" / "kernels" / "gemm_counter.mlir"
@@ -341,12 +341,11 @@ def _lowered_alone(mode: str, role: str) -> ModuleOp:
     return lowered
 
 
-@pytest.mark.parametrize("legacy", [False, True])  # the printer compile() uses
 @pytest.mark.parametrize("mode", ["split-k{splits=2}", "stream-k"])
-def test_partials_kernels_assemble(mode: str, legacy: bool) -> None:
+def test_partials_kernels_assemble(mode: str) -> None:
     """The partials kernels print as PTX that assembles for sm_90a, without a
     ptxas remark or a spill."""
-    result = assemble(to_ptx(_lowered_alone(mode, "partials"), legacy))
+    result = assemble(to_ptx(_lowered_alone(mode, "partials")))
     assert result.ok, result.log[-3000:]
     assert result.remarks == [] and not result.spills, result.log[-3000:]
 

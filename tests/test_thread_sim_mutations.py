@@ -24,12 +24,12 @@ from functools import cache
 
 import numpy as np
 import pytest
-from tawa_xdsl.dialects import ptx
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, UnitAttr, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 import tawa_xdsl
+from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.scheduler import SimulationError
 from tawa_xdsl.kernel import find_kernel
@@ -297,43 +297,48 @@ def attention_mutants(module: ModuleOp, opcode: str) -> list[Mutant]:
     ]
 
 
-def attention_inputs(ramp: float) -> list:
+def attention_inputs(ramp: float, keys: int) -> list:
     """Q, K, V, O, scale; with a `ramp`, scores grow (or fall) along the keys
     by far more than f32's exponent range between neighbours, so a row max that
     misses a lane lets exp2 overflow: the running max is no longer a mere
     shift that softmax cancels."""
     rng = np.random.default_rng(5)
-    q, k, v = (rng.standard_normal((2, 200, 64)) for _ in range(3))
+    q, out = rng.standard_normal((2, 200, 64)), np.full((2, 200, 64), np.nan)
+    k, v = (rng.standard_normal((2, keys, 64)) for _ in range(2))
     if ramp:
         q = np.abs(q) + 0.5
-        k = k + ramp * np.arange(200)[None, :, None]
-    out = np.full((2, 200, 64), np.nan)
+        k = k + ramp * np.arange(keys)[None, :, None]
     return [*(x.astype(bfloat16) for x in (q, k, v, out)), 1.0 if ramp else 0.125]
 
 
-RAMPS = (-2.0, 2.0, 0.0)  # falling, rising, plain
+INPUTS = [(ramp, keys) for keys in (512, 100) for ramp in (-2.0, 2.0, 0.0)]
+"""Scores falling, rising, plain; four key blocks of 128 (the tuned kernel's
+two-stage loop runs, between its first and last block) and one (only the loop
+for a kernel too short to pipeline runs)."""
 
 
 @cache
-def attention_reference(ramp: float) -> tuple[list, np.ndarray]:
-    """The inputs for `ramp` and what the interpreter computes from them."""
-    args = attention_inputs(ramp)
+def attention_reference(ramp: float, keys: int) -> tuple[list, np.ndarray]:
+    """The inputs and what the interpreter computes from them."""
+    args = attention_inputs(ramp, keys)
     source = tawa_xdsl.parse(EXAMPLES / RUNS["attention_d64"].file)
     tawa_xdsl.interpret(source, "attention_d64", *args, grid=RUNS["attention_d64"].grid)
     return args, args[3].copy()
 
 
-def attention_check(module: ModuleOp, ramp: float) -> None:
-    args, expected = attention_reference(ramp)
+def attention_check(module: ModuleOp, ramp: float, keys: int) -> None:
+    args, expected = attention_reference(ramp, keys)
     grid = RUNS["attention_d64"].grid
     assert_close(simulate_output(module, "attention_d64", args, 3, grid), expected)
 
 
 def attention_catches(module: ModuleOp, mutant: Mutant) -> str | None:
-    """Whether one of the inputs (scores falling, rising, plain) shows it."""
+    """Whether one of the `INPUTS` shows it."""
     broken = mutant.apply(module)
-    for ramp in RAMPS:
-        if (how := caught(lambda ramp=ramp: attention_check(broken, ramp))) is not None:
+    for ramp, keys in INPUTS:
+        if (
+            how := caught(lambda i=(ramp, keys): attention_check(broken, *i))
+        ) is not None:
             return how
     return None
 
@@ -357,8 +362,8 @@ def test_a_wrong_lane_in_attention_row_reductions_is_caught(
     if first_only:
         mutants = mutants[:1]
     else:
-        for ramp in RAMPS:  # the kernel itself is right on every input
-            attention_check(attention, ramp)
+        for inputs in INPUTS:  # the kernel itself is right on every input
+            attention_check(attention, *inputs)
     missed = [str(m) for m in mutants if attention_catches(attention, m) is None]
     assert not missed, f"not caught: {missed}"
 

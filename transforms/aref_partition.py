@@ -30,8 +30,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.dialects.roles import Role
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp, TensorType
@@ -39,7 +37,10 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, Pure
 
+from tawa_xdsl.analysis.carried import copied_into
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.roles import Role
 from tawa_xdsl.kernel import kernels
 
 THREAD_LEVEL_DIALECTS = ("nvgpu_async", "gpu", "nvvm")
@@ -149,10 +150,7 @@ class Partitioner:
             if isinstance(v, OpResult):
                 owner = v.op
                 if isinstance(owner, scf.ForOp):
-                    work += [
-                        owner.iter_args[v.index],
-                        owner.body.block.last_op.operands[v.index],
-                    ]
+                    work += copied_into(v)
                 else:  # a region op (scf.if, scf.while) is computed whole
                     work += [u for o in owner.walk() for u in o.operands]
             elif isinstance(v, BlockArgument):
@@ -161,8 +159,7 @@ class Partitioner:
                     if v.index == 0:
                         work += [loop.lb, loop.ub, loop.step]
                     else:
-                        i = v.index - 1
-                        work += [loop.iter_args[i], loop.body.block.last_op.operands[i]]
+                        work += copied_into(v)
 
     def _check_no_escape(self) -> None:
         """A loaded tile lives in its slot for one iteration of the loop issuing it."""

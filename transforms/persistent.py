@@ -32,7 +32,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
@@ -42,6 +41,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.grid import (
     GridInferenceError,
     Rule,

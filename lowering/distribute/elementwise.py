@@ -16,18 +16,6 @@ from __future__ import annotations
 
 import struct
 
-from tawa_xdsl.dialects import ptx, tile
-from tawa_xdsl.dialects.nvgpu_async import FragmentKind
-from tawa_xdsl.lowering.distribute.context import (
-    KernelState,
-    Lowered,
-    Ops,
-    geometry,
-    is_16bit,
-    register_type,
-    scalar_class,
-)
-from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
@@ -44,6 +32,18 @@ from xdsl.pattern_rewriter import (
 )
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import ptx, tile
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind
+from tawa_xdsl.lowering.distribute.context import (
+    KernelState,
+    Lowered,
+    Ops,
+    geometry,
+    is_16bit,
+    register_type,
+    scalar_class,
+)
+from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 
 F32_BINARY: dict[type[Operation], str] = {
     arith.AddfOp: "add.f32",

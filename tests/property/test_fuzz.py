@@ -15,9 +15,9 @@ on: loop steps of 0 or below, a use before its definition, nesting deeper than
 any kernel, float literals that overflow their type, a duplicated kernel, bytes
 that are not UTF-8, a CTA barrier in a tile kernel.
 
-How many mutants run comes from the hypothesis profile (tests/conftest.py), once
-per target; `pytest -m slow --hypothesis-profile=exhaustive
-tests/property/test_fuzz.py` is the long search (2 x 500 mutants).
+How many mutants run comes from the hypothesis profile (tests/conftest.py);
+`pytest -m slow --hypothesis-profile=exhaustive
+tests/property/test_fuzz.py` is the long search (500 mutants through -t ptx).
 """
 
 from __future__ import annotations
@@ -233,17 +233,11 @@ def check_outcome(rc: int, out: str, err: str) -> None:
     assert LOCATED.match(lines[0]) or lines[0].startswith(MODULE_LEVEL), err
 
 
-TARGETS = {"new": "ptx", "legacy": "ptx{legacy=true}"}
-"""`-t ptx` (select-store-path, distribute-fragments, ptx-allocate, the ptx
-printer) and the old printer, which `compile` still runs."""
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("target", TARGETS.values(), ids=TARGETS.keys())
 @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_kernels_get_one_located_diagnostic_at_every_stage(
-    target: str, tmp_path: Path, data: st.DataObject
+    tmp_path: Path, data: st.DataObject
 ) -> None:
     text = data.draw(mutations(data.draw(st.sampled_from(KERNELS))))
     pipeline = data.draw(st.sampled_from(PIPELINES))
@@ -253,7 +247,7 @@ def test_mutated_kernels_get_one_located_diagnostic_at_every_stage(
         return  # the later stages parse first: the same diagnostic
     rc2, out2, err2 = run_in_process(out, tmp_path)
     assert (rc2, out2) == (0, out), err2
-    rc, out, err = run_in_process(text, tmp_path, "-p", pipeline, "-t", target)
+    rc, out, err = run_in_process(text, tmp_path, "-p", pipeline, "-t", "ptx")
     check_outcome(rc, out, err)
     assert rc == 1 or ".entry" in out
 

@@ -2,7 +2,6 @@
 // producer role has nothing to do, the consumer computes and stores.
 // RUN: tawa-opt %s -p aref-partition | filecheck %s
 // RUN: tawa-opt %s -p tawa-hopper-pipeline -t ptx | filecheck %s --check-prefix=PTX
-// RUN: tawa-opt %s -p tawa-hopper-pipeline -t 'ptx{legacy=true}' | filecheck %s --check-prefix=PTX
 
 func.func @fill(%c: !tile.desc<?x?xbf16, box = [128, 128]>, %x: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x

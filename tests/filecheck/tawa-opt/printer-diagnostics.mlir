@@ -1,7 +1,6 @@
 // What the PTX printer cannot print is reported at the source line of the op the
 // lowering made it from, not without a location.
 // RUN: not tawa-opt %s -p tawa-hopper-pipeline -t ptx 2>&1 | filecheck %s
-// RUN: not tawa-opt %s -p tawa-hopper-pipeline -t 'ptx{legacy=true}' 2>&1 | filecheck %s
 
 func.func @copy(%a: !tile.desc<?x?xf32, box = [128, 64]>, %c: !tile.desc<?x?xf32, box = [128, 64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
