@@ -51,10 +51,20 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
-from xdsl.ir import Region
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    TensorType,
+    UnknownLoc,
+)
+from xdsl.ir import Operation, Region
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
 from xdsl.traits import IsTerminator
 
 from tawa_xdsl.analysis.carried import STRUCTURED
@@ -91,9 +101,32 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
             layouts = _analyse_consumer(ws, plan)
             lowering.add(plan, layouts)
         walker = PatternRewriteWalker(
-            GreedyRewritePatternApplier(patterns(lowering), dce_enabled=False)
+            KeepLocations(
+                GreedyRewritePatternApplier(patterns(lowering), dce_enabled=False)
+            )
         )
         walker.rewrite_module(op)
+
+
+@dataclass(frozen=True)
+class KeepLocations(RewritePattern):
+    """Ops a pattern inserts take the source location of the op it rewrites, so
+    a later diagnostic about one of them (distribute-fragments', the printer's)
+    names the user's line."""
+
+    inner: RewritePattern
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        def locate(new: Operation) -> None:
+            for inner in new.walk():
+                if isinstance(inner.location, UnknownLoc):
+                    inner.location = op.location
+
+        rewriter.operation_insertion_handler.append(locate)
+        try:
+            self.inner.match_and_rewrite(op, rewriter)
+        finally:
+            rewriter.operation_insertion_handler.remove(locate)
 
 
 def _analyse_consumer(ws: aref.WarpSpecializeOp, plan: KernelPlan) -> ConsumerLayouts:

@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from tawa_xdsl.diagnostics import OpDiagnostic, stage
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import PTX, ForOp, IfOp, RegType
 from tawa_xdsl.kernel import kernels
@@ -57,13 +58,22 @@ def is_allocated(kernel: func.FuncOp) -> bool:
 
 
 def _lowered(module: ModuleOp) -> list[func.FuncOp]:
-    lowered = lowered_kernels(module)
-    if not lowered:
+    """The module's kernels, refused at the first one not lowered yet."""
+    found = list(kernels(module))
+    if not found:
         raise DiagnosticException(
-            "-t ptx needs lowered kernels: run tawa-hopper-pipeline (or "
-            "aref-partition,pipeline,convert-aref-to-nvgpu-async) first"
+            "-t ptx: the module has no tile kernels (func.func with the "
+            "tile.kernel attribute) to print"
         )
-    return lowered
+    for kernel in found:
+        if LAUNCH_ATTR not in kernel.attributes:
+            raise OpDiagnostic(
+                kernel,
+                f"-t ptx needs lowered kernels; @{kernel.sym_name.data} is not: run "
+                "tawa-hopper-pipeline (or aref-partition,pipeline,"
+                "convert-aref-to-nvgpu-async) first",
+            )
+    return found
 
 
 def lower_to_ptx(ctx: Context, module: ModuleOp) -> list[func.FuncOp]:
@@ -73,15 +83,25 @@ def lower_to_ptx(ctx: Context, module: ModuleOp) -> list[func.FuncOp]:
     if not all(is_thread_level(k) for k in lowered):
         passes = get_all_lowering_passes()
         for name in DISTRIBUTION:
-            passes[name]()().apply(ctx, module)
+            with stage(f"-t ptx: {name}"):
+                passes[name]()().apply(ctx, module)
         lowered = lowered_kernels(module)
     for kernel in lowered:
         if not is_allocated(kernel):
-            skip_unit_scale(kernel)
-            allocate_kernel(kernel)
+            with stage("-t ptx: ptx-skip-unit-scale"):
+                skip_unit_scale(kernel)
+            with stage("-t ptx: ptx-allocate"):
+                allocate_kernel(kernel)
         if any(isinstance(op, ForOp | IfOp) for op in kernel.body.walk()):
-            lower_control_flow(kernel)
+            with stage("-t ptx: ptx-lower-control-flow"):
+                lower_control_flow(kernel)
     return lowered
+
+
+def _ptx(ctx: Context, module: ModuleOp) -> str:
+    ready = lower_to_ptx(ctx, module)
+    with stage("-t ptx: the PTX printer"):
+        return print_module(ready)
 
 
 def kernel_ptx(kernel: func.FuncOp) -> str:
@@ -89,15 +109,14 @@ def kernel_ptx(kernel: func.FuncOp) -> str:
     loads: the runtime keeps reading the nvgpu_async kernel's contract)."""
     from tawa_xdsl.registry import make_context
 
-    module = ModuleOp([kernel.clone()])
-    return print_module(lower_to_ptx(make_context(), module))
+    return _ptx(make_context(), ModuleOp([kernel.clone()]))
 
 
 def to_ptx(module: ModuleOp) -> str:
     """PTX text for every lowered kernel of `module`, which is left as it is."""
     from tawa_xdsl.registry import make_context
 
-    return print_module(lower_to_ptx(make_context(), module.clone()))
+    return _ptx(make_context(), module.clone())
 
 
 @dataclass(frozen=True)
@@ -107,4 +126,4 @@ class PTXTarget(Target):
     name = "ptx"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        output.write(print_module(lower_to_ptx(ctx, module)))
+        output.write(_ptx(ctx, module))

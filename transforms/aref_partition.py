@@ -20,7 +20,9 @@ Contract (what the pass guarantees and assumes):
 
 Kernels it cannot partition get a diagnostic at the offending op: a load nested in
 anything but `scf.for` loops, a load whose address (or an enclosing loop bound)
-depends on tile data, a loaded tile that escapes its loop iteration.
+depends on tile data, a loaded tile that escapes its loop iteration, a
+thread-level op (a CTA barrier) that only one role would run. A kernel without
+loads gets a consumer role only (the producer has nothing to do).
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.roles import Role
 from tawa_xdsl.kernel import kernels
+
+THREAD_LEVEL_DIALECTS = ("nvgpu_async", "gpu", "nvvm")
+"""Dialects whose ops act on threads, warps or the block, not on tiles."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,19 @@ class Partitioner:
         self.loads = [op for op in kernel.walk() if isinstance(op, tile.LoadOp)]
 
     # ------------------------------------------------------------------ analysis
+
+    def _check_thread_level_ops(self) -> None:
+        """Ops of the machine level (a CTA barrier, a thread id) assume the threads
+        the partition has not made yet: it would give them to the consumer role
+        alone, and a block-wide barrier that the producer never reaches hangs."""
+        for op in self.kernel.walk():
+            if op.name.split(".")[0] in THREAD_LEVEL_DIALECTS:
+                raise OpDiagnostic(
+                    op,
+                    f"{op.name} is a thread-level op and a tile kernel describes "
+                    "whole tiles: aref-partition would run it in the consumer role "
+                    "only (a block-wide barrier there never completes); remove it",
+                )
 
     def _check_addresses(self) -> None:
         for load in self.loads:
@@ -194,8 +212,7 @@ class Partitioner:
     # ----------------------------------------------------------------- rewriting
 
     def run(self) -> None:
-        if not self.loads:
-            return
+        self._check_thread_level_ops()
         self._check_addresses()
         self._check_no_escape()
         self.groups = self._group_loads()
@@ -216,6 +233,7 @@ class Partitioner:
         rings = 0
         for ch in self.channels:
             ch.create = aref.CreateOp(aref.ArefType(ch.types, 1))
+            ch.create.location = ch.groups[0].loads[0].location
             if ch.in_loop:
                 ch.create.result.name_hint = f"ring{rings}"
                 rings += 1
@@ -380,7 +398,9 @@ class RoleBuilder:
                 new.add_op(op.clone(value_mapper=self.mapper))
             for g, last in release_after.items():
                 if last is op:
-                    new.add_op(aref.ConsumedOp(g.channel.create, slot_index[g]))
+                    consumed = aref.ConsumedOp(g.channel.create, slot_index[g])
+                    consumed.location = g.loads[0].location
+                    new.add_op(consumed)
         issued_here = [g for g in self.p.groups if g.block is old]
         if issued_here and isinstance(old.parent_op(), scf.ForOp):
             one = arith.ConstantOp.from_int_and_width(1, IndexType())
@@ -405,9 +425,12 @@ class RoleBuilder:
             new.add_op(clone)
             if load is g.loads[-1]:
                 values = [self.mapper[ld.result] for ld in g.loads]
-                new.add_op(aref.PutOp(g.channel.create, index, values))
+                put = aref.PutOp(g.channel.create, index, values)
+                put.location = load.location
+                new.add_op(put)
         elif load is g.loads[0]:
             get = aref.GetOp(g.channel.create, index)
+            get.location = load.location
             new.add_op(get)
             for ld, value in zip(g.loads, get.values, strict=True):
                 value.name_hint = ld.result.name_hint
@@ -449,6 +472,7 @@ class RoleBuilder:
             body,
         )
         clone.attributes |= loop.attributes  # hints such as tile.overlap
+        clone.location = loop.location
         new.add_op(clone)
         for k, i in enumerate(iters):
             self.mapper[loop.results[i]] = clone.results[k]

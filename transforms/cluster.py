@@ -43,6 +43,16 @@ from tawa_xdsl.kernel import CLUSTER_ATTR, kernels
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
 
+def check_size(size: int, pass_name: str, option: str) -> None:
+    """A cluster is a power of two blocks, at most `MAX_CLUSTER`; a size of 1 is no
+    cluster. Named as the user wrote it, since the size comes from an option."""
+    if size < 1 or size > MAX_CLUSTER or size & (size - 1):
+        raise PassFailedException(
+            f"{pass_name}{{{option}={size}}}: {option} must be a power of two from "
+            f"1 to {MAX_CLUSTER}"
+        )
+
+
 @dataclass(frozen=True)
 class ClusterPass(ModulePass):
     """Mark each tile kernel to run in clusters of `size` blocks along x."""
@@ -52,11 +62,7 @@ class ClusterPass(ModulePass):
     size: int = 2
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.size < 1 or self.size > MAX_CLUSTER or self.size & (self.size - 1):
-            raise PassFailedException(
-                f"cluster: size must be a power of two from 1 to {MAX_CLUSTER}, "
-                f"got {self.size}"
-            )
+        check_size(self.size, self.name, "size")
         if self.size == 1:
             return
         for kernel in kernels(op):

@@ -206,7 +206,9 @@ def _make_persistent(
     if size > 1:
         first = pre.add(tile.ClusterIdOp(), "first_tile")
         programs = pre.add(tile.NumProgramsOp("x"), "programs")
-        stride = pre.add(arith.DivUIOp(programs, pre.const(size)), "clusters")
+        # the launch has whole clusters (so this is programs / size); rounding up
+        # keeps the step provably positive (ir_checks.loop_steps) on every level
+        stride = pre.add(arith.CeilDivUIOp(programs, pre.const(size)), "clusters")
     else:
         first = pre.add(tile.ProgramIdOp("x"), "first_tile")
         stride = pre.add(tile.NumProgramsOp("x"), "programs")

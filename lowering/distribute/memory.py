@@ -71,10 +71,12 @@ class SmemStore(DistributePattern):
     def rewrite(self, op: nv.SmemStoreOp, rewriter: PatternRewriter):
         value = self.k.lowered(op.value, op)
         t = op.value.type
-        if value.uniform or geometry(t).kind != FragmentKind.ACC:
+        if geometry(t).kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "only accumulator-layout tiles can be staged")
         assert isinstance(t, TensorType)
         k, ops = self.k, Ops(self.k)
+        if value.uniform:  # a splat: every store reads its one register
+            value = Lowered(ops.reg(value))
         ids = k.consumer_ids(op)
         geom, esize = geometry(t), element_bytes(t.element_type)
         rows, chunk_cols = geom.rows, nv.SWIZZLE_BYTES // esize
@@ -183,9 +185,11 @@ class StoreGlobal(DistributePattern):
         t = op.value.type
         assert isinstance(t, TensorType)
         value = self.k.lowered(op.value, op)
-        if value.uniform or geometry(t).kind != FragmentKind.ACC:
+        if geometry(t).kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "stores of accumulator-layout tiles are supported")
         k, ops = self.k, Ops(self.k)
+        if value.uniform:  # a splat: every store reads its one register
+            value = Lowered(ops.reg(value))
         if op.target not in k.tensors:
             raise OpDiagnostic(
                 op, "stores from registers go to a global tensor parameter"
