@@ -9,4 +9,4 @@ func.func @copy(%a: !tile.desc<?x?xf32, box = [128, 64]>, %c: !tile.desc<?x?xf32
   tile.store %u, %c[%c0, %c0] : tensor<128x64xf32> -> !tile.desc<?x?xf32, box = [128, 64]>
   func.return
 }
-// CHECK: tawa-opt: {{.*}}printer-diagnostics.mlir:9:3: error: nvgpu_async.smem_load: only vector tiles (a bias) can be read from shared memory into registers
+// CHECK: tawa-opt: {{.*}}printer-diagnostics.mlir:8:3: error: nvgpu_async.smem_load: only vector tiles (a bias) can be read from shared memory into registers
