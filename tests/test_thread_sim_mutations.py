@@ -263,7 +263,7 @@ def one_of_each_kind(mutants: list[Mutant]) -> list[Mutant]:
     "cases, sample",
     [
         pytest.param(STORE_CASES, True, id="bf16-one-of-each"),
-        pytest.param(STORE_CASES, False, id="bf16-all", marks=pytest.mark.slow),
+        pytest.param(STORE_CASES, False, id="bf16-all", marks=pytest.mark.exhaustive),
         pytest.param(F32_CASES, False, id="f32-all", marks=pytest.mark.slow),
     ],
 )
@@ -378,8 +378,8 @@ def attention_catches(module: ModuleOp, mutant: Mutant) -> str | None:
     [
         ("add.f32", True),
         ("max.NaN.f32", True),
-        pytest.param("add.f32", False, marks=pytest.mark.slow),
-        pytest.param("max.NaN.f32", False, marks=pytest.mark.slow),
+        pytest.param("add.f32", False, marks=pytest.mark.exhaustive),
+        pytest.param("max.NaN.f32", False, marks=pytest.mark.exhaustive),
     ],
 )
 def test_a_wrong_lane_in_attention_row_reductions_is_caught(
