@@ -39,21 +39,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects.ptx import (
-    AluOp,
-    ForOp,
-    IfOp,
-    PTXOp,
-    RegType,
-    YieldOp,
-)
-from tawa_xdsl.lowering.ptx_liveness import (
-    Liveness,
-    Segment,
-    carried_destination,
-    overlaps,
-    union,
-)
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -62,7 +47,22 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects.ptx import (
+    AluOp,
+    ForOp,
+    IfOp,
+    PTXOp,
+    RegType,
+    YieldOp,
+)
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.lowering.ptx_liveness import (
+    Liveness,
+    Segment,
+    carried_destination,
+    overlaps,
+    union,
+)
 
 MOV = {
     "pred": "mov.pred",
@@ -236,10 +236,17 @@ class _Allocator:
     def _copy(self, at: Operation, src: SSAValue, dest: _Group) -> SSAValue:
         """`mov` of `src` (a bundle or an immediate) into `dest`, before `at`.
         The write needs no liveness check: it happens where the destination's
-        own values are written (a loop entry or end, a branch end)."""
+        own values are written (a loop entry or end, a branch end). The copy is
+        live where `at` reads its operands, as the sources of the other copies
+        made there are: recording that keeps a later merge from putting the
+        destination in a source's registers (one copy would then overwrite what
+        another still reads)."""
         mov = AluOp(MOV[dest.cls], [src], dest.size)
         Rewriter.insert_op(mov, InsertPoint.before(at))
         self.group[mov.result] = dest
+        point = 2 * self.live.index[at]
+        root = dest.find()
+        root.segments = union([*root.segments, (point, point)])
         if dest.first < 0:
             dest.first = len(self.order)
             self.order.append(dest)
@@ -253,9 +260,7 @@ class _Allocator:
         tied = op.tied_operand()
         if tied is not None:
             if not self._merge(g, self.group[tied]):
-                point = 2 * self.live.index[op]
                 copy = _fresh(g)
-                copy.segments = [(point, point)]
                 index = list(op.operands).index(tied)
                 op.operands[index] = self._copy(op, tied, copy)
                 assert self._merge(g, copy)

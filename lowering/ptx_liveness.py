@@ -30,8 +30,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from tawa_xdsl.dialects.ptx import ForOp, IfOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+
+from tawa_xdsl.dialects.ptx import ForOp, IfOp, YieldOp
 
 Segment = tuple[int, int]
 """Inclusive range of points `[lo, hi]`."""

@@ -29,6 +29,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import (
     PARAMS_ATTR,
     REGISTER_CLASSES,
@@ -39,11 +44,6 @@ from tawa_xdsl.dialects.ptx import (
     PTXOp,
     RegType,
 )
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
-
-from tawa_xdsl.diagnostics import OpDiagnostic
 
 HEADER = """.version 8.0
 .target sm_90a

@@ -377,7 +377,13 @@ class Dispatcher:
             if not isinstance(ptx, str) or not isinstance(record, str):
                 raise TypeError("a ptx entry holds two strings")
             lowered = find_kernel(parse(record), self.name)
-            return Kernel(self.name, ptx, lowered, self.allow_spills, options.as_dict())
+            return Kernel(
+                self.name,
+                ptx,
+                lowered,
+                allow_spills=self.allow_spills,
+                options=options.as_dict(),
+            )
 
         kernel = cache.load(key, read)
         origin = "disk cache"

@@ -34,12 +34,12 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.ir import BlockArgument
 
+from tawa_xdsl.analysis.shapes import KernelShape
 from tawa_xdsl.compiler import TILE_OPTIONS
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dispatch_rules import H100_SMS, split_count
 from tawa_xdsl.grid import GridInferenceError, grid_rule
 from tawa_xdsl.signature import params
-from tawa_xdsl.transforms.tile_shape import KernelShape
 from tawa_xdsl.tuning import default_options, equal_work, kind, main_loops
 
 MARGIN = 0.10

@@ -8,14 +8,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects import ptx
-from tawa_xdsl.dialects.tile import KERNEL_ATTR
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, UnitAttr
 from xdsl.ir import Block, Region, SSAValue
 
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.dialects.tile import KERNEL_ATTR
 from tawa_xdsl.interp.thread_sim import ParamValue, ThreadFunctions, run_threads
 
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tawa_xdsl.dialects import nvgpu_async as nv
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
@@ -23,6 +22,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 import tawa_xdsl
+from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang, run_lowered
 from tawa_xdsl.kernel import find_kernel
 

@@ -4,11 +4,11 @@ where a value dies, on straight code, in branches and in loops."""
 from __future__ import annotations
 
 import pytest
-from tawa_xdsl.lowering.ptx_liveness import Liveness, overlaps, union
 from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 
 import tawa_xdsl
+from tawa_xdsl.lowering.ptx_liveness import Liveness, overlaps, union
 
 HEAD = """
 func.func @k() {

@@ -16,9 +16,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_target import to_ptx
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
@@ -27,12 +24,15 @@ from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import infer_grid, recorded_grid_rule
 from tawa_xdsl.kernel import KernelArgumentError, kernels
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import to_ptx
 from tawa_xdsl.partials import (
     original_arguments,
     record,
     self_scheduled,
     stream_k_slots,
 )
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
 from .thread_level import assert_close, to_thread_level
 
@@ -316,7 +316,7 @@ def test_lowered_pairs_compute_the_tile_pairs(mode: str, pipeline: str) -> None:
 @pytest.mark.parametrize(
     ("block_n", "pipeline"),
     [
-        (256, "tawa-hopper-pipeline"),  # tuned: 128 x 256 tiles
+        (256, "tawa-hopper-pipeline{block-n=256}"),
         (64, "tawa-hopper-pipeline{block-n=64}"),
     ],
 )
@@ -357,14 +357,13 @@ def _lowered_alone(mode: str, role: str) -> ModuleOp:
     return lowered
 
 
-@pytest.mark.parametrize("legacy", [False, True])  # the printer compile() uses
 @pytest.mark.parametrize("role", ["partials", "reduce"])
 @pytest.mark.parametrize("mode", ["split-k{splits=2}", "stream-k"])
-def test_pair_kernels_assemble(mode: str, role: str, legacy: bool) -> None:
+def test_pair_kernels_assemble(mode: str, role: str) -> None:
     """Both kernels print as PTX that assembles for sm_90a, without a ptxas
     remark or a spill; the reduce kernel reads the f32 partial tiles into
     registers in the accumulator layout (`ld.shared.v2.f32`)."""
-    ptx = to_ptx(_lowered_alone(mode, role), legacy)
+    ptx = to_ptx(_lowered_alone(mode, role))
     result = assemble(ptx)
     assert result.ok, result.log[-3000:]
     assert result.remarks == [] and not result.spills, result.log[-3000:]

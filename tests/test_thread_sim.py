@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tawa_xdsl.dialects.ptx import ALU_OPCODES
 
+from tawa_xdsl.dialects.ptx import ALU_OPCODES
 from tawa_xdsl.interp.barrier_sim import Hazard
 from tawa_xdsl.interp.ptx_alu import ALU, f32_bits
 from tawa_xdsl.interp.thread_sim import Pointer
@@ -266,8 +266,9 @@ def allocate(module, share: tuple[str, str] | None = None) -> None:
     and counter, and its initial, carried, yielded and result values, share
     theirs (as `ptx-allocate` does); `share` names two more values (by name
     hint) that share registers."""
-    from tawa_xdsl.dialects import ptx
     from xdsl.rewriter import Rewriter
+
+    from tawa_xdsl.dialects import ptx
 
     parent: dict = {}
 

@@ -198,7 +198,7 @@ def test_configurations_run_at_the_thread_level(kernel, config) -> None:
     check_example(kernel, f"tawa-hopper-pipeline{{{CONFIGS[config]}}}", seed=1)
 
 
-ALLOCATED_FAST = {"attention_causal_d64"}
+ALLOCATED_FAST = {"attention_d64"}  # its loop entries swap registers
 
 
 @pytest.mark.parametrize(

@@ -6,18 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_emitter import emit_module
-from tawa_xdsl.transforms.pipeline import PipelinePass
 from xdsl.dialects import func
 from xdsl.passes import PassPipeline
 
 import tawa_xdsl
 from tawa_xdsl.compiler import DEFAULTS, CompileOptions
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.kernel import find_kernel, kernels
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.registry import all_passes
+from tawa_xdsl.transforms.pipeline import PipelinePass
 from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLES, example_module
@@ -128,6 +128,29 @@ def test_a_given_option_turns_off_a_tuned_one_it_excludes() -> None:
         )
 
 
+def test_a_tuned_tile_gives_way_to_a_given_consumer_count() -> None:
+    """Head dim 64 is tuned to 192 rows, which two consumer warpgroups cannot
+    share in 64-row slices: given two, the kernel keeps its written rows (and
+    lowers); a given tile size is never overridden (cooperative says why)."""
+    two = resolved("attention.mlir", "attention_d64", num_consumers=2)
+    assert (two.block_m, two.num_consumers) == (0, 2)
+    assert resolved("attention.mlir", "attention_d64", num_consumers=3).block_m == 192
+    tawa_xdsl.apply(
+        tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+        "tawa-hopper-pipeline{num-consumers=2 ping-pong=true}",
+    )
+    # ping-pong needs two consumers: a shape rule's 64-row tile gives way too
+    shaped = CompileOptions(ping_pong=True).resolve(
+        kernel_of("attention.mlir", "attention_causal_d128"), {"block_m": 64}
+    )
+    assert (shaped.block_m, shaped.num_consumers) == (0, 2)
+    with pytest.raises(Exception, match="192 rows cannot be split"):
+        tawa_xdsl.apply(
+            tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+            "tawa-hopper-pipeline{num-consumers=2 block-m=192}",
+        )
+
+
 def test_the_passes_take_the_static_defaults() -> None:
     """`pipeline` alone and the untuned `tawa-hopper-pipeline` agree."""
     assert (PipelinePass().num_stages, PipelinePass().mma_depth) == (
@@ -169,7 +192,7 @@ def test_the_cli_pipeline_lowers_what_compile_runs() -> None:
     for name, threads in zip(names, (512, 384), strict=True):
         kernel = find_kernel(lowered, name)
         assert kernel.attributes[LAUNCH_ATTR].data["threads"].value.data == threads
-        ptx = emit_module([kernel])
+        ptx = kernel_ptx(kernel)
         assert ptx == tawa_xdsl.compile(text, name).ptx
         result = assemble(ptx)
         assert result.ok and result.remarks == [], result.remarks
@@ -222,3 +245,14 @@ def test_a_one_program_kernel_is_not_made_persistent() -> None:
     tawa_xdsl.apply(tawa_xdsl.parse(ONE_PROGRAM), "tawa-hopper-pipeline")
     with pytest.raises(Exception, match="reads no program id"):
         tawa_xdsl.apply(tawa_xdsl.parse(ONE_PROGRAM), "persistent")
+
+
+def test_a_kernel_without_a_rule_gets_the_stages_that_fit() -> None:
+    """Stream-K's reduce kernel has no tuning rule, but at 128 x 256 tiles the
+    default 3 slots of its f32 partial tiles (128 KiB each) overflow shared
+    memory: it gets the stages that fit, so the pair lowers at that tile."""
+    module = tawa_xdsl.apply(tawa_xdsl.parse(EXAMPLES / "gemm.mlir"), "stream-k")
+    reduce = find_kernel(module, "gemm_nt_stream_k_reduce")
+    assert default_options(reduce) == {}
+    assert default_options(reduce, {"BN": 256}) == {"num_stages": 1}
+    tawa_xdsl.apply(module, "tawa-hopper-pipeline{block-n=256}")

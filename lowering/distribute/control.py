@@ -11,6 +11,13 @@ Tile-level control flow is uniform, but the printer branched with plain `bra`;
 
 from __future__ import annotations
 
+from xdsl.dialects import scf
+from xdsl.ir import Attribute, Operation
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+)
+
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.lowering.distribute.context import (
     KernelState,
@@ -20,13 +27,6 @@ from tawa_xdsl.lowering.distribute.context import (
     register_type,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
-from xdsl.dialects import scf
-from xdsl.ir import Attribute, Operation
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-)
-
-from tawa_xdsl.diagnostics import OpDiagnostic
 
 
 def bundle_types(op: Operation) -> list[ptx.RegType]:

@@ -22,6 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+)
+
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, StorePath
@@ -41,13 +48,6 @@ from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from tawa_xdsl.lowering.fragments import Geometry
 from tawa_xdsl.lowering.quad_transpose import quad_transpose_bundle
 from tawa_xdsl.lowering.select_store_path import store_paths
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-)
-
-from tawa_xdsl.diagnostics import OpDiagnostic
 
 
 class SmemSlot(DistributePattern):
@@ -73,10 +73,12 @@ class SmemStore(DistributePattern):
     def rewrite(self, op: nv.SmemStoreOp, rewriter: PatternRewriter):
         value = self.k.lowered(op.value, op)
         t = op.value.type
-        if value.uniform or geometry(t).kind != FragmentKind.ACC:
+        if geometry(t).kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "only accumulator-layout tiles can be staged")
         assert isinstance(t, TensorType)
         ops = Ops(self.k)
+        if value.uniform:  # a splat: every store reads its one register
+            value = Lowered(ops.reg(value))
         base = slot_address(ops, op.buffer, op.slot, op)
         addr, pairs = _swizzled_pairs(ops, op, t, base)
         pair = (
@@ -188,7 +190,7 @@ def _swizzled_pairs(
     geom, esize = geometry(t), element_bytes(t.element_type)
     rows, chunk_cols = geom.rows, nv.SWIZZLE_BYTES // esize
     row_addr = ops.alu(  # this thread's first row, 128 bytes per row
-        "mad.lo.u32", k.row0(rows, op), ops.imm(nv.SWIZZLE_BYTES, "b32"), base
+        "mad.lo.u32", k.row0(rows, op, ops), ops.imm(nv.SWIZZLE_BYTES, "b32"), base
     )
     g16 = ops.alu("shl.b32", ids.g, ops.imm(4, "b32"))
     t_bytes = ops.alu("mul.lo.u32", ids.t, ops.imm(2 * esize, "b32"))
@@ -246,9 +248,11 @@ class StoreGlobal(DistributePattern):
         t = op.value.type
         assert isinstance(t, TensorType)
         value = self.k.lowered(op.value, op)
-        if value.uniform or geometry(t).kind != FragmentKind.ACC:
+        if geometry(t).kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "stores of accumulator-layout tiles are supported")
         k, ops = self.k, Ops(self.k)
+        if value.uniform:  # a splat: every store reads its one register
+            value = Lowered(ops.reg(value))
         if op.target not in k.tensors:
             raise OpDiagnostic(
                 op, "stores from registers go to a global tensor parameter"
@@ -263,7 +267,7 @@ class StoreGlobal(DistributePattern):
             inside = ops.alu("setp.lt.u32", idx[dim], dims[dim])  # negative: outside
             ok = ops.alu("and.pred", ok, inside)
             offset = ops.alu("mad.wide.u32", idx[dim], strides[dim], offset)
-        row0 = ops.alu("add.s32", idx[rank - 2], k.row0(geom.rows, op))
+        row0 = ops.alu("add.s32", idx[rank - 2], k.row0(geom.rows, op, ops))
         store = _Store(
             value,
             geom,
@@ -354,63 +358,86 @@ def _store_vectors(ops: Ops, s: _Store) -> None:
         for q in range(quads)
         for k in range(4)
     ]
-    y = quad_transpose_bundle(s.value.value, elements, lane_bits, ops.add)
-    groups = [(r, q) for r in range(rows) for q in range(quads)]
-    ops.add(
-        ptx.StoreOp(
-            "global",
-            el,
-            y,
-            list(range(4 * len(groups))),
-            pred=inside,
-            offsets=[32 * s.esize * q for _, q in groups],
-            addr_elements=[r for r, _ in groups],
-            pred_elements=[r for r, _ in groups],
+    # one group at a time, its store right after its transpose: four registers
+    # live per store, not the whole tile's (a 256-column tile spilled)
+    for g, (r, q) in enumerate((r, q) for r in range(rows) for q in range(quads)):
+        y = quad_transpose_bundle(
+            s.value.value, elements[4 * g : 4 * g + 4], lane_bits, ops.add
         )
-    )
+        ops.add(
+            ptx.StoreOp(
+                "global",
+                el,
+                y,
+                [0, 1, 2, 3],
+                pred=inside,
+                offsets=[32 * s.esize * q],
+                addr_elements=[r],
+                pred_elements=[r],
+            )
+        )
+
+
+STORE_GROUPS = 4
+"""8-column groups of a row whose masked stores are made together (their
+addresses, 2 registers each, and predicates live at once)."""
 
 
 def _store_pairs(ops: Ops, s: _Store, paired: bool) -> None:
     """Any tile, any bounds: each lane stores its column pairs, masked per
     element (a pair half inside stores its first element alone), or, when not
     `paired` (an odd first column, whose pairs are not aligned for one store),
-    every element on its own."""
-    geom, esize = s.geom, s.esize
+    every element on its own. `STORE_GROUPS` groups of a row at a time, their
+    bounds, addresses and halves made right before their stores: what lives at
+    once is theirs, not the whole tile's or a row's (128x256 tiles spilled)."""
+    geom = s.geom
     groups = geom.cols // 8
     col0 = ops.alu("add.s32", s.col, s.ids.col0)
-    cols = ops.alu("add.s32", col0, ops.imm([8 * j for j in range(groups)], "b32"))
-    second = ops.alu("add.s32", cols, ops.imm(1, "b32"))
-    first_in = ops.alu("setp.lt.u32", cols, s.dims[-1])
-    second_in = ops.alu("setp.lt.u32", second, s.dims[-1])
     inside, addr = _rows(ops, s)
-    rows = len(s.row_offsets)
-    # element e = r * groups + j: row r = 2 b + h, 8-column group j
-    by_group = tuple(j for _ in range(rows) for j in range(groups))
-    by_row = tuple(r for r in range(rows) for _ in range(groups))
-    el = ops.alu("cvt.s64.s32", Lowered(cols, by_group))  # -1 when col is odd
-    el = ops.alu("add.s64", el, Lowered(addr, by_row))
+    packed = (
+        ops.materialize(s.value, bundle("b32", geom.count // 2)) if s.wide16 else None
+    )
+    for r in range(len(s.row_offsets)):  # row r = 2 b + h
+        for j0 in range(0, groups, STORE_GROUPS):
+            js = range(j0, min(groups, j0 + STORE_GROUPS))
+            _store_pair_groups(ops, s, paired, packed, inside, addr, col0, r, js)
+
+
+def _store_pair_groups(
+    ops: Ops,
+    s: _Store,
+    paired: bool,
+    packed: SSAValue | None,
+    inside: SSAValue,
+    addr: SSAValue,
+    col0: SSAValue,
+    r: int,
+    js: range,
+) -> None:
+    """The stores of row `r`'s 8-column groups `js` (see `_store_pairs`)."""
+    esize, n = s.esize, len(js)
+    firsts = [(r // 2) * (s.geom.cols // 2) + 4 * j + 2 * (r % 2) for j in js]
+    cols = ops.alu("add.s32", col0, ops.imm([8 * j for j in js], "b32"))
+    second = ops.alu("add.s32", cols, ops.imm(1, "b32"))
+    row = (r,) * n
+    p0 = ops.alu("setp.lt.u32", cols, s.dims[-1])
+    p0 = ops.alu("and.pred", p0, Lowered(inside, row))
+    p1 = ops.alu("setp.lt.u32", second, s.dims[-1])
+    p1 = ops.alu("and.pred", p1, Lowered(inside, row))
+    el = ops.alu("cvt.s64.s32", cols)  # -1 when col is odd
+    el = ops.alu("add.s64", el, Lowered(addr, row))
     el = ops.alu("mad.lo.u64", el, ops.imm(esize, "b64"), s.ptr)
-    p0 = ops.alu("and.pred", Lowered(first_in, by_group), Lowered(inside, by_row))
-    p1 = ops.alu("and.pred", Lowered(second_in, by_group), Lowered(inside, by_row))
-    half = geom.cols // 2
-    firsts = [  # first accumulator element of each pair
-        (r // 2) * half + 4 * j + 2 * (r % 2)
-        for r in range(rows)
-        for j in range(groups)
-    ]
-    if s.wide16:
-        rt = bundle("b32", geom.count // 2)
-        packed = ops.materialize(s.value, rt)
-        halves = ops.add(ptx.UnpackOp(packed)).results[0]
+    if packed is not None:
         wide_value, wide = packed, [[i // 2] for i in firsts]
-        single_value, single_firsts = halves, [[i] for i in firsts]
-        single_seconds = [[i + 1] for i in firsts]
+        pairs = ops.alu("mov.b32", Lowered(packed, tuple(i // 2 for i in firsts)))
+        single_value = ops.add(ptx.UnpackOp(pairs)).results[0]
+        single_firsts = [[2 * j] for j in range(n)]
+        single_seconds = [[2 * j + 1] for j in range(n)]
     else:
         wide_value = single_value = s.value.value
         wide = [[s.value.element(i), s.value.element(i + 1)] for i in firsts]
         single_firsts = [[s.value.element(i)] for i in firsts]
         single_seconds = [[s.value.element(i + 1)] for i in firsts]
-    every = list(range(rows * groups))
     if paired:  # p1: both inside (p1 implies p0), p0: the first alone
         p0 = ops.alu("xor.pred", p0, p1)
         stores = [(wide_value, wide, p1, 0), (single_value, single_firsts, p0, 0)]
@@ -425,11 +452,11 @@ def _store_pairs(ops: Ops, s: _Store, paired: bool) -> None:
                 "global",
                 el,
                 value,
-                [x for e in every for x in elements[e]],
+                [x for e in elements for x in e],
                 offset,
                 pred=pred,
-                offsets=[0] * len(every),
-                addr_elements=every,
+                offsets=[0] * n,
+                addr_elements=list(range(n)),
             )
         )
 

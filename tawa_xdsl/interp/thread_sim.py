@@ -93,11 +93,13 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.utils.scoped_dict import ScopedDict
 
+from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import map_values
-from tawa_xdsl.dialects.roles import REGISTERS_PER_SM
+from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, entry_register_cap
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.barrier_sim import Hazard, MBarrier, PredictedHang
 from tawa_xdsl.interp.ptx_alu import ALU, BYTES, CLUSTER_WINDOW, DTYPES, f32_bits
@@ -143,7 +145,6 @@ from tawa_xdsl.interp.thread_state import (
 )
 from tawa_xdsl.interp.tile import read_box, write_box
 from tawa_xdsl.kernel import KernelArgumentError, clusters
-from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR, entry_register_cap
 
 TMA_ENGINE = "tma"
 WGMMA_DTYPES = {"bf16": bfloat16, "f16": np.dtype(np.float16)}

@@ -20,9 +20,8 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
-    %a = tile.splat %x : f32 -> tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
     // expected-error@+1 {{arith.truncf is supported on f32 register tiles to bf16/f16}}
-    %c = arith.truncf %a : tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>> to tensor<64x16xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
+    %c = arith.truncf %x : f32 to bf16
   }
   func.return
 }

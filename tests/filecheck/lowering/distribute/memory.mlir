@@ -9,9 +9,11 @@
 // the 128-byte-swizzled staging tile (one address per 8-column group, chunk
 // c ^ g); store_global branches uniformly between the paths select-store-path
 // listed: 16-byte vectors after a quad transpose (two rounds of selp, shuffle,
-// selp over every group at once), pairs (masked, the half-inside pair storing
+// selp per 16-byte group), pairs (masked, the half-inside pair storing
 // its first element alone), single elements. Each store instruction reads its
-// address and guard elements from bundles computed for every row and group.
+// address and guard elements from bundles computed for four 8-column groups of a
+// row at a time (their stores right after), and a 16-byte group is stored right
+// after its transpose.
 // RUN: tawa-opt %s -p distribute-fragments | filecheck %s
 
 // CHECK-LABEL: func.func @stores()
@@ -26,21 +28,32 @@
 // CHECK-NEXT:    %[[Y:.*]] = ptx.alu(%[[X]], %[[BIAS]]) {opcode = "add.f32", maps = [array<i32>, array<i32: 0, 1, 0, 1, 2, 3, 2, 3>]} : (!ptx.reg<f32>, !ptx.reg<f32 x 4>) -> !ptx.reg<f32 x 8>
 // an f32 tile: pairs or single elements
 // CHECK-NEXT:    %[[OFF:.*]] = ptx.alu(%{{.*}}) {opcode = "mov.u64"}
-// CHECK-NEXT:    %[[ROW0:.*]] = ptx.alu(%[[I]], %{{.*}}) {opcode = "add.s32"}
+// CHECK:         %[[ROW0:.*]] = ptx.alu(%[[I]], %{{.*}}) {opcode = "add.s32"}
 // CHECK-NEXT:    %[[LOW:.*]] = ptx.alu(%[[I]], %{{.*}}) {opcode = "and.b32"}
 // CHECK-NEXT:    %[[ODD:.*]] = ptx.alu(%[[LOW]], %{{.*}}) {opcode = "setp.ne.u32"}
 // CHECK-NEXT:    ptx.if uniform %[[ODD]] : !ptx.reg<pred> {
-// CHECK:           %[[EL:.*]] = ptx.alu(%{{.*}}, %{{.*}}, %{{.*}}) {opcode = "mad.lo.u64"} : (!ptx.reg<b64 x 4>, !ptx.imm<b64>, !ptx.reg<b64>) -> !ptx.reg<b64 x 4>
-// CHECK-NEXT:      %[[P0:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.pred", maps = [array<i32: 0, 1, 0, 1>, array<i32: 0, 0, 1, 1>]}
-// CHECK-NEXT:      %[[P1:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.pred", maps = [array<i32: 0, 1, 0, 1>, array<i32: 0, 0, 1, 1>]}
-// CHECK-NEXT:      ptx.st(%[[EL]], %[[Y]]) if %[[P0]] {space = "global", offset = 0 : i64, offsets = array<i64: 0, 0, 0, 0>, addr_map = array<i32: 0, 1, 2, 3>, value_map = array<i32: 0, 4, 2, 6>}
-// CHECK-NEXT:      ptx.st(%[[EL]], %[[Y]]) if %[[P1]] {space = "global", offset = 4 : i64, offsets = array<i64: 0, 0, 0, 0>, addr_map = array<i32: 0, 1, 2, 3>, value_map = array<i32: 1, 5, 3, 7>}
+// CHECK:           %[[P0:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.pred", maps = [array<i32>, array<i32: 0, 0>]}
+// CHECK-NEXT:      %{{.*}} = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "setp.lt.u32"}
+// CHECK-NEXT:      %[[P1:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.pred", maps = [array<i32>, array<i32: 0, 0>]}
+// CHECK-NEXT:      %{{.*}} = ptx.alu(%{{.*}}) {opcode = "cvt.s64.s32"}
+// CHECK-NEXT:      %{{.*}} = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "add.s64"
+// CHECK-NEXT:      %[[EL:.*]] = ptx.alu(%{{.*}}, %{{.*}}, %{{.*}}) {opcode = "mad.lo.u64"} : (!ptx.reg<b64 x 2>, !ptx.imm<b64>, !ptx.reg<b64>) -> !ptx.reg<b64 x 2>
+// CHECK-NEXT:      ptx.st(%[[EL]], %[[Y]]) if %[[P0]] {space = "global", offset = 0 : i64, offsets = array<i64: 0, 0>, addr_map = array<i32: 0, 1>, value_map = array<i32: 0, 4>}
+// CHECK-NEXT:      ptx.st(%[[EL]], %[[Y]]) if %[[P1]] {space = "global", offset = 4 : i64, offsets = array<i64: 0, 0>, addr_map = array<i32: 0, 1>, value_map = array<i32: 1, 5>}
+// CHECK:           %[[P2:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.pred", maps = [array<i32>, array<i32: 1, 1>]}
+// CHECK:           %[[P3:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.pred", maps = [array<i32>, array<i32: 1, 1>]}
+// CHECK:           %[[EL2:.*]] = ptx.alu(%{{.*}}, %{{.*}}, %{{.*}}) {opcode = "mad.lo.u64"}
+// CHECK-NEXT:      ptx.st(%[[EL2]], %[[Y]]) if %[[P2]] {space = "global", offset = 0 : i64, offsets = array<i64: 0, 0>, addr_map = array<i32: 0, 1>, value_map = array<i32: 2, 6>}
+// CHECK-NEXT:      ptx.st(%[[EL2]], %[[Y]]) if %[[P3]] {space = "global", offset = 4 : i64, offsets = array<i64: 0, 0>, addr_map = array<i32: 0, 1>, value_map = array<i32: 3, 7>}
 // CHECK-NEXT:    } else {
 // CHECK:           %[[Q0:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.pred", maps
-// CHECK-NEXT:      %[[Q1:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.pred", maps
-// CHECK-NEXT:      %[[FIRST:.*]] = ptx.alu(%[[Q0]], %[[Q1]]) {opcode = "xor.pred"}
-// CHECK-NEXT:      ptx.st(%{{.*}}, %[[Y]]) if %[[Q1]] {space = "global", offset = 0 : i64, offsets = array<i64: 0, 0, 0, 0>, addr_map = array<i32: 0, 1, 2, 3>, value_map = array<i32: 0, 1, 4, 5, 2, 3, 6, 7>}
-// CHECK-NEXT:      ptx.st(%{{.*}}, %[[Y]]) if %[[FIRST]] {space = "global", offset = 0 : i64, offsets = array<i64: 0, 0, 0, 0>, addr_map = array<i32: 0, 1, 2, 3>, value_map = array<i32: 0, 4, 2, 6>}
+// CHECK:           %[[Q1:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.pred", maps
+// CHECK:           %[[FIRST:.*]] = ptx.alu(%[[Q0]], %[[Q1]]) {opcode = "xor.pred"}
+// CHECK-NEXT:      ptx.st(%{{.*}}, %[[Y]]) if %[[Q1]] {space = "global", offset = 0 : i64, offsets = array<i64: 0, 0>, addr_map = array<i32: 0, 1>, value_map = array<i32: 0, 1, 4, 5>}
+// CHECK-NEXT:      ptx.st(%{{.*}}, %[[Y]]) if %[[FIRST]] {space = "global", offset = 0 : i64, offsets = array<i64: 0, 0>, addr_map = array<i32: 0, 1>, value_map = array<i32: 0, 4>}
+// CHECK:           ptx.st(%{{.*}}, %[[Y]]) if %{{.*}} {space = "global", offset = 0 : i64, offsets = array<i64: 0, 0>, addr_map = array<i32: 0, 1>, value_map = array<i32: 2, 3, 6, 7>}
+// CHECK-NEXT:      ptx.st(%{{.*}}, %[[Y]]) if %{{.*}} {space = "global", offset = 0 : i64, offsets = array<i64: 0, 0>, addr_map = array<i32: 0, 1>, value_map = array<i32: 2, 6>}
+// CHECK-NEXT:    }
 // CHECK-NEXT:    }
 // the staging tile: 8 groups of 8 columns, two rows each
 // CHECK:         %[[H:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "cvt.rn.bf16x2.f32"
@@ -60,20 +73,25 @@
 // CHECK-NEXT:    ptx.if uniform %[[FITS]] : !ptx.reg<pred> {
 // CHECK-NEXT:      %[[BITS:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.b32"} : (!ptx.reg<b32>, !ptx.imm<b32 x 2>) -> !ptx.reg<b32 x 2>
 // CHECK-NEXT:      %[[LANE:.*]] = ptx.alu(%[[BITS]], %{{.*}}) {opcode = "setp.ne.u32", maps = [array<i32: 0, 0, 1, 1>, array<i32>]} : (!ptx.reg<b32 x 2>, !ptx.imm<b32 x 4>) -> !ptx.reg<pred x 4>
-// CHECK:           %[[SEND:.*]] = ptx.alu(%[[H]], %[[H]], %[[LANE]]) {opcode = "selp.b32", maps = [array<i32: 0, 2, 8, 10, 1, 3, 9, 11>, array<i32: 4, 6, 12, 14, 5, 7, 13, 15>, array<i32: 0, 0, 0, 0, 0, 0, 0, 0>]}
+// CHECK:           %[[SEND:.*]] = ptx.alu(%[[H]], %[[H]], %[[LANE]]) {opcode = "selp.b32", maps = [array<i32: 0, 2>, array<i32: 4, 6>, array<i32: 0, 0>]}
 // CHECK-NEXT:      %[[GOT:.*]] = ptx.shfl_bfly(%[[SEND]]) {lane_mask = 2 : i32}
-// CHECK-NEXT:      %[[Y1:.*]] = ptx.alu(%[[GOT]], %[[H]], %[[LANE]]) {opcode = "selp.b32", maps = [array<i32: 0, 1, 0, 1, 2, 3, 2, 3, {{.*}}>, array<i32: 0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15>, array<i32: 0, 0, 1, 1, {{.*}}>]}
+// CHECK-NEXT:      %[[Y1:.*]] = ptx.alu(%[[GOT]], %[[H]], %[[LANE]]) {opcode = "selp.b32", maps = [array<i32: 0, 1, 0, 1>, array<i32: 0, 2, 4, 6>, array<i32: 0, 0, 1, 1>]}
 // CHECK-NEXT:      %[[SEND2:.*]] = ptx.alu(%[[Y1]], %[[Y1]], %[[LANE]]) {opcode = "selp.b32"
 // CHECK-NEXT:      %[[GOT2:.*]] = ptx.shfl_bfly(%[[SEND2]]) {lane_mask = 1 : i32}
 // CHECK-NEXT:      %[[Y2:.*]] = ptx.alu(%[[GOT2]], %[[Y1]], %[[LANE]]) {opcode = "selp.b32"
-// CHECK-NEXT:      ptx.st(%{{.*}}, %[[Y2]]) if %{{.*}} {space = "global", offset = 0 : i64, offsets = array<i64: 0, 64, 0, 64>, addr_map = array<i32: 0, 0, 1, 1>, value_map = array<i32: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>, pred_map = array<i32: 0, 0, 1, 1>}
+// CHECK-NEXT:      ptx.st(%[[VADDR:.*]], %[[Y2]]) if %[[VOK:.*]] {space = "global", offset = 0 : i64, offsets = array<i64: 0>, addr_map = array<i32: 0>, value_map = array<i32: 0, 1, 2, 3>, pred_map = array<i32: 0>}
+// CHECK:           ptx.st(%[[VADDR]], %{{.*}}) if %[[VOK]] {space = "global", offset = 0 : i64, offsets = array<i64: 64>, addr_map = array<i32: 0>, value_map = array<i32: 0, 1, 2, 3>, pred_map = array<i32: 0>}
+// CHECK:           ptx.st(%[[VADDR]], %{{.*}}) if %[[VOK]] {space = "global", offset = 0 : i64, offsets = array<i64: 0>, addr_map = array<i32: 1>, value_map = array<i32: 0, 1, 2, 3>, pred_map = array<i32: 1>}
+// CHECK:           ptx.st(%[[VADDR]], %{{.*}}) if %[[VOK]] {space = "global", offset = 0 : i64, offsets = array<i64: 64>, addr_map = array<i32: 1>, value_map = array<i32: 0, 1, 2, 3>, pred_map = array<i32: 1>}
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      ptx.if uniform %{{.*}} : !ptx.reg<pred> {
-// CHECK:             %[[HALVES:.*]] = ptx.unpack(%[[H]]) : (!ptx.reg<b32 x 16>) -> !ptx.reg<b16 x 32>
-// CHECK-NEXT:        ptx.st(%{{.*}}, %[[HALVES]]) if %{{.*}} {space = "global", offset = 0 : i64,
-// CHECK-NEXT:        ptx.st(%{{.*}}, %[[HALVES]]) if %{{.*}} {space = "global", offset = 2 : i64,
-// CHECK-NEXT:      } else {
-// CHECK:             ptx.unpack(%[[H]])
+// CHECK:             %[[PAIRS:.*]] = ptx.alu(%[[H]]) {opcode = "mov.b32", maps = [array<i32: 0, 2, 4, 6>]} : (!ptx.reg<b32 x 16>) -> !ptx.reg<b32 x 4>
+// CHECK-NEXT:        %[[HALVES:.*]] = ptx.unpack(%[[PAIRS]]) : (!ptx.reg<b32 x 4>) -> !ptx.reg<b16 x 8>
+// CHECK-NEXT:        ptx.st(%{{.*}}, %[[HALVES]]) if %{{.*}} {space = "global", offset = 0 : i64, offsets = array<i64: 0, 0, 0, 0>, addr_map = array<i32: 0, 1, 2, 3>, value_map = array<i32: 0, 2, 4, 6>}
+// CHECK-NEXT:        ptx.st(%{{.*}}, %[[HALVES]]) if %{{.*}} {space = "global", offset = 2 : i64, offsets = array<i64: 0, 0, 0, 0>, addr_map = array<i32: 0, 1, 2, 3>, value_map = array<i32: 1, 3, 5, 7>}
+// CHECK:           } else {
+// CHECK:             %{{.*}} = ptx.alu(%[[H]]) {opcode = "mov.b32"
+// CHECK-NEXT:        ptx.unpack
 // CHECK-NEXT:        %{{.*}} = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "xor.pred"}
 // CHECK-NEXT:        ptx.st(%{{.*}}, %[[H]]) if %{{.*}} {space = "global", offset = 0 : i64,
 // CHECK-NEXT:        ptx.st(%{{.*}}, %{{.*}}) if %{{.*}} {space = "global", offset = 0 : i64,
