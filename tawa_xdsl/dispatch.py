@@ -94,9 +94,10 @@ def bucket_floor(extent: int) -> int:
 class DispatchKey:
     """What picks a specialization: the bucketed extent of each named dimension
     (in the order the parameters name them), and for each tensor parameter its
-    dtype and whether TMA can describe it. A key whose operands TMA cannot all
-    describe needs a specialization without TMA (issue 16 item 4), which is not
-    built: such a call is refused by name (`tma_problem`)."""
+    dtype and whether TMA can describe it. An output TMA cannot describe is
+    stored from registers (`tma_store=False`, K unsplit); an input TMA cannot
+    describe needs loads without TMA (issue 16 item 4), which are not built:
+    such a call is refused by name (`tma_problem`)."""
 
     extents: tuple[tuple[str, int], ...]
     dtypes: tuple[str, ...]
@@ -386,13 +387,16 @@ class Dispatcher:
     def plan(self, key: DispatchKey | None, split: bool = True) -> Plan:
         """The options `key` is compiled with (no compilation); with `split`,
         K may be split (never for a kernel of a pair already)."""
-        splitter = split_count if split and record(self.tile_kernel) is None else None
+        aligned = key is None or all(key.tma)
+        requested = self.requested
+        if not aligned:  # an output TMA cannot describe: stores from registers
+            requested = dataclasses.replace(requested, tma_store=False)
+        pair = record(self.tile_kernel) is not None
+        splitter = split_count if split and aligned and not pair else None
         decision = shape_decision(
-            self.structure, key, self.requested, Device.current().sms, splitter
+            self.structure, key, requested, Device.current().sms, splitter
         )
-        options, sources = self.requested.resolve_sources(
-            self.tile_kernel, decision.options
-        )
+        options, sources = requested.resolve_sources(self.tile_kernel, decision.options)
         return Plan(key, decision, options, sources)
 
     def key(self, *args: Any, stream: int = 0) -> DispatchKey:
@@ -598,13 +602,16 @@ class Dispatcher:
 
     def _select(self, values: Sequence[Any], grid: Any, stream: int) -> Specialization:
         key = dispatch_key(self.params, values)
-        if key not in self._specs:
-            if not all(key.tma):
-                self._refuse_unaligned(values)
-            if self.autotune:
-                self._specs[key] = self._autotuned(key, values, grid, stream)
-        self.last = self._spec(key, split=grid is None)
-        return self.last
+        aligned = all(key.tma)
+        if not aligned:
+            self._refuse_unaligned(values, lambda p: not p.written)
+        if key not in self._specs and self.autotune and aligned:
+            self._specs[key] = self._autotuned(key, values, grid, stream)
+        spec = self._spec(key, split=grid is None)
+        if not aligned:  # the outputs it stores through TMA
+            self._refuse_unaligned(values, lambda p: p.name in spec.kernel.tensor_maps)
+        self.last = spec
+        return spec
 
     def _launches(
         self, spec: Specialization, values: Sequence[Any], stream: int
@@ -627,18 +634,23 @@ class Dispatcher:
             for k in (spec.kernel, spec.reduce)
         ]
 
-    def _refuse_unaligned(self, values: Sequence[Any]) -> None:
+    def _refuse_unaligned(
+        self, values: Sequence[Any], read_by_tma: Callable[[Param], bool]
+    ) -> None:
+        """Refuse an array TMA cannot describe among the parameters the kernel
+        reads or writes through TMA (every input: loads without TMA are not
+        built, issue 16 item 4)."""
         from tawa_xdsl.runtime.kernel import tma_problem
 
         for p, v in zip(self.params, values, strict=True):
-            problem = p.is_tensor and tma_problem(p, v)
+            problem = p.is_tensor and read_by_tma(p) and tma_problem(p, v)
             if problem:
                 raise KernelArgumentError(
                     f"{self.name}: argument '{p.name}' {problem}: TMA cannot "
-                    "describe it, and the specialization for such operands "
-                    "(cp.async or vector loads, register stores; issue 16 item 4) "
-                    f"is not built yet. Pad its rows to a multiple of {TMA_ALIGN} "
-                    "bytes and pass a view of the padded array"
+                    "describe it, and loads without TMA (cp.async or vector "
+                    "loads; issue 16 item 4) are not built yet (outputs take "
+                    "register stores). Pad its rows to a multiple of "
+                    f"{TMA_ALIGN} bytes and pass a view of the padded array"
                 )
 
     def specialize(
@@ -726,7 +738,9 @@ class Dispatcher:
         lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
         if key is not None and not all(key.tma):
             lines.append(
-                "  refused: an operand TMA cannot describe (no non-TMA path yet)"
+                "  an operand TMA cannot describe: outputs are stored from "
+                "registers, K is not split; an input is refused (no loads "
+                "without TMA yet)"
             )
         lines += [f"  {reason}" for reason in plan.decision.reasons]
         if spec is None:

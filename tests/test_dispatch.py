@@ -301,25 +301,38 @@ def test_the_key_holds_buckets_dtypes_and_alignment() -> None:
         (
             [device((512, 256), 0x100008), device((4096, 256)), device((512, 4096))],
             "argument 'a' starts at an address that is not 16-byte aligned: TMA cannot "
-            "describe it, and the specialization for such operands",
+            "describe it, and loads without TMA",
         ),
         (
-            [device((512, 256)), device((777, 256)), device((512, 777))],
-            "argument 'c' has a stride of 1554 bytes in dimension 0: TMA cannot "
+            [device((512, 777)), device((4096, 777)), device((512, 4096))],
+            "argument 'a' has a stride of 1554 bytes in dimension 0: TMA cannot "
             "describe it",
         ),
     ],
     ids=["base", "pitch"],
 )
-def test_an_operand_tma_cannot_describe_is_refused_by_name(args, message) -> None:
-    """N = 777 (issue 16): the key records it; the non-TMA path is not built.
+def test_an_input_tma_cannot_describe_is_refused_by_name(args, message) -> None:
+    """K = 777 (issue 16): the key records it; loads without TMA are not built.
     (Host arrays of any extents run: their temporaries have padded rows.)"""
     d = gemm()
     assert all(d.key(host(512, 256), host(777, 256), host(512, 777)).tma)
     with pytest.raises(KernelArgumentError, match=re.escape(message)) as e:
         d.specialize(*args)
     assert "issue 16 item 4" in str(e.value) and "not built yet" in str(e.value)
-    assert "refused: an operand TMA cannot describe" in d.explain(*args)
+    assert "an input is refused" in d.explain(*args)
+
+
+def test_an_output_tma_cannot_describe_is_stored_from_registers() -> None:
+    """N = 777 on the device (issue 16): the output's rows are 1554 bytes apart,
+    which TMA cannot describe; the specialization stores it from registers
+    (its parameter is a pointer, not a tensor map) and never splits K."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    args = [device((128, 8192)), device((777, 8192)), device((128, 777))]
+    spec = d.specialize(*args)
+    assert spec.options["tma_store"] is False and spec.reduce is None
+    assert "c" not in spec.kernel.tensor_maps
+    assert {"a", "b"} <= spec.kernel.tensor_maps
+    assert "outputs are stored from registers" in d.explain(*args)
 
 
 def test_shapes_name_known_dimensions() -> None:

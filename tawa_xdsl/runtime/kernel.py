@@ -15,6 +15,7 @@ kernel's name.
 from __future__ import annotations
 
 import ctypes
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     IntegerAttr,
     ModuleOp,
+    StringAttr,
 )
 
 from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
@@ -100,6 +102,15 @@ def check_device_array(kernel_name: str, p: Param, array: DeviceArray) -> None:
                 f"{where} has a stride of {stride} elements in dimension {axis}; "
                 f"kernels take strides below 2**32"
             )
+
+
+def tensor_map_params(lowered: func.FuncOp) -> frozenset[int]:
+    """The tile-level parameters a lowered kernel takes as TMA tensor maps (its
+    ABI's "map:i" entries); the others it reads or writes through pointers."""
+    abi = lowered.attributes[ABI_ATTR]
+    assert isinstance(abi, ArrayAttr)
+    entries = [e.data.split(":") for e in abi.data if isinstance(e, StringAttr)]
+    return frozenset(int(e[1]) for e in entries if e[0] == "map")
 
 
 def tma_problem(p: Param, array: DeviceArray) -> str | None:
@@ -192,14 +203,21 @@ class Kernel:
     # ----------------------------------------------------------- arguments
 
     def _check_device_array(self, p: Param, array: DeviceArray) -> None:
-        """What TMA and the register stores need beyond the shared checks."""
+        """What TMA and the register stores need beyond the shared checks: only
+        a parameter passed as a tensor map needs what TMA can describe (an
+        output the kernel stores from registers takes any row pitch)."""
         check_device_array(self.name, p, array)
-        problem = tma_problem(p, array)
+        problem = p.name in self.tensor_maps and tma_problem(p, array)
         if problem:
             raise KernelArgumentError(
                 f"{self.name}: argument '{p.name}' {problem}; TMA needs a multiple "
                 f"of {TMA_ALIGN} (pad the rows)"
             )
+
+    @functools.cached_property
+    def tensor_maps(self) -> frozenset[str]:
+        """The names of the parameters the kernel takes as TMA tensor maps."""
+        return frozenset(self.params[i].name for i in tensor_map_params(self.lowered))
 
     def _tensor_map(self, array: DeviceArray, t: nv.TensorMapType, name: str) -> Any:
         cu, _ = context()
