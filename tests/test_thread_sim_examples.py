@@ -8,6 +8,7 @@ so every masked edge runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -134,11 +135,16 @@ def thread_level_example(kernel: str, pipeline: str) -> ModuleOp:
 
 
 def check_example(
-    kernel: str, pipeline: str, seed: int = 0, module: ModuleOp | None = None
+    kernel: str,
+    pipeline: str,
+    seed: int = 0,
+    module: ModuleOp | None = None,
+    run: Run | None = None,
 ) -> None:
     """`kernel` at the thread level (`module`, by default lowered with
-    `pipeline`) computes the reference."""
-    run = RUNS[kernel]
+    `pipeline`) computes the reference (on `run`'s arrays, by default the
+    kernel's entry in `RUNS`)."""
+    run = run or RUNS[kernel]
     args = run.args(seed=7)
     out = len(run.shapes) - 1
     tawa_xdsl.interpret(
@@ -196,6 +202,17 @@ FAST_CONFIGS = {("gemm_nt", "register-stores"), ("gemm_residual_gelu", "stages1"
 )
 def test_configurations_run_at_the_thread_level(kernel, config) -> None:
     check_example(kernel, f"tawa-hopper-pipeline{{{CONFIGS[config]}}}", seed=1)
+
+
+@pytest.mark.parametrize("n", [135, 132], ids=["pitch-2-mod-4", "pitch-8-mod-16"])
+def test_register_stores_take_the_paths_the_pitch_allows(n) -> None:
+    """An output TMA cannot describe is stored from registers (what the
+    dispatcher does for N = 777 on the device). Its rows are 2n bytes apart:
+    16-byte vectors need the pitch (and base) aligned like the column, and
+    4-byte pairs an even pitch; the thread simulator faults on a misaligned
+    access as the GPU does, so a store path chosen by the column alone fails."""
+    run = dataclasses.replace(RUNS["gemm_nt"], shapes=((200, 136), (n, 136), (200, n)))
+    check_example("gemm_nt", "tawa-hopper-pipeline{tma-store=false}", run=run)
 
 
 ALLOCATED_FAST = {"attention_d64"}  # its loop entries swap registers

@@ -284,12 +284,22 @@ class StoreGlobal(DistributePattern):
         )
         paths = op.store_paths or tuple(store_paths(t))
         odd = fits = None
+        if (
+            len(paths) > 1
+        ):  # wide stores need the column, every pitch and the base aligned
+            bits = store.col
+            for stride in strides:
+                bits = ops.alu("or.b32", bits, stride)
+            base = ops.alu("cvt.u32.u64", ptr)
+            shift = store.esize.bit_length() - 1
+            base = ops.alu("shr.u32", base, ops.imm(shift, "b32"))  # in elements
+            bits = ops.alu("or.b32", bits, base)
         if StorePath.PAIR in paths:
-            low = ops.alu("and.b32", store.col, ops.imm(1, "b32"))
+            low = ops.alu("and.b32", bits, ops.imm(1, "b32"))
             odd = ops.alu("setp.ne.u32", low, ops.imm(0, "b32"))
         if StorePath.VEC16 in paths:
             col, cols_dim = store.col, dims[rank - 1]
-            low = ops.alu("and.b32", col, ops.imm(7, "b32"))
+            low = ops.alu("and.b32", bits, ops.imm(7, "b32"))
             fits = ops.alu("setp.eq.u32", low, ops.imm(0, "b32"))
             fits = ops.alu("setp.ge.and.s32", col, ops.imm(0, "b32"), fits)
             last = ops.alu("sub.s32", cols_dim, ops.imm(geom.cols, "b32"))

@@ -1429,13 +1429,15 @@ class ThreadFunctions(InterpreterFunctions):
 
 
 ROW_ALIGN = 16
-"""Bytes every stride of a tensor argument is a multiple of: TMA requires it,
-and so the runtime refuses other arrays (`runtime/kernel.py`, `TMA_ALIGN`)."""
+"""Bytes every stride of a tensor-map argument is a multiple of: TMA requires
+it, and so the runtime refuses other arrays there (`runtime/kernel.py`,
+`TMA_ALIGN`); a pointer argument takes any pitch."""
 
 
 def _check_row_alignment(kernel: func.FuncOp, index: int, array: np.ndarray) -> None:
-    """The launch the runtime would refuse: a stride not a multiple of 16 bytes
-    (the kernel's vector stores rely on it as TMA does)."""
+    """The launch the runtime would refuse: a tensor map's stride not a multiple
+    of 16 bytes. (Register stores check their own alignment at run time, and
+    the simulated memory faults on a misaligned access.)"""
     for axis, stride in enumerate(array.strides[:-1]):
         if stride % ROW_ALIGN:
             raise KernelArgumentError(
@@ -1460,7 +1462,7 @@ def launch_parameters(
     for entry in abi.data:
         kind, index, *axis = entry.data.split(":")
         arg = args[int(index)]
-        if kind in ("map", "global"):
+        if kind == "map":
             _check_row_alignment(kernel, int(index), arg)
         if kind == "map":
             values.append(arg)
