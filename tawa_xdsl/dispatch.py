@@ -245,19 +245,18 @@ class Workspace:
         from tawa_xdsl.runtime.arrays import DeviceArray, compact_strides
         from tawa_xdsl.runtime.driver import check, context
 
-        cu, _ = context()
+        self._cu, _ = context()
         size = 4 * math.prod(shape)
-        self._ptr = int(check(cu.cuMemAlloc(size), f"cuMemAlloc ({size} bytes)"))
+        self._ptr = int(check(self._cu.cuMemAlloc(size), f"cuMemAlloc ({size} bytes)"))
         view = ArrayView("f32", shape, compact_strides(shape))
         self.array = DeviceArray(view, ptr=self._ptr)
         """Not owned: the launches that take it leave it allocated."""
 
     def __del__(self) -> None:
-        from tawa_xdsl.runtime.driver import check, context
-
+        # no imports here: at interpreter exit they fail; a context already
+        # gone took the memory with it, so the result is not checked
         if getattr(self, "_ptr", 0):
-            cu, _ = context()
-            check(cu.cuMemFree(self._ptr), "cuMemFree")
+            self._cu.cuMemFree(self._ptr)
 
 
 @dataclass(frozen=True)

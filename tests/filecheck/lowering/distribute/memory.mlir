@@ -29,7 +29,12 @@
 // an f32 tile: pairs or single elements
 // CHECK-NEXT:    %[[OFF:.*]] = ptx.alu(%{{.*}}) {opcode = "mov.u64"}
 // CHECK:         %[[ROW0:.*]] = ptx.alu(%[[I]], %{{.*}}) {opcode = "add.s32"}
-// CHECK-NEXT:    %[[LOW:.*]] = ptx.alu(%[[I]], %{{.*}}) {opcode = "and.b32"}
+// the pair path needs the column, the row pitch and the base (in elements) even
+// CHECK-NEXT:    %[[BITS:.*]] = ptx.alu(%[[I]], %{{.*}}) {opcode = "or.b32"}
+// CHECK-NEXT:    %[[BASE:.*]] = ptx.alu(%{{.*}}) {opcode = "cvt.u32.u64"}
+// CHECK-NEXT:    %[[ELEM:.*]] = ptx.alu(%[[BASE]], %{{.*}}) {opcode = "shr.u32"}
+// CHECK-NEXT:    %[[ALL:.*]] = ptx.alu(%[[BITS]], %[[ELEM]]) {opcode = "or.b32"}
+// CHECK-NEXT:    %[[LOW:.*]] = ptx.alu(%[[ALL]], %{{.*}}) {opcode = "and.b32"}
 // CHECK-NEXT:    %[[ODD:.*]] = ptx.alu(%[[LOW]], %{{.*}}) {opcode = "setp.ne.u32"}
 // CHECK-NEXT:    ptx.if uniform %[[ODD]] : !ptx.reg<pred> {
 // CHECK:           %[[P0:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "and.pred", maps = [array<i32>, array<i32: 0, 0>]}
