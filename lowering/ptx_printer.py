@@ -37,8 +37,7 @@ from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import (
     PARAMS_ATTR,
     REGISTER_CLASSES,
-    ForOp,
-    IfOp,
+    STRUCTURED,
     LabelOp,
     ParamDeclAttr,
     PTXOp,
@@ -111,7 +110,7 @@ def print_kernel(kernel: func.FuncOp) -> str:
     ops = list(kernel.body.block.ops)
     for op in ops:
         kind = type(op)
-        if kind is ForOp or kind is IfOp:
+        if kind in STRUCTURED:
             raise OpDiagnostic(
                 op, "PTX printer: lower control flow first (ptx-lower-control-flow)"
             )

@@ -24,7 +24,7 @@ from xdsl.utils.target import Target
 
 from tawa_xdsl.diagnostics import OpDiagnostic, stage
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
-from tawa_xdsl.dialects.ptx import PTX, ForOp, IfOp, RegType
+from tawa_xdsl.dialects.ptx import PTX, STRUCTURED, RegType
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.lowering import get_all_lowering_passes
 from tawa_xdsl.lowering.ptx_allocate import allocate_kernel
@@ -92,7 +92,7 @@ def lower_to_ptx(ctx: Context, module: ModuleOp) -> list[func.FuncOp]:
                 skip_unit_scale(kernel)
             with stage("-t ptx: ptx-allocate"):
                 allocate_kernel(kernel)
-        if any(isinstance(op, ForOp | IfOp) for op in kernel.body.walk()):
+        if any(isinstance(op, STRUCTURED) for op in kernel.body.walk()):
             with stage("-t ptx: ptx-lower-control-flow"):
                 lower_control_flow(kernel)
     return lowered

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 import tawa_xdsl
-from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import grid_rule, infer_grid
@@ -97,10 +96,6 @@ OPTIONS = {  # the tuned defaults, as compile() lowers, and exact configurations
 
 CASES = [(k, o) for k, options in OPTIONS.items() for o in options]
 
-NO_THREAD_LEVEL_FORM = {"gemm_while": "scf.while has no thread-level form yet"}
-"""Kernels every CPU level runs but the thread-level back end refuses, at the
-op (the old printer lowered scf.while; its thread-level form is still to come)."""
-
 
 def _reference(run: Run, kernel: str, inputs: list[np.ndarray]) -> np.ndarray:
     expected = np.full(run.out_shape, np.nan, dtype=bfloat16)
@@ -125,11 +120,6 @@ def test_lowered_kernel_computes_the_reference(kernel: str, options: str) -> Non
         assert np.array_equal(out.view(np.uint16), expected.view(np.uint16))
     if LAUNCH_ATTR not in find_kernel(lowered, kernel).attributes:
         return  # aref level: no PTX yet
-    if kernel in NO_THREAD_LEVEL_FORM:
-        with pytest.raises(OpDiagnostic, match=NO_THREAD_LEVEL_FORM[kernel]) as e:
-            kernel_ptx(find_kernel(lowered, kernel))
-        assert f"{run.file}:" in str(e.value)  # located at the loop
-        return
     result = assemble(kernel_ptx(find_kernel(lowered, kernel)))
     assert result.ok, result.log[-3000:]
     assert result.remarks == [], result.remarks

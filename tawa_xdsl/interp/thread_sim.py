@@ -13,7 +13,9 @@ whole arrays.
 Control flow runs under an active-lane mask: `ptx.if` on a per-lane predicate
 runs each side for its lanes (a side no lane takes is skipped, as the GPU
 branches over it), `ptx.for` runs while any active lane's counter is below its
-bound, and results merge lane by lane. Effects (memory, barriers, copies) happen
+bound, `ptx.while` runs its `before` region for the lanes still looping and its
+`after` region for those whose condition holds, and results merge lane by lane
+(a while loop's as each lane leaves). Effects (memory, barriers, copies) happen
 for the active lanes whose guard predicate holds. A result of a guarded
 instruction is undefined where its guard is false; reading such an element in a
 lane that executes the reader is a hazard.
@@ -457,7 +459,7 @@ class ThreadFunctions(InterpreterFunctions):
 
     def wrote(self, op: Operation, results: PythonValues) -> None:
         """After `op` ran: its results sit in their registers where it wrote."""
-        if self.actor.regfile is None or isinstance(op, ptx.ForOp | ptx.IfOp):
+        if self.actor.regfile is None or isinstance(op, ptx.STRUCTURED):
             return
         mask = self.actor.mask[:, None]
         for value, python in zip(op.results, results, strict=True):
@@ -1370,11 +1372,48 @@ class ThreadFunctions(InterpreterFunctions):
             self._edge(op, res, arg, active)
         return tuple(carried)
 
+    @impl_terminator(ptx.ConditionOp)
+    def run_condition(
+        self, interpreter: Interpreter, op: ptx.ConditionOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        cond = self._per_lane(self._read(op, 0, args[0]))[:, 0]
+        return ReturnedValues((cond, *args[1:])), ()
+
+    @impl(ptx.WhileOp)
+    def run_while(self, interpreter: Interpreter, op: ptx.WhileOp, args: PythonValues):
+        active = self.actor.mask
+        before, after = op.before.block, op.after.block
+        forwards, yielded = before.last_op.operands[1:], after.last_op.operands
+        for arg, init in zip(before.args, op.inits, strict=True):
+            self._edge(op, arg, init, active)
+        go, carried, results = active, args, None
+        while True:
+            cond, *forwarded = self._under(interpreter, go, op.before, carried, "while")
+            stay, leave = go & cond, go & ~cond
+            for res, value in zip(op.res, forwards, strict=True):
+                self._edge(op, res, value, leave)
+            results = (
+                forwarded
+                if results is None
+                else [
+                    merge(leave, f, r) for f, r in zip(forwarded, results, strict=True)
+                ]
+            )
+            if not stay.any():
+                return tuple(results)
+            for arg, value in zip(after.args, forwards, strict=True):
+                self._edge(op, arg, value, stay)
+            carried = self._under(interpreter, stay, op.after, forwarded, "while")
+            for arg, value in zip(before.args, yielded, strict=True):
+                self._edge(op, arg, value, stay)
+            go = stay
+
     @impl(ptx.LabelOp)
     def run_label(self, interpreter: Interpreter, op: ptx.LabelOp, args: PythonValues):
         raise OpDiagnostic(
             op,
-            "the thread simulator runs structured control flow (ptx.for / ptx.if); "
+            "the thread simulator runs structured control flow (ptx.for / ptx.if / "
+            "ptx.while); "
             "simulate before ptx-lower-control-flow",
         )
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 import tawa_xdsl
-from tawa_xdsl.diagnostics import OpDiagnostic
 
 from .conftest import rel_err
 
@@ -55,11 +54,6 @@ def test_two_k_loops_into_separate_accumulators(torch, size) -> None:
     assert rel_err(c, ref) < 1e-2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OpDiagnostic,
-    reason="scf.while has no thread-level form yet (the old printer lowered it)",
-)
 @pytest.mark.parametrize(("halvings", "negate"), [(0, 0), (3, 1)])
 def test_while_and_if_in_the_epilogue(torch, halvings, negate) -> None:
     a, b = randn(torch, 1000, 328), randn(torch, 696, 328)

@@ -75,25 +75,6 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 
 // -----
 
-// CHECK: error: scf.while has no thread-level form yet; write the loop as scf.for
-func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
-  nvgpu_async.role_dispatch consumers = 1 producer {
-  } consumer {
-    %c0 = arith.constant 0 : index
-    // expected-error@+1 {{scf.while has no thread-level form yet; write the loop as scf.for}}
-    %r = scf.while (%i = %c0) : (index) -> index {
-      %go = arith.cmpi slt, %i, %c0 : index
-      scf.condition(%go) %i : index
-    } do {
-    ^bb0(%j: index):
-      scf.yield %j : index
-    }
-  }
-  func.return
-}
-
-// -----
-
 // CHECK: error: tile.iota: per-thread tile coordinates exist in the consumer role only
 func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
   nvgpu_async.role_dispatch consumers = 1 producer {
