@@ -23,12 +23,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import EXAMPLES, RESULTS, write_csv
-from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
 from tawa_xdsl.compiler import CompileOptions, lower
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.kernel import find_kernel, kernels
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 
 
 def stages(text: str, name: str) -> dict[str, float]:
@@ -49,7 +49,7 @@ def stages(text: str, name: str) -> dict[str, float]:
     lowered = lower(module, options)
     times["passes"] = time.perf_counter() - start
     start = time.perf_counter()
-    emit_module([find_kernel(lowered, name)])
+    kernel_ptx(find_kernel(lowered, name))
     times["ptx"] = time.perf_counter() - start
     times["total"] = sum(times.values())
     return times

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from tawa_xdsl.dialects.roles import ROLE_TRAITS, RoleRegionsOp, enclosing_role
 from xdsl.dialects.builtin import ArrayAttr, IndexType, IntAttr, TensorType
 from xdsl.ir import (
     Attribute,
@@ -44,6 +43,8 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
+
+from tawa_xdsl.dialects.roles import ROLE_TRAITS, RoleRegionsOp, enclosing_role
 
 
 @irdl_attr_definition

@@ -35,23 +35,6 @@ from dataclasses import dataclass
 from enum import auto
 from typing import ClassVar
 
-from tawa_xdsl.dialects.roles import (
-    MAX_REGS,
-    MIN_REGS,
-    ROLE_TRAITS,
-    THREADS_PER_WARPGROUP,
-    RoleRegionsOp,
-    entry_register_cap,
-    is_register_budget,
-    register_file_problem,
-)
-from tawa_xdsl.dialects.tile import (
-    MAX_BOX_DIM,
-    ElementReadOp,
-    dot_input_problem,
-    element_bytes,
-    is_fp8,
-)
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -96,6 +79,25 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from tawa_xdsl.dialects.roles import (
+    MAX_REGS,
+    MIN_REGS,
+    ROLE_TRAITS,
+    THREADS_PER_WARPGROUP,
+    RoleRegionsOp,
+    entry_register_cap,
+    is_register_budget,
+    register_file_problem,
+)
+from tawa_xdsl.dialects.tile import (
+    MAX_BOX_DIM,
+    ElementReadOp,
+    dot_input_problem,
+    element_bytes,
+    is_fp8,
+    tile_bytes,
+)
+
 SWIZZLE_BYTES = 128
 """Width of one swizzle span: a chunk row of a shared-memory tile."""
 
@@ -116,6 +118,13 @@ MAX_SMEM_BYTES = 232448
 SMEM_ALIGN_SLACK = 1024
 """Dynamic shared memory is only 16-byte aligned; the kernel rounds its base up to
 `SLOT_ALIGN`, so its launch asks for this much more than its allocations take."""
+
+
+def launch_smem_bytes(end: int) -> int:
+    """The dynamic shared memory a block whose allocations end at byte `end`
+    launches with: `SMEM_ALIGN_SLACK` more, to align the base."""
+    return end + SMEM_ALIGN_SLACK
+
 
 LAUNCH_ATTR = "nvgpu_async.launch"
 """A lowered kernel's launch: `{threads, smem, cluster}` (threads per block, bytes
@@ -244,10 +253,7 @@ class TensorMapType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def box_bytes(self) -> int:
-        n = element_bytes(self.element_type)
-        for d in self.get_box():
-            n *= d
-        return n
+        return tile_bytes(self.get_box(), self.element_type)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -362,10 +368,7 @@ class SmemType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def tile_bytes(self) -> int:
-        n = element_bytes(self.element_type)
-        for d in self.get_tile():
-            n *= d
-        return n
+        return tile_bytes(self.get_tile(), self.element_type)
 
     @property
     def slot_bytes(self) -> int:
@@ -1558,13 +1561,13 @@ def launch_problems(kernel: Operation) -> list[tuple[Operation, str]]:
                         f"{op.name}: {e} overlaps {clash}: {_overlap_effect(e, clash)}",
                     )
                 )
-            elif launch is not None and e.end + SMEM_ALIGN_SLACK > launch.smem:
+            elif launch is not None and launch_smem_bytes(e.end) > launch.smem:
                 problems.append(
                     (
                         op,
                         f"{op.name}: %{op.result.name_hint or '?'} ends at byte {e.end}; "
                         f"with {SMEM_ALIGN_SLACK} bytes to align the base the kernel "
-                        f"needs {e.end + SMEM_ALIGN_SLACK}, past the {launch.smem} bytes "
+                        f"needs {launch_smem_bytes(e.end)}, past the {launch.smem} bytes "
                         "of shared memory the launch gives: accesses past the end fault",
                     )
                 )

@@ -795,6 +795,7 @@ _alu("b32", "b32 b32 pred", "selp.b32")
 _alu("f32", "f32 f32 pred", "selp.f32")
 _alu("b32", "b32 b32", "mapa.shared::cluster.u32")
 _alu("b64", "b32", "cvt.u64.u32", "cvt.s64.s32")
+_alu("b32", "b64", "cvt.u32.u64")
 _alu("b64", "b64 b64", "add.s64", "or.b64")
 _alu("b64", "b64 b64 b64", "mad.lo.u64")
 _alu("b64", "b32 b32 b64", "mad.wide.u32")
@@ -1823,13 +1824,14 @@ class SetMaxNRegOp(PTXOp):
 
 @irdl_op_definition
 class YieldOp(PTXOp):
-    """Ends a `ptx.for` body or a `ptx.if` branch with the values it passes on."""
+    """Ends a `ptx.for` body, a `ptx.if` branch or a `ptx.while`'s `after`
+    region with the values it passes on."""
 
     name = "ptx.yield"
 
     values = var_operand_def(RegType | ImmType)
 
-    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(ForOp, IfOp)))
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(ForOp, IfOp, WhileOp)))
 
     def __init__(self, *values: SSAValue):
         super().__init__(operands=[list(values)])
@@ -2088,6 +2090,174 @@ class IfOp(PTXOp):
 
 
 @irdl_op_definition
+class ConditionOp(PTXOp):
+    """Ends a `ptx.while`'s `before` region: where `cond` holds, `values` go
+    on to the `after` region; elsewhere they are the loop's results.
+    `ptx.condition(%p : !ptx.reg<pred>) %a, %b : T, U`."""
+
+    name = "ptx.condition"
+
+    cond = operand_def(RegType)
+    values = var_operand_def(RegType | ImmType)
+
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(WhileOp)))
+
+    def __init__(self, cond: SSAValue, values: Sequence[SSAValue] = ()):
+        super().__init__(operands=[cond, list(values)])
+
+    def verify_(self) -> None:
+        if register_class(self.cond) != "pred" or width(self.cond) != 1:
+            raise VerifyException("ptx.condition: the condition is one predicate")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("(")
+        printer.print_operand(self.cond)
+        printer.print_string(" : ")
+        printer.print_attribute(self.cond.type)
+        printer.print_string(")")
+        if self.values:
+            printer.print_string(" ")
+            printer.print_list(self.values, printer.print_operand)
+            printer.print_string(" : ")
+            printer.print_list(self.values, lambda v: printer.print_attribute(v.type))
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        parser.parse_punctuation("(")
+        cond = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        cond_value = parser.resolve_operand(cond, parser.parse_type())
+        parser.parse_punctuation(")")
+        values = parser.parse_optional_undelimited_comma_separated_list(
+            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+        )
+        if not values:
+            return cls(cond_value)
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(
+            parser.Delimiter.NONE, parser.parse_type
+        )
+        return cls(cond_value, parser.resolve_operands(values, types, parser.pos))
+
+
+@irdl_op_definition
+class WhileOp(PTXOp):
+    """`scf.while` at the thread level: `before` (its arguments the carried
+    bundles, first the initial values) computes a predicate and ends in
+    `ptx.condition`; where it holds, the values the condition forwards are the
+    arguments of `after`, whose `ptx.yield` carries bundles back to `before`;
+    where it does not, they are the results. `ptx-lower-control-flow` turns it
+    into labels and branches after allocation.
+
+        %r = ptx.while (%a = %init : T) -> (U) {
+          ...
+          ptx.condition(%p : !ptx.reg<pred>) %x : U
+        } do {
+        ^bb0(%y : U):
+          ...
+          ptx.yield %z : T
+        }"""
+
+    name = "ptx.while"
+
+    inits = var_operand_def(RegType | ImmType)
+    res = var_result_def(RegType)
+    before = region_def("single_block")
+    after = region_def("single_block")
+
+    def __init__(
+        self,
+        inits: Sequence[SSAValue],
+        before: Region,
+        after: Region,
+        result_types: Sequence[Attribute],
+    ):
+        super().__init__(
+            operands=[list(inits)],
+            result_types=[list(result_types)],
+            regions=[before, after],
+        )
+
+    def verify_(self) -> None:
+        before, after = self.before.block, self.after.block
+        if not isinstance(before.last_op, ConditionOp):
+            raise VerifyException("ptx.while: the before region ends in ptx.condition")
+        if not isinstance(after.last_op, YieldOp):
+            raise VerifyException("ptx.while: the after region ends in ptx.yield")
+        carried = [a.type for a in before.args]
+        if len(carried) != len(self.inits) or any(
+            not isinstance(t, RegType) or _bundle(v.type) != _bundle(t)
+            for v, t in zip(self.inits, carried, strict=True)
+        ):
+            raise VerifyException(
+                "ptx.while: the before region takes one argument per initial "
+                "value, of its class and width"
+            )
+        results = [_unallocated(r.type) for r in self.res]
+        for what, values in (
+            ("the condition forwards", before.last_op.values),
+            ("the after region takes", after.args),
+        ):
+            if [_unallocated(v.type) for v in values] != results:
+                raise VerifyException(
+                    f"ptx.while: {what} one value per result, typed alike"
+                )
+        if [_unallocated(v.type) for v in after.last_op.values] != [
+            _unallocated(t) for t in carried
+        ]:
+            raise VerifyException(
+                "ptx.while: the after region yields one value per carried value, "
+                "typed alike"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" (")
+        printer.print_list(
+            zip(self.before.block.args, self.inits, strict=True),
+            lambda pair: _print_binding(printer, *pair),
+        )
+        printer.print_string(") -> (")
+        printer.print_list(self.res, lambda r: printer.print_attribute(r.type))
+        printer.print_string(") ")
+        printer.print_region(self.before, print_entry_block_args=False)
+        printer.print_string(" do ")
+        printer.print_region(self.after)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        args: list[SSAValue] = []
+        inits: list[SSAValue] = []
+
+        def binding() -> None:
+            arg = parser.parse_argument(expect_type=False)
+            parser.parse_punctuation("=")
+            init = parser.parse_unresolved_operand()
+            parser.parse_punctuation(":")
+            t = parser.parse_type()
+            inits.append(parser.resolve_operand(init, t))
+            args.append(arg.resolve(t))
+
+        parser.parse_comma_separated_list(parser.Delimiter.PAREN, binding)
+        parser.parse_punctuation("->")
+        result_types = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_type
+        )
+        before = parser.parse_region(args)
+        parser.parse_keyword("do")
+        after = parser.parse_region()
+        return cls(inits, before, after, result_types)
+
+
+def _bundle(t: Attribute) -> tuple[str, int] | None:
+    """The class and width of a register bundle or an immediate."""
+    return (t.register_class, t.size) if isinstance(t, RegType | ImmType) else None
+
+
+STRUCTURED = (ForOp, IfOp, WhileOp)
+"""The ops `ptx-lower-control-flow` lowers (the printer refuses them)."""
+
+
+@irdl_op_definition
 class LabelOp(PTXOp):
     """A branch target (after control flow is lowered)."""
 
@@ -2174,6 +2344,8 @@ PTX = Dialect(
         YieldOp,
         ForOp,
         IfOp,
+        ConditionOp,
+        WhileOp,
         LabelOp,
         BraOp,
     ],

@@ -25,6 +25,7 @@ Semantics (the reference interpreter implements exactly these):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from enum import auto
 from typing import ClassVar
@@ -34,6 +35,7 @@ from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
     BFloat16Type,
+    DenseIntOrFPElementsAttr,
     Float8E4M3FNType,
     Float8E5M2Type,
     Float16Type,
@@ -113,6 +115,23 @@ def dot_input_problem(lhs: Attribute, rhs: Attribute) -> str | None:
         f"input element types {lhs} and {rhs} do not mix: both bf16, both f16, "
         "or both 8-bit floats"
     )
+
+
+def tile_bytes(shape: Sequence[int], element_type: Attribute) -> int:
+    """Bytes of a dense tile (or TMA box) of `shape`: its elements times their
+    size. Ring slots, staging tiles, expect-tx counts, TMA boxes and the tuning's
+    shared-memory estimates all size tiles with it."""
+    return element_bytes(element_type) * math.prod(shape)
+
+
+def splat_value(attr: DenseIntOrFPElementsAttr) -> int | float | None:
+    """The one value of a splat tile constant (None if its elements differ): what
+    `tile-shape` can resize and a register tile can hold as one value."""
+    raw, n = attr.data.data, len(attr)
+    if n and raw == raw[: len(raw) // n] * n:  # the common case, without unpacking
+        return next(iter(attr.iter_values()))
+    values = set(attr.get_values())
+    return values.pop() if len(values) == 1 else None
 
 
 def _shape_str(shape: Sequence[int]) -> str:

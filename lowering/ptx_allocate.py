@@ -1,12 +1,14 @@
 """ptx-allocate: name every register bundle in its type, xDSL-style.
 
 Contract. Input: thread-level kernels (`ptx` ops, structured `ptx.for` /
-`ptx.if`, nothing allocated). Output: every `!ptx.reg` value typed with its
-registers, `!ptx.reg<f32 x 64 at 12>` being `%f12 .. %f75`, and the phi copies
-explicit: a `ptx.for`'s counter start, initial values, carried block arguments,
-yielded values and results sit in the same registers, as do a `ptx.if`'s
-yielded values and results, with `ptx.alu` movs inserted where a value had to
-sit elsewhere. Immediates are never allocated.
+`ptx.if` / `ptx.while`, nothing allocated). Output: every `!ptx.reg` value
+typed with its registers, `!ptx.reg<f32 x 64 at 12>` being `%f12 .. %f75`,
+and the phi copies explicit: a `ptx.for`'s counter start, initial values,
+carried block arguments, yielded values and results sit in the same
+registers, as do a `ptx.if`'s yielded values and results, a `ptx.while`'s
+initial values, `before` arguments and yielded values, and its forwarded
+values, `after` arguments and results, with `ptx.alu` movs inserted where a
+value had to sit elsewhere. Immediates are never allocated.
 
 Registers are virtual (ptxas allocates the machine's), so this is not about
 fitting a register file: every value gets registers of its own, except where
@@ -23,13 +25,21 @@ sharing saves instructions, which is what the old printer did too:
   made for the loop (`_made_for_the_loop` says why not others); elsewhere a
   copy is inserted, in the old printer's order: the counter's `mov.u32`, then
   the carried values;
-- an `if`'s results likewise with each branch's yielded value.
+- an `if`'s results likewise with each branch's yielded value;
+- a `while` loop's `before` arguments get registers of their own, shared with
+  the initial values as a `for` loop's are and with the yielded values (the
+  back edge) where liveness allows, else copied before the `ptx.yield`; its
+  `after` arguments share registers with its results (the condition writes
+  both: the `after` arguments where it holds, the results where it does not),
+  and the forwarded values share them too where liveness allows, else are
+  copied before the `ptx.condition`. A loop that forwards its carried values
+  unchanged (the usual `scf.while`) keeps them in one bundle throughout.
 Sharing is decided by exact liveness (`ptx_liveness.py`), so it is legal by
 construction: values share registers only when their live segments are
 disjoint. A group of values sharing registers is one bundle; different groups
 never overlap.
 
-Parallel copies (at a loop entry, a loop's end, a branch's end) are
+Parallel copies (at a loop entry, a loop's end or condition, a branch's end) are
 sequentialized: a copy whose destination another copy still reads waits for it,
 and a cycle goes through one temporary.
 """
@@ -39,21 +49,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects.ptx import (
-    AluOp,
-    ForOp,
-    IfOp,
-    PTXOp,
-    RegType,
-    YieldOp,
-)
-from tawa_xdsl.lowering.ptx_liveness import (
-    Liveness,
-    Segment,
-    carried_destination,
-    overlaps,
-    union,
-)
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -62,7 +57,24 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects.ptx import (
+    AluOp,
+    ConditionOp,
+    ForOp,
+    IfOp,
+    PTXOp,
+    RegType,
+    WhileOp,
+    YieldOp,
+)
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.lowering.ptx_liveness import (
+    Liveness,
+    Segment,
+    carried_destination,
+    overlaps,
+    union,
+)
 
 MOV = {
     "pred": "mov.pred",
@@ -157,12 +169,15 @@ class _Allocator:
             kind = type(op)
             if kind is ForOp:
                 self._for(op)
+            elif kind is WhileOp:
+                self._while(op)
             elif kind is IfOp:
                 for r in op.results:
                     self._own(r)
-            elif kind is YieldOp:
+            elif kind is YieldOp or kind is ConditionOp:
                 dests = [self.group[d].find() for d in carried_destination(op)]
-                self._phi(op, dests, list(op.operands), 0)
+                first = len(op.operands) - len(op.values)  # after the condition
+                self._phi(op, dests, list(op.values), first)
             elif isinstance(op, PTXOp):
                 self._result(op)
             elif kind is not func.ReturnOp:
@@ -186,6 +201,12 @@ class _Allocator:
         self.group[start.result] = counter
         op.operands[0] = start.result
         self._phi(op, carried, list(op.iter_args), 3, _made_for_the_loop)
+
+    def _while(self, op: WhileOp) -> None:
+        carried = [self._own(arg) for arg in op.before.block.args]
+        for arg, res in zip(op.after.block.args, op.res, strict=True):
+            assert self._merge(self._own(arg), self._own(res))
+        self._phi(op, carried, list(op.inits), 0, _made_for_the_loop)
 
     def _phi(
         self,
@@ -236,10 +257,17 @@ class _Allocator:
     def _copy(self, at: Operation, src: SSAValue, dest: _Group) -> SSAValue:
         """`mov` of `src` (a bundle or an immediate) into `dest`, before `at`.
         The write needs no liveness check: it happens where the destination's
-        own values are written (a loop entry or end, a branch end)."""
+        own values are written (a loop entry or end, a branch end). The copy is
+        live where `at` reads its operands, as the sources of the other copies
+        made there are: recording that keeps a later merge from putting the
+        destination in a source's registers (one copy would then overwrite what
+        another still reads)."""
         mov = AluOp(MOV[dest.cls], [src], dest.size)
         Rewriter.insert_op(mov, InsertPoint.before(at))
         self.group[mov.result] = dest
+        point = 2 * self.live.index[at]
+        root = dest.find()
+        root.segments = union([*root.segments, (point, point)])
         if dest.first < 0:
             dest.first = len(self.order)
             self.order.append(dest)
@@ -253,9 +281,7 @@ class _Allocator:
         tied = op.tied_operand()
         if tied is not None:
             if not self._merge(g, self.group[tied]):
-                point = 2 * self.live.index[op]
                 copy = _fresh(g)
-                copy.segments = [(point, point)]
                 index = list(op.operands).index(tied)
                 op.operands[index] = self._copy(op, tied, copy)
                 assert self._merge(g, copy)
@@ -321,8 +347,9 @@ def _check_unallocated(kernel: func.FuncOp, ops: list[Operation]) -> bool:
     allocated = unallocated = 0
     for op in ops:
         values = list(op.results)
-        if type(op) is ForOp:
-            values += op.body.block.args
+        for region in op.regions:  # a loop's carried values
+            for block in region.blocks:
+                values += block.args
         for value in values:
             t = value.type
             if type(t) is RegType:

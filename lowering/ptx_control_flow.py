@@ -2,9 +2,10 @@
 
 Contract. Input: allocated thread-level kernels (`ptx-allocate` has run: a
 loop's start, initial, carried, yielded and result values share registers, as
-do a branch's yielded values and results). Output: the same kernels with every
-`ptx.for` and `ptx.if` replaced, in place, by a flat list of ops, exactly the
-shape the old printer gave them:
+do a branch's yielded values and results, and a while loop's values on each
+of its edges). Output: the same kernels with every `ptx.for`, `ptx.if` and
+`ptx.while` replaced, in place, by a flat list of ops, in the shape the old
+printer gave them:
 
     ptx.for:   [mov.u32 iv, lb;]           (where lb is not already in iv)
              L_loop_n:
@@ -14,6 +15,14 @@ shape the old printer gave them:
                add.s32 iv, iv, step;
                bra L_loop_n;
              L_done_m:
+
+    ptx.while:
+             L_while_n:
+               <before, with the copies ptx-allocate put before its condition>
+               @!p bra L_while_done_m;
+               <after, with the copies ptx-allocate put before its yield>
+               bra.uni L_while_n;
+             L_while_done_m:
 
     ptx.if:    @!c bra[.uni] L_else_n;
                <then>
@@ -29,9 +38,14 @@ how the unit-rescale skip prints. The end label is named after the `if`'s
 order, one counter per kernel, so they are unique. The loop's exit predicate is
 a fresh register above every allocated one.
 
+The while loop's results are what its condition forwards, which on the exit
+path nothing overwrites before `L_while_done_m`.
+
 After this pass values are registers more than SSA values: a loop's block
 arguments and results are replaced by its initial values (the same registers),
-an `if`'s results by what its `then` branch yields.
+a while loop's `after` arguments and results by what its condition forwards
+(a carried value forwarded as it is: its initial value), an `if`'s results by
+what its `then` branch yields.
 """
 
 from __future__ import annotations
@@ -39,15 +53,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects.ptx import (
-    AluOp,
-    BraOp,
-    ForOp,
-    IfOp,
-    LabelOp,
-    RegType,
-    YieldOp,
-)
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -56,6 +61,17 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects.ptx import (
+    AluOp,
+    BraOp,
+    ConditionOp,
+    ForOp,
+    IfOp,
+    LabelOp,
+    RegType,
+    WhileOp,
+    YieldOp,
+)
 from tawa_xdsl.kernel import kernels
 
 
@@ -94,6 +110,8 @@ class _Lowering:
         while op is not None:
             if isinstance(op, ForOp):
                 op = self.for_loop(op)
+            elif isinstance(op, WhileOp):
+                op = self.while_loop(op)
             elif isinstance(op, IfOp):
                 op = self.if_op(op)
             else:
@@ -123,6 +141,28 @@ class _Lowering:
         return self._inline(
             op, ops, [(body, [counter, *op.iter_args], tail)], op.iter_args
         )
+
+    def while_loop(self, op: WhileOp) -> Operation | None:
+        """Lower `op`; returns the first op of what replaced it."""
+        before, after = op.before.block, op.after.block
+        condition, yield_op = before.last_op, after.last_op
+        assert isinstance(condition, ConditionOp) and isinstance(yield_op, YieldOp)
+        _check_shared(op, op.inits, before.args, "initial value")
+        _check_shared(op, yield_op.values, before.args, "yielded value")
+        _check_shared(op, condition.values, after.args, "forwarded value")
+        _check_shared(op, op.res, after.args, "result")
+        _check_allocated(op, condition.cond)
+        # the before block's arguments become the initial values as it is
+        # inlined; what the condition reads of them is read from those
+        entry = dict(zip(before.args, op.inits, strict=True))
+        cond = entry.get(condition.cond, condition.cond)
+        forwarded = [entry.get(v, v) for v in condition.values]
+        head, done = self.label("while"), self.label("while_done")
+        blocks = [
+            (before, op.inits, [BraOp(done, cond, negated=True)]),
+            (after, forwarded, [BraOp(head, uniform=True), LabelOp(done)]),
+        ]
+        return self._inline(op, [LabelOp(head)], blocks, forwarded)
 
     def if_op(self, op: IfOp) -> Operation | None:
         """Lower `op`; returns the first op of what replaced it."""
@@ -163,7 +203,7 @@ class _Lowering:
         Rewriter.insert_op(head, InsertPoint.before(op))
         for block, args, tail in blocks:
             terminator = block.last_op
-            assert isinstance(terminator, YieldOp)
+            assert isinstance(terminator, YieldOp | ConditionOp)
             Rewriter.erase_op(terminator)
             Rewriter.inline_block(block, InsertPoint.before(op), args)
             Rewriter.insert_op(tail, InsertPoint.before(op))

@@ -1,23 +1,32 @@
-"""Where each ptx value is live, on structured control flow (`ptx.for`, `ptx.if`).
+"""Where each ptx value is live, on structured control flow (`ptx.for`, `ptx.if`,
+`ptx.while`).
 
 The ops of a kernel are numbered in program order, nested ops right after the op
 holding them: the order in which `ptx-lower-control-flow` lays them out (a loop
-body once, a `then` branch before its `else`). Op `i` reads its operands at
+body once, a `then` branch before its `else`, a while loop's `before` region
+before its `after` region). Op `i` reads its operands at
 point `2 i` and writes its results at `2 i + 1`, so a value read for the last
 time by op `i` and the value op `i` defines never overlap: that is what lets a
 result take a dying operand's registers.
 
 A value is live on a list of disjoint *segments* of points, from its definition
 along every path to each use:
-- a use nested in a `ptx.for` that the value's definition is outside of keeps
-  the value live over the whole loop, back edge included (the next iteration
-  reads it again), as do the loop's upper bound and step (read every trip);
+- a use nested in a `ptx.for` or a `ptx.while` that the value's definition is
+  outside of keeps the value live over the whole loop, back edge included (the
+  next iteration reads it again), as do a `ptx.for`'s upper bound and step
+  (read every trip);
 - a use in one branch of a `ptx.if` makes the value live on the path into that
   branch only: a use in the `else` branch is not a later use for an op of the
   `then` branch, which never falls through into the `else` branch;
 - a loop's counter is live over the whole loop (the lowered loop steps it at
-  the end); a loop's carried values are defined on entry to the body
-  (`2 s + 1` of the loop at `s`), its results at the end of the loop;
+  the end); a loop's carried values (a `ptx.for` body's, a `ptx.while`
+  `before` region's arguments) are defined on entry to the body (`2 s + 1` of
+  the loop at `s`: the back edge writes them again where the next iteration
+  starts), its results at the end of the loop;
+- a `ptx.while` `after` region's arguments are defined at its condition (`2 c
+  + 1` of the `ptx.condition` at `c`), which also writes the results on the
+  exit path: no op runs between the condition and the loop's end on that path,
+  so the results can be taken as defined at the end, as a `ptx.for`'s are;
 - an `if` result is written at the end of each branch (the `then` branch's
   copy happens before its jump to the end, so the result is live there too).
 
@@ -30,8 +39,16 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from tawa_xdsl.dialects.ptx import ForOp, IfOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+
+from tawa_xdsl.dialects.ptx import (
+    STRUCTURED,
+    ConditionOp,
+    ForOp,
+    IfOp,
+    WhileOp,
+    YieldOp,
+)
 
 Segment = tuple[int, int]
 """Inclusive range of points `[lo, hi]`."""
@@ -93,14 +110,19 @@ class Liveness:
     def _definition(self, value: SSAValue) -> tuple[int, Block]:
         """Where `value` is written, and the block it is visible in."""
         if type(value) is BlockArgument:  # of a loop body: on entry
-            loop = value.block.parent_op()
-            assert isinstance(loop, ForOp)
-            return 2 * self.index[loop] + 1, value.block
+            block = value.block
+            loop = block.parent_op()
+            assert isinstance(loop, ForOp | WhileOp)
+            if type(loop) is WhileOp and block is loop.after.block:
+                condition = loop.before.block.last_op
+                assert condition is not None
+                return 2 * self.index[condition] + 1, block
+            return 2 * self.index[loop] + 1, block
         op = value.owner
         assert isinstance(op, Operation)
         block = op.parent_block()
         assert block is not None
-        if type(op) is ForOp or type(op) is IfOp:
+        if type(op) in STRUCTURED:  # written at their end
             return 2 * self.last[op] + 1, block
         return 2 * self.index[op] + 1, block
 
@@ -108,7 +130,9 @@ class Liveness:
         start, block = self._definition(value)
         owner = value.owner
         if type(value) is BlockArgument and value.index == 0:
-            return [(start, 2 * self.last[owner.parent_op()] + 1)]  # the counter
+            loop = owner.parent_op()
+            if type(loop) is ForOp:
+                return [(start, 2 * self.last[loop] + 1)]  # the counter
         segments = [(start, start)]
         if type(owner) is IfOp and owner.otherwise.blocks:
             t = 2 * self.index[owner.then.block.last_op] + 1  # the then branch's copy
@@ -138,7 +162,7 @@ class Liveness:
         segments: list[Segment] = []
         lo = start
         for outer, inner in zip(chain[:0:-1], chain[-2::-1], strict=True):
-            if type(outer) is ForOp:
+            if type(outer) is ForOp or type(outer) is WhileOp:
                 return [*segments, (lo, 2 * self.last[outer] + 1)]
             segments.append((lo, 2 * self.index[outer]))
             first = inner.parent
@@ -156,11 +180,16 @@ class Liveness:
         return value in op.operands and not self.live_at(value, 2 * self.index[op] + 1)
 
 
-def carried_destination(yield_op: YieldOp) -> Sequence[SSAValue]:
-    """What each operand of a `ptx.yield` becomes: the loop's carried block
-    arguments (a `ptx.for` body) or the `ptx.if` results."""
-    parent = yield_op.parent_op()
+def carried_destination(terminator: YieldOp | ConditionOp) -> Sequence[SSAValue]:
+    """What each value of a `ptx.yield` or `ptx.condition` becomes: the loop's
+    carried block arguments (a `ptx.for` body, a `ptx.while` `before` region),
+    the `ptx.if` results or a `ptx.while` `after` region's arguments (which
+    share the results' registers)."""
+    parent = terminator.parent_op()
     if isinstance(parent, ForOp):
         return parent.body.block.args[1:]
+    if isinstance(parent, WhileOp):
+        region = parent.after if type(terminator) is ConditionOp else parent.before
+        return region.block.args
     assert isinstance(parent, IfOp)
     return parent.res

@@ -29,21 +29,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
+
+from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import (
     PARAMS_ATTR,
     REGISTER_CLASSES,
-    ForOp,
-    IfOp,
+    STRUCTURED,
     LabelOp,
     ParamDeclAttr,
     PTXOp,
     RegType,
 )
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
-
-from tawa_xdsl.diagnostics import OpDiagnostic
 
 HEADER = """.version 8.0
 .target sm_90a
@@ -111,7 +110,7 @@ def print_kernel(kernel: func.FuncOp) -> str:
     ops = list(kernel.body.block.ops)
     for op in ops:
         kind = type(op)
-        if kind is ForOp or kind is IfOp:
+        if kind in STRUCTURED:
             raise OpDiagnostic(
                 op, "PTX printer: lower control flow first (ptx-lower-control-flow)"
             )

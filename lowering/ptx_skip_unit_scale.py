@@ -35,6 +35,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.ptx import (
     AluOp,
     ForOp,
@@ -45,16 +53,8 @@ from tawa_xdsl.dialects.ptx import (
     YieldOp,
     width,
 )
-from tawa_xdsl.lowering.ptx_liveness import Liveness
-from xdsl.context import Context
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
-
-from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.lowering.ptx_liveness import Liveness
 
 ROW_SCALE_REUSE = 8
 """A multiply by a bundle read through a map that repeats each register at least

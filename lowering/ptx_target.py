@@ -9,10 +9,6 @@ It runs whatever the IR still needs, judged from the IR itself, then prints
   `ptx-allocate`;
 - kernels with structured control flow through `ptx-lower-control-flow`.
 So `-t ptx` works on the output of any prefix of that chain.
-
-`-t 'ptx{legacy=true}'` prints nvgpu_async IR with the old printer
-(`ptx_emitter.py`), the oracle of the migration, until it is deleted. Until
-`distribute-fragments` is registered, nvgpu_async IR takes that path anyway.
 """
 
 from __future__ import annotations
@@ -20,21 +16,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO
 
-from tawa_xdsl.dialects.ptx import PTX, ForOp, IfOp, RegType
-from tawa_xdsl.lowering import get_all_lowering_passes
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from tawa_xdsl.lowering.ptx_allocate import allocate_kernel
-from tawa_xdsl.lowering.ptx_control_flow import lower_control_flow
-from tawa_xdsl.lowering.ptx_emitter import emit_module
-from tawa_xdsl.lowering.ptx_printer import print_module
-from tawa_xdsl.lowering.ptx_skip_unit_scale import skip_unit_scale
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from tawa_xdsl.diagnostics import OpDiagnostic, stage
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.dialects.ptx import PTX, STRUCTURED, RegType
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.lowering import get_all_lowering_passes
+from tawa_xdsl.lowering.ptx_allocate import allocate_kernel
+from tawa_xdsl.lowering.ptx_control_flow import lower_control_flow
+from tawa_xdsl.lowering.ptx_printer import print_module
+from tawa_xdsl.lowering.ptx_skip_unit_scale import skip_unit_scale
 
 DISTRIBUTION = ("select-store-path", "distribute-fragments")
 """The passes from nvgpu_async IR to thread-level IR, in order."""
@@ -62,17 +58,22 @@ def is_allocated(kernel: func.FuncOp) -> bool:
 
 
 def _lowered(module: ModuleOp) -> list[func.FuncOp]:
-    lowered = lowered_kernels(module)
-    if not lowered:
+    """The module's kernels, refused at the first one not lowered yet."""
+    found = list(kernels(module))
+    if not found:
         raise DiagnosticException(
-            "-t ptx needs lowered kernels: run tawa-hopper-pipeline (or "
-            "aref-partition,pipeline,convert-aref-to-nvgpu-async) first"
+            "-t ptx: the module has no tile kernels (func.func with the "
+            "tile.kernel attribute) to print"
         )
-    return lowered
-
-
-def _can_distribute() -> bool:
-    return all(name in get_all_lowering_passes() for name in DISTRIBUTION)
+    for kernel in found:
+        if LAUNCH_ATTR not in kernel.attributes:
+            raise OpDiagnostic(
+                kernel,
+                f"-t ptx needs lowered kernels; @{kernel.sym_name.data} is not: run "
+                "tawa-hopper-pipeline (or aref-partition,pipeline,"
+                "convert-aref-to-nvgpu-async) first",
+            )
+    return found
 
 
 def lower_to_ptx(ctx: Context, module: ModuleOp) -> list[func.FuncOp]:
@@ -82,39 +83,47 @@ def lower_to_ptx(ctx: Context, module: ModuleOp) -> list[func.FuncOp]:
     if not all(is_thread_level(k) for k in lowered):
         passes = get_all_lowering_passes()
         for name in DISTRIBUTION:
-            passes[name]()().apply(ctx, module)
+            with stage(f"-t ptx: {name}"):
+                passes[name]()().apply(ctx, module)
         lowered = lowered_kernels(module)
     for kernel in lowered:
         if not is_allocated(kernel):
-            skip_unit_scale(kernel)
-            allocate_kernel(kernel)
-        if any(isinstance(op, ForOp | IfOp) for op in kernel.body.walk()):
-            lower_control_flow(kernel)
+            with stage("-t ptx: ptx-skip-unit-scale"):
+                skip_unit_scale(kernel)
+            with stage("-t ptx: ptx-allocate"):
+                allocate_kernel(kernel)
+        if any(isinstance(op, STRUCTURED) for op in kernel.body.walk()):
+            with stage("-t ptx: ptx-lower-control-flow"):
+                lower_control_flow(kernel)
     return lowered
 
 
-def _ptx(ctx: Context, module: ModuleOp, legacy: bool) -> str:
-    lowered = _lowered(module)
-    if legacy or not (_can_distribute() or all(map(is_thread_level, lowered))):
-        return emit_module(lowered)
-    return print_module(lower_to_ptx(ctx, module))
+def _ptx(ctx: Context, module: ModuleOp) -> str:
+    ready = lower_to_ptx(ctx, module)
+    with stage("-t ptx: the PTX printer"):
+        return print_module(ready)
 
 
-def to_ptx(module: ModuleOp, legacy: bool = False) -> str:
+def kernel_ptx(kernel: func.FuncOp) -> str:
+    """PTX text for one lowered kernel, which is left as it is (what `compile`
+    loads: the runtime keeps reading the nvgpu_async kernel's contract)."""
+    from tawa_xdsl.registry import make_context
+
+    return _ptx(make_context(), ModuleOp([kernel.clone()]))
+
+
+def to_ptx(module: ModuleOp) -> str:
     """PTX text for every lowered kernel of `module`, which is left as it is."""
     from tawa_xdsl.registry import make_context
 
-    return _ptx(make_context(), module if legacy else module.clone(), legacy)
+    return _ptx(make_context(), module.clone())
 
 
 @dataclass(frozen=True)
 class PTXTarget(Target):
-    """PTX ISA 8.0 for sm_90a, one `.entry` per kernel (`legacy`: the old
-    printer)."""
+    """PTX ISA 8.0 for sm_90a, one `.entry` per kernel."""
 
     name = "ptx"
 
-    legacy: bool = False
-
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        output.write(_ptx(ctx, module, self.legacy))
+        output.write(_ptx(ctx, module))

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from tawa_xdsl.dialects import ptx
 from xdsl.ir import Operation, SSAValue
+
+from tawa_xdsl.dialects import ptx
 
 
 def quad_transpose(

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import nvgpu_async as nv
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.passes import ModulePass
@@ -33,6 +32,8 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+
+from tawa_xdsl.dialects import nvgpu_async as nv
 
 
 def store_paths(t: TensorType, vec16: bool = True) -> list[nv.StorePath]:

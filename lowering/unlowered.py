@@ -2,9 +2,8 @@
 
 Issue 17 took FP8 kernels down to nvgpu_async IR (both simulators run them);
 their thread-level lowering is still to come. Rather than print wrong PTX (an
-8-bit wgmma printed as k16 f16, say), both paths from nvgpu_async IR to PTX, the
-printer of nvgpu_async IR (`ptx_emitter`) and `distribute-fragments`, refuse
-such a kernel with a located diagnostic. What is missing, for whoever lowers it:
+8-bit wgmma printed as k16 f16, say), `distribute-fragments` refuses such a
+kernel with a located diagnostic. What is missing, for whoever lowers it:
 - 8-bit floats: wgmma `m64nNk32` `.e4m3`/`.e5m2` (k32 steps of 32 bytes), the
   8-bit A-operand register layout for P (byte permutes and shuffles out of the
   accumulator layout), `cvt.rn.satfinite.e4m3x2.f32` / `.e5m2x2` packing pairs
@@ -17,13 +16,13 @@ such a kernel with a located diagnostic. What is missing, for whoever lowers it:
 
 from __future__ import annotations
 
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.tile import is_fp8
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.tile import is_fp8
 
 
 def not_lowered_yet(op: Operation) -> str | None:

@@ -33,17 +33,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.lowering.carried import (
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.traits import IsTerminator
+
+from tawa_xdsl.analysis.carried import (
     STRUCTURED,
     copied_into,
     copies,
     uses_through_loops,
 )
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, TensorType
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
-from xdsl.traits import IsTerminator
+from tawa_xdsl.analysis.elementwise import is_elementwise
+from tawa_xdsl.dialects import aref, tile
 
 MAX_PENDING = 7
 """`wgmma.wait_group` takes 0..7; waiting with fewer pending groups is always safe."""
@@ -300,7 +302,7 @@ def _accumulates_in_place(v: SSAValue, arg: BlockArgument) -> bool:
             return False
     if v is arg:
         return True
-    if isinstance(v, OpResult) and v.op.dialect_name() in ("arith", "math"):
+    if isinstance(v, OpResult) and is_elementwise(v.op):
         uses = list(arg.uses)
         return bool(v.op.operands) and v.op.operands[0] is arg and len(uses) == 1
     return False

@@ -7,7 +7,8 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
-from tawa_xdsl.diagnostics import LocatingParser, verify_located
+from tawa_xdsl.diagnostics import LocatingParser, decode_source, verify_located
+from tawa_xdsl.pass_pipeline import build_passes
 from tawa_xdsl.registry import all_passes_with_xdsl, make_context
 
 
@@ -15,7 +16,7 @@ def parse(source: str | Path, name: str | None = None) -> ModuleOp:
     """Parse and verify MLIR text, or the file at a `Path`."""
     if isinstance(source, Path):
         name = name or str(source)
-        source = source.read_text()
+        source = decode_source(source.read_bytes(), name)
     module = LocatingParser(make_context(), source, name or "<string>").parse_module()
     verify_located(module)
     return module
@@ -23,9 +24,11 @@ def parse(source: str | Path, name: str | None = None) -> ModuleOp:
 
 def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
     """Run a pass pipeline (`tawa-opt -p` syntax) on `module` in place; verify after
-    every pass; return the module."""
-    passes = PassPipeline.parse_spec(
-        all_passes_with_xdsl(), pipeline, lambda prev, op, nxt: verify_located(op)
+    every pass (a named pipeline as a whole: verifying between its passes, as
+    `tawa-opt` does, would double its cost); return the module."""
+
+    passes = build_passes(all_passes_with_xdsl(), pipeline)
+    PassPipeline(tuple(passes), lambda prev, op, nxt: verify_located(op)).apply(
+        make_context(), module
     )
-    passes.apply(make_context(), module)
     return module

@@ -141,6 +141,16 @@ class CompileOptions:
             if (value := given.get(option) or shape.get(option))
         }
         tuned = default_options(kernel, sizes) if self.tuned else {}
+        consumers = given.get("num_consumers") or shape.get("num_consumers")
+        if not consumers and (given.get("ping_pong") or shape.get("ping_pong")):
+            consumers = 2  # ping-pong needs two consumer warpgroups taking turns
+        for layer in (shape, tuned):  # a chosen tile gives way to the consumers
+            if consumers and _splits_badly(
+                kernel, {**tuned, **shape, **given}, consumers
+            ):
+                for _, option in TILE_OPTIONS:
+                    if option not in given:
+                        layer.pop(option, None)
         for options in EXCLUSIVE:  # a tuned choice gives way to one it excludes
             if any(given.get(o) or shape.get(o) for o in options):
                 for o in options - given.keys() - shape.keys():
@@ -164,6 +174,17 @@ class CompileOptions:
                     chosen[option] = budget
                     sources[option] = "structure"
         return dataclasses.replace(self, **chosen), sources
+
+
+def _splits_badly(
+    kernel: func.FuncOp, options: Mapping[str, Any], consumers: int
+) -> bool:
+    """Whether the tiles `options` size leave rows that `consumers` warpgroups
+    cannot share in whole 64-row wgmma slices (`cooperative` refuses them)."""
+    from tawa_xdsl.tuning import tile_rows
+
+    sizes = {name: options[o] for name, o in TILE_OPTIONS if options.get(o)}
+    return any(r % (WGMMA_ROWS * consumers) for r in tile_rows(kernel, sizes))
 
 
 _BOOL_OPTIONS = frozenset(

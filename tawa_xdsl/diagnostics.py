@@ -4,17 +4,42 @@ xDSL's parser keeps no source position for ops unless the text spells `loc(...)`
 and its verifier reports a failure by dumping the whole module. We record each
 op's position while parsing (as a `FileLineColLoc`, which survives cloning through
 passes) and, when verification or a pass fails, name the op and its line.
+
+The parser also refuses, where they are written, inputs xDSL takes silently or
+crashes on (literals out of their type's range, nesting past what the recursive
+passes handle, bytes that are not UTF-8), and `verify_located` adds the checks
+xDSL's verifier does not make (`ir_checks`: dominance, duplicate symbols, loop
+steps).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
+from xdsl.dialects.builtin import (
+    AnyDenseElement,
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    Float16Type,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    RankedStructure,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.parser import AttrParser, Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Token
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 MAX_DENSE_ELEMENTS = 1 << 24
 """Largest dense literal we parse: far above any tile (a 256 x 256 tile is 2^16)."""
@@ -42,17 +67,90 @@ class OpDiagnostic(DiagnosticException):
 
 def format_at(op: Operation, message: str) -> str:
     """`file:line:col: error: op.name: message` when the op has a location."""
-    loc = op.location
-    where = ""
-    if isinstance(loc, FileLineColLoc):
-        where = f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
     if not message.startswith(op.name):
         message = f"{op.name}: {message}"
-    return f"{where}error: {message}"
+    return f"{location_prefix(op)}error: {message}"
+
+
+def location_prefix(op: Operation) -> str:
+    """`file:line:col: ` for an op with a source location, else nothing."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
+    return ""
+
+
+MAX_NESTING = 64
+"""Deepest nesting of ops in regions we parse: far above any kernel (attention
+nests 4), and low enough that the recursive parser, passes and printer stay
+inside Python's stack."""
+
+MODULE_NAMES = ("builtin.module", "module")
+"""How a module op starts (`"builtin.module"` in the generic form, unquoted)."""
+
+INDEX_WIDTH = IntegerType(64)
+"""What `index` is where kernels run: literals must fit it."""
+
+FLOAT_FORMATS: dict[type[Attribute], tuple[int, int]] = {
+    Float16Type: (10, 15),
+    BFloat16Type: (7, 127),
+    Float32Type: (23, 127),
+}
+"""(fraction bits, largest exponent) of the float types narrower than a Python
+float: where a decimal literal can overflow after it was read."""
+
+
+def overflows(value: float, float_type: Attribute) -> bool:
+    """Whether a finite `value` rounds to infinity in `float_type`: its magnitude
+    reaches the largest finite value plus half an ulp (round to nearest even)."""
+    if not math.isfinite(value) or type(float_type) not in FLOAT_FORMATS:
+        return False
+    fraction, exponent = FLOAT_FORMATS[type(float_type)]
+    return abs(value) >= math.ldexp(2 - 2.0 ** -(fraction + 1), exponent)
+
+
+def literal_problem(value: object, literal_type: Attribute) -> str | None:
+    """Why a number as written does not fit the type it is given, or None: an
+    integer out of its type's range (`index` is 64 bits on the GPU), a float that
+    would round to infinity."""
+    if isinstance(value, int) and isinstance(literal_type, IntegerType | IndexType):
+        width = INDEX_WIDTH if isinstance(literal_type, IndexType) else literal_type
+        try:
+            width.verify_value(value)
+        except VerifyException as e:
+            note = " (index is 64 bits on the GPU)" if width is INDEX_WIDTH else ""
+            return f"{e}{note}"
+    elif isinstance(value, int | float) and overflows(float(value), literal_type):
+        return f"float literal out of range for {literal_type}"
+    return None
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """UTF-8 text of a source file; other bytes get a located diagnostic."""
+    try:
+        return data.decode()
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise DiagnosticException(
+            f"{name}:{line}:{col}: error: the input is not UTF-8 text "
+            f"(byte 0x{data[e.start]:02x}); tawa-opt reads MLIR source"
+        ) from None
+
+
+def format_parse_error(e: ParseError) -> str:
+    """`file:line:col: error: message`, then the source line with carets, the form
+    every other diagnostic has (xDSL puts the message under the carets)."""
+    loc = e.span.get_location()
+    # xDSL's context starts with the location line, which leads here already
+    context = e.span.print_with_context().rstrip("\n").split("\n", 1)[-1]
+    return f"{loc.file}:{loc.line}:{loc.col}: error: {e.msg}\n{context}"
 
 
 class LocatingParser(Parser):
-    """A parser that stamps every op it parses with its file, line and column."""
+    """A parser that stamps every op it parses with its file, line and column, and
+    refuses, at the offending text, what xDSL's parser accepts silently or crashes
+    on: literals out of their type's range, nesting too deep to process."""
 
     def __init__(
         self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0
@@ -63,6 +161,10 @@ class LocatingParser(Parser):
         self._scan_pos = 0
         self._scan_line = 1
         self._text = text
+        self._depth = 0
+        self._last_number: int | float | None = None
+        self._type: Attribute | None = None
+        self._tensor_literal: list[AttrParser._TensorLiteralElement] = []
 
     def _line_col(self, pos: int) -> tuple[int, int]:
         if pos < self._scan_pos:
@@ -73,11 +175,15 @@ class LocatingParser(Parser):
         return self._scan_line + self._line_offset, pos - line_start + 1
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
-        # Some malformed literals crash inside xDSL (a float too large for f32, an
-        # integer too wide for its type) instead of raising a ParseError; report
-        # them where the parser stopped.
+        # Some malformed input crashes inside xDSL (a value its attribute
+        # constructors refuse, input nested past Python's stack) instead of raising
+        # a ParseError; report it where the parser stopped.
         try:
             module = super().parse_module(allow_implicit_module)
+        except RecursionError:
+            self.raise_error("input nested too deeply to parse")
+        except VerifyException as e:
+            self.raise_error(str(e))
         except PARSER_CRASHES as e:
             self.raise_error(f"invalid input here ({type(e).__name__}: {e})")
         # xDSL has no hook for a dialect's argument attributes: kernels' tile.dims
@@ -87,6 +193,53 @@ class LocatingParser(Parser):
         verify_signatures(module)
         return module
 
+    def _consume_token(
+        self, expected_kind: MLIRTokenKind | None = None
+    ) -> Token[MLIRTokenKind, str]:
+        token = self._current_token
+        if token.kind == MLIRTokenKind.FLOAT_LIT and math.isinf(
+            token.kind.get_float_value(token.span)
+        ):
+            self.raise_error(
+                f"float literal {token.text} is out of range: it would be infinity",
+                token.span,
+            )
+        return super()._consume_token(expected_kind)
+
+    def parse_optional_number(
+        self, *, allow_boolean: bool = False
+    ) -> int | float | None:
+        # the literal as written, before xDSL rounds it into the attribute's type
+        self._last_number = super().parse_optional_number(allow_boolean=allow_boolean)
+        return self._last_number
+
+    def parse_optional_builtin_int_or_float_attr(
+        self,
+    ) -> IntegerAttr | FloatAttr | None:
+        literal = self._current_token.span
+        self._last_number = None  # `true` and `false` are no number
+        try:
+            attr = super().parse_optional_builtin_int_or_float_attr()
+        except VerifyException as e:  # an integer its type cannot hold
+            self.raise_error(str(e), literal)
+        except OverflowError:  # a float struct cannot pack into its type
+            self.raise_error(f"float literal out of range for {self._type}", literal)
+        # xDSL rounds the written value into the type (1e39 : bf16 becomes inf);
+        # a hexadecimal literal spells the bits, an infinity included
+        spells_bits = literal.text.lower().startswith("0x")
+        if (
+            isinstance(attr, IntegerAttr | FloatAttr)
+            and not (spells_bits and isinstance(attr, FloatAttr))
+            and (problem := literal_problem(self._last_number, attr.type))
+        ):
+            self.raise_error(problem, literal)
+        return attr
+
+    def _parse_attribute_type(self) -> Attribute:
+        # the type of the literal being parsed, for the message if it overflows
+        self._type = super()._parse_attribute_type()
+        return self._type
+
     def _parse_dialect_type_or_attribute_body(self, *args, **kwargs):
         # A type whose parameters fail its verifier is a parse error at the type.
         start = self.pos
@@ -95,9 +248,23 @@ class LocatingParser(Parser):
         except VerifyException as e:
             self.raise_error(str(e), start, self.pos)
 
-    def _parse_dense_literal_type(self):
+    def _parse_tensor_literal(
+        self,
+    ) -> tuple[list[AttrParser._TensorLiteralElement], list[int]]:
+        # kept for `_parse_dense_literal_type`, which learns the element type
+        self._tensor_literal, shape = super()._parse_tensor_literal()
+        return self._tensor_literal, shape
+
+    def parse_dense_int_or_fp_elements_attr(
+        self, type: RankedStructure[AnyDenseElement] | None
+    ) -> DenseIntOrFPElementsAttr:
+        self._tensor_literal = []
+        return super().parse_dense_int_or_fp_elements_attr(type)
+
+    def _parse_dense_literal_type(self) -> RankedStructure[AnyDenseElement]:
         # xDSL expands a splat literal element by element; refuse sizes no tile has
-        # before that exhausts memory.
+        # before that exhausts memory. Elements that overflow the element type
+        # would become infinity (or crash while packed): refuse them where written.
         pos = self.pos
         literal_type = super()._parse_dense_literal_type()
         count = math.prod(literal_type.get_shape())
@@ -108,11 +275,26 @@ class LocatingParser(Parser):
                 pos,
                 self.pos,
             )
+        element_type = literal_type.get_element_type()
+        for element in self._tensor_literal:
+            if problem := literal_problem(element.value, element_type):
+                self.raise_error(problem, element.span)
         return literal_type
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
-        op = super().parse_operation()
+        # a module does not count: written or implicit, its ops nest the same
+        level = self._current_token.text.strip('"') not in MODULE_NAMES
+        if level and self._depth >= MAX_NESTING:
+            self.raise_error(
+                f"ops nested more than {MAX_NESTING} regions deep; tawa-xdsl "
+                "handles at most that"
+            )
+        self._depth += level
+        try:
+            op = super().parse_operation()
+        finally:
+            self._depth -= level
         if not isinstance(op.location, FileLineColLoc):
             line, col = self._line_col(start)
             op.location = FileLineColLoc(self._file, IntAttr(line), IntAttr(col))
@@ -137,8 +319,34 @@ def locate(error: VerifyException, module: ModuleOp) -> DiagnosticException:
 
 
 def verify_located(module: ModuleOp) -> None:
-    """`module.verify()`, but a failure names the op and its source line."""
+    """`module.verify()` and the checks xDSL does not make (`ir_checks`: dominance,
+    symbols, loop steps), where a failure names the op and its source line."""
+    # imported here: the checks load arith, scf and tile, which `tawa-opt --help`
+    # and `--version` do not need (parsed IR has loaded them already)
+    from tawa_xdsl import ir_checks
+
+    for op, message in ir_checks.problems(module):
+        raise OpDiagnostic(op, message)
     try:
         module.verify()
     except VerifyException as e:
         raise locate(e, module) from e
+    for op, message in ir_checks.problems_after_verify(module):
+        raise OpDiagnostic(op, message)
+
+
+STAGE_ATTR = "tawa_stage"
+"""Set on an exception by `stage`: the stage of a target it escaped from."""
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Name the stage an exception escapes from (the innermost one wins), so
+    `tawa-opt` blames a bug inside a target (`-t ptx` runs several passes) on
+    that stage rather than on the target as a whole."""
+    try:
+        yield
+    except Exception as e:
+        if not hasattr(e, STAGE_ATTR):
+            setattr(e, STAGE_ATTR, name)
+        raise

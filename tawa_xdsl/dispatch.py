@@ -15,6 +15,16 @@
 4. launches that specialization's `runtime.Kernel`, which only loads and
    launches what it is handed.
 
+Split K. When the rules split K (output tiles that leave most SMs idle: one
+128 x 128 tile with a long K), the specialization is the pair `split-k{splits=S}`
+makes of the kernel (`tawa_xdsl.partials`): each kernel of the pair is compiled
+by a dispatcher of its own for the call's extents (the partials kernel on the
+plan's tile shape), and a call launches the partials kernel, then the reduce
+kernel, on its stream, through an f32 workspace of S output-sized slots that
+the dispatcher allocates once per shape and stream. A call that passes `grid=`
+fixes the launch of one kernel: it runs the kernel unsplit. Autotuning
+searches unsplit configurations.
+
 `explain()` says which specialization a call (or a shape) gets and why;
 `options` and `ptx` are those of the last call's specialization (before any
 call, of the kernel compiled for no particular shape: the tuned options alone).
@@ -30,7 +40,9 @@ bucket.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -38,19 +50,24 @@ from typing import TYPE_CHECKING, Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Region
+from xdsl.utils.exceptions import PassFailedException
 
-from tawa_xdsl.compiler import CompileOptions, describe, lower
+from tawa_xdsl.api import apply as apply_passes
+from tawa_xdsl.compiler import TILE_OPTIONS, CompileOptions, describe, lower
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dialects.tile import DescType
-from tawa_xdsl.dispatch_rules import H100_SMS
-from tawa_xdsl.heuristics import Decision, Reason, Structure, decide
+from tawa_xdsl.dispatch_rules import H100_SMS, split_count
+from tawa_xdsl.heuristics import Decision, Reason, Splitter, Structure, decide
 from tawa_xdsl.kernel import (
+    ArrayView,
     KernelArgumentError,
     Param,
     check_arguments,
     find_kernel,
     params,
 )
+from tawa_xdsl.partials import original_arguments, record
 
 if TYPE_CHECKING:
     from tawa_xdsl.autotune import Bench, Trial
@@ -77,9 +94,10 @@ def bucket_floor(extent: int) -> int:
 class DispatchKey:
     """What picks a specialization: the bucketed extent of each named dimension
     (in the order the parameters name them), and for each tensor parameter its
-    dtype and whether TMA can describe it. A key whose operands TMA cannot all
-    describe needs a specialization without TMA (issue 16 item 4), which is not
-    built: such a call is refused by name (`tma_problem`)."""
+    dtype and whether TMA can describe it. An output TMA cannot describe is
+    stored from registers (`tma_store=False`, K unsplit); an input TMA cannot
+    describe needs loads without TMA (issue 16 item 4), which are not built:
+    such a call is refused by name (`tma_problem`)."""
 
     extents: tuple[tuple[str, int], ...]
     dtypes: tuple[str, ...]
@@ -207,6 +225,9 @@ class Specialization:
     kernel: Kernel
     origin: str
     trials: tuple[Trial, ...] = ()
+    reduce: Kernel | None = None
+    """For a plan that splits K: `kernel` writes the f32 partial sums and this
+    kernel sums them and runs the epilogue (`partials`)."""
 
     @property
     def options(self) -> dict[str, Any]:
@@ -217,23 +238,58 @@ class Specialization:
         return self.kernel.ptx
 
 
+class Workspace:
+    """Device memory for a split's f32 partial sums, freed with the object."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        from tawa_xdsl.runtime.arrays import DeviceArray, compact_strides
+        from tawa_xdsl.runtime.driver import check, context
+
+        self._cu, _ = context()
+        size = 4 * math.prod(shape)
+        self._ptr = int(check(self._cu.cuMemAlloc(size), f"cuMemAlloc ({size} bytes)"))
+        view = ArrayView("f32", shape, compact_strides(shape))
+        self.array = DeviceArray(view, ptr=self._ptr)
+        """Not owned: the launches that take it leave it allocated."""
+
+    def __del__(self) -> None:
+        # no imports here: at interpreter exit they fail; a context already
+        # gone took the memory with it, so the result is not checked
+        if getattr(self, "_ptr", 0):
+            self._cu.cuMemFree(self._ptr)
+
+
+@dataclass(frozen=True)
+class Launchers:
+    """The bound launches of a split, run in order on their stream."""
+
+    launchers: tuple[Any, ...]
+
+    def __call__(self) -> None:
+        for launch in self.launchers:
+            launch()
+
+
 def shape_decision(
     structure: Structure,
     key: DispatchKey | None,
     requested: CompileOptions,
     sms: int,
+    splitter: Splitter | None = None,
 ) -> Decision:
     """The shape rules' decision for `key` (None: no shape known), unless the
     tuning rules are off (`tuned=False`: the options given and the static
     defaults, exactly). `Dispatcher` and `tawa-hopper-pipeline{shape=...}`
-    both decide here, so the CLI prints the PTX a call of that shape runs."""
+    both decide here, so the CLI prints the PTX a call of that shape runs (of
+    the kernel unsplit: the CLI lowers the kernels it is given, and a split
+    is the pass `split-k` run first). `splitter` may split K (`decide`)."""
     if key is None:
         return Decision({}, (Reason("none", "no shape given"),))
     if not requested.tuned:
         return Decision(
             {}, (Reason("none", "tuned=False: the given and static options"),)
         )
-    return decide(structure, key.problem, requested.given(), sms)
+    return decide(structure, key.problem, requested.given(), sms, splitter)
 
 
 def launch_record(lowered: func.FuncOp) -> str:
@@ -289,6 +345,9 @@ class Dispatcher:
         self._bench = bench or self._cuda_bench
         self._report = report or to_stderr
         self._specs: dict[DispatchKey | None, Specialization] = {}
+        self._unsplit: dict[DispatchKey, Specialization] = {}
+        self._pairs: dict[int, tuple[Dispatcher, Dispatcher]] = {}
+        self._workspaces: dict[tuple[tuple[int, ...], int], Workspace] = {}
         self._kernels: dict[CompileOptions, tuple[Kernel, str]] = {}
         self.last: Specialization | None = None
 
@@ -324,14 +383,19 @@ class Dispatcher:
 
     # --------------------------------------------------------------- planning
 
-    def plan(self, key: DispatchKey | None) -> Plan:
-        """The options `key` is compiled with (no compilation)."""
+    def plan(self, key: DispatchKey | None, split: bool = True) -> Plan:
+        """The options `key` is compiled with (no compilation); with `split`,
+        K may be split (never for a kernel of a pair already)."""
+        aligned = key is None or all(key.tma)
+        requested = self.requested
+        if not aligned:  # an output TMA cannot describe: stores from registers
+            requested = dataclasses.replace(requested, tma_store=False)
+        pair = record(self.tile_kernel) is not None
+        splitter = split_count if split and aligned and not pair else None
         decision = shape_decision(
-            self.structure, key, self.requested, Device.current().sms
+            self.structure, key, requested, Device.current().sms, splitter
         )
-        options, sources = self.requested.resolve_sources(
-            self.tile_kernel, decision.options
-        )
+        options, sources = requested.resolve_sources(self.tile_kernel, decision.options)
         return Plan(key, decision, options, sources)
 
     def key(self, *args: Any, stream: int = 0) -> DispatchKey:
@@ -377,7 +441,13 @@ class Dispatcher:
             if not isinstance(ptx, str) or not isinstance(record, str):
                 raise TypeError("a ptx entry holds two strings")
             lowered = find_kernel(parse(record), self.name)
-            return Kernel(self.name, ptx, lowered, self.allow_spills, options.as_dict())
+            return Kernel(
+                self.name,
+                ptx,
+                lowered,
+                allow_spills=self.allow_spills,
+                options=options.as_dict(),
+            )
 
         kernel = cache.load(key, read)
         origin = "disk cache"
@@ -394,10 +464,55 @@ class Dispatcher:
         self._kernels[options] = kernel, origin
         return kernel, origin
 
-    def _compiled(self, key: DispatchKey | None) -> Specialization:
-        plan = self.plan(key)
+    def _compiled(self, key: DispatchKey | None, split: bool = True) -> Specialization:
+        plan = self.plan(key, split)
+        if plan.decision.split_k > 1:
+            return self._split(plan)
         kernel, origin = self._build(plan.options)
         return Specialization(plan, kernel, f"rules, {origin}")
+
+    def _split(self, plan: Plan) -> Specialization:
+        """A plan that splits K: the pair's kernels, each compiled by its own
+        dispatcher for the key's extents and the plan's slot count."""
+        assert plan.key is not None
+        splits = plan.decision.split_k
+        if splits not in self._pairs:
+            module = self._tile.clone()
+            try:
+                apply_passes(module, f"split-k{{splits={splits}}}")
+            except (OpDiagnostic, PassFailedException) as e:
+                unsplit = self._compiled(plan.key, split=False)
+                why = Reason("split-K", f"the kernel cannot be split: {e}")
+                decision = dataclasses.replace(
+                    unsplit.plan.decision,
+                    reasons=(*unsplit.plan.decision.reasons, why),
+                )
+                return dataclasses.replace(
+                    unsplit, plan=dataclasses.replace(unsplit.plan, decision=decision)
+                )
+            text = str(module)
+            tiles = {  # the partials kernel keeps the tile shape the split assumed
+                option: value
+                for _, option in TILE_OPTIONS
+                if (value := getattr(plan.options, option))
+            }
+            partials_options = dataclasses.replace(self.requested, **tiles)
+            names = [f"{self.name}_split_k", f"{self.name}_split_k_reduce"]
+            self._pairs[splits] = (
+                Dispatcher(text, names[0], partials_options, self.allow_spills),
+                Dispatcher(text, names[1], self.requested, self.allow_spills),
+            )
+        specs = []
+        for d in self._pairs[splits]:
+            ws = d.params[record(d.tile_kernel).workspace]
+            extents = {**plan.key.problem, ws.dims[0]: splits}
+            named = {n for p in d.params for n in p.dims}
+            specs.append(
+                d.for_shape(**{n: e for n, e in extents.items() if n in named})
+            )
+        partials, reduce = specs
+        origin = f"rules, K split {splits} ways ({partials.origin}; {reduce.origin})"
+        return Specialization(plan, partials.kernel, origin, reduce=reduce.kernel)
 
     # ------------------------------------------------------------- autotuning
 
@@ -486,30 +601,55 @@ class Dispatcher:
 
     def _select(self, values: Sequence[Any], grid: Any, stream: int) -> Specialization:
         key = dispatch_key(self.params, values)
-        spec = self._specs.get(key)
-        if spec is None:
-            if not all(key.tma):
-                self._refuse_unaligned(values)
-            if self.autotune:
-                spec = self._autotuned(key, values, grid, stream)
-            else:
-                spec = self._compiled(key)
-            self._specs[key] = spec
+        aligned = all(key.tma)
+        if not aligned:
+            self._refuse_unaligned(values, lambda p: not p.written)
+        if key not in self._specs and self.autotune and aligned:
+            self._specs[key] = self._autotuned(key, values, grid, stream)
+        spec = self._spec(key, split=grid is None)
+        if not aligned:  # the outputs it stores through TMA
+            self._refuse_unaligned(values, lambda p: p.name in spec.kernel.tensor_maps)
         self.last = spec
         return spec
 
-    def _refuse_unaligned(self, values: Sequence[Any]) -> None:
+    def _launches(
+        self, spec: Specialization, values: Sequence[Any], stream: int
+    ) -> list[tuple[Kernel, list[Any]]]:
+        """The kernels `spec` launches, in order, each with its arguments."""
+        if spec.reduce is None:
+            return [(spec.kernel, list(values))]
+        out = next(
+            v
+            for p, v in zip(self.params, values, strict=True)
+            if p.is_tensor and p.written
+        )
+        shape = (spec.plan.decision.split_k, *out.shape)
+        key = (shape, stream)
+        if key not in self._workspaces:
+            self._workspaces[key] = Workspace(shape)
+        ws = self._workspaces[key].array
+        return [
+            (k, original_arguments(record(k.lowered), values, ws))
+            for k in (spec.kernel, spec.reduce)
+        ]
+
+    def _refuse_unaligned(
+        self, values: Sequence[Any], read_by_tma: Callable[[Param], bool]
+    ) -> None:
+        """Refuse an array TMA cannot describe among the parameters the kernel
+        reads or writes through TMA (every input: loads without TMA are not
+        built, issue 16 item 4)."""
         from tawa_xdsl.runtime.kernel import tma_problem
 
         for p, v in zip(self.params, values, strict=True):
-            problem = p.is_tensor and tma_problem(p, v)
+            problem = p.is_tensor and read_by_tma(p) and tma_problem(p, v)
             if problem:
                 raise KernelArgumentError(
                     f"{self.name}: argument '{p.name}' {problem}: TMA cannot "
-                    "describe it, and the specialization for such operands "
-                    "(cp.async or vector loads, register stores; issue 16 item 4) "
-                    f"is not built yet. Pad its rows to a multiple of {TMA_ALIGN} "
-                    "bytes and pass a view of the padded array"
+                    "describe it, and loads without TMA (cp.async or vector "
+                    "loads; issue 16 item 4) are not built yet (outputs take "
+                    "register stores). Pad its rows to a multiple of "
+                    f"{TMA_ALIGN} bytes and pass a view of the padded array"
                 )
 
     def specialize(
@@ -519,24 +659,41 @@ class Dispatcher:
         with `autotune=True`), without launching it."""
         return self._select(self._convert(args, stream), grid, stream)
 
-    def for_shape(self, **extents: int) -> Specialization:
+    def for_shape(self, split: bool = True, **extents: int) -> Specialization:
         """The specialization of a call with these extents (by `tile.dims` name)
-        and aligned operands, compiled (never autotuned: that needs arrays)."""
-        key = self.key_for(**extents)
+        and aligned operands, compiled (never autotuned: that needs arrays);
+        `split=False`: of such a call with grid= (K never split)."""
+        return self._spec(self.key_for(**extents), split)
+
+    def _spec(self, key: DispatchKey, split: bool) -> Specialization:
+        """The specialization of `key`, compiled once; when not `split`, the
+        kernel unsplit in place of a split pair."""
         if key not in self._specs:
             self._specs[key] = self._compiled(key)
-        return self._specs[key]
+        spec = self._specs[key]
+        if split or spec.reduce is None:
+            return spec
+        if key not in self._unsplit:
+            self._unsplit[key] = self._compiled(key, split=False)
+        return self._unsplit[key]
 
     def __call__(self, *args: Any, grid: Any = None, stream: int = 0) -> None:
         """Launch on `stream` (see `runtime.Kernel.__call__`)."""
         values = self._convert(args, stream)
-        self._select(values, grid, stream).kernel(*values, grid=grid, stream=stream)
+        spec = self._select(values, grid, stream)
+        for kernel, kernel_args in self._launches(spec, values, stream):
+            kernel(*kernel_args, grid=grid, stream=stream)
 
     def bind(self, *args: Any, grid: Any = None, stream: int = 0) -> Any:
-        """A launcher of this call's specialization (`runtime.Kernel.bind`)."""
+        """A launcher of this call's specialization (`runtime.Kernel.bind`; a
+        split's launches both kernels in order)."""
         values = self._convert(args, stream)
         spec = self._select(values, grid, stream)
-        return spec.kernel.bind(*values, grid=grid, stream=stream)
+        launchers = [
+            kernel.bind(*kernel_args, grid=grid, stream=stream)
+            for kernel, kernel_args in self._launches(spec, values, stream)
+        ]
+        return launchers[0] if len(launchers) == 1 else Launchers(tuple(launchers))
 
     # ------------------------------------------------------------ inspection
 
@@ -580,7 +737,9 @@ class Dispatcher:
         lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
         if key is not None and not all(key.tma):
             lines.append(
-                "  refused: an operand TMA cannot describe (no non-TMA path yet)"
+                "  an operand TMA cannot describe: outputs are stored from "
+                "registers, K is not split; an input is refused (no loads "
+                "without TMA yet)"
             )
         lines += [f"  {reason}" for reason in plan.decision.reasons]
         if spec is None:

@@ -24,6 +24,27 @@ draining the MMAs instead of overlapping loads with them, and every slice adds
 an f32 tile written and read back by the reduction."""
 
 
+TILE_ITERATION_US = 0.88
+"""Microseconds one SM takes for one K iteration of a 128x256x64 bf16 tile at
+the tuned kernel's 632 TFLOP/s (`heuristics.GEMM_RATES`): 2 * 128 * 256 * 64
+flop over 632e12 / 132 flop/s. It converts the wave model's costs to time."""
+
+HBM_BYTES_PER_US = 3.0e6
+"""Bytes per microsecond a streaming kernel moves through an H100 SXM's HBM3
+(3.35 TB/s peak)."""
+
+SPLIT_LAUNCH_US = 5.0
+"""A K split's fixed cost: the reduce kernel's launch after the partials
+kernel's, and its own fill and drain."""
+
+
+def split_overhead_us(m: int, n: int, splits: int) -> float:
+    """What splitting an M x N output's K `splits` ways adds: the f32 partial
+    sums written by the partials kernel and read back by the reduce kernel
+    (8 bytes per slot and element), and `SPLIT_LAUNCH_US`."""
+    return SPLIT_LAUNCH_US + 8 * splits * m * n / HBM_BYTES_PER_US
+
+
 def split_count(
     m: int,
     n: int,

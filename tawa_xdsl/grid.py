@@ -19,9 +19,10 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 
+from tawa_xdsl.analysis.coordinates import non_negative
+from tawa_xdsl.analysis.uniformity import depends_on_program_id
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.kernel import KernelArgumentError
-from tawa_xdsl.lowering.coordinates import non_negative
 
 GRID_ATTR = "tile.grid"
 """The grid rule read off a kernel's tile-level stores: recorded by `reverse-grid`
@@ -106,14 +107,6 @@ def _scalar_arg(v: SSAValue) -> int | None:
     return None
 
 
-def _depends_on_program_id(v: SSAValue) -> bool:
-    if not isinstance(v, OpResult):
-        return False
-    if isinstance(v.op, tile.ProgramIdOp):
-        return True
-    return any(_depends_on_program_id(o) for o in v.op.operands)
-
-
 def _block_of(v: SSAValue) -> tuple[int, int, int] | None:
     """(axis, block, block argument or -1) if `v` is program_id(axis) * block (+ an
     offset that is non-negative and independent of the program ids)."""
@@ -139,7 +132,7 @@ def _block_of(v: SSAValue) -> tuple[int, int, int] | None:
     if isinstance(op, arith.AddiOp):
         for a, b in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
             found = _block_of(a)
-            if found and non_negative(b) and not _depends_on_program_id(b):
+            if found and non_negative(b) and not depends_on_program_id(b):
                 return found
     return None
 

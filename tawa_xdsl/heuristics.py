@@ -34,12 +34,17 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.ir import BlockArgument
 
+from tawa_xdsl.analysis.shapes import KernelShape
 from tawa_xdsl.compiler import TILE_OPTIONS
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.dispatch_rules import H100_SMS, split_count
+from tawa_xdsl.dispatch_rules import (
+    H100_SMS,
+    TILE_ITERATION_US,
+    split_count,
+    split_overhead_us,
+)
 from tawa_xdsl.grid import GridInferenceError, grid_rule
 from tawa_xdsl.signature import params
-from tawa_xdsl.transforms.tile_shape import KernelShape
 from tawa_xdsl.tuning import default_options, equal_work, kind, main_loops
 
 MARGIN = 0.10
@@ -65,6 +70,10 @@ GEMM_RATES: dict[tuple[int, int], float] = {
     (64, 128): 0.57,
 }
 """Throughput of GEMM tile shapes (BM, BN) per SM, relative to 128x256."""
+
+UNITS_PER_US = 128 * 256 / TILE_ITERATION_US
+"""The wave model's cost units (output elements times K iterations at the
+128x256 rate, on one SM) per microsecond: what a K split's overhead adds."""
 
 ATTENTION_RATES: dict[int, float] = {
     # head dim 64 (tuning_attention.csv): 128-row blocks at 0.95, 0.91, 0.95, 0.90
@@ -98,8 +107,8 @@ Splitter = Callable[[int, int, int, int, int, int, int], int]
 (`dispatch_rules.split_count` is the rule)."""
 
 SPLIT_PENDING = (
-    "the dispatcher cannot launch a split-K pair yet (its reduce kernel reads 2-D "
-    "tiles into registers, which the PTX printer cannot: issue 16 item 5)"
+    "nothing is split here: compile()'s calls split K (without grid= or "
+    "autotuning); the CLI lowers the kernel it is given (run split-k first)"
 )
 """Why `decide` splits nothing unless given a splitter."""
 
@@ -389,25 +398,31 @@ def _gemm_tiles(
             return (tuned,)
         return tuple(dict.fromkeys((tuned, *choices)))
 
-    def candidate(bm: int, bn: int) -> Candidate | None:
+    def candidates(bm: int, bn: int) -> list[Candidate]:
+        """The tile shape unsplit, then split as `splitter` says (if at all)."""
         if (bm, bn) not in GEMM_RATES:
-            return None
+            return []
         sizes = {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile}
         tiles = structure.tiles(extents, sizes)
         assert tiles is not None
         bk = structure.block(loop, sizes)
-        splits = splitter(m, n, k, bm, bn, bk, sms) if splitter else 1
-        per_program = -(-structure.iterations(extents, sizes) // splits)
-        programs = waves(tiles * splits, sms)
-        cost = programs * bm * bn * per_program / GEMM_RATES[bm, bn]
-        return Candidate(sizes, tiles, splits, programs, cost)
+        split = splitter(m, n, k, bm, bn, bk, sms) if splitter else 1
+        found = []
+        for splits in dict.fromkeys((1, split)):
+            per_program = -(-structure.iterations(extents, sizes) // splits)
+            programs = waves(tiles * splits, sms)
+            cost = programs * bm * bn * per_program / GEMM_RATES[bm, bn]
+            if splits > 1:  # the partial sums through memory, a second launch
+                cost += split_overhead_us(m, n, splits) * UNITS_PER_US
+            found.append(Candidate(sizes, tiles, splits, programs, cost))
+        return found
 
     tuned = (structure.block(rows, {}), structure.block(cols, {}))
     found = [
         c
         for bm in blocks(rows, (128, 64))
         for bn in blocks(cols, (256, 128))
-        if (c := candidate(bm, bn)) is not None
+        for c in candidates(bm, bn)
     ]
     if not found or tuned not in GEMM_RATES:
         return choice  # the tuned tile has no rate: nothing to compare with

@@ -10,7 +10,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import (
     CommonSubexpressionElimination,
@@ -23,6 +23,7 @@ from tawa_xdsl.kernel import kernels, params
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
 from tawa_xdsl.transforms.cluster import ClusterPass
+from tawa_xdsl.transforms.cluster import check_size as check_cluster_size
 from tawa_xdsl.transforms.cooperative import CooperativePass
 from tawa_xdsl.transforms.persistent import PersistentPass
 from tawa_xdsl.transforms.ping_pong import PingPongPass
@@ -62,13 +63,21 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
     shape: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(ctx, op, None)
+
+    def run(
+        self, ctx: Context, op: ModuleOp, between: PassPipelineCallbackType | None
+    ) -> None:
+        """Each kernel through the passes of its own resolved options, `between`
+        called around each pass (`tawa-opt` verifies, times and dumps there)."""
+        if self.cluster is not None:
+            check_cluster_size(self.cluster, self.name, "cluster")
         extents = self._extents(op)
         for kernel in list(kernels(op)):
             shaped = {} if extents is None else _shaped(kernel, extents, self)
             passes = hopper_passes(self.resolve(kernel, shaped))
             with _alone(kernel) as module:
-                for p in passes:
-                    p.apply(ctx, module)
+                PassPipeline(tuple(passes), between).apply(ctx, module)
 
     def _extents(self, op: ModuleOp) -> dict[str, int] | None:
         """The `shape` option's extents, each named by some kernel's tile.dims."""

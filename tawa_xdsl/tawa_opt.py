@@ -1,29 +1,103 @@
 """`tawa-opt`: xDSL's opt driver with every xDSL dialect and pass plus ours.
 
-Every failure a user can cause (unparsable or ill-typed IR, an unknown pass, bad
-pass options, a pass that cannot handle a kernel, a missing file) is reported as
-one located diagnostic on stderr with exit code 1, never as a Python traceback.
+Exit codes:
+- 0: success; the IR (or `-t` output) on stdout.
+- 1: a diagnostic about the input: unparsable or ill-typed IR, an unknown pass or
+  a bad option, a kernel a pass cannot handle, a missing file. One line on
+  stderr, `tawa-opt: file:line:col: error: op: message` where an op or a source
+  position is known (a parse error adds the source line under it).
+- 2: a command-line usage error (argparse).
+- 3: an internal error, a bug of ours: an exception a pass, the printer or the
+  driver did not mean to raise, or a pass that left invalid IR. One line,
+  `tawa-opt: [file:line:col: ]internal error in <pass or stage>: ...`;
+  `TAWA_TRACEBACK=1` shows the traceback instead.
+
+`--time-passes` and `--print-between-passes` write to stderr, so stdout stays
+the IR; `--list-passes` lists our passes with their options; `-` reads stdin.
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import os
 import sys
+import time
 from collections.abc import Sequence
 from importlib.metadata import version
-from typing import IO
+from types import TracebackType
+from typing import IO, Any
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import (
-    ArgSpecParseError,
-    DiagnosticException,
-    ParseError,
-    VerifyException,
-)
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tawa_xdsl import examples, registry
-from tawa_xdsl.diagnostics import LocatingParser, locate
+from tawa_xdsl.diagnostics import (
+    STAGE_ATTR,
+    LocatingParser,
+    OpDiagnostic,
+    decode_source,
+    format_parse_error,
+    location_prefix,
+    verify_located,
+)
+from tawa_xdsl.pass_pipeline import Stepped, build_passes, option_name
+
+VERIFIER = "the verifier"
+"""The stage before the first pass: verifying the input."""
+
+EXIT_DIAGNOSTIC = 1
+EXIT_INTERNAL = 3
+
+
+class InternalError(Exception):
+    """A bug of ours that escaped `stage` (a pass, the parser, a target), with the
+    op it was working on when that is known."""
+
+    def __init__(self, stage: str, message: str, op: Operation | None = None):
+        super().__init__(
+            f"{location_prefix(op) if op else ''}internal error in {stage}: {message}"
+        )
+
+    @classmethod
+    def wrap(cls, stage: str, error: BaseException) -> InternalError:
+        first_line = (str(error).strip().splitlines() or [""])[0]
+        return cls(
+            stage,
+            f"{type(error).__name__}: {first_line}",
+            op_at_fault(error.__traceback__),
+        )
+
+
+def op_at_fault(tb: TracebackType | None) -> Operation | None:
+    """The op the innermost frame of `tb` was working on, if it has a location.
+
+    Passes and the printer keep the op they handle in a local (`op`, `load`,
+    `self` of an op method); the first located one from the inside out is the op
+    an internal error is most likely about."""
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for value in frame.f_locals.values():
+            if isinstance(value, Operation) and isinstance(
+                value.location, FileLineColLoc
+            ):
+                return value
+    return None
+
+
+def is_user_error(error: BaseException) -> bool:
+    """What a pass or target raises on purpose about its input. A
+    `VerifyException` escaping one is not: it was building invalid IR."""
+    return isinstance(error, DiagnosticException) and not isinstance(
+        error, VerifyException
+    )
 
 
 class TawaOptMain(xDSLOptMain):
@@ -46,59 +120,221 @@ class TawaOptMain(xDSLOptMain):
         super().register_all_targets()
         self.available_targets.update(registry.all_targets())
 
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--list-passes",
+            action=ListPassesAction,
+            help="list tawa-xdsl's passes with their options and exit",
+        )
+
+    # ------------------------------------------------------------------ input
+
     def get_input_stream(self) -> tuple[IO[bytes], str]:
-        """A bare example name (`tawa-opt gemm.mlir`) that is no file here reads the
-        bundled example, so the examples work after a non-editable install."""
+        """`-` reads stdin; a bare example name (`tawa-opt gemm.mlir`) that is no
+        file here reads the bundled example, so the examples work after a
+        non-editable install."""
+        if self.args.input_file == "-":
+            return sys.stdin.buffer, "mlir"
         if self.args.input_file is not None:
             self.args.input_file = examples.resolve(self.args.input_file)
-        return super().get_input_stream()
+        try:
+            stream, extension = super().get_input_stream()
+        except OSError as e:
+            raise DiagnosticException(
+                f"{self.args.input_file}: error: {e.strerror}"
+            ) from None
+        if extension not in self.available_frontends and not self.args.frontend:
+            stream.close()
+            raise DiagnosticException(
+                f"{self.args.input_file}: error: unknown file extension "
+                f"'.{extension}'; `-f mlir` reads it as MLIR"
+            )
+        return stream, extension
+
+    def get_input_name(self) -> str:
+        return "stdin" if self.args.input_file in (None, "-") else self.args.input_file
+
+    def prepare_output(self) -> IO[str]:
+        try:
+            return super().prepare_output()
+        except OSError as e:
+            raise DiagnosticException(
+                f"{self.args.output_file}: error: {e.strerror}"
+            ) from None
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
         self._line_offset = start_offset
-        return super().parse_chunk(chunk, file_extension, start_offset)
+        try:
+            return super().parse_chunk(chunk, file_extension, start_offset)
+        except (ParseError, DiagnosticException):
+            raise
+        except Exception as e:
+            raise InternalError.wrap("the parser", e) from e
 
     def _parse_mlir(self, io: IO[bytes]) -> ModuleOp:
-        text = io.read().decode()
+        name = self.get_input_name()
         parser = LocatingParser(
-            self.ctx, text, self.get_input_name(), getattr(self, "_line_offset", 0)
+            self.ctx,
+            decode_source(io.read(), name),
+            name,
+            getattr(self, "_line_offset", 0),
         )
         return parser.parse_module(not self.args.no_implicit_module)
+
+    # ----------------------------------------------------------------- passes
+
+    def setup_pipeline(self) -> None:
+        """Our pipeline parser (errors name options as written); between passes
+        the IR is verified, and timings and dumps go to stderr."""
+        self._stage = VERIFIER
+        self._started = time.perf_counter()
+        self._pipeline_stage, self._on = VERIFIER, ""
+        self.pipeline = PassPipeline(
+            tuple(
+                build_passes(
+                    self.available_passes, self.args.passes, self._within_pipeline
+                )
+            ),
+            self._between_passes,
+        )
+
+    def _within_pipeline(
+        self, done: ModulePass | None, module: ModuleOp, upcoming: ModulePass | None
+    ) -> None:
+        """Between the passes a named pipeline runs on one kernel (`module`
+        holds it alone): the same as between the passes of `-p`, but for the
+        input, verified already."""
+        if done is None:
+            self._pipeline_stage = self._stage  # the pipeline's own name
+            from tawa_xdsl.kernel import kernels
+
+            names = [k.sym_name.data for k in kernels(module)]
+            self._on = f" on @{names[0]}" if len(names) == 1 else ""
+            self._stage = upcoming.name if upcoming is not None else self._stage
+            self._started = time.perf_counter()
+            return
+        self._between_passes(done, module, upcoming)
+        if upcoming is None:  # the next kernel, or the pipeline's end
+            self._stage, self._on = self._pipeline_stage, ""
+
+    def _between_passes(
+        self, done: ModulePass | None, module: ModuleOp, upcoming: ModulePass | None
+    ) -> None:
+        if done is not None and self.args.time_passes and not isinstance(done, Stepped):
+            ms = (time.perf_counter() - self._started) * 1e3
+            print(f"tawa-opt: {done.name} took {ms:.1f} ms{self._on}", file=sys.stderr)
+        if not self.args.disable_verify:
+            try:
+                verify_located(module)
+            except OpDiagnostic as e:
+                if done is None:
+                    raise  # the input: the user's to fix
+                raise InternalError(
+                    done.name, f"left invalid IR: {e.op.name}: {e.message}", e.op
+                ) from e
+            except DiagnosticException as e:
+                if done is None:
+                    raise
+                raise InternalError.wrap(done.name, e) from e
+        if done is not None and upcoming is not None and self.args.print_between_passes:
+            print(f"// -----// IR after {done.name} //----- //", file=sys.stderr)
+            Printer(stream=sys.stderr).print_op(module)
+            print(file=sys.stderr)
+        self._stage = upcoming.name if upcoming is not None else VERIFIER
+        self._started = time.perf_counter()
 
     def apply_passes(self, prog: ModuleOp) -> None:
         try:
             super().apply_passes(prog)
-        except VerifyException as e:
-            raise locate(e, prog) from e
+        except InternalError:
+            raise
+        except Exception as e:
+            input_error = self._stage == VERIFIER and isinstance(e, DiagnosticException)
+            if is_user_error(e) or input_error:
+                raise
+            raise InternalError.wrap(self._stage, e) from e
+
+    # ----------------------------------------------------------------- output
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        try:
+            return super().output_resulting_program(prog)
+        except Exception as e:
+            if is_user_error(e):
+                raise
+            where = getattr(e, STAGE_ATTR, f"-t {self.args.target}")
+            raise InternalError.wrap(where, e) from e
 
 
-USER_ERRORS = (
-    ParseError,
-    DiagnosticException,
-    ArgSpecParseError,
-    ValueError,
-    OSError,
-    UnicodeDecodeError,
-)
+class ListPassesAction(argparse.Action):
+    """`--list-passes`: each of our passes with its options (and their defaults)
+    and the first line of its docstring, then exit."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, nargs=0, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(list_passes())
+        parser.exit()
+
+
+def list_passes() -> str:
+    """One entry per pass of ours: `name{option=default ...}` and what it does."""
+    entries = []
+    for name, factory in registry.all_passes().items():
+        cls = factory()
+        options = " ".join(
+            f"{option_name(f.name)}={_default(f.default)}"
+            for f in dataclasses.fields(cls)
+            if f.init
+        )
+        first_paragraph = (cls.__doc__ or "").strip().split("\n\n")[0]
+        summary = " ".join(first_paragraph.split()).rstrip(":")
+        entries.append(f"{name}{{{options}}}" if options else name)
+        entries.append(f"    {summary}")
+    entries.append(
+        "xDSL's passes (canonicalize, cse, dce, ...) can be used too: see --help."
+    )
+    return "\n".join(entries)
+
+
+def _default(value: object) -> str:
+    if value is None:  # resolved for each kernel (CompileOptions)
+        return "unset"
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def main(args: Sequence[str] | None = None) -> int:
-    """Run the driver; user errors print a diagnostic and return 1."""
+    """Run the driver; return the exit code (see the module docstring)."""
     try:
         TawaOptMain(args=args).run()
-    except USER_ERRORS as e:
+    except SystemExit as e:  # argparse: --help, --version, usage errors
+        return e.code if isinstance(e.code, int) else 0
+    except ParseError as e:
+        print(f"tawa-opt: {format_parse_error(e)}", file=sys.stderr)
+        return EXIT_DIAGNOSTIC
+    except DiagnosticException as e:
         print(f"tawa-opt: {e}", file=sys.stderr)
-        return 1
-    except Exception as e:  # a compiler bug: one line, the traceback on request
+        return EXIT_DIAGNOSTIC
+    except Exception as e:  # a bug of ours: one line, the traceback on request
         if os.environ.get("TAWA_TRACEBACK"):
             raise
+        error = e if isinstance(e, InternalError) else InternalError.wrap("tawa-opt", e)
         print(
-            f"tawa-opt: internal error: {type(e).__name__}: {e} "
-            "(a bug in tawa-xdsl; TAWA_TRACEBACK=1 shows the traceback)",
+            f"tawa-opt: {error} (a bug in tawa-xdsl; TAWA_TRACEBACK=1 shows the "
+            "traceback)",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_INTERNAL
     return 0
 
 

@@ -6,9 +6,11 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
 (`compiler.default_consumers`: two on 128 rows, three on 192).
 
 - GEMM-like kernels (loops with one accumulating dot): a 128x256 tile (when the
-  kernel names BN and its tile has 128 rows), a persistent grid in groups
-  of 16 tile rows, the TMA-store epilogue, as many stages as fit next to the
-  staging tile (3 for 128x256, 4 for 128x128), one MMA group in flight (each
+  kernel names BN, its tile has 128 rows and two stages fit next to the
+  epilogue's tiles), a persistent grid in groups of 16 tile rows, the
+  TMA-store epilogue, as many stages as fit next to the staging tile and the
+  tiles the epilogue loads, double buffered (3 for 128x256, 4 for 128x128, 3
+  for 128x128 with a bias and a residual tile), one MMA group in flight (each
   slot goes back to the producer as soon as its MMA retires: measured 1-4%
   faster than two groups on 5 of the 6 shapes of `benchmarks/gemm.py`).
 - Attention-like kernels (a loop with two dots): the two-stage overlap, one MMA
@@ -38,42 +40,20 @@ from __future__ import annotations
 from typing import Any
 
 from xdsl.dialects import func, scf
-from xdsl.ir import OpResult, SSAValue
 
+from tawa_xdsl.analysis.kernel_plan import stages_that_fit
+from tawa_xdsl.analysis.shapes import KernelShape
+from tawa_xdsl.analysis.uniformity import depends_on_program_id
+from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.dialects.tile import element_bytes
+from tawa_xdsl.dialects.tile import tile_bytes
 from tawa_xdsl.grid import GridInferenceError, recorded_grid_rule
-from tawa_xdsl.transforms.tile_shape import KernelShape
-
-SMEM_BUDGET = nv.MAX_SMEM_BYTES - 2048  # alignment slack and barriers
-
-
-def _bytes(shape: tuple[int, ...], element_type: Any) -> int:
-    n = element_bytes(element_type)
-    for d in shape:
-        n *= d
-    return n
 
 
 def _stages(per_stage: int, fixed: int, most: int) -> int:
     """The most ring stages (at least 2) that fit next to `fixed` bytes."""
-    return max(2, min(most, (SMEM_BUDGET - fixed) // per_stage))
-
-
-def _depends_on_program_id(value: SSAValue) -> bool:
-    """Whether `value` is computed (through any chain of ops) from a program id."""
-    seen: set[SSAValue] = set()
-    todo = [value]
-    while todo:
-        v = todo.pop()
-        if v in seen or not isinstance(v, OpResult):
-            continue
-        seen.add(v)
-        if isinstance(v.op, tile.ProgramIdOp):
-            return True
-        todo.extend(v.op.operands)
-    return False
+    return max(2, min(most, stages_that_fit(per_stage, fixed)))
 
 
 def main_loops(kernel: func.FuncOp) -> list[scf.ForOp]:
@@ -105,7 +85,7 @@ def equal_work(kernel: func.FuncOp) -> bool:
     """Whether every program does the same work: no loading loop's bounds depend
     on the program id (causal attention's key loop ends at its query block)."""
     return not any(
-        _depends_on_program_id(bound)
+        depends_on_program_id(bound)
         for lp in main_loops(kernel)
         for bound in (lp.lb, lp.ub)
     )
@@ -123,25 +103,46 @@ def default_options(
     128x256."""
     chosen = dict(sizes or {})
     structure = kind(kernel)
-    if not structure:
-        return {}
     loops = main_loops(kernel)
+    if not loops:
+        return {}
     shape = KernelShape(kernel)
     names = {name for name, _ in shape.names.values()}
 
+    align = nv.SLOT_ALIGN
+
     def size(values: list, sizes: dict[str, int]) -> int:
-        return sum(_bytes(shape.resized(v, sizes), v.type.element_type) for v in values)
+        """Shared memory of the tiles of `values`, each slot 1024-byte aligned."""
+        return sum(
+            -(-tile_bytes(shape.resized(v, sizes), v.type.element_type) // align)
+            * align
+            for v in values
+        )
 
     ring = [o.result for o in loops[0].body.block.ops if isinstance(o, tile.LoadOp)]
+    once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
+    staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
+
+    def fixed(sizes: dict[str, int]) -> int:
+        """The staging tiles, and the epilogue's tiles in their outer rings."""
+        return size(staging, sizes) + DEFAULTS.outer_stages * size(once, sizes)
+
+    if not structure:  # no rule; only fewer stages where the default overflows
+        fit = stages_that_fit(size(ring, chosen), fixed(chosen))
+        return {"num_stages": max(1, fit)} if fit < DEFAULTS.num_stages else {}
     options: dict[str, Any] = {"mma_depth": 1}
     if structure == "gemm":
         dot = next(o for o in loops[0].body.block.ops if isinstance(o, tile.DotOp))
-        # 128x256 when the tile as written has 128 rows and BN is not chosen
+        # 128x256 when the tile as written has 128 rows, BN is not chosen and
+        # two stages fit next to the epilogue's tiles (a staging tile that does
+        # not fit would give way to stores from registers, and stream-K's f32
+        # partial tiles do not fit next to two stages of 128x256)
         m, n = shape.resized(dot.result, {"BN": 256})
-        if "BN" in names and "BN" not in chosen and (m, n) == (128, 256):
+        wide = {**chosen, "BN": 256}
+        fits = stages_that_fit(size(ring, wide), fixed(wide)) >= 2
+        if "BN" in names and "BN" not in chosen and (m, n) == (128, 256) and fits:
             chosen["BN"] = options["block_n"] = 256
-        staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
-        options["num_stages"] = _stages(size(ring, chosen), size(staging, chosen), 4)
+        options["num_stages"] = _stages(size(ring, chosen), fixed(chosen), 4)
         if _has_tiles(kernel):
             options |= {"persistent": True, "group_m": 16}
         return options
@@ -153,7 +154,6 @@ def default_options(
     head_dim = scores.lhs.type.get_shape()[1]
     if head_dim == 64 and "BM" in names and "BM" not in chosen:
         chosen["BM"] = options["block_m"] = 192
-    once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
     options |= {
         "two_stage": True,
         "num_stages": _stages(size(ring, chosen), size(once, chosen), 3),

@@ -94,16 +94,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="also run the tests marked slow (the fast tier is the default)",
     )
+    parser.addoption(
+        "--exhaustive",
+        action="store_true",
+        help="also run the exhaustive mutation sweeps (minutes; not in CI)",
+    )
 
 
 def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Leave out the slow tier unless `--slow` is given or `-m` chooses tests
-    itself (`-m slow` runs only the slow tier)."""
-    if config.getoption("--slow") or config.getoption("markexpr"):
+    """Leave out the slow tier unless `--slow` is given, and the exhaustive
+    sweeps unless `--exhaustive` is, or `-m` chooses tests itself (`-m slow`
+    runs only the slow tier)."""
+    if config.getoption("markexpr"):
         return
-    slow = [item for item in items if item.get_closest_marker("slow")]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    left_out = [
+        marker
+        for marker, option in (("slow", "--slow"), ("exhaustive", "--exhaustive"))
+        if not config.getoption(option)
+    ]
+    out = [i for i in items if any(i.get_closest_marker(m) for m in left_out)]
+    if out:
+        config.hook.pytest_deselected(items=out)
+        items[:] = [
+            i for i in items if not any(i.get_closest_marker(m) for m in left_out)
+        ]

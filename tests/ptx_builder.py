@@ -4,18 +4,18 @@ context managers) and runs the result with `thread_sim.run_threads`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects import ptx
-from tawa_xdsl.dialects.tile import KERNEL_ATTR
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, UnitAttr
 from xdsl.ir import Block, Region, SSAValue
 
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.dialects.tile import KERNEL_ATTR
 from tawa_xdsl.interp.thread_sim import ParamValue, ThreadFunctions, run_threads
 
 
@@ -106,6 +106,26 @@ class Kernel:
             yield loop
             ptx.YieldOp(*loop.yields)
         self.last = ptx.ForOp(lb, ub, step, inits, body, [v.type for v in inits])
+
+    def while_(
+        self,
+        inits: Sequence[SSAValue],
+        before: Callable[[list[SSAValue]], tuple[SSAValue, Sequence[SSAValue]]],
+        after: Callable[[list[SSAValue]], Sequence[SSAValue]],
+    ) -> ptx.WhileOp:
+        """`ptx.while`: `before` builds on the carried values and returns the
+        condition and what it forwards, `after` builds on those and returns
+        what it yields back; the results are `self.last.res`."""
+        first = Block(arg_types=[v.type for v in inits])
+        with ImplicitBuilder(first):
+            cond, forwarded = before(list(first.args))
+            ptx.ConditionOp(cond, forwarded)
+        then = Block(arg_types=[v.type for v in forwarded])
+        with ImplicitBuilder(then):
+            ptx.YieldOp(*after(list(then.args)))
+        types = [v.type for v in forwarded]
+        self.last = ptx.WhileOp(inits, Region(first), Region(then), types)
+        return self.last
 
     def module(self) -> ModuleOp:
         """The finished module (built once; later calls return it)."""

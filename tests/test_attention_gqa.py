@@ -17,15 +17,15 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_target import to_ptx
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import GRID_ATTR, decode_rules, grid_rule, infer_grid
 from tawa_xdsl.kernel import KernelArgumentError, find_kernel
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import to_ptx
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLES

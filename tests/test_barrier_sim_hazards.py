@@ -9,12 +9,12 @@ built in Python and never verified (`simulate_unverified` below)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
-from tawa_xdsl.dialects import nvgpu_async as nv
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
@@ -22,6 +22,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 import tawa_xdsl
+from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang, run_lowered
 from tawa_xdsl.kernel import find_kernel
 
@@ -315,3 +316,78 @@ def test_setmaxnreg_outside_its_range_is_a_hazard(regs: int) -> None:
         r"\[24, 256\]",
     ):
         simulate_unverified(module)
+
+
+# ------------------------------------------------- epilogue tiles in registers
+
+RESIDUAL = "gemm_residual_gelu"
+
+
+def residual_kernel(pipeline: str) -> tuple[ModuleOp, FuncOp, nv.SmemLoadOp]:
+    """gemm_residual_gelu lowered with `pipeline`, and its read of the residual."""
+    module = tawa_xdsl.apply(tawa_xdsl.parse(EXAMPLES / "gemm_epilogue.mlir"), pipeline)
+    kernel = find_kernel(module, RESIDUAL)
+    load = next(
+        o for o in ops(kernel, nv.SmemLoadOp) if len(o.source.type.get_shape()) == 2
+    )
+    return module, kernel, load
+
+
+def guarding_wait(load: nv.SmemLoadOp) -> nv.MBarrierWaitOp:
+    """The full-barrier wait before `load`'s slot."""
+    op = load.source.owner
+    while not isinstance(op, nv.MBarrierWaitOp):
+        op = op.prev_op
+    return op
+
+
+def run_residual(module: ModuleOp, seed: int, grid: tuple[int, ...]) -> None:
+    run = EXAMPLE_RUNS[RESIDUAL]
+    rng = np.random.default_rng(0)
+    inputs = [make(rng) for make in run.inputs]
+    out = np.zeros(run.out_shape, inputs[0].dtype)
+    tawa_xdsl.simulate(
+        module, RESIDUAL, *inputs, out, *run.scalars, grid=grid, seed=seed
+    )
+
+
+READ_IN_FLIGHT = (
+    r"nvgpu_async.smem_load: consumer[01] reads slot 0 of %\w+ while a TMA copy into "
+    r"it is in flight"
+)
+
+
+def test_reading_the_residual_before_its_wait_is_a_race() -> None:
+    """Without the full barrier's wait the consumer reads the residual's slot
+    while TMA may still be writing it: wrong data on the GPU, a hazard here
+    wherever the schedule lets the read overtake the copy."""
+    module, _, load = residual_kernel("tawa-hopper-pipeline{tuned=false num-stages=2}")
+    erase(guarding_wait(load))
+    raised = 0
+    for seed in range(4):
+        try:
+            run_residual(module, seed, EXAMPLE_RUNS[RESIDUAL].grid)
+        except Hazard as e:
+            assert re.search(READ_IN_FLIGHT, str(e)), e
+            raised += 1
+    assert raised
+
+
+def test_releasing_epilogue_slots_before_reading_them_is_a_race() -> None:
+    """With one slot for the epilogue's tiles, a persistent kernel's producer
+    refills it for the next output tile as soon as it is released: a release
+    before the reads lets the copy overwrite what the consumer still reads."""
+    module, _, load = residual_kernel(
+        "tawa-hopper-pipeline{tuned=false num-stages=2 outer-stages=1 persistent=true}"
+    )
+    wait = guarding_wait(load)
+    release = load.next_op
+    while not isinstance(release, nv.MBarrierArriveOp):
+        release = release.next_op
+    slot = release.operands[1].owner
+    for op in (release, slot):
+        op.detach()
+        wait.parent_block().insert_op_after(op, wait)
+    for seed in range(2):
+        with pytest.raises(Hazard, match=READ_IN_FLIGHT):
+            run_residual(module, seed, (1,))

@@ -18,7 +18,7 @@ import tawa_xdsl
 from tawa_xdsl.dlpack import ArrayError, export, host_view, read_capsule
 from tawa_xdsl.dtypes import DTYPES, bfloat16, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.kernel import KernelArgumentError
-from tawa_xdsl.runtime.arrays import device_array
+from tawa_xdsl.runtime.arrays import device_array, row_strides
 from tawa_xdsl.runtime.kernel import from_lowered
 
 from .conftest import EXAMPLES
@@ -337,6 +337,23 @@ def test_host_arrays_are_staged_through_views_of_the_callers_memory() -> None:
     memory = np.zeros((4, 8), dtype=bfloat16)
     array, _ = device_array(bf16_producer(memory), stream=0)
     assert np.shares_memory(array.host, memory)
+
+
+def test_host_temporaries_pad_rows_to_what_tma_describes() -> None:
+    """A host array whose rows are not a multiple of 16 bytes (K = 330 bf16:
+    660 bytes) is staged with padded rows, so TMA describes the temporary; the
+    padding is never read back into the caller's array."""
+    assert row_strides((7, 330), 2) == (336, 1)
+    assert row_strides((2, 5, 33), 4) == (180, 36, 1)
+    assert row_strides((3, 17), 1) == (32, 1)
+    assert row_strides((9,), 2) == (1,)
+    host = np.arange(7 * 330, dtype=np.float32).reshape(7, 330).astype(bfloat16)
+    array, view = device_array(host, stream=0)
+    assert view.strides == (336, 1)
+    padded, inside = array._padded()
+    inside[...] = host
+    assert padded.size == 6 * 336 + 330 and (padded.reshape(-1)[330:336] == 0).all()
+    assert np.array_equal(inside, host)
 
 
 class CudaArrayInterface:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
 from tawa_xdsl import dispatch
@@ -29,9 +29,12 @@ from tawa_xdsl.dispatch_rules import H100_SMS, split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
 from tawa_xdsl.kernel import ArrayView, KernelArgumentError, find_kernel
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.runtime.arrays import DeviceArray
 
 from .conftest import example_module
+
+KERNELS = Path(__file__).parent / "kernels"
 
 
 @functools.cache
@@ -87,21 +90,55 @@ def test_gemm_rules_pick_the_better_measured_configuration(shape, expected) -> N
     assert "wave quantization" in rules and "persistent" in rules
 
 
-def test_one_long_tile_asks_for_split_k() -> None:
-    """128 x 128 x 8192 is one tile (0.14 of cuBLAS): the rules see that split_count
-    would cut K 32 ways; with no launch path for the pair the reason says so and
-    nothing is split. Given the helper's rule as the splitter, the decision
-    splits (the hook the dispatcher takes once the pair can run)."""
-    d = gemm()
-    plan = d.plan(d.key_for(M=128, N=128, K=8192))
-    assert plan.decision.split_k == 1
+def test_one_long_tile_splits_k() -> None:
+    """128 x 128 x 8192 is one tile (0.14 of cuBLAS unsplit): the rules cut K
+    32 ways (as `split_count` says), and the specialization is the pair
+    `split-k{splits=32}` makes, each kernel compiled for the call's extents:
+    the partials kernel on the plan's tile shape, writing 32 slots. Asked not
+    to split (a call with grid=), the plan says why nothing is split."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    key = d.key_for(M=128, N=128, K=8192)
+    plan = d.plan(key)
+    assert plan.decision.split_k == 32
     (reason,) = [r for r in plan.decision.reasons if r.rule == "split-K"]
-    assert "32 ways" in reason.text and "cannot launch a split-K pair" in reason.text
-    split = decide(d.structure, {"M": 128, "N": 128, "K": 8192}, splitter=split_count)
-    assert split.split_k == 32
-    assert "cannot" not in str(split.reasons)
+    assert "32 ways" in reason.text and "nothing is split" not in reason.text
+    spec = d.for_shape(M=128, N=128, K=8192)
+    assert spec.reduce is not None and "K split 32 ways" in spec.origin
+    assert spec.kernel.name == "gemm_nt_split_k"
+    assert spec.reduce.name == "gemm_nt_split_k_reduce"
+    assert spec.kernel.options["block_m"] == plan.options.block_m
+    assert "splits = 32" in str(spec.kernel.lowered.attributes["tile.split_k"])
+    unsplit = d.plan(key, split=False)
+    assert unsplit.decision.split_k == 1
+    (reason,) = [r for r in unsplit.decision.reasons if r.rule == "split-K"]
+    assert "nothing is split here" in reason.text
     many = decide(d.structure, {"M": 4096, "N": 4096, "K": 4096}, splitter=split_count)
     assert many.split_k == 1  # four waves: splitting adds waves as fast as it saves
+
+
+def test_a_kernel_split_k_refuses_runs_unsplit() -> None:
+    """Two K loops into separate accumulators: the rules would split K, the
+    pass cannot, and the specialization is the kernel unsplit, with the pass's
+    reason."""
+    text = (KERNELS / "gemm_two_loops.mlir").read_text()
+    for arg, dims in (
+        ("a1", '"M", "K1"'),
+        ("b1", '"N", "K1"'),
+        ("a2", '"M", "K2"'),
+        ("b2", '"N", "K2"'),
+        ("c", '"M", "N"'),
+    ):
+        text = re.sub(
+            rf"(%{arg}: !tile.desc<[^>]*>)",
+            rf"\1 {{tile.dims = [{dims}]}}",
+            text,
+            count=1,
+        )
+    d = Dispatcher(text, "gemm_two_loops", tawa_xdsl.compiler.CompileOptions())
+    assert d.plan(d.key_for(M=128, N=128, K1=8192, K2=8192)).decision.split_k > 1
+    spec = d.for_shape(M=128, N=128, K1=8192, K2=8192)
+    assert spec.reduce is None
+    assert any("cannot be split" in r.text for r in spec.plan.decision.reasons)
 
 
 def test_the_wave_model_weighs_every_tile_shape() -> None:
@@ -264,23 +301,38 @@ def test_the_key_holds_buckets_dtypes_and_alignment() -> None:
         (
             [device((512, 256), 0x100008), device((4096, 256)), device((512, 4096))],
             "argument 'a' starts at an address that is not 16-byte aligned: TMA cannot "
-            "describe it, and the specialization for such operands",
+            "describe it, and loads without TMA",
         ),
         (
-            [host(512, 256), host(777, 256), host(512, 777)],
-            "argument 'c' has a stride of 1554 bytes in dimension 0: TMA cannot "
+            [device((512, 777)), device((4096, 777)), device((512, 4096))],
+            "argument 'a' has a stride of 1554 bytes in dimension 0: TMA cannot "
             "describe it",
         ),
     ],
     ids=["base", "pitch"],
 )
-def test_an_operand_tma_cannot_describe_is_refused_by_name(args, message) -> None:
-    """N = 777 (issue 16): the key records it; the non-TMA path is not built."""
+def test_an_input_tma_cannot_describe_is_refused_by_name(args, message) -> None:
+    """K = 777 (issue 16): the key records it; loads without TMA are not built.
+    (Host arrays of any extents run: their temporaries have padded rows.)"""
     d = gemm()
+    assert all(d.key(host(512, 256), host(777, 256), host(512, 777)).tma)
     with pytest.raises(KernelArgumentError, match=re.escape(message)) as e:
         d.specialize(*args)
     assert "issue 16 item 4" in str(e.value) and "not built yet" in str(e.value)
-    assert "refused: an operand TMA cannot describe" in d.explain(*args)
+    assert "an input is refused" in d.explain(*args)
+
+
+def test_an_output_tma_cannot_describe_is_stored_from_registers() -> None:
+    """N = 777 on the device (issue 16): the output's rows are 1554 bytes apart,
+    which TMA cannot describe; the specialization stores it from registers
+    (its parameter is a pointer, not a tensor map) and never splits K."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    args = [device((128, 8192)), device((777, 8192)), device((128, 777))]
+    spec = d.specialize(*args)
+    assert spec.options["tma_store"] is False and spec.reduce is None
+    assert "c" not in spec.kernel.tensor_maps
+    assert {"a", "b"} <= spec.kernel.tensor_maps
+    assert "outputs are stored from registers" in d.explain(*args)
 
 
 def test_shapes_name_known_dimensions() -> None:
@@ -342,9 +394,9 @@ def test_explain_says_which_specialization_ran_and_why(lowerings) -> None:
     assert text.startswith(
         "@gemm_nt: M in (56, 64], K in (3584, 4096], N in (3584, 4096]"
     )
-    assert "wave quantization: tile 64x128, predicted" in text
-    assert "persistent: off: 32 programs fit one wave of 132 SMs" in text
-    assert "options D4-P1-W1-BM64-BN128 (rules, compiled):" in text
+    assert "wave quantization: tile 64x128, K split 4 ways, predicted" in text
+    assert "persistent: off: 128 programs fit one wave of 132 SMs" in text
+    assert "options D4-P1-W1-BM64-BN128 (rules, K split 4 ways (" in text
     assert "block_m = 64 (shape)" in text and "num_consumers = 1 (structure)" in text
     assert "num_stages = 4 (tuned)" in text
     assert d.explain(*gemm_args(64, 4096, 4096)) == text
@@ -356,15 +408,16 @@ def test_explain_says_which_specialization_ran_and_why(lowerings) -> None:
 
 def test_the_cli_shape_lowers_what_a_call_of_that_shape_runs(lowerings) -> None:
     """`tawa-hopper-pipeline{shape=...}` and a call of that shape resolve alike,
-    so the lowered kernels print the same PTX."""
+    so the lowered kernels print the same PTX (the CLI lowers the kernel it is
+    given: where a call splits K, as at M=64, it is the call with grid=)."""
     text = text_of("gemm.mlir", "gemm_nt")
     d = dispatcher("gemm.mlir", "gemm_nt")
     for shape in ("M=64,N=4096,K=4096", "M=3000,N=5000,K=4096"):
         lowered = tawa_xdsl.apply(
             tawa_xdsl.parse(text), f'tawa-hopper-pipeline{{shape="{shape}"}}'
         )
-        ptx = emit_module([find_kernel(lowered, "gemm_nt")])
-        assert ptx == d.for_shape(**parse_shape(shape)).ptx
+        ptx = kernel_ptx(find_kernel(lowered, "gemm_nt"))
+        assert ptx == d.for_shape(split=False, **parse_shape(shape)).ptx
 
 
 def test_the_structure_reads_the_grid_off_the_output() -> None:

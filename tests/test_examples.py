@@ -86,6 +86,13 @@ EXAMPLE_RUNS = {
         (2, 3),
         (0.75,),
     ),
+    "gemm_residual_gelu": ExampleRun(  # a 2-D epilogue operand: the residual
+        "gemm_epilogue.mlir",
+        (_random(130, 70), _random(260, 70), _random(260), _random(130, 260)),
+        (130, 260),
+        (2, 3),
+        (0.75,),
+    ),
     "attention_d64": ExampleRun(
         "attention.mlir", (_random(2, 300, 64),) * 3, (2, 300, 64), (3, 2), (0.125,)
     ),

@@ -26,7 +26,6 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.dialects import func
 
 import tawa_xdsl
@@ -35,6 +34,7 @@ from tawa_xdsl.grid import decode_rules, infer_grid, recorded_grid_rule
 from tawa_xdsl.interp.reference import make_interpreter
 from tawa_xdsl.kernel import cluster_size, find_kernel
 from tawa_xdsl.pipelines import TawaHopperPipeline
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLES, example_module, sweep

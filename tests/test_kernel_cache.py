@@ -64,6 +64,12 @@ def test_a_new_process_reuses_the_ptx(cache: Path, lowerings: list[Any]) -> None
     assert spec.ptx == first.ptx and spec.options == first.options
     assert spec.kernel.threads == first.kernel.threads
     assert spec.kernel.params == first.kernel.params
+    # a kernel read back is not loaded yet and keeps the dispatcher's settings
+    # (a positional slip once handed allow_spills over as the CUDA function)
+    assert spec.kernel._function is None and spec.kernel.num_regs == 0
+    assert spec.kernel.options == first.kernel.options
+    spilling = Dispatcher(TEXT, "gemm_nt", CompileOptions(), allow_spills=True)
+    assert spilling.specialize(*ARGS).kernel.allow_spills
     assert "(rules, disk cache)" in second.explain()
     stored = json.loads(entry.read_text())
     assert stored["key"]["options"] == first.options

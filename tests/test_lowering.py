@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects import tile
-from tawa_xdsl.lowering.assemble import _ptxas, assemble
-from tawa_xdsl.lowering.ptx_emitter import emit_module
-from tawa_xdsl.lowering.ptx_target import to_ptx
 from xdsl.dialects import arith
 
 import tawa_xdsl
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import tile
 from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang
 from tawa_xdsl.kernel import KernelArgumentError, find_kernel
+from tawa_xdsl.lowering.assemble import _ptxas, assemble
+from tawa_xdsl.lowering.ptx_target import kernel_ptx, to_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline
 
 from .conftest import example_module, sweep
@@ -134,7 +133,7 @@ def test_ptxas_honours_the_register_budget() -> None:
             example_module("attention_d256.mlir", "attention_causal_d256"),
             hopper(config, producer_registers=24, consumer_registers=consumer),
         )
-        ptx = emit_module([find_kernel(lowered, "attention_causal_d256")])
+        ptx = kernel_ptx(find_kernel(lowered, "attention_causal_d256"))
         assert f"setmaxnreg.inc.sync.aligned.u32 {consumer};" in ptx
         spills[consumer] = assemble(ptx).spills
     assert spills == {200: True, 240: False}

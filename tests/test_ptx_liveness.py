@@ -4,11 +4,11 @@ where a value dies, on straight code, in branches and in loops."""
 from __future__ import annotations
 
 import pytest
-from tawa_xdsl.lowering.ptx_liveness import Liveness, overlaps, union
 from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 
 import tawa_xdsl
+from tawa_xdsl.lowering.ptx_liveness import Liveness, overlaps, union
 
 HEAD = """
 func.func @k() {
@@ -106,6 +106,40 @@ def test_a_value_from_before_a_loop_lives_across_its_iterations() -> None:
     assert live.live_at(v["outside"], end) and live.live_at(v["n"], end)
     # the carried value and the result share the loop's registers: disjoint
     assert not overlaps(live.segments(v["x"]), live.segments(v["res"]))
+    assert live.dies_at(v["res"], op["after"])
+
+
+WHILE = (
+    '%n = ptx.param() {param = "p_n"} : () -> !ptx.reg<b32>\n'
+    + add("%outside", "%tid")
+    + add("%init", "%tid")
+    + f"%res = ptx.while (%x = %init : {R}) -> ({R}) {{\n"
+    + add("%y", "%x", "%outside")
+    + f'%q = ptx.alu(%y, %n) {{opcode = "setp.lt.s32"}} : ({R}, {R}) -> !ptx.reg<pred>\n'
+    + f"ptx.condition(%q : !ptx.reg<pred>) %y : {R}\n"
+    + f"}} do {{\n^bb0(%f: {R}):\n"
+    + add("%z", "%f", "%n")
+    + f"ptx.yield %z : {R}\n}}\n"
+    + add("%after", "%res")
+)
+
+
+def test_a_while_loop_carries_its_values_over_both_regions() -> None:
+    live, v, op = analyse(WHILE)
+    loop = v["res"].owner
+    end = 2 * live.last[loop] + 1
+    # read by the next trip's before region, and the after region's bound
+    assert not live.dies_at(v["outside"], op["y"]) and live.live_at(v["n"], end)
+    assert live.dies_at(v["x"], op["y"])  # the carried value is fresh each trip
+    assert live.dies_at(v["y"], v["q"].owner.next_op)  # forwarded, then dead
+    # the after region's argument is written at the condition: disjoint from
+    # what the condition forwards, from the carried value and from the result
+    condition = 2 * live.index[v["q"].owner.next_op]
+    assert live.segments(v["f"])[0][0] == condition + 1
+    for other in ("y", "x", "res"):
+        assert not overlaps(live.segments(v["f"]), live.segments(v[other]))
+    # the yielded value may share the carried registers (the back edge)
+    assert not overlaps(live.segments(v["z"]), live.segments(v["x"]))
     assert live.dies_at(v["res"], op["after"])
 
 

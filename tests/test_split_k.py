@@ -1,8 +1,9 @@
 """split-k and stream-k on the CPU: the kernel pairs they make, run as their
 calling convention says (`tawa_xdsl.partials`: partials, then reduce), compute
 what the original kernel computes, at the tile level (interpreter), at the aref
-level (aref simulator) and lowered (barrier simulator); the shape rule that
-picks the split count.
+level (aref simulator), lowered (barrier simulator) and at the thread level
+(thread simulator); both kernels assemble; the shape rule that picks the split
+count.
 
 Outputs and workspaces start poisoned with NaN, so a slot or element nobody
 writes shows."""
@@ -15,9 +16,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_target import to_ptx
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
@@ -26,12 +24,17 @@ from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import infer_grid, recorded_grid_rule
 from tawa_xdsl.kernel import KernelArgumentError, kernels
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import to_ptx
 from tawa_xdsl.partials import (
     original_arguments,
     record,
     self_scheduled,
     stream_k_slots,
 )
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
+
+from .thread_level import assert_close, to_thread_level
 
 ROOT = Path(__file__).resolve().parent.parent
 COUNTER = ROOT / "tests" / "kernels" / "gemm_counter.mlir"
@@ -85,12 +88,25 @@ def _run_pair(
     original's arguments and the workspace. Kernels that walk their own tiles
     (persistent, stream-K) run `programs` programs; the others their grid."""
     for kernel in _pair(module, original):
-        kargs = original_arguments(record(kernel), args, workspace)
-        if self_scheduled(kernel) or PERSISTENT_ATTR in kernel.attributes:
-            grid: tuple[int, ...] = (programs,)
-        else:
-            grid = infer_grid(recorded_grid_rule(kernel), kargs)
-        run(module, kernel.sym_name.data, *kargs, grid=grid, **options)
+        _run_kernel(module, kernel, args, workspace, programs, run, **options)
+
+
+def _run_kernel(
+    module: ModuleOp,
+    kernel: func.FuncOp,
+    args: list[Any],
+    workspace: np.ndarray,
+    programs: int,
+    run: Callable[..., None],
+    **options: Any,
+) -> None:
+    """Launch one kernel of a pair as `_run_pair` does."""
+    kargs = original_arguments(record(kernel), args, workspace)
+    if self_scheduled(kernel) or PERSISTENT_ATTR in kernel.attributes:
+        grid: tuple[int, ...] = (programs,)
+    else:
+        grid = infer_grid(recorded_grid_rule(kernel), kargs)
+    run(module, kernel.sym_name.data, *kargs, grid=grid, **options)
 
 
 def _interpret_original(
@@ -300,7 +316,7 @@ def test_lowered_pairs_compute_the_tile_pairs(mode: str, pipeline: str) -> None:
 @pytest.mark.parametrize(
     ("block_n", "pipeline"),
     [
-        (256, "tawa-hopper-pipeline"),  # tuned: 128 x 256 tiles
+        (256, "tawa-hopper-pipeline{block-n=256}"),
         (64, "tawa-hopper-pipeline{block-n=64}"),
     ],
 )
@@ -341,23 +357,46 @@ def _lowered_alone(mode: str, role: str) -> ModuleOp:
     return lowered
 
 
-@pytest.mark.parametrize("legacy", [False, True])  # the printer compile() uses
+@pytest.mark.parametrize("role", ["partials", "reduce"])
 @pytest.mark.parametrize("mode", ["split-k{splits=2}", "stream-k"])
-def test_partials_kernels_assemble(mode: str, legacy: bool) -> None:
-    """The partials kernels print as PTX that assembles for sm_90a, without a
-    ptxas remark or a spill."""
-    result = assemble(to_ptx(_lowered_alone(mode, "partials"), legacy))
+def test_pair_kernels_assemble(mode: str, role: str) -> None:
+    """Both kernels print as PTX that assembles for sm_90a, without a ptxas
+    remark or a spill; the reduce kernel reads the f32 partial tiles into
+    registers in the accumulator layout (`ld.shared.v2.f32`)."""
+    ptx = to_ptx(_lowered_alone(mode, role))
+    result = assemble(ptx)
     assert result.ok, result.log[-3000:]
     assert result.remarks == [] and not result.spills, result.log[-3000:]
+    if role == "reduce":
+        assert "ld.shared.v2.f32" in ptx
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the PTX printers read only vector tiles from shared memory into "
-    "registers (2-D epilogue operands: issue 16 item 5)",
-)
-def test_reduce_kernel_prints() -> None:
-    to_ptx(_lowered_alone("split-k{splits=2}", "reduce"))
+@pytest.mark.parametrize("mode", ["split-k{splits=3}", "stream-k"])
+def test_thread_level_pairs_compute_the_tile_pairs(mode: str) -> None:
+    """Both kernels, lowered with the tuned options and distributed to the
+    thread level, run lane by lane in the thread simulator: the partials
+    kernel writes the tile pair's workspace (to f32 rounding: its MMAs sum in
+    another order), and the reduce kernel, reading that workspace's tiles
+    through shared memory into the accumulator layout, writes the tile pair's
+    output from it."""
+    programs = 3
+    slots = 3 if mode.startswith("split") else stream_k_slots(4, 6, programs)
+    tile_pair = tawa_xdsl.apply(tawa_xdsl.parse(EPILOGUE), mode)
+    lowered = to_thread_level(
+        tawa_xdsl.apply(tawa_xdsl.parse(EPILOGUE), mode), "tawa-hopper-pipeline"
+    )
+    args = _epilogue_args(np.random.default_rng(11), 328)  # rows of 16-byte multiples
+    ws = np.full((slots, M, N), np.nan, np.float32)
+    _run_pair(tile_pair, "gemm_scale_bias_relu", args, ws, programs)
+    expected_out, expected_ws = args[3].copy(), ws.copy()
+    partials, reduce = _pair(lowered, "gemm_scale_bias_relu")
+    args[3][:] = np.nan
+    ws[:] = np.nan
+    _run_kernel(lowered, partials, args, ws, programs, tawa_xdsl.simulate)
+    np.testing.assert_allclose(ws, expected_ws, rtol=1e-5, atol=1e-5)
+    ws[:] = expected_ws
+    _run_kernel(lowered, reduce, args, ws, programs, tawa_xdsl.simulate)
+    assert_close(args[3], expected_out)
 
 
 # ------------------------------------------------------------- shape rule

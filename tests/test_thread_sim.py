@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tawa_xdsl.dialects.ptx import ALU_OPCODES
+from xdsl.rewriter import InsertPoint, Rewriter
 
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.ptx import ALU_OPCODES
 from tawa_xdsl.interp.barrier_sim import Hazard
 from tawa_xdsl.interp.ptx_alu import ALU, f32_bits
 from tawa_xdsl.interp.thread_sim import Pointer
@@ -266,8 +268,9 @@ def allocate(module, share: tuple[str, str] | None = None) -> None:
     and counter, and its initial, carried, yielded and result values, share
     theirs (as `ptx-allocate` does); `share` names two more values (by name
     hint) that share registers."""
-    from tawa_xdsl.dialects import ptx
     from xdsl.rewriter import Rewriter
+
+    from tawa_xdsl.dialects import ptx
 
     parent: dict = {}
 
@@ -375,3 +378,102 @@ def test_a_loop_edge_between_different_registers_is_caught() -> None:
             {"p_out": Pointer(np.zeros(128, np.uint32))},
             (1, 1, 1),
         )
+
+
+# ------------------------------------------------------------- while loops
+
+
+def swap_kernel() -> Kernel:
+    """Lane tid swaps (tid, tid + 1000) tid % 5 times in a `ptx.while` and
+    stores the pair: each lane leaves the loop at its own trip, and the back
+    edge is a parallel copy with a cycle."""
+    k = Kernel()
+    tid = k.tid()
+    trips = k.alu("rem.u32", tid, k.imm(5))
+    zero = k.alu("mov.b32", k.imm(0))
+    pair = [k.alu("mov.b32", tid), k.alu("add.u32", tid, k.imm(1000))]
+
+    def before(carried: list) -> tuple:
+        return k.alu("setp.ne.s32", carried[0], trips), carried
+
+    def after(forwarded: list) -> list:
+        i, a, b = forwarded
+        return [k.alu("add.s32", i, k.imm(1)), b, a]
+
+    loop = k.while_([zero, *pair], before, after)
+    store(k, lane_address(k, "p_a", 4), loop.res[1])
+    store(k, lane_address(k, "p_b", 4), loop.res[2])
+    return k
+
+
+def run_swap(k: Kernel) -> tuple[np.ndarray, np.ndarray]:
+    """The pair each lane stored, and the pair it should have."""
+    from tawa_xdsl.interp.thread_sim import run_threads
+
+    a, b = np.zeros(128, np.uint32), np.zeros(128, np.uint32)
+    run_threads(k.module(), k.kernel, {"p_a": Pointer(a), "p_b": Pointer(b)}, (1, 1, 1))
+    tid = np.arange(128)
+    odd = tid % 5 % 2 == 1
+    expected = np.where(odd, tid + 1000, tid), np.where(odd, tid, tid + 1000)
+    return np.stack([a, b]), np.stack(expected)
+
+
+def test_while_runs_each_lane_its_own_trip_count() -> None:
+    got, expected = run_swap(swap_kernel())
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_while_on_the_negated_condition_is_caught() -> None:
+    """The loop taken where it should be left (`@p bra` for `@!p bra`; the
+    condition is `i != trips`, so the mutant still ends)."""
+    k = swap_kernel()
+    k.module()  # built: new ops go where they are inserted
+    condition = k.last.before.block.last_op
+    cond = condition.cond
+    true = ptx.AluOp("setp.eq.u32", [cond.owner.operands[1]] * 2, 1)
+    flip = ptx.AluOp("xor.pred", [cond, true.result], 1)
+    Rewriter.insert_op([true, flip], InsertPoint.before(condition))
+    condition.operands[0] = flip.result
+    got, expected = run_swap(k)
+    assert not np.array_equal(got, expected)
+
+
+def allocated_swap() -> tuple[Kernel, list]:
+    """`swap_kernel` through `ptx-allocate`, and the copies it put before the
+    back edge (through a temporary: the pair swaps registers)."""
+    from tawa_xdsl.lowering.ptx_allocate import allocate_kernel
+
+    k = swap_kernel()
+    k.module()
+    allocate_kernel(k.kernel)
+    copies = [
+        op
+        for op in k.last.after.block.ops
+        if isinstance(op, ptx.AluOp) and op.opcode.data == "mov.b32"
+    ]
+    assert len(copies) == 3
+    return k, copies
+
+
+def test_allocated_while_copies_its_back_edge_in_order() -> None:
+    k, _ = allocated_swap()
+    got, expected = run_swap(k)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_a_missing_back_edge_copy_is_caught() -> None:
+    k, copies = allocated_swap()
+    back = k.last.after.block.last_op
+    index = list(back.operands).index(copies[1].result)
+    back.operands[index] = copies[1].operands[0]  # yield a value where it is
+    Rewriter.erase_op(copies[1])
+    with pytest.raises(Hazard, match="with no copy between their registers"):
+        run_swap(k)
+
+
+def test_a_back_edge_copy_cycle_without_its_temporary_is_caught() -> None:
+    k, (temp, _, last) = allocated_swap()
+    last.operands[0] = temp.operands[0]  # read after the middle copy wrote it
+    Rewriter.erase_op(temp)
+    with pytest.raises(Hazard, match="but the register holds"):
+        run_swap(k)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects import ptx
 from xdsl.dialects.builtin import BFloat16Type
 
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang
 from tawa_xdsl.interp.ptx_wgmma import accumulator_matrix, fragment_positions

@@ -8,6 +8,7 @@ so every masked edge runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,9 +34,16 @@ def relu_ref(a, b, bias, c, alpha):
     return np.maximum(alpha * (a @ b.T) + bias, 0)
 
 
-def gelu_ref(a, b, bias, c):
-    x = a @ b.T + bias
+def gelu(x):
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def gelu_ref(a, b, bias, c):
+    return gelu(a @ b.T + bias)
+
+
+def residual_gelu_ref(a, b, bias, r, c, alpha):
+    return gelu(alpha * (a @ b.T) + bias) + r
 
 
 def attention_ref(causal: bool) -> Callable:
@@ -101,6 +109,13 @@ RUNS = {
         (2, 2),
         gelu_ref,
     ),
+    "gemm_residual_gelu": Run(
+        "gemm_epilogue.mlir",
+        ((130, 72), (200, 72), (200,), (130, 200), (130, 200)),
+        (2, 2),
+        residual_gelu_ref,
+        scalars=(0.75,),
+    ),
     **{
         f"attention{'_causal' if c else ''}_d{d}{'_f16' if f else ''}": _attention(
             f"attention{'_f16' if f else ''}.mlir", d, c, F16 if f else bfloat16
@@ -112,7 +127,7 @@ RUNS = {
     "attention_d256": _attention("attention_d256.mlir", 256, False),
     "attention_causal_d256": _attention("attention_d256.mlir", 256, True),
 }
-FAST = {"gemm_nt", "attention_causal_d64"}
+FAST = {"gemm_nt", "gemm_residual_gelu", "attention_causal_d64"}
 
 
 def thread_level_example(kernel: str, pipeline: str) -> ModuleOp:
@@ -120,11 +135,16 @@ def thread_level_example(kernel: str, pipeline: str) -> ModuleOp:
 
 
 def check_example(
-    kernel: str, pipeline: str, seed: int = 0, module: ModuleOp | None = None
+    kernel: str,
+    pipeline: str,
+    seed: int = 0,
+    module: ModuleOp | None = None,
+    run: Run | None = None,
 ) -> None:
     """`kernel` at the thread level (`module`, by default lowered with
-    `pipeline`) computes the reference."""
-    run = RUNS[kernel]
+    `pipeline`) computes the reference (on `run`'s arrays, by default the
+    kernel's entry in `RUNS`)."""
+    run = run or RUNS[kernel]
     args = run.args(seed=7)
     out = len(run.shapes) - 1
     tawa_xdsl.interpret(
@@ -164,12 +184,13 @@ CONFIG_RUNS = [
     ("gemm_nt", "persistent"),
     ("gemm_nt", "register-stores"),
     ("gemm_nn", "cluster"),
+    ("gemm_residual_gelu", "stages1"),  # one warpgroup: two 64-row blocks
     ("attention_d64", "two-stage"),
     ("attention_d64", "ping-pong"),
     ("attention_causal_d128", "two-consumers"),
     ("attention_d128", "persistent"),
 ]
-FAST_CONFIGS = {("gemm_nt", "register-stores")}
+FAST_CONFIGS = {("gemm_nt", "register-stores"), ("gemm_residual_gelu", "stages1")}
 
 
 @pytest.mark.parametrize(
@@ -183,7 +204,18 @@ def test_configurations_run_at_the_thread_level(kernel, config) -> None:
     check_example(kernel, f"tawa-hopper-pipeline{{{CONFIGS[config]}}}", seed=1)
 
 
-ALLOCATED_FAST = {"attention_causal_d64"}
+@pytest.mark.parametrize("n", [135, 132], ids=["pitch-2-mod-4", "pitch-8-mod-16"])
+def test_register_stores_take_the_paths_the_pitch_allows(n) -> None:
+    """An output TMA cannot describe is stored from registers (what the
+    dispatcher does for N = 777 on the device). Its rows are 2n bytes apart:
+    16-byte vectors need the pitch (and base) aligned like the column, and
+    4-byte pairs an even pitch; the thread simulator faults on a misaligned
+    access as the GPU does, so a store path chosen by the column alone fails."""
+    run = dataclasses.replace(RUNS["gemm_nt"], shapes=((200, 136), (n, 136), (200, n)))
+    check_example("gemm_nt", "tawa-hopper-pipeline{tma-store=false}", run=run)
+
+
+ALLOCATED_FAST = {"attention_d64"}  # its loop entries swap registers
 
 
 @pytest.mark.parametrize(

@@ -6,18 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_emitter import emit_module
-from tawa_xdsl.transforms.pipeline import PipelinePass
 from xdsl.dialects import func
 from xdsl.passes import PassPipeline
 
 import tawa_xdsl
 from tawa_xdsl.compiler import DEFAULTS, CompileOptions
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.kernel import find_kernel, kernels
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.registry import all_passes
+from tawa_xdsl.transforms.pipeline import PipelinePass
 from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLES, example_module
@@ -31,7 +31,7 @@ def kernel_of(file: str | Path, name: str) -> func.FuncOp:
     return find_kernel(example_module(file, name), name)
 
 
-def options_for(file: str, name: str) -> dict:
+def options_for(file: str | Path, name: str) -> dict:
     return default_options(kernel_of(file, name))
 
 
@@ -72,6 +72,33 @@ def test_gemm_is_persistent_on_128x256_tiles() -> None:
     assert options["group_m"] == 16 and options["num_stages"] == 3
 
 
+@pytest.mark.parametrize(
+    ("file", "name", "stages", "block_n"),
+    [
+        ("gemm_epilogue.mlir", "gemm_scale_bias_relu", 4, None),
+        ("gemm_epilogue.mlir", "gemm_residual_gelu", 3, None),
+        (KERNELS / "gemm_residual.mlir", "gemm_residual", 4, None),
+    ],
+)
+def test_gemm_tiles_leave_room_for_the_epilogue_tiles(
+    file: str | Path, name: str, stages: int, block_n: int | None
+) -> None:
+    """The tiles the epilogue loads after the K loop get a ring of their own,
+    double buffered: next to a 128 x 128 residual and a bias only 3 stages fit
+    (4 did not: the lowering refused the kernel's shared memory), next to a
+    bias alone 4; with a residual as wide as the output, 128 x 256 tiles leave
+    no room for two stages and the staging tile (the lowering stored from
+    registers, with 2 stages), so the tile stays 128 x 128."""
+    options = options_for(file, name)
+    assert options["num_stages"] == stages
+    assert options.get("block_n") == block_n
+    kernel = kernel_of(file, name)
+    module = kernel.parent_op()
+    tawa_xdsl.compiler.lower(module, CompileOptions().resolve(kernel))
+    lowered = find_kernel(module, name)
+    assert any(op.name == "nvgpu_async.tma_store" for op in lowered.walk())
+
+
 # ------------------------------------------------------------ compile options
 
 
@@ -98,6 +125,29 @@ def test_a_given_option_turns_off_a_tuned_one_it_excludes() -> None:
         tawa_xdsl.apply(
             tawa_xdsl.parse(EXAMPLES / "gemm.mlir"),
             "tawa-hopper-pipeline{reverse-x=true persistent=true}",
+        )
+
+
+def test_a_tuned_tile_gives_way_to_a_given_consumer_count() -> None:
+    """Head dim 64 is tuned to 192 rows, which two consumer warpgroups cannot
+    share in 64-row slices: given two, the kernel keeps its written rows (and
+    lowers); a given tile size is never overridden (cooperative says why)."""
+    two = resolved("attention.mlir", "attention_d64", num_consumers=2)
+    assert (two.block_m, two.num_consumers) == (0, 2)
+    assert resolved("attention.mlir", "attention_d64", num_consumers=3).block_m == 192
+    tawa_xdsl.apply(
+        tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+        "tawa-hopper-pipeline{num-consumers=2 ping-pong=true}",
+    )
+    # ping-pong needs two consumers: a shape rule's 64-row tile gives way too
+    shaped = CompileOptions(ping_pong=True).resolve(
+        kernel_of("attention.mlir", "attention_causal_d128"), {"block_m": 64}
+    )
+    assert (shaped.block_m, shaped.num_consumers) == (0, 2)
+    with pytest.raises(Exception, match="192 rows cannot be split"):
+        tawa_xdsl.apply(
+            tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+            "tawa-hopper-pipeline{num-consumers=2 block-m=192}",
         )
 
 
@@ -142,7 +192,7 @@ def test_the_cli_pipeline_lowers_what_compile_runs() -> None:
     for name, threads in zip(names, (512, 384), strict=True):
         kernel = find_kernel(lowered, name)
         assert kernel.attributes[LAUNCH_ATTR].data["threads"].value.data == threads
-        ptx = emit_module([kernel])
+        ptx = kernel_ptx(kernel)
         assert ptx == tawa_xdsl.compile(text, name).ptx
         result = assemble(ptx)
         assert result.ok and result.remarks == [], result.remarks
@@ -195,3 +245,14 @@ def test_a_one_program_kernel_is_not_made_persistent() -> None:
     tawa_xdsl.apply(tawa_xdsl.parse(ONE_PROGRAM), "tawa-hopper-pipeline")
     with pytest.raises(Exception, match="reads no program id"):
         tawa_xdsl.apply(tawa_xdsl.parse(ONE_PROGRAM), "persistent")
+
+
+def test_a_kernel_without_a_rule_gets_the_stages_that_fit() -> None:
+    """Stream-K's reduce kernel has no tuning rule, but at 128 x 256 tiles the
+    default 3 slots of its f32 partial tiles (128 KiB each) overflow shared
+    memory: it gets the stages that fit, so the pair lowers at that tile."""
+    module = tawa_xdsl.apply(tawa_xdsl.parse(EXAMPLES / "gemm.mlir"), "stream-k")
+    reduce = find_kernel(module, "gemm_nt_stream_k_reduce")
+    assert default_options(reduce) == {}
+    assert default_options(reduce, {"BN": 256}) == {"num_stages": 1}
+    tawa_xdsl.apply(module, "tawa-hopper-pipeline{block-n=256}")

@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_emitter import emit_module
 
 import tawa_xdsl
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import grid_rule, infer_grid
 from tawa_xdsl.kernel import find_kernel
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 
 KERNELS = Path(__file__).parent / "kernels"
 
@@ -120,7 +120,7 @@ def test_lowered_kernel_computes_the_reference(kernel: str, options: str) -> Non
         assert np.array_equal(out.view(np.uint16), expected.view(np.uint16))
     if LAUNCH_ATTR not in find_kernel(lowered, kernel).attributes:
         return  # aref level: no PTX yet
-    result = assemble(emit_module([find_kernel(lowered, kernel)]))
+    result = assemble(kernel_ptx(find_kernel(lowered, kernel)))
     assert result.ok, result.log[-3000:]
     assert result.remarks == [], result.remarks
     assert not result.spills, result.log[-3000:]

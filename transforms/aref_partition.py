@@ -20,7 +20,9 @@ Contract (what the pass guarantees and assumes):
 
 Kernels it cannot partition get a diagnostic at the offending op: a load nested in
 anything but `scf.for` loops, a load whose address (or an enclosing loop bound)
-depends on tile data, a loaded tile that escapes its loop iteration.
+depends on tile data, a loaded tile that escapes its loop iteration, a
+thread-level op (a CTA barrier) that only one role would run. A kernel without
+loads gets a consumer role only (the producer has nothing to do).
 """
 
 from __future__ import annotations
@@ -28,8 +30,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.dialects.roles import Role
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp, TensorType
@@ -37,8 +37,14 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, Pure
 
+from tawa_xdsl.analysis.carried import copied_into
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.roles import Role
 from tawa_xdsl.kernel import kernels
+
+THREAD_LEVEL_DIALECTS = ("nvgpu_async", "gpu", "nvvm")
+"""Dialects whose ops act on threads, warps or the block, not on tiles."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,19 @@ class Partitioner:
 
     # ------------------------------------------------------------------ analysis
 
+    def _check_thread_level_ops(self) -> None:
+        """Ops of the machine level (a CTA barrier, a thread id) assume the threads
+        the partition has not made yet: it would give them to the consumer role
+        alone, and a block-wide barrier that the producer never reaches hangs."""
+        for op in self.kernel.walk():
+            if op.name.split(".")[0] in THREAD_LEVEL_DIALECTS:
+                raise OpDiagnostic(
+                    op,
+                    f"{op.name} is a thread-level op and a tile kernel describes "
+                    "whole tiles: aref-partition would run it in the consumer role "
+                    "only (a block-wide barrier there never completes); remove it",
+                )
+
     def _check_addresses(self) -> None:
         for load in self.loads:
             loops = _enclosing_loops(load, self.kernel)
@@ -131,10 +150,7 @@ class Partitioner:
             if isinstance(v, OpResult):
                 owner = v.op
                 if isinstance(owner, scf.ForOp):
-                    work += [
-                        owner.iter_args[v.index],
-                        owner.body.block.last_op.operands[v.index],
-                    ]
+                    work += copied_into(v)
                 else:  # a region op (scf.if, scf.while) is computed whole
                     work += [u for o in owner.walk() for u in o.operands]
             elif isinstance(v, BlockArgument):
@@ -143,8 +159,7 @@ class Partitioner:
                     if v.index == 0:
                         work += [loop.lb, loop.ub, loop.step]
                     else:
-                        i = v.index - 1
-                        work += [loop.iter_args[i], loop.body.block.last_op.operands[i]]
+                        work += copied_into(v)
 
     def _check_no_escape(self) -> None:
         """A loaded tile lives in its slot for one iteration of the loop issuing it."""
@@ -197,8 +212,7 @@ class Partitioner:
     # ----------------------------------------------------------------- rewriting
 
     def run(self) -> None:
-        if not self.loads:
-            return
+        self._check_thread_level_ops()
         self._check_addresses()
         self._check_no_escape()
         self.groups = self._group_loads()
@@ -219,6 +233,7 @@ class Partitioner:
         rings = 0
         for ch in self.channels:
             ch.create = aref.CreateOp(aref.ArefType(ch.types, 1))
+            ch.create.location = ch.groups[0].loads[0].location
             if ch.in_loop:
                 ch.create.result.name_hint = f"ring{rings}"
                 rings += 1
@@ -383,7 +398,9 @@ class RoleBuilder:
                 new.add_op(op.clone(value_mapper=self.mapper))
             for g, last in release_after.items():
                 if last is op:
-                    new.add_op(aref.ConsumedOp(g.channel.create, slot_index[g]))
+                    consumed = aref.ConsumedOp(g.channel.create, slot_index[g])
+                    consumed.location = g.loads[0].location
+                    new.add_op(consumed)
         issued_here = [g for g in self.p.groups if g.block is old]
         if issued_here and isinstance(old.parent_op(), scf.ForOp):
             one = arith.ConstantOp.from_int_and_width(1, IndexType())
@@ -408,9 +425,12 @@ class RoleBuilder:
             new.add_op(clone)
             if load is g.loads[-1]:
                 values = [self.mapper[ld.result] for ld in g.loads]
-                new.add_op(aref.PutOp(g.channel.create, index, values))
+                put = aref.PutOp(g.channel.create, index, values)
+                put.location = load.location
+                new.add_op(put)
         elif load is g.loads[0]:
             get = aref.GetOp(g.channel.create, index)
+            get.location = load.location
             new.add_op(get)
             for ld, value in zip(g.loads, get.values, strict=True):
                 value.name_hint = ld.result.name_hint
@@ -452,6 +472,7 @@ class RoleBuilder:
             body,
         )
         clone.attributes |= loop.attributes  # hints such as tile.overlap
+        clone.location = loop.location
         new.add_op(clone)
         for k, i in enumerate(iters):
             self.mapper[loop.results[i]] = clone.results[k]

@@ -13,9 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.dialects.roles import check_register_budget
-from tawa_xdsl.transforms.specialized import warp_specialized
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
@@ -23,6 +20,9 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from tawa_xdsl.compiler import default_consumers
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.roles import check_register_budget
+from tawa_xdsl.transforms.specialized import warp_specialized
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
@@ -42,6 +41,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.grid import (
     GridInferenceError,
     Rule,
@@ -206,7 +206,9 @@ def _make_persistent(
     if size > 1:
         first = pre.add(tile.ClusterIdOp(), "first_tile")
         programs = pre.add(tile.NumProgramsOp("x"), "programs")
-        stride = pre.add(arith.DivUIOp(programs, pre.const(size)), "clusters")
+        # the launch has whole clusters (so this is programs / size); rounding up
+        # keeps the step provably positive (ir_checks.loop_steps) on every level
+        stride = pre.add(arith.CeilDivUIOp(programs, pre.const(size)), "clusters")
     else:
         first = pre.add(tile.ProgramIdOp("x"), "first_tile")
         stride = pre.add(tile.NumProgramsOp("x"), "programs")

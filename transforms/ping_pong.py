@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import nvgpu_async as nv
 from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
@@ -33,6 +32,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.kernel import kernels
 
 _TURN_OPS = (nv.MmaTurnInitOp, nv.MmaTurnBeginOp, nv.MmaTurnEndOp)

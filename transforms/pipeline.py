@@ -24,9 +24,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref
-from tawa_xdsl.transforms.specialized import warp_specialized
-from tawa_xdsl.transforms.two_stage import counter_of, rotate
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
@@ -35,6 +32,9 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.compiler import DEFAULTS
+from tawa_xdsl.dialects import aref
+from tawa_xdsl.transforms.specialized import warp_specialized
+from tawa_xdsl.transforms.two_stage import counter_of, rotate
 
 
 @dataclass(frozen=True)

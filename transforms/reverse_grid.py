@@ -23,8 +23,6 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import tile
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
@@ -33,8 +31,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import tile
 from tawa_xdsl.grid import GRID_ATTR, GridInferenceError, encode_rules, grid_rule
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
 AXES = ("x", "y", "z")
 

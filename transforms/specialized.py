@@ -3,10 +3,10 @@ tiles must already be warp-specialized."""
 
 from __future__ import annotations
 
-from tawa_xdsl.dialects import aref, tile
 from xdsl.dialects.builtin import ModuleOp
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.kernel import kernels
 
 

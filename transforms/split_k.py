@@ -51,10 +51,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.lowering.carried import copied_into
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR, Builder
-from tawa_xdsl.transforms.tile_shape import BOX_ATTR
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
@@ -74,11 +70,15 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import PassFailedException
 
+from tawa_xdsl.analysis.carried import copied_into
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.grid import GRID_ATTR, constant_value
 from tawa_xdsl.kernel import CLUSTER_ATTR, kernels
 from tawa_xdsl.partials import SPLIT_ATTR, WORKSPACE, Record, record
 from tawa_xdsl.signature import DIMS_ATTR
+from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR, Builder
+from tawa_xdsl.transforms.tile_shape import BOX_ATTR
 
 LATER_PASSES = (
     (PERSISTENT_ATTR, "persistent"),

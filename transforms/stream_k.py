@@ -40,7 +40,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.context import Context
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from tawa_xdsl.analysis.shapes import KernelShape
+from tawa_xdsl.compiler import DEFAULTS
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
+from tawa_xdsl.grid import GridInferenceError, Rule, grid_rule
+from tawa_xdsl.kernel import kernels
+from tawa_xdsl.partials import record
 from tawa_xdsl.transforms.persistent import (
     Builder,
     relabel_program_ids,
@@ -58,24 +76,7 @@ from tawa_xdsl.transforms.split_k import (
     store_partial,
     trip_count,
 )
-from tawa_xdsl.transforms.tile_shape import SIZE_ATTR, KernelShape
-from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    IndexType,
-    ModuleOp,
-    StringAttr,
-)
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
-
-from tawa_xdsl.compiler import DEFAULTS
-from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.grid import GridInferenceError, Rule, grid_rule
-from tawa_xdsl.kernel import kernels
-from tawa_xdsl.partials import record
+from tawa_xdsl.transforms.tile_shape import SIZE_ATTR
 
 GRID_QUERIES = (
     tile.ProgramIdOp,
@@ -159,7 +160,7 @@ def _block_tags(
     kernel: func.FuncOp, store: tile.StoreOp, rules: list[Rule]
 ) -> dict[int, dict[str, Attribute]]:
     """A `tile.size` tag for each axis whose block is the stored box's extent
-    along a named tile dimension (`tile_shape.KernelShape`), so the tile count
+    along a named tile dimension (`analysis.shapes.KernelShape`), so the tile count
     follows a later `tile-shape` as the tiles do."""
     try:
         shape = KernelShape(kernel)

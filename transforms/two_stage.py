@@ -36,10 +36,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tawa_xdsl.dialects import aref, tile
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import BoolAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from tawa_xdsl.dialects import aref, tile
 
 OVERLAP_ATTR = "tile.overlap"
 

@@ -9,8 +9,7 @@ under one `role_dispatch`. Output, per kernel: only `ptx` ops, `func.func` and
 `#ptx.param_decl`, in its `ptx.params` attribute) and keeps its launch
 attribute. Anything the thread level cannot express gets a diagnostic at the op.
 
-The instructions are the PTX printer's (`ptx_emitter.KernelEmitter`), family by
-family (`kernel`, `elementwise`, `reductions`, `control`, `barriers`,
+One module per family of ops (`kernel`, `elementwise`, `reductions`, `control`, `barriers`,
 `wgmma`, `memory`): each pattern converts one op, leaving a cast of its ptx
 value(s) to the old type for the users not yet converted (`context`). Ops are
 visited once, in program order, so a value's definition is converted before
@@ -34,19 +33,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import ptx
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
-from tawa_xdsl.lowering.distribute import (
-    barriers,
-    control,
-    elementwise,
-    kernel,
-    memory,
-    reductions,
-    wgmma,
-)
-from tawa_xdsl.lowering.distribute.kernel import DistributePattern
-from tawa_xdsl.lowering.unlowered import refuse_unlowered
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -59,7 +45,20 @@ from xdsl.pattern_rewriter import (
 )
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.kernel import kernels
+from tawa_xdsl.lowering.distribute import (
+    barriers,
+    control,
+    elementwise,
+    kernel,
+    memory,
+    reductions,
+    wgmma,
+)
+from tawa_xdsl.lowering.distribute.kernel import DistributePattern
+from tawa_xdsl.lowering.unlowered import refuse_unlowered
 
 FAMILIES = (kernel, elementwise, reductions, control, barriers, wgmma, memory)
 

@@ -14,6 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+)
+
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
@@ -25,12 +31,6 @@ from tawa_xdsl.lowering.distribute.context import (
     int_value,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
-from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-)
-
-from tawa_xdsl.diagnostics import OpDiagnostic
 
 CONSUMER_BARRIER = 1
 """Named barrier of all consumer warpgroups (0 is the CTA's)."""

@@ -31,10 +31,6 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects import ptx
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
-from tawa_xdsl.lowering.fragments import Geometry
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -50,6 +46,10 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.lowering.fragments import Geometry
 
 MOV = {cls: f"mov.{cls}" for cls in ("f32", "b32", "b64", "b16", "pred")}
 """The copy of each register class."""
@@ -267,20 +267,26 @@ class KernelState:
             )
         return self.consumer
 
-    def row0(self, rows: int, user: Operation) -> SSAValue:
-        """This thread's first row of a tile with `rows` rows: band + 16 w + g,
-        computed once at the top of the consumer region."""
+    def row0(self, rows: int, user: Operation, ops: Ops | None = None) -> SSAValue:
+        """This thread's first row of a tile with `rows` rows: band + 16 w + g.
+        Into `ops` when given (an epilogue's store: the value is not live over
+        the main loop, where every register counts), else computed once at the
+        top of the consumer region (what loop iterations read again)."""
         ids = self.consumer_ids(user)
+        if ops is not None:
+            return self._row_base_into(ops, ids, rows)
         if rows not in self._row_base:
-            ops = Ops(self)
-            band = rows // self.warpgroups
-            r = ops.alu("mul.lo.u32", ids.cwg, self.imm(band, "b32"))
-            r = ops.alu("mad.lo.u32", ids.warp, self.imm(16, "b32"), r)
-            r = ops.alu("add.u32", r, ids.g)
-            Rewriter.insert_op(ops, InsertPoint.after(ids.tail))
-            ids.tail = ops[-1]
-            self._row_base[rows] = r
+            top = Ops(self)
+            self._row_base[rows] = self._row_base_into(top, ids, rows)
+            Rewriter.insert_op(top, InsertPoint.after(ids.tail))
+            ids.tail = top[-1]
         return self._row_base[rows]
+
+    def _row_base_into(self, ops: Ops, ids: ConsumerIds, rows: int) -> SSAValue:
+        band = rows // self.warpgroups
+        r = ops.alu("mul.lo.u32", ids.cwg, self.imm(band, "b32"))
+        r = ops.alu("mad.lo.u32", ids.warp, self.imm(16, "b32"), r)
+        return ops.alu("add.u32", r, ids.g)
 
 
 def _bits(x: int | float) -> int:

@@ -16,18 +16,6 @@ from __future__ import annotations
 
 import struct
 
-from tawa_xdsl.dialects import ptx, tile
-from tawa_xdsl.dialects.nvgpu_async import FragmentKind
-from tawa_xdsl.lowering.distribute.context import (
-    KernelState,
-    Lowered,
-    Ops,
-    geometry,
-    is_16bit,
-    register_type,
-    scalar_class,
-)
-from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
@@ -44,6 +32,18 @@ from xdsl.pattern_rewriter import (
 )
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import ptx, tile
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind
+from tawa_xdsl.lowering.distribute.context import (
+    KernelState,
+    Lowered,
+    Ops,
+    geometry,
+    is_16bit,
+    register_type,
+    scalar_class,
+)
+from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 
 F32_BINARY: dict[type[Operation], str] = {
     arith.AddfOp: "add.f32",
@@ -165,6 +165,13 @@ class Constant(DistributePattern):
                 [],
                 Lowered(k.imm(float(x) if cls == "f32" else int(x), cls)),
             )
+        elif isinstance(t, TensorType) and is_16bit(et):
+            # a 16-bit splat tile: one register holds the pair every element reads,
+            # converted from f32 as arith.truncf would (exact: x is a 16-bit value)
+            ops = Ops(k)
+            f = ops.reg(Lowered(k.imm(float(x), "f32")))
+            d = ops.alu(f"cvt.rn.{_ptx_float(et)}x2.f32", f, f)
+            self.k.define(rewriter, op, ops, Lowered(d))
         else:
             raise OpDiagnostic(op, f"constants of type {t} are not supported")
 
@@ -294,16 +301,17 @@ class TruncF(DistributePattern):
 
     def rewrite(self, op: arith.TruncFOp, rewriter: PatternRewriter):
         src, et = self.k.lowered(op.input, op), element_type(op.result.type)
-        if (
-            not isinstance(op.result.type, TensorType)
-            or src.uniform
-            or not is_16bit(et)
-        ):
+        if not isinstance(op.result.type, TensorType) or not is_16bit(et):
             raise OpDiagnostic(
                 op, "arith.truncf is supported on f32 register tiles to bf16/f16"
             )
-        pairs = fragment_count(op.result.type) // 2
         ops = Ops(self.k)
+        if src.uniform:  # a splat: one register holds the pair every element reads
+            x = ops.reg(src)
+            d = ops.alu(f"cvt.rn.{_ptx_float(et)}x2.f32", x, x)
+            self.k.define(rewriter, op, ops, Lowered(d))
+            return
+        pairs = fragment_count(op.result.type) // 2
         d = ops.alu(
             f"cvt.rn.{_ptx_float(et)}x2.f32",
             src.select([2 * i + 1 for i in range(pairs)]),

@@ -21,18 +21,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects import ptx, tile
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
-from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR
-from tawa_xdsl.lowering.distribute.context import (
-    ConsumerIds,
-    KernelState,
-    Lowered,
-    Ops,
-    int_value,
-    scalar_class,
-)
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -47,7 +35,20 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import ptx, tile
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.lowering.distribute.context import (
+    ConsumerIds,
+    KernelState,
+    Lowered,
+    Ops,
+    int_value,
+    scalar_class,
+)
 
 PARAM_LOADS = {"b32": "u32", "f32": "f32"}
 """Scalar parameters: register class -> `.param` type."""

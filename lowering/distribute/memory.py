@@ -7,7 +7,9 @@
   row r sits at chunk c ^ (r % 8), and r % 8 is the thread's g for every row it
   holds; one address per 8-column group, one store per element pair.
 - `smem_load`: a vector tile (a bias) read into the column layout, one load
-  per 8-column group.
+  per 8-column group; a matrix tile TMA loaded (a residual, a split-K partial
+  sum) read into the accumulator layout through the same swizzle, one load per
+  element pair (32 bits for 16-bit pairs, `ld.shared.v2.f32` for f32).
 - `store_global`: masked stores from registers with unsigned bounds checks, by
   the paths `select-store-path` listed (a store without them takes that pass's
   choice), chosen at run time with uniform branches on the tile's first column:
@@ -20,6 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+)
+
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, StorePath
@@ -39,13 +48,6 @@ from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from tawa_xdsl.lowering.fragments import Geometry
 from tawa_xdsl.lowering.quad_transpose import quad_transpose_bundle
 from tawa_xdsl.lowering.select_store_path import store_paths
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Region, SSAValue
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-)
-
-from tawa_xdsl.diagnostics import OpDiagnostic
 
 
 class SmemSlot(DistributePattern):
@@ -71,83 +73,146 @@ class SmemStore(DistributePattern):
     def rewrite(self, op: nv.SmemStoreOp, rewriter: PatternRewriter):
         value = self.k.lowered(op.value, op)
         t = op.value.type
-        if value.uniform or geometry(t).kind != FragmentKind.ACC:
+        if geometry(t).kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "only accumulator-layout tiles can be staged")
         assert isinstance(t, TensorType)
-        k, ops = self.k, Ops(self.k)
-        ids = k.consumer_ids(op)
-        geom, esize = geometry(t), element_bytes(t.element_type)
-        rows, chunk_cols = geom.rows, nv.SWIZZLE_BYTES // esize
+        ops = Ops(self.k)
+        if value.uniform:  # a splat: every store reads its one register
+            value = Lowered(ops.reg(value))
         base = slot_address(ops, op.buffer, op.slot, op)
-        row_addr = ops.alu(  # this thread's first row, 128 bytes per row
-            "mad.lo.u32", k.row0(rows, op), ops.imm(nv.SWIZZLE_BYTES, "b32"), base
-        )
-        g16 = ops.alu("shl.b32", ids.g, ops.imm(4, "b32"))
-        t_bytes = ops.alu("mul.lo.u32", ids.t, ops.imm(2 * esize, "b32"))
-        groups = [divmod(8 * j, chunk_cols) for j in range(geom.cols // 8)]
-        byte = ops.alu(
-            "add.u32", t_bytes, ops.imm([c * esize for _, c in groups], "b32")
-        )
-        swizzled = ops.alu("and.b32", byte, ops.imm(-16, "b32"))
-        swizzled = ops.alu("xor.b32", swizzled, g16)
-        within = ops.alu("and.b32", byte, ops.imm(15, "b32"))
-        swizzled = ops.alu("add.u32", swizzled, within)
-        swizzled = ops.alu("add.u32", swizzled, row_addr)
-        half = geom.cols // 2
-        stores = [  # (8-column group j, row block b, half h): one store per pair
-            (
-                j,
-                chunk * rows * nv.SWIZZLE_BYTES + (64 * b + 8 * h) * 128,
-                b * half + 4 * j + 2 * h,
-            )
-            for j, (chunk, _) in enumerate(groups)
-            for b in range(geom.blocks)
-            for h in (0, 1)
-        ]
+        addr, pairs = _swizzled_pairs(ops, op, t, base)
         pair = (
             (lambda i: [i // 2]) if is_16bit(t.element_type) else (lambda i: [i, i + 1])
         )
         ops.add(
             ptx.StoreOp(
                 "shared",
-                swizzled,
+                addr,
                 value.value,
-                [value.element(e) for _, _, i in stores for e in pair(i)],
-                offsets=[offset for _, offset, _ in stores],
-                addr_elements=[j for j, _, _ in stores],
+                [value.element(e) for p in pairs for e in pair(p.element)],
+                offsets=[p.offset for p in pairs],
+                addr_elements=[p.group for p in pairs],
             )
         )
         rewriter.replace(op, ops, [])
 
 
 class SmemLoad(DistributePattern):
+    """A vector tile (a bias) into the column layout, or a matrix tile that TMA
+    loaded (a residual, a split-K partial sum) into the accumulator layout,
+    read back through the swizzle `smem_store` writes with."""
+
     OPS = (nv.SmemLoadOp,)
 
     def rewrite(self, op: nv.SmemLoadOp, rewriter: PatternRewriter):
         t = op.result.type
         view = op.source.type
         assert isinstance(t, TensorType) and isinstance(view, nv.SmemViewType)
-        geom = geometry(t)
-        if geom.kind != FragmentKind.COL or len(view.get_shape()) != 1:
+        kind, rank = geometry(t).kind, len(view.get_shape())
+        ops = Ops(self.k)
+        if kind == FragmentKind.COL and rank == 1:
+            load = self._vector(ops, op, t)
+        elif kind == FragmentKind.ACC and rank == 2 and not view.is_transposed:
+            load = self._matrix(ops, op, t)
+        elif kind == FragmentKind.ACC and rank == 2:
             raise OpDiagnostic(
                 op,
-                "only vector tiles (a bias) can be read from shared memory into registers",
+                "a transposed shared tile cannot be read into registers: load the "
+                "tile in the orientation the epilogue uses",
             )
-        k, ops = self.k, Ops(self.k)
+        else:
+            raise OpDiagnostic(
+                op,
+                "only vector tiles (a bias) and matrix tiles in the accumulator "
+                "layout can be read from shared memory into registers",
+            )
+        self.k.define(rewriter, op, ops, Lowered(load))
+
+    def _vector(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
+        """One load per 8-column group (a pair: 32 bits, or v2.f32)."""
         esize = element_bytes(t.element_type)
         col = ops.alu(
             "mad.lo.u32",
-            k.consumer_ids(op).col0,
+            self.k.consumer_ids(op).col0,
             ops.imm(esize, "b32"),
             self.k.lowered(op.source, op).value,
         )
         rt = register_type(t)
         assert rt is not None
-        offsets = [8 * j * esize for j in range(geom.count // 2)]
-        load = ops.add(
-            ptx.LoadOp("shared", col, rt.register_class, rt.size, offsets=offsets)
+        offsets = [8 * j * esize for j in range(geometry(t).count // 2)]
+        load = ptx.LoadOp("shared", col, rt.register_class, rt.size, offsets=offsets)
+        return ops.add(load).results[0]
+
+    def _matrix(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
+        """One load per element pair, in register order, so the bundle is the
+        fragment (16-bit pairs packed in 32 bits, f32 pairs by v2.f32)."""
+        base = self.k.lowered(op.source, op).value
+        addr, pairs = _swizzled_pairs(ops, op, t, base)
+        pairs = sorted(pairs, key=lambda p: p.element)
+        rt = register_type(t)
+        assert rt is not None
+        load = ptx.LoadOp(
+            "shared",
+            addr,
+            rt.register_class,
+            rt.size,
+            offsets=[p.offset for p in pairs],
+            addr_elements=[p.group for p in pairs],
         )
-        self.k.define(rewriter, op, ops, Lowered(load.results[0]))
+        return ops.add(load).results[0]
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """Where one accumulator element pair of a thread sits in a swizzled tile."""
+
+    element: int
+    """Its first accumulator element."""
+    group: int
+    """Its 8-column group: the element of the address bundle it adds to."""
+    offset: int
+    """Bytes past that address: its column chunk and its row."""
+
+
+def _swizzled_pairs(
+    ops: Ops, op: Operation, t: TensorType, base: SSAValue
+) -> tuple[SSAValue, list[_Pair]]:
+    """Where this thread's element pairs of the accumulator-layout tile `t`
+    sit in the 128-byte-swizzled layout TMA reads and writes, at `base`:
+    column chunks of 128 bytes, each `rows` rows of 128 bytes, and in row r
+    the 16-byte piece c at c ^ (r % 8), where r % 8 is the thread's g for every
+    row it holds. One address per 8-column group (a pair never straddles a
+    16-byte piece); pairs in (group, 64-row block, half) order. Staging writes
+    (`smem_store`) and epilogue reads (`smem_load`) share it, so the registers
+    and TMA agree on the layout both ways."""
+    k = ops.k
+    ids = k.consumer_ids(op)
+    geom, esize = geometry(t), element_bytes(t.element_type)
+    rows, chunk_cols = geom.rows, nv.SWIZZLE_BYTES // esize
+    row_addr = ops.alu(  # this thread's first row, 128 bytes per row
+        "mad.lo.u32", k.row0(rows, op, ops), ops.imm(nv.SWIZZLE_BYTES, "b32"), base
+    )
+    g16 = ops.alu("shl.b32", ids.g, ops.imm(4, "b32"))
+    t_bytes = ops.alu("mul.lo.u32", ids.t, ops.imm(2 * esize, "b32"))
+    groups = [divmod(8 * j, chunk_cols) for j in range(geom.cols // 8)]
+    byte = ops.alu("add.u32", t_bytes, ops.imm([c * esize for _, c in groups], "b32"))
+    swizzled = ops.alu("and.b32", byte, ops.imm(-16, "b32"))
+    swizzled = ops.alu("xor.b32", swizzled, g16)
+    within = ops.alu("and.b32", byte, ops.imm(15, "b32"))
+    swizzled = ops.alu("add.u32", swizzled, within)
+    addr = ops.alu("add.u32", swizzled, row_addr)
+    half = geom.cols // 2
+    pairs = [
+        _Pair(
+            b * half + 4 * j + 2 * h,
+            j,
+            (chunk * rows + 64 * b + 8 * h) * nv.SWIZZLE_BYTES,
+        )
+        for j, (chunk, _) in enumerate(groups)
+        for b in range(geom.blocks)
+        for h in (0, 1)
+    ]
+    return addr, pairs
 
 
 @dataclass
@@ -183,9 +248,11 @@ class StoreGlobal(DistributePattern):
         t = op.value.type
         assert isinstance(t, TensorType)
         value = self.k.lowered(op.value, op)
-        if value.uniform or geometry(t).kind != FragmentKind.ACC:
+        if geometry(t).kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "stores of accumulator-layout tiles are supported")
         k, ops = self.k, Ops(self.k)
+        if value.uniform:  # a splat: every store reads its one register
+            value = Lowered(ops.reg(value))
         if op.target not in k.tensors:
             raise OpDiagnostic(
                 op, "stores from registers go to a global tensor parameter"
@@ -200,7 +267,7 @@ class StoreGlobal(DistributePattern):
             inside = ops.alu("setp.lt.u32", idx[dim], dims[dim])  # negative: outside
             ok = ops.alu("and.pred", ok, inside)
             offset = ops.alu("mad.wide.u32", idx[dim], strides[dim], offset)
-        row0 = ops.alu("add.s32", idx[rank - 2], k.row0(geom.rows, op))
+        row0 = ops.alu("add.s32", idx[rank - 2], k.row0(geom.rows, op, ops))
         store = _Store(
             value,
             geom,
@@ -217,12 +284,22 @@ class StoreGlobal(DistributePattern):
         )
         paths = op.store_paths or tuple(store_paths(t))
         odd = fits = None
+        if (
+            len(paths) > 1
+        ):  # wide stores need the column, every pitch and the base aligned
+            bits = store.col
+            for stride in strides:
+                bits = ops.alu("or.b32", bits, stride)
+            base = ops.alu("cvt.u32.u64", ptr)
+            shift = store.esize.bit_length() - 1
+            base = ops.alu("shr.u32", base, ops.imm(shift, "b32"))  # in elements
+            bits = ops.alu("or.b32", bits, base)
         if StorePath.PAIR in paths:
-            low = ops.alu("and.b32", store.col, ops.imm(1, "b32"))
+            low = ops.alu("and.b32", bits, ops.imm(1, "b32"))
             odd = ops.alu("setp.ne.u32", low, ops.imm(0, "b32"))
         if StorePath.VEC16 in paths:
             col, cols_dim = store.col, dims[rank - 1]
-            low = ops.alu("and.b32", col, ops.imm(7, "b32"))
+            low = ops.alu("and.b32", bits, ops.imm(7, "b32"))
             fits = ops.alu("setp.eq.u32", low, ops.imm(0, "b32"))
             fits = ops.alu("setp.ge.and.s32", col, ops.imm(0, "b32"), fits)
             last = ops.alu("sub.s32", cols_dim, ops.imm(geom.cols, "b32"))
@@ -291,63 +368,86 @@ def _store_vectors(ops: Ops, s: _Store) -> None:
         for q in range(quads)
         for k in range(4)
     ]
-    y = quad_transpose_bundle(s.value.value, elements, lane_bits, ops.add)
-    groups = [(r, q) for r in range(rows) for q in range(quads)]
-    ops.add(
-        ptx.StoreOp(
-            "global",
-            el,
-            y,
-            list(range(4 * len(groups))),
-            pred=inside,
-            offsets=[32 * s.esize * q for _, q in groups],
-            addr_elements=[r for r, _ in groups],
-            pred_elements=[r for r, _ in groups],
+    # one group at a time, its store right after its transpose: four registers
+    # live per store, not the whole tile's (a 256-column tile spilled)
+    for g, (r, q) in enumerate((r, q) for r in range(rows) for q in range(quads)):
+        y = quad_transpose_bundle(
+            s.value.value, elements[4 * g : 4 * g + 4], lane_bits, ops.add
         )
-    )
+        ops.add(
+            ptx.StoreOp(
+                "global",
+                el,
+                y,
+                [0, 1, 2, 3],
+                pred=inside,
+                offsets=[32 * s.esize * q],
+                addr_elements=[r],
+                pred_elements=[r],
+            )
+        )
+
+
+STORE_GROUPS = 4
+"""8-column groups of a row whose masked stores are made together (their
+addresses, 2 registers each, and predicates live at once)."""
 
 
 def _store_pairs(ops: Ops, s: _Store, paired: bool) -> None:
     """Any tile, any bounds: each lane stores its column pairs, masked per
     element (a pair half inside stores its first element alone), or, when not
     `paired` (an odd first column, whose pairs are not aligned for one store),
-    every element on its own."""
-    geom, esize = s.geom, s.esize
+    every element on its own. `STORE_GROUPS` groups of a row at a time, their
+    bounds, addresses and halves made right before their stores: what lives at
+    once is theirs, not the whole tile's or a row's (128x256 tiles spilled)."""
+    geom = s.geom
     groups = geom.cols // 8
     col0 = ops.alu("add.s32", s.col, s.ids.col0)
-    cols = ops.alu("add.s32", col0, ops.imm([8 * j for j in range(groups)], "b32"))
-    second = ops.alu("add.s32", cols, ops.imm(1, "b32"))
-    first_in = ops.alu("setp.lt.u32", cols, s.dims[-1])
-    second_in = ops.alu("setp.lt.u32", second, s.dims[-1])
     inside, addr = _rows(ops, s)
-    rows = len(s.row_offsets)
-    # element e = r * groups + j: row r = 2 b + h, 8-column group j
-    by_group = tuple(j for _ in range(rows) for j in range(groups))
-    by_row = tuple(r for r in range(rows) for _ in range(groups))
-    el = ops.alu("cvt.s64.s32", Lowered(cols, by_group))  # -1 when col is odd
-    el = ops.alu("add.s64", el, Lowered(addr, by_row))
+    packed = (
+        ops.materialize(s.value, bundle("b32", geom.count // 2)) if s.wide16 else None
+    )
+    for r in range(len(s.row_offsets)):  # row r = 2 b + h
+        for j0 in range(0, groups, STORE_GROUPS):
+            js = range(j0, min(groups, j0 + STORE_GROUPS))
+            _store_pair_groups(ops, s, paired, packed, inside, addr, col0, r, js)
+
+
+def _store_pair_groups(
+    ops: Ops,
+    s: _Store,
+    paired: bool,
+    packed: SSAValue | None,
+    inside: SSAValue,
+    addr: SSAValue,
+    col0: SSAValue,
+    r: int,
+    js: range,
+) -> None:
+    """The stores of row `r`'s 8-column groups `js` (see `_store_pairs`)."""
+    esize, n = s.esize, len(js)
+    firsts = [(r // 2) * (s.geom.cols // 2) + 4 * j + 2 * (r % 2) for j in js]
+    cols = ops.alu("add.s32", col0, ops.imm([8 * j for j in js], "b32"))
+    second = ops.alu("add.s32", cols, ops.imm(1, "b32"))
+    row = (r,) * n
+    p0 = ops.alu("setp.lt.u32", cols, s.dims[-1])
+    p0 = ops.alu("and.pred", p0, Lowered(inside, row))
+    p1 = ops.alu("setp.lt.u32", second, s.dims[-1])
+    p1 = ops.alu("and.pred", p1, Lowered(inside, row))
+    el = ops.alu("cvt.s64.s32", cols)  # -1 when col is odd
+    el = ops.alu("add.s64", el, Lowered(addr, row))
     el = ops.alu("mad.lo.u64", el, ops.imm(esize, "b64"), s.ptr)
-    p0 = ops.alu("and.pred", Lowered(first_in, by_group), Lowered(inside, by_row))
-    p1 = ops.alu("and.pred", Lowered(second_in, by_group), Lowered(inside, by_row))
-    half = geom.cols // 2
-    firsts = [  # first accumulator element of each pair
-        (r // 2) * half + 4 * j + 2 * (r % 2)
-        for r in range(rows)
-        for j in range(groups)
-    ]
-    if s.wide16:
-        rt = bundle("b32", geom.count // 2)
-        packed = ops.materialize(s.value, rt)
-        halves = ops.add(ptx.UnpackOp(packed)).results[0]
+    if packed is not None:
         wide_value, wide = packed, [[i // 2] for i in firsts]
-        single_value, single_firsts = halves, [[i] for i in firsts]
-        single_seconds = [[i + 1] for i in firsts]
+        pairs = ops.alu("mov.b32", Lowered(packed, tuple(i // 2 for i in firsts)))
+        single_value = ops.add(ptx.UnpackOp(pairs)).results[0]
+        single_firsts = [[2 * j] for j in range(n)]
+        single_seconds = [[2 * j + 1] for j in range(n)]
     else:
         wide_value = single_value = s.value.value
         wide = [[s.value.element(i), s.value.element(i + 1)] for i in firsts]
         single_firsts = [[s.value.element(i)] for i in firsts]
         single_seconds = [[s.value.element(i + 1)] for i in firsts]
-    every = list(range(rows * groups))
     if paired:  # p1: both inside (p1 implies p0), p0: the first alone
         p0 = ops.alu("xor.pred", p0, p1)
         stores = [(wide_value, wide, p1, 0), (single_value, single_firsts, p0, 0)]
@@ -362,11 +462,11 @@ def _store_pairs(ops: Ops, s: _Store, paired: bool) -> None:
                 "global",
                 el,
                 value,
-                [x for e in every for x in elements[e]],
+                [x for e in elements for x in e],
                 offset,
                 pred=pred,
-                offsets=[0] * len(every),
-                addr_elements=every,
+                offsets=[0] * n,
+                addr_elements=list(range(n)),
             )
         )
 

@@ -15,6 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+)
+
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import ptx, tile
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind
 from tawa_xdsl.lowering.distribute.context import (
@@ -25,12 +31,6 @@ from tawa_xdsl.lowering.distribute.context import (
     geometry,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
-from xdsl.ir import SSAValue
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-)
-
-from tawa_xdsl.diagnostics import OpDiagnostic
 
 COMBINE = {
     tile.ReduceKind.MAX: "max.NaN.f32",

@@ -17,6 +17,12 @@ from __future__ import annotations
 
 import math
 
+from xdsl.dialects.builtin import BFloat16Type, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+)
+
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.lowering.distribute.context import (
@@ -27,11 +33,6 @@ from tawa_xdsl.lowering.distribute.context import (
     register_type,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
-from xdsl.dialects.builtin import BFloat16Type, TensorType
-from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-)
 
 ROW_BYTES = nv.SWIZZLE_BYTES
 K_MAJOR_DESC = (1 << 62) | (64 << 32) | (1 << 16)

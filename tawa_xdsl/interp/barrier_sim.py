@@ -29,6 +29,12 @@ makes Hopper kernels hang or race, the way the hardware behaves:
 - registers: each warpgroup starts with the launch's per-thread cap;
   `setmaxnreg.dec` gives registers to the block's pool and `setmaxnreg.inc` waits
   until the pool can serve it, so budgets beyond the block's registers hang;
+- register reads of shared tiles (`smem_load`: a bias, a residual): reading a
+  slot while a TMA copy into it is in flight is a race (the read came before
+  the slot's full barrier was waited on, or after the slot was released). An
+  `mbarrier_arrive` that completes a phase lets the scheduler pick who runs
+  next, so a producer waiting for that slot may refill it before the releasing
+  actor's next op, as on the GPU;
 - TMA stores: a staging tile written with `smem_store` must be fenced
   (`fence_proxy_async`) before a TMA store reads it, and must not be written
   again until a `tma_store_wait` has seen the store read it out; the engine
@@ -493,13 +499,16 @@ class HopperFunctions(InterpreterFunctions):
             n = 1
         else:
             n = THREADS_PER_WARPGROUP if op.scope.data == nv.ArriveScope.THREAD else 1
-        self._usable(op, self._barrier(op, bars, i))
+        bar = self._usable(op, self._barrier(op, bars, i))
+        phase = bar.completed
         if op.cluster_size == 1:
             self._arrive(bars[i], n, f"{op.name} {_bar(op, bars, i)}")
-            return ()
-        for rank in range(len(self.blocks)):
-            peer = self._peer_barriers(op, op.barriers, rank)
-            self._arrive(peer[i], n, f"{op.name} %{peer[i].name}")
+        else:
+            for rank in range(len(self.blocks)):
+                peer = self._peer_barriers(op, op.barriers, rank)
+                self._arrive(peer[i], n, f"{op.name} %{peer[i].name}")
+        if bar.completed != phase:  # a slot went back: its waiter may run at once
+            self.scheduler.sync(lambda: True, lambda: "nothing")
         return ()
 
     @impl(nv.MBarrierArriveExpectTxOp)
@@ -844,7 +853,17 @@ class HopperFunctions(InterpreterFunctions):
     def run_smem_load(
         self, interpreter: Interpreter, op: nv.SmemLoadOp, args: PythonValues
     ):
-        return (np.array(args[0].tile()),)
+        view = args[0]
+        if any(t.ring is view.ring and t.slot == view.slot for t in self.transfers):
+            raise Hazard(
+                format_at(
+                    op,
+                    f"{self._thread()} reads slot {view.slot} of %{view.ring.name} "
+                    "while a TMA copy into it is in flight (read before its full "
+                    "barrier's wait, or after the slot was released?)",
+                )
+            )
+        return (np.array(view.tile()),)
 
     @impl(nv.SmemExtractOp)
     def run_smem_extract(

@@ -110,6 +110,13 @@ class GlobalMemory:
         bases = np.array([a.base for a in self.allocations], dtype=np.uint64)
         ends = np.array([a.end for a in self.allocations], dtype=np.uint64)
         addrs = addrs.astype(np.uint64)
+        misaligned = addrs % np.uint64(width) != 0
+        if np.any(misaligned):
+            bad = int(np.flatnonzero(misaligned)[0])
+            raise AccessFault(
+                f"{what} at address {int(addrs[bad]):#x} is not aligned to its "
+                f"{width} bytes (the GPU faults: misaligned address)"
+            )
         index = np.searchsorted(bases, addrs, side="right").astype(np.int64) - 1
         ok = index >= 0
         safe = np.maximum(index, 0)

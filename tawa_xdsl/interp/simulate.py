@@ -15,6 +15,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import PARAMS_ATTR
 from tawa_xdsl.interp.aref_sim import run_aref_level
 from tawa_xdsl.interp.barrier_sim import run_lowered
@@ -25,7 +26,6 @@ from tawa_xdsl.kernel import (
     find_kernel,
     normalize_grid,
 )
-from tawa_xdsl.lowering.aref_to_nvgpu import LAUNCH_ATTR
 
 
 def simulate(

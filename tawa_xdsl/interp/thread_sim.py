@@ -13,7 +13,9 @@ whole arrays.
 Control flow runs under an active-lane mask: `ptx.if` on a per-lane predicate
 runs each side for its lanes (a side no lane takes is skipped, as the GPU
 branches over it), `ptx.for` runs while any active lane's counter is below its
-bound, and results merge lane by lane. Effects (memory, barriers, copies) happen
+bound, `ptx.while` runs its `before` region for the lanes still looping and its
+`after` region for those whose condition holds, and results merge lane by lane
+(a while loop's as each lane leaves). Effects (memory, barriers, copies) happen
 for the active lanes whose guard predicate holds. A result of a guarded
 instruction is undefined where its guard is false; reading such an element in a
 lane that executes the reader is a hazard.
@@ -93,11 +95,13 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.utils.scoped_dict import ScopedDict
 
+from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import map_values
-from tawa_xdsl.dialects.roles import REGISTERS_PER_SM
+from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, entry_register_cap
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.barrier_sim import Hazard, MBarrier, PredictedHang
 from tawa_xdsl.interp.ptx_alu import ALU, BYTES, CLUSTER_WINDOW, DTYPES, f32_bits
@@ -143,7 +147,6 @@ from tawa_xdsl.interp.thread_state import (
 )
 from tawa_xdsl.interp.tile import read_box, write_box
 from tawa_xdsl.kernel import KernelArgumentError, clusters
-from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR, entry_register_cap
 
 TMA_ENGINE = "tma"
 WGMMA_DTYPES = {"bf16": bfloat16, "f16": np.dtype(np.float16)}
@@ -456,7 +459,7 @@ class ThreadFunctions(InterpreterFunctions):
 
     def wrote(self, op: Operation, results: PythonValues) -> None:
         """After `op` ran: its results sit in their registers where it wrote."""
-        if self.actor.regfile is None or isinstance(op, ptx.ForOp | ptx.IfOp):
+        if self.actor.regfile is None or isinstance(op, ptx.STRUCTURED):
             return
         mask = self.actor.mask[:, None]
         for value, python in zip(op.results, results, strict=True):
@@ -1369,11 +1372,48 @@ class ThreadFunctions(InterpreterFunctions):
             self._edge(op, res, arg, active)
         return tuple(carried)
 
+    @impl_terminator(ptx.ConditionOp)
+    def run_condition(
+        self, interpreter: Interpreter, op: ptx.ConditionOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        cond = self._per_lane(self._read(op, 0, args[0]))[:, 0]
+        return ReturnedValues((cond, *args[1:])), ()
+
+    @impl(ptx.WhileOp)
+    def run_while(self, interpreter: Interpreter, op: ptx.WhileOp, args: PythonValues):
+        active = self.actor.mask
+        before, after = op.before.block, op.after.block
+        forwards, yielded = before.last_op.operands[1:], after.last_op.operands
+        for arg, init in zip(before.args, op.inits, strict=True):
+            self._edge(op, arg, init, active)
+        go, carried, results = active, args, None
+        while True:
+            cond, *forwarded = self._under(interpreter, go, op.before, carried, "while")
+            stay, leave = go & cond, go & ~cond
+            for res, value in zip(op.res, forwards, strict=True):
+                self._edge(op, res, value, leave)
+            results = (
+                forwarded
+                if results is None
+                else [
+                    merge(leave, f, r) for f, r in zip(forwarded, results, strict=True)
+                ]
+            )
+            if not stay.any():
+                return tuple(results)
+            for arg, value in zip(after.args, forwards, strict=True):
+                self._edge(op, arg, value, stay)
+            carried = self._under(interpreter, stay, op.after, forwarded, "while")
+            for arg, value in zip(before.args, yielded, strict=True):
+                self._edge(op, arg, value, stay)
+            go = stay
+
     @impl(ptx.LabelOp)
     def run_label(self, interpreter: Interpreter, op: ptx.LabelOp, args: PythonValues):
         raise OpDiagnostic(
             op,
-            "the thread simulator runs structured control flow (ptx.for / ptx.if); "
+            "the thread simulator runs structured control flow (ptx.for / ptx.if / "
+            "ptx.while); "
             "simulate before ptx-lower-control-flow",
         )
 
@@ -1428,13 +1468,15 @@ class ThreadFunctions(InterpreterFunctions):
 
 
 ROW_ALIGN = 16
-"""Bytes every stride of a tensor argument is a multiple of: TMA requires it,
-and so the runtime refuses other arrays (`runtime/kernel.py`, `TMA_ALIGN`)."""
+"""Bytes every stride of a tensor-map argument is a multiple of: TMA requires
+it, and so the runtime refuses other arrays there (`runtime/kernel.py`,
+`TMA_ALIGN`); a pointer argument takes any pitch."""
 
 
 def _check_row_alignment(kernel: func.FuncOp, index: int, array: np.ndarray) -> None:
-    """The launch the runtime would refuse: a stride not a multiple of 16 bytes
-    (the kernel's vector stores rely on it as TMA does)."""
+    """The launch the runtime would refuse: a tensor map's stride not a multiple
+    of 16 bytes. (Register stores check their own alignment at run time, and
+    the simulated memory faults on a misaligned access.)"""
     for axis, stride in enumerate(array.strides[:-1]):
         if stride % ROW_ALIGN:
             raise KernelArgumentError(
@@ -1459,7 +1501,7 @@ def launch_parameters(
     for entry in abi.data:
         kind, index, *axis = entry.data.split(":")
         arg = args[int(index)]
-        if kind in ("map", "global"):
+        if kind == "map":
             _check_row_alignment(kernel, int(index), arg)
         if kind == "map":
             values.append(arg)

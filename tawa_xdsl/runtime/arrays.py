@@ -6,7 +6,9 @@
 - Host arrays (numpy, and DLPack arrays on the CPU such as CPU torch tensors) are
   copied into a device temporary that lives through the launch and, if the kernel
   stores into them, copied back into the caller's memory afterwards, through a
-  view that shares it (so a non-contiguous output is written too).
+  view that shares it (so a non-contiguous output is written too). The
+  temporary's rows are padded to a multiple of `TMA_ALIGN` bytes (`row_strides`),
+  so TMA can describe a host array of any extents.
 
 Each becomes a `DeviceArray`: an `ArrayView` (dtype, shape, element strides as
 the kernel reads them) and a pointer, which the shared argument checks of
@@ -20,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dlpack import (
     GPU_DEVICES,
     ArrayError,
@@ -41,6 +44,19 @@ def compact_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(
         int(np.prod(shape[k + 1 :], dtype=np.int64)) for k in range(len(shape))
     )
+
+
+def row_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """Row-major element strides of a host array's device temporary: compact,
+    except that each row (the last dimension) starts `TMA_ALIGN` bytes after a
+    multiple of them, which TMA needs of every pitch."""
+    if len(shape) < 2:
+        return compact_strides(shape)
+    per_row = TMA_ALIGN // itemsize if TMA_ALIGN % itemsize == 0 else 1
+    strides = [1, -(-shape[-1] // per_row) * per_row]
+    for extent in reversed(shape[1:-1]):
+        strides.append(strides[-1] * extent)
+    return tuple(reversed(strides))
 
 
 @dataclass
@@ -68,16 +84,18 @@ class DeviceArray:
         return self.view.strides
 
     def stage(self) -> None:
-        """Copy a host array into a new device temporary (contiguous)."""
+        """Copy a host array into a new device temporary (laid out with the
+        view's strides)."""
         if self.host is None or self.owned:
             return
         cu, _ = context()
-        contiguous = np.ascontiguousarray(self.host)
+        padded, inside = self._padded()
+        inside[...] = self.host
         self.owned = self.ptr = int(
-            check(cu.cuMemAlloc(max(1, contiguous.nbytes)), "cuMemAlloc")
+            check(cu.cuMemAlloc(max(1, padded.nbytes)), "cuMemAlloc")
         )
         check(
-            cu.cuMemcpyHtoD(self.ptr, contiguous.ctypes.data, contiguous.nbytes),
+            cu.cuMemcpyHtoD(self.ptr, padded.ctypes.data, padded.nbytes),
             "cuMemcpyHtoD",
         )
 
@@ -86,12 +104,25 @@ class DeviceArray:
         launch has finished); `np.copyto` goes through the caller's strides."""
         assert self.host is not None and self.owned
         cu, _ = context()
-        result = np.empty(self.host.shape, self.host.dtype)
+        padded, inside = self._padded()
         check(
-            cu.cuMemcpyDtoH(result.ctypes.data, self.ptr, result.nbytes),
+            cu.cuMemcpyDtoH(padded.ctypes.data, self.ptr, padded.nbytes),
             "cuMemcpyDtoH",
         )
-        np.copyto(self.host, result)
+        np.copyto(self.host, inside)
+
+    def _padded(self) -> tuple[np.ndarray, np.ndarray]:
+        """A host buffer as large as the temporary, and the host array's view
+        of it through the temporary's strides."""
+        assert self.host is not None
+        shape, strides = self.host.shape, self.view.strides
+        span = 1 + sum((d - 1) * s for d, s in zip(shape, strides, strict=True))
+        padded = np.zeros(span if all(shape) else 1, self.host.dtype)
+        itemsize = padded.itemsize
+        inside = np.lib.stride_tricks.as_strided(
+            padded, shape, tuple(s * itemsize for s in strides)
+        )
+        return padded, inside
 
     def free(self) -> None:
         if self.owned:
@@ -114,7 +145,7 @@ def device_array(value: Any, stream: int) -> tuple[DeviceArray, ArrayView]:
         view = ArrayView(
             type_name(host.dtype),
             tuple(host.shape),
-            compact_strides(tuple(host.shape)),  # the temporary's layout
+            row_strides(tuple(host.shape), host.dtype.itemsize),  # the temporary's
             bool(host.flags.writeable),
         )
         return DeviceArray(view, host=host), view

@@ -15,6 +15,7 @@ kernel's name.
 from __future__ import annotations
 
 import ctypes
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,10 +26,12 @@ from xdsl.dialects.builtin import (
     Float32Type,
     IntegerAttr,
     ModuleOp,
+    StringAttr,
 )
 
+from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, TMA_ALIGN
 from tawa_xdsl.dialects.tile import DescType, element_bytes
 from tawa_xdsl.grid import GRID_ATTR, Rule, decode_rules, infer_grid
 from tawa_xdsl.kernel import (
@@ -39,8 +42,7 @@ from tawa_xdsl.kernel import (
     normalize_grid,
     params,
 )
-from tawa_xdsl.lowering.aref_to_nvgpu import ABI_ATTR, LAUNCH_ATTR
-from tawa_xdsl.lowering.ptx_emitter import emit_module
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
@@ -69,7 +71,7 @@ def from_lowered(
         )
     return Kernel(
         kernel_name,
-        emit_module([lowered_kernel]),
+        kernel_ptx(lowered_kernel),
         lowered_kernel,
         allow_spills=allow_spills,
         options=dict(options or {}),
@@ -102,11 +104,20 @@ def check_device_array(kernel_name: str, p: Param, array: DeviceArray) -> None:
             )
 
 
+def tensor_map_params(lowered: func.FuncOp) -> frozenset[int]:
+    """The tile-level parameters a lowered kernel takes as TMA tensor maps (its
+    ABI's "map:i" entries); the others it reads or writes through pointers."""
+    abi = lowered.attributes[ABI_ATTR]
+    assert isinstance(abi, ArrayAttr)
+    entries = [e.data.split(":") for e in abi.data if isinstance(e, StringAttr)]
+    return frozenset(int(e[1]) for e in entries if e[0] == "map")
+
+
 def tma_problem(p: Param, array: DeviceArray) -> str | None:
     """Why TMA cannot describe `array` (after `check_device_array`), or None:
     its base address and row pitches must be multiples of `TMA_ALIGN` bytes.
-    Host arrays are copied into aligned temporaries whose pitches are their
-    rows' sizes. The dispatcher keys specializations on this fact."""
+    Host arrays are copied into temporaries whose rows are padded to that
+    (`arrays.row_strides`). The dispatcher keys specializations on this fact."""
     desc = p.type
     assert isinstance(desc, DescType)
     if array.host is None and array.ptr % TMA_ALIGN:
@@ -126,11 +137,11 @@ class Kernel:
     name: str
     ptx: str
     lowered: func.FuncOp
-    _function: Any = None
-    jit_log: str = ""
-    num_regs: int = 0
     allow_spills: bool = False
     options: dict[str, Any] = field(default_factory=dict)
+    _function: Any = field(default=None, init=False)
+    jit_log: str = field(default="", init=False)
+    num_regs: int = field(default=0, init=False)
     params: list[Param] = field(init=False)
     grid_rules: list[Rule] | None = field(init=False)
     persistent_rules: list[Rule] | None = field(init=False)
@@ -192,14 +203,21 @@ class Kernel:
     # ----------------------------------------------------------- arguments
 
     def _check_device_array(self, p: Param, array: DeviceArray) -> None:
-        """What TMA and the register stores need beyond the shared checks."""
+        """What TMA and the register stores need beyond the shared checks: only
+        a parameter passed as a tensor map needs what TMA can describe (an
+        output the kernel stores from registers takes any row pitch)."""
         check_device_array(self.name, p, array)
-        problem = tma_problem(p, array)
+        problem = p.name in self.tensor_maps and tma_problem(p, array)
         if problem:
             raise KernelArgumentError(
                 f"{self.name}: argument '{p.name}' {problem}; TMA needs a multiple "
                 f"of {TMA_ALIGN} (pad the rows)"
             )
+
+    @functools.cached_property
+    def tensor_maps(self) -> frozenset[str]:
+        """The names of the parameters the kernel takes as TMA tensor maps."""
+        return frozenset(self.params[i].name for i in tensor_map_params(self.lowered))
 
     def _tensor_map(self, array: DeviceArray, t: nv.TensorMapType, name: str) -> Any:
         cu, _ = context()

@@ -17,6 +17,7 @@ import tawa_xdsl
 from tawa_xdsl import dispatch
 from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.dispatch import Dispatcher
+from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import KernelArgumentError
 from tawa_xdsl.kernel_cache import CACHE_ENV
 
@@ -152,11 +153,79 @@ def test_array_helpers_keep_what_lies_between_rows(torch) -> None:
     assert (read(array).astype(np.float32) == view.float().cpu().numpy()).all()
 
 
-@pytest.mark.parametrize("on_host", [False, True], ids=["device", "host"])
-def test_n_777_is_refused_until_the_non_tma_path_exists(torch, on_host) -> None:
-    """Issue 16: a row pitch that is not a multiple of 16 bytes; cuBLAS runs it."""
-    a, b, c, _ = gemm_inputs(torch, 256, 777, 256)
-    if on_host:
-        a, b, c = (x.cpu() for x in (a, b, c))
+@pytest.mark.parametrize("shape", [(256, 777, 256), (128, 777, 8192)], ids=str)
+def test_n_777_on_the_device_stores_from_registers(torch, shape) -> None:
+    """Issue 16: an output row pitch that is not a multiple of 16 bytes (cuBLAS
+    runs it) is stored from registers; an input's is still refused by name."""
+    a, b, c, ref = gemm_inputs(torch, *shape)
+    kernel = tawa_xdsl.compile(GEMM, "gemm_nt")
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    assert kernel.options["tma_store"] is False
+    assert rel_err(c, ref) < 1e-2
+    a_odd, b_odd, c_ok, _ = gemm_inputs(torch, shape[0], 256, 777)
     with pytest.raises(KernelArgumentError, match="not built yet"):
-        tawa_xdsl.compile(GEMM, "gemm_nt")(a, b, c)
+        kernel(a_odd, b_odd, c_ok)
+
+
+def test_n_777_on_the_host_runs_through_padded_temporaries(torch) -> None:
+    """Host arrays are staged with rows padded to 16 bytes, so any extents run
+    (the output is written back without the padding)."""
+    a, b, c, ref = gemm_inputs(torch, 256, 777, 330)
+    a, b, c = (x.cpu() for x in (a, b, c))
+    tawa_xdsl.compile(GEMM, "gemm_nt")(a, b, c)
+    assert rel_err(c.cuda(), ref) < 1e-2
+
+
+@pytest.mark.parametrize("shape", [(128, 128, 8192), (200, 136, 4096)], ids=str)
+def test_a_split_call_launches_the_pair(torch, shape) -> None:
+    """Where the rules split K, a call runs the partials kernel and then the
+    reduce kernel through the dispatcher's workspace; bound launches do the
+    same, host arrays are staged for each kernel and copied back, and a call
+    with grid= runs the kernel unsplit. Outputs poisoned each time."""
+    m, n, k = shape
+    a, b, c, ref = gemm_inputs(torch, m, n, k)
+    kernel = tawa_xdsl.compile(GEMM, "gemm_nt")
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    assert kernel.current.reduce is not None, kernel.explain()
+    assert rel_err(c, ref) < 1e-2
+    c.fill_(float("nan"))
+    launch = kernel.bind(a, b, c)
+    launch()
+    launch()
+    torch.cuda.synchronize()
+    assert rel_err(c, ref) < 1e-2
+
+    def host(t):
+        return t.cpu().view(torch.int16).numpy().view(bfloat16)
+
+    out = np.full((m, n), np.nan, bfloat16)
+    kernel(host(a), host(b), out)
+    assert rel_err(torch.from_numpy(out.astype(np.float64)).cuda(), ref) < 1e-2
+    c.fill_(float("nan"))
+    unsplit = kernel.for_shape(split=False, M=m, N=n, K=k).options
+    bm, bn = unsplit["block_m"] or 128, unsplit["block_n"] or 128  # 0: as written
+    kernel(a, b, c, grid=(-(-m // bm), -(-n // bn)))
+    torch.cuda.synchronize()
+    assert kernel.current.reduce is None
+    assert rel_err(c, ref) < 1e-2
+
+
+def test_a_split_epilogue_reads_its_residual_after_the_sum(torch) -> None:
+    """gemm_residual_gelu at one row of tiles and a long K splits; the reduce
+    kernel runs the whole epilogue (scale, bias, GELU, residual) on the sum."""
+    m, n, k = 128, 256, 8192
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    a = torch.randn(m, k, device="cuda", generator=gen).bfloat16()
+    b = torch.randn(n, k, device="cuda", generator=gen).bfloat16()
+    bias = torch.randn(n, device="cuda", generator=gen).bfloat16()
+    r = (8 * torch.randn(m, n, device="cuda", generator=gen)).bfloat16()
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel = tawa_xdsl.compile(EXAMPLES / "gemm_epilogue.mlir", "gemm_residual_gelu")
+    kernel(a, b, bias, r, c, 0.5)
+    torch.cuda.synchronize()
+    assert kernel.current.reduce is not None, kernel.explain()
+    x = 0.5 * (a.double() @ b.double().t()) + bias.double()
+    gelu = 0.5 * x * (1 + torch.tanh(0.7978845608 * (x + 0.044715 * x**3)))
+    assert rel_err(c, gelu + r.double()) < 1e-2

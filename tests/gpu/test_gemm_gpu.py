@@ -173,6 +173,41 @@ def test_fused_epilogue(torch, kernel, size, config) -> None:
     assert rel_err(c, ref) < 1e-2
 
 
+@pytest.mark.parametrize(
+    "config", [None, (2, 1, 1), (3, 2, 2)], ids=lambda c: config_id(c) if c else "tuned"
+)
+@pytest.mark.parametrize(
+    "size", [(1000, 1000, 1000), (264, 136, 2056), (4096, 3000, 1024)], ids=str
+)
+def test_residual_epilogue(torch, size, config) -> None:
+    """C = gelu(alpha A @ B^T + bias) + R: the residual tile goes through the
+    producer's ring and is read from shared memory into the accumulator
+    layout; edge tiles read zeros outside R."""
+    m, n, k = size
+    gen = torch.Generator(device="cuda").manual_seed(m + n + k)
+    a = torch.randn(m, k, device="cuda", generator=gen).bfloat16()
+    b = torch.randn(n, k, device="cuda", generator=gen).bfloat16()
+    bias = torch.randn(n, device="cuda", generator=gen).bfloat16()
+    r = (8 * torch.randn(m, n, device="cuda", generator=gen)).bfloat16()
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    options = {}
+    if config is not None:
+        stages, mma, consumers = config
+        options = dict(
+            num_stages=stages, mma_depth=mma, num_consumers=consumers, tuned=False
+        )
+    compiled = tawa_xdsl.compile(
+        EXAMPLES / "gemm_epilogue.mlir", "gemm_residual_gelu", **options
+    )
+    compiled(a, b, bias, r, c, 0.5)
+    torch.cuda.synchronize()
+    x = 0.5 * (a.double() @ b.double().t()) + bias.double()
+    gelu = 0.5 * x * (1 + torch.tanh(0.7978845608 * (x + 0.044715 * x**3)))
+    ref = gelu + r.double()
+    assert rel_err(c, ref) < 1e-2
+    assert rel_err(c - gelu, r.double()) < 5e-2  # the residual is really added
+
+
 def test_setmaxnreg_is_honoured(torch) -> None:
     """With two consumer warpgroups the kernel starts capped at 168 registers and
     the JIT keeps setmaxnreg (no C75xx remark, e.g. C7508 'setmaxnreg ignored')."""

@@ -1,9 +1,9 @@
-"""split-k and stream-k partials kernels on the H100, compiled with the default
+"""split-k and stream-k kernel pairs on the H100, compiled with the default
 options, against float64: every slice (split-K) or the sum of the slots
 (stream-K, one program per SM) of the f32 workspace, the workspace poisoned
-first. The reduce kernels cannot print yet (the PTX printer reads only vector
-tiles from shared memory: 2-D epilogue operands, issue 16 item 5), so the whole
-pair runs as an expected failure until they do."""
+first; and the whole pair, whose reduce kernel reads the f32 partial tiles
+through shared memory into registers in the accumulator layout, the output
+poisoned too."""
 
 from __future__ import annotations
 
@@ -24,13 +24,20 @@ def _pair_source(mode: str) -> str:
     return str(tawa_xdsl.apply(tawa_xdsl.parse(GEMM), mode))
 
 
+def _stream_k_slots(kernel, m: int, n: int, k: int, programs: int) -> int:
+    """The workspace slots a stream-K launch of this shape needs, counted in
+    the kernel's tiles."""
+    bm, bn = kernel.options["block_m"] or 128, kernel.options["block_n"] or 128
+    return stream_k_slots(-(-m // bm) * -(-n // bn), -(-k // 64), programs)
+
+
 def _inputs(torch, m: int, n: int, k: int):
     a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
     b = torch.randn(n, k, device="cuda").to(torch.bfloat16)
     return a, b
 
 
-@pytest.mark.parametrize("shape", [(128, 128, 8192), (1000, 700, 330)])
+@pytest.mark.parametrize("shape", [(128, 128, 8192), (1000, 696, 328)])
 def test_split_k_partials(torch, shape) -> None:
     m, n, k = shape
     splits = max(2, split_count(m, n, k, 128, 256, 64))
@@ -56,9 +63,7 @@ def test_split_k_partials(torch, shape) -> None:
 def test_stream_k_partials(torch, shape, programs) -> None:
     m, n, k = shape
     kernel = tawa_xdsl.compile(_pair_source("stream-k"), "gemm_nt_stream_k")
-    bm, bn = kernel.options["block_m"] or 128, kernel.options["block_n"] or 128
-    tiles = -(-m // bm) * -(-n // bn)
-    slots = stream_k_slots(tiles, -(-k // 64), programs)
+    slots = _stream_k_slots(kernel, m, n, k, programs)
     a, b = _inputs(torch, m, n, k)
     ws = torch.full((slots, m, n), float("nan"), device="cuda")
     kernel(a, b, ws, grid=(programs,))
@@ -67,13 +72,10 @@ def test_stream_k_partials(torch, shape, programs) -> None:
     assert rel_err(ws.sum(0), a.double() @ b.double().t()) < 1e-4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the reduce kernel reads 2-D tiles from shared memory into registers, "
-    "which the PTX printer does not yet (issue 16 item 5)",
-)
-def test_split_k_pair(torch) -> None:
-    m, n, k, splits = 128, 128, 8192, 32
+@pytest.mark.parametrize("shape", [(128, 128, 8192), (1000, 700, 4096)])
+def test_split_k_pair(torch, shape) -> None:
+    m, n, k = shape
+    splits = max(2, split_count(m, n, k, 128, 256, 64))
     source = _pair_source(f"split-k{{splits={splits}}}")
     partials = tawa_xdsl.compile(source, "gemm_nt_split_k")
     reduce = tawa_xdsl.compile(source, "gemm_nt_split_k_reduce")
@@ -81,6 +83,22 @@ def test_split_k_pair(torch) -> None:
     ws = torch.full((splits, m, n), float("nan"), device="cuda")
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
     partials(a, b, ws)
+    reduce(ws, c)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ b.double().t()) < 1e-2
+
+
+@pytest.mark.parametrize("programs", [7, 132])
+def test_stream_k_pair(torch, programs) -> None:
+    m, n, k = 1000, 700, 4096
+    source = _pair_source("stream-k")
+    partials = tawa_xdsl.compile(source, "gemm_nt_stream_k")
+    reduce = tawa_xdsl.compile(source, "gemm_nt_stream_k_reduce")
+    slots = _stream_k_slots(partials, m, n, k, programs)
+    a, b = _inputs(torch, m, n, k)
+    ws = torch.full((slots, m, n), float("nan"), device="cuda")
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    partials(a, b, ws, grid=(programs,))
     reduce(ws, c)
     torch.cuda.synchronize()
     assert rel_err(c, a.double() @ b.double().t()) < 1e-2

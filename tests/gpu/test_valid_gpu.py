@@ -2,7 +2,9 @@
 default options and run on the H100 against float64 references: an i32 key-block
 counter on 64-row attention tiles (one consumer warpgroup), two K loops into
 separate accumulators, scf.while and scf.if in the epilogue, and a grid that
-follows from a scalar (rows per program), persistent by default."""
+follows from a scalar (rows per program), persistent by default. Extents are not
+multiples of the tiles; device rows keep the 16-byte pitches TMA needs (other
+pitches are refused until the non-TMA path exists, issue 16 item 4)."""
 
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ def test_attention_with_an_i32_counter(torch, seq) -> None:
     assert rel_err(o, s.softmax(-1) @ v.double()) < 1e-2
 
 
-@pytest.mark.parametrize("size", [(1000, 700, 330, 130), (4096, 4096, 1024, 1024)])
+@pytest.mark.parametrize("size", [(1000, 696, 328, 136), (4096, 4096, 1024, 1024)])
 def test_two_k_loops_into_separate_accumulators(torch, size) -> None:
     m, n, k1, k2 = size
     a1, b1, a2, b2 = (
@@ -54,8 +56,8 @@ def test_two_k_loops_into_separate_accumulators(torch, size) -> None:
 
 @pytest.mark.parametrize(("halvings", "negate"), [(0, 0), (3, 1)])
 def test_while_and_if_in_the_epilogue(torch, halvings, negate) -> None:
-    a, b = randn(torch, 1000, 330), randn(torch, 700, 330)
-    c = torch.full((1000, 700), float("nan"), device="cuda", dtype=torch.bfloat16)
+    a, b = randn(torch, 1000, 328), randn(torch, 696, 328)
+    c = torch.full((1000, 696), float("nan"), device="cuda", dtype=torch.bfloat16)
     kernel = tawa_xdsl.compile(KERNELS / "gemm_while.mlir", "gemm_while")
     kernel(a, b, c, halvings, negate)
     torch.cuda.synchronize()
@@ -67,8 +69,8 @@ def test_while_and_if_in_the_epilogue(torch, halvings, negate) -> None:
 def test_grid_from_a_scalar(torch, rows) -> None:
     """Each program computes `rows` rows; the launch (persistent by default)
     reads the tile count off the scalar."""
-    a, b = randn(torch, 1000, 330), randn(torch, 700, 330)
-    c = torch.full((1000, 700), float("nan"), device="cuda", dtype=torch.bfloat16)
+    a, b = randn(torch, 1000, 328), randn(torch, 696, 328)
+    c = torch.full((1000, 696), float("nan"), device="cuda", dtype=torch.bfloat16)
     kernel = tawa_xdsl.compile(KERNELS / "gemm_rows.mlir", "gemm_rows")
     assert kernel.options["persistent"]
     kernel(a, b, c, rows)

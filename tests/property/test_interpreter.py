@@ -3,6 +3,8 @@ bundled kernels, for random inputs and problem sizes that are not tile multiples
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -73,43 +75,76 @@ def test_gemm_matches_numpy(gemm_module, m, n, k, layout, dtype, seed) -> None:
     assert rel_err(c, ref) < 1e-2
 
 
-def run_epilogue(module, kernel: str, m: int, n: int, k: int, seed: int, *scalars):
-    """Run an epilogue kernel on random inputs; return A @ B^T and the bias (in
-    float64) and the output."""
+class Epilogue(NamedTuple):
+    """An epilogue kernel's run: its inputs in float64 (A @ B^T, the bias, the
+    residual or None) and its output."""
+
+    product: np.ndarray
+    bias: np.ndarray
+    residual: np.ndarray | None
+    out: np.ndarray
+
+
+def run_epilogue(
+    module, kernel: str, m: int, n: int, k: int, seed: int, *scalars, residual=False
+) -> Epilogue:
+    """Run an epilogue kernel on random inputs (with an M x N residual tile
+    before the output when `residual`)."""
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k)).astype(bfloat16)
     b = rng.standard_normal((n, k)).astype(bfloat16)
     bias = rng.standard_normal(n).astype(bfloat16)
+    r = rng.standard_normal((m, n)).astype(bfloat16) if residual else None
     c = poisoned((m, n), bfloat16)
     grid = (cdiv(m, TILE), cdiv(n, TILE))
-    tawa_xdsl.interpret(module, kernel, a, b, bias, c, *scalars, grid=grid)
+    inputs = [a, b, bias] if r is None else [a, b, bias, r]
+    tawa_xdsl.interpret(module, kernel, *inputs, c, *scalars, grid=grid)
     out = c.astype(np.float64)
     assert not np.isnan(out).any(), "some outputs were never written"
     product = a.astype(np.float64) @ b.astype(np.float64).T
-    return product, bias.astype(np.float64), out
+    return Epilogue(
+        product,
+        bias.astype(np.float64),
+        None if r is None else r.astype(np.float64),
+        out,
+    )
 
 
 def assert_close(out: np.ndarray, ref: np.ndarray) -> None:
     assert np.allclose(out, ref, rtol=2e-2, atol=2e-2 * (np.abs(ref).max() + 1))
 
 
+def gelu(x: np.ndarray) -> np.ndarray:
+    """The tanh approximation the examples compute."""
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+
 @given(
     m=sizes, n=sizes, k=sizes, alpha=st.floats(-2, 2), seed=st.integers(0, 2**32 - 1)
 )
 def test_epilogue_relu_matches_numpy(epilogue_module, m, n, k, alpha, seed) -> None:
-    product, bias, out = run_epilogue(
-        epilogue_module, "gemm_scale_bias_relu", m, n, k, seed, alpha
-    )
-    assert_close(out, np.maximum(np.float32(alpha) * product + bias, 0))
+    run = run_epilogue(epilogue_module, "gemm_scale_bias_relu", m, n, k, seed, alpha)
+    assert_close(run.out, np.maximum(np.float32(alpha) * run.product + run.bias, 0))
 
 
 @given(m=sizes, n=sizes, k=sizes, seed=st.integers(0, 2**32 - 1))
 def test_epilogue_gelu_matches_numpy(epilogue_module, m, n, k, seed) -> None:
-    product, bias, out = run_epilogue(epilogue_module, "gemm_bias_gelu", m, n, k, seed)
-    x = product + bias
-    assert_close(
-        out, 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+    run = run_epilogue(epilogue_module, "gemm_bias_gelu", m, n, k, seed)
+    assert_close(run.out, gelu(run.product + run.bias))
+
+
+@given(
+    m=sizes, n=sizes, k=sizes, alpha=st.floats(-2, 2), seed=st.integers(0, 2**32 - 1)
+)
+def test_epilogue_residual_gelu_matches_numpy(
+    epilogue_module, m, n, k, alpha, seed
+) -> None:
+    run = run_epilogue(
+        epilogue_module, "gemm_residual_gelu", m, n, k, seed, alpha, residual=True
     )
+    assert run.residual is not None
+    x = np.float32(alpha) * run.product + run.bias
+    assert_close(run.out, gelu(x) + run.residual)
 
 
 def attention_reference(q, k, v, scale: float, causal: bool) -> np.ndarray:

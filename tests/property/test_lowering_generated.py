@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, reject
 from hypothesis import strategies as st
-from tawa_xdsl.lowering.assemble import assemble
-from tawa_xdsl.lowering.ptx_target import to_ptx
 
 import tawa_xdsl
 from tawa_xdsl.diagnostics import DiagnosticException
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import to_ptx
 
 from .programs import tile_programs
 

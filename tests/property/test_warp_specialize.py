@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from tawa_xdsl.dialects import aref
 from xdsl.dialects import scf
 
 import tawa_xdsl
+from tawa_xdsl.dialects import aref
 from tawa_xdsl.interp.scheduler import SimulationError
 
 from .programs import TileProgram, tile_programs

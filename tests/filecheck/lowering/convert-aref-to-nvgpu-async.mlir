@@ -102,6 +102,22 @@
 // EPI-NEXT:      arith.extf %[[BIAS]]
 // EPI:           nvgpu_async.mbarrier_arrive thread
 
+// A residual tile loaded after the K loop travels like the bias: a ring of its
+// own, filled by TMA (128-byte swizzle, two 64-column boxes), read by every
+// consumer thread into the accumulator layout, released right after the read.
+// EPI-LABEL: func.func @gemm_residual_gelu
+// EPI:         %[[RES:.*]] = nvgpu_async.smem_alloc offset = {{[0-9]+}} : !nvgpu_async.smem<1x128x128xbf16>
+// EPI:         nvgpu_async.mbarrier_init %[[RES]]_empty, count = 256
+// EPI:           nvgpu_async.mbarrier_arrive_expect_tx %[[RES]]_full[%{{.*}}], bytes = 32768
+// EPI-NEXT:      nvgpu_async.tma_load %r[%{{.*}}, %{{.*}}], %[[RES]][%{{.*}}], %[[RES]]_full[%{{.*}}] : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>
+// EPI:         } consumer {
+// EPI:           nvgpu_async.mbarrier_wait %[[RES]]_full
+// EPI-NEXT:      %[[VIEW:.*]] = nvgpu_async.smem_slot %[[RES]][%{{.*}}] : !nvgpu_async.smem<1x128x128xbf16> -> !nvgpu_async.smem_view<128x128xbf16>
+// EPI-NEXT:      %[[R:.*]] = nvgpu_async.smem_load %[[VIEW]] : !nvgpu_async.smem_view<128x128xbf16> -> tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 2>>
+// EPI-NEXT:      %[[RF:.*]] = arith.extf %[[R]]
+// EPI:           nvgpu_async.mbarrier_arrive thread %[[RES]]_empty
+// EPI-NEXT:      arith.addf %{{.*}}, %[[RF]] : tensor<128x128xf32, #nvgpu_async.frag<acc, warpgroups = 2>>
+
 // Attention: row statistics live one value per row; P feeds the second wgmma from
 // registers.
 // ATTN-LABEL: func.func @attention_d64

@@ -1,20 +1,17 @@
-// Both paths to PTX, distribute-fragments (what -t ptx runs) and the printer of
-// nvgpu_async IR (-t 'ptx{legacy=true}'), refuse FP8 kernels and tiles swizzled
+// distribute-fragments (what -t ptx runs) refuses FP8 kernels and tiles swizzled
 // at 64 bytes with a located diagnostic until the thread level lowers them
 // (lowering/unlowered.py; fp8.mlir: the levels above take them).
 // RUN: not tawa-opt %examples/gemm_fp8.mlir -p tawa-hopper-pipeline -t ptx 2>&1 | filecheck %s --check-prefix=PTX
-// RUN: not tawa-opt %examples/gemm_fp8.mlir -p tawa-hopper-pipeline -t 'ptx{legacy=true}' 2>&1 | filecheck %s --check-prefix=LEGACY
 // RUN: tawa-opt %s -p tawa-hopper-pipeline | filecheck %s --check-prefix=NARROW
 // RUN: not tawa-opt %s -p tawa-hopper-pipeline -t ptx 2>&1 | filecheck %s --check-prefix=NARROW-PTX
 
 // PTX: gemm_fp8.mlir:{{[0-9]+}}:{{[0-9]+}}: error: nvgpu_async.wgmma: @gemm_fp8_tensorwise: distribute-fragments has no lowering for 8-bit floats yet; the kernel runs in the barrier simulator (tawa_xdsl.simulate) on its nvgpu_async IR
-// LEGACY: gemm_fp8.mlir:{{[0-9]+}}:{{[0-9]+}}: error: nvgpu_async.wgmma: @gemm_fp8_tensorwise: the PTX printer has no lowering for 8-bit floats yet
 
 // 16-bit tiles with 64-byte rows are swizzled at 64 bytes too; the PTX printer
 // does not know that layout yet either.
 // NARROW-LABEL: func.func @narrow_bf16(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [64, 32], swizzle = 64>
 // NARROW:         nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<{{[0-9]+}}x64x32xbf16>
-// NARROW-PTX: fp8-ptx.mlir:{{[0-9]+}}:1: error: func.func: @narrow_bf16: distribute-fragments has no lowering for 64-byte swizzled tiles yet
+// NARROW-PTX: fp8-ptx.mlir:{{[0-9]+}}:1: error: nvgpu_async.smem_alloc: @narrow_bf16: distribute-fragments has no lowering for 64-byte swizzled tiles yet
 func.func @narrow_bf16(%a: !tile.desc<?x?xbf16, box = [64, 32]> {tile.dims = ["M", "K"]},
                        %b: !tile.desc<?x?xbf16, box = [64, 32]> {tile.dims = ["N", "K"]},
                        %c: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]}) attributes {tile.kernel} {

@@ -10,7 +10,7 @@
 // COOP: error: tile.dot: cooperative: M = 128 rows cannot be split into 64-row wgmma blocks over 3 warpgroups
 // COOPN: tawa-opt: cooperative: num-consumers must be 1, 2 or 3, got 4
 // SMEM: error: func.func: the aref rings need {{[0-9]+}} bytes of shared memory; a block can have 231424. Use fewer stages or smaller tiles
-// PTX: tawa-opt: -t ptx needs lowered kernels: run tawa-hopper-pipeline
+// PTX: tawa-opt: {{.*}}gemm.mlir:9:1: error: func.func: -t ptx needs lowered kernels; @gemm_nt is not: run tawa-hopper-pipeline
 
 // SHAPE: error: tile.dot with K = 24: wgmma needs a multiple of 16 for bf16 inputs
 func.func @k24(%a: !tile.desc<?x?xbf16, box = [64, 24]>, %b: !tile.desc<?x?xbf16, box = [24, 64]>,

@@ -132,3 +132,80 @@ func.func @branches() attributes {tile.kernel} {
   %s2 = ptx.alu(%s, %r#1) {opcode = "add.s32"} : (!ptx.reg<b32>, !ptx.reg<b32>) -> !ptx.reg<b32>
   func.return
 }
+
+// -----
+
+// A while loop that forwards its carried values as they are (the usual
+// scf.while): initial values built in place, carried values, forwarded values,
+// the after region's arguments, the yielded values and the results all sit in
+// one bundle each; no copy anywhere.
+// CHECK-LABEL: func.func @while_forwarded
+// CHECK:         %i0 = {{.*}} -> !ptx.reg<b32 at [[I:[0-9]+]]>
+// CHECK-NEXT:    %a0 = {{.*}} -> !ptx.reg<f32 x 4 at [[A:[0-9]+]]>
+// CHECK-NEXT:    %k, %acc = ptx.while (%i = %i0 : !ptx.reg<b32 at [[I]]>, %a = %a0 : !ptx.reg<f32 x 4 at [[A]]>) -> (!ptx.reg<b32 at [[I]]>, !ptx.reg<f32 x 4 at [[A]]>) {
+// CHECK-NEXT:      %p = ptx.alu
+// CHECK-NEXT:      ptx.condition(%p : !ptx.reg<pred at {{[0-9]+}}>) %i, %a : !ptx.reg<b32 at [[I]]>, !ptx.reg<f32 x 4 at [[A]]>
+// CHECK-NEXT:    } do {
+// CHECK-NEXT:    ^{{.*}}(%j: !ptx.reg<b32 at [[I]]>, %b: !ptx.reg<f32 x 4 at [[A]]>):
+// CHECK-NEXT:      %j1 = {{.*}} -> !ptx.reg<b32 at [[I]]>
+// CHECK-NEXT:      %b1 = {{.*}} -> !ptx.reg<f32 x 4 at [[A]]>
+// CHECK-NEXT:      ptx.yield %j1, %b1 : !ptx.reg<b32 at [[I]]>, !ptx.reg<f32 x 4 at [[A]]>
+// CHECK-NEXT:    }
+// CHECK-NOT:     mov
+func.func @while_forwarded() attributes {tile.kernel} {
+  %c1 = ptx.imm() {value = 1 : i64} : () -> !ptx.imm<b32>
+  %half = ptx.imm() {value = 0.5 : f32} : () -> !ptx.imm<f32>
+  %n = ptx.param() {param = "p_n"} : () -> !ptx.reg<b32>
+  %x = ptx.param() {param = "p_x"} : () -> !ptx.reg<f32>
+  %i0 = ptx.alu(%c1) {opcode = "mov.b32"} : (!ptx.imm<b32>) -> !ptx.reg<b32>
+  %a0 = ptx.alu(%x) {opcode = "mov.f32"} : (!ptx.reg<f32>) -> !ptx.reg<f32 x 4>
+  %k, %acc = ptx.while (%i = %i0 : !ptx.reg<b32>, %a = %a0 : !ptx.reg<f32 x 4>) -> (!ptx.reg<b32>, !ptx.reg<f32 x 4>) {
+    %p = ptx.alu(%i, %n) {opcode = "setp.lt.s32"} : (!ptx.reg<b32>, !ptx.reg<b32>) -> !ptx.reg<pred>
+    ptx.condition(%p : !ptx.reg<pred>) %i, %a : !ptx.reg<b32>, !ptx.reg<f32 x 4>
+  } do {
+  ^bb0(%j: !ptx.reg<b32>, %b: !ptx.reg<f32 x 4>):
+    %j1 = ptx.alu(%j, %c1) {opcode = "add.s32"} : (!ptx.reg<b32>, !ptx.imm<b32>) -> !ptx.reg<b32>
+    %b1 = ptx.alu(%b, %half) {opcode = "mul.f32"} : (!ptx.reg<f32 x 4>, !ptx.imm<f32>) -> !ptx.reg<f32 x 4>
+    ptx.yield %j1, %b1 : !ptx.reg<b32>, !ptx.reg<f32 x 4>
+  }
+  %out = ptx.alu(%acc, %x) {opcode = "add.f32"} : (!ptx.reg<f32 x 4>, !ptx.reg<f32>) -> !ptx.reg<f32 x 4>
+  %next = ptx.alu(%k, %n) {opcode = "add.s32"} : (!ptx.reg<b32>, !ptx.reg<b32>) -> !ptx.reg<b32>
+  func.return
+}
+
+// -----
+
+// Copies on each edge of a while loop: initial values that are not movs made
+// for the loop (parameters, live after it too) are copied in at entry; the back edge swaps the two
+// carried values, a cycle broken through a temporary; a value forwarded twice
+// is copied once before the condition (the results are the after region's
+// arguments' registers).
+// CHECK-LABEL: func.func @while_copies
+// CHECK:         %[[N:.*]] = ptx.alu(%n) {opcode = "mov.b32"} : (!ptx.reg<b32 at 0>) -> !ptx.reg<b32 at [[A:[0-9]+]]>
+// CHECK-NEXT:    %[[M:.*]] = ptx.alu(%m) {opcode = "mov.b32"} : (!ptx.reg<b32 at 1>) -> !ptx.reg<b32 at [[B:[0-9]+]]>
+// CHECK-NEXT:    %r0, %r1, %r2 = ptx.while (%a = %[[N]] : !ptx.reg<b32 at [[A]]>, %b = %[[M]] : !ptx.reg<b32 at [[B]]>) -> (!ptx.reg<b32 at [[A]]>, !ptx.reg<b32 at [[B]]>, !ptx.reg<b32 at [[C:[0-9]+]]>) {
+// CHECK-NEXT:      %p = ptx.alu(%a, %b)
+// CHECK-NEXT:      %[[TWICE:.*]] = ptx.alu(%a) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[A]]>) -> !ptx.reg<b32 at [[C]]>
+// CHECK-NEXT:      ptx.condition(%p : !ptx.reg<pred at 0>) %a, %b, %[[TWICE]] : !ptx.reg<b32 at [[A]]>, !ptx.reg<b32 at [[B]]>, !ptx.reg<b32 at [[C]]>
+// CHECK-NEXT:    } do {
+// CHECK-NEXT:    ^{{.*}}(%x: !ptx.reg<b32 at [[A]]>, %y: !ptx.reg<b32 at [[B]]>, %z: !ptx.reg<b32 at [[C]]>):
+// CHECK-NEXT:      %[[TMP:.*]] = ptx.alu(%y) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[B]]>) -> !ptx.reg<b32 at [[T:[0-9]+]]>
+// CHECK-NEXT:      %[[TOB:.*]] = ptx.alu(%x) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[A]]>) -> !ptx.reg<b32 at [[B]]>
+// CHECK-NEXT:      %[[TOA:.*]] = ptx.alu(%[[TMP]]) {opcode = "mov.b32"} : (!ptx.reg<b32 at [[T]]>) -> !ptx.reg<b32 at [[A]]>
+// CHECK-NEXT:      ptx.yield %[[TOA]], %[[TOB]] : !ptx.reg<b32 at [[A]]>, !ptx.reg<b32 at [[B]]>
+// CHECK-NEXT:    }
+func.func @while_copies() attributes {tile.kernel} {
+  %n = ptx.param() {param = "p_n"} : () -> !ptx.reg<b32>
+  %m = ptx.param() {param = "p_m"} : () -> !ptx.reg<b32>
+  %r0, %r1, %r2 = ptx.while (%a = %n : !ptx.reg<b32>, %b = %m : !ptx.reg<b32>) -> (!ptx.reg<b32>, !ptx.reg<b32>, !ptx.reg<b32>) {
+    %p = ptx.alu(%a, %b) {opcode = "setp.lt.s32"} : (!ptx.reg<b32>, !ptx.reg<b32>) -> !ptx.reg<pred>
+    ptx.condition(%p : !ptx.reg<pred>) %a, %b, %a : !ptx.reg<b32>, !ptx.reg<b32>, !ptx.reg<b32>
+  } do {
+  ^bb0(%x: !ptx.reg<b32>, %y: !ptx.reg<b32>, %z: !ptx.reg<b32>):
+    ptx.yield %y, %x : !ptx.reg<b32>, !ptx.reg<b32>
+  }
+  %s = ptx.alu(%r0, %r1) {opcode = "add.s32"} : (!ptx.reg<b32>, !ptx.reg<b32>) -> !ptx.reg<b32>
+  %s2 = ptx.alu(%s, %r2) {opcode = "add.s32"} : (!ptx.reg<b32>, !ptx.reg<b32>) -> !ptx.reg<b32>
+  %again = ptx.alu(%n, %m) {opcode = "add.s32"} : (!ptx.reg<b32>, !ptx.reg<b32>) -> !ptx.reg<b32>
+  func.return
+}

@@ -100,3 +100,46 @@ func.func @skip() attributes {tile.kernel} {
   %use = ptx.alu(%r, %r) {opcode = "add.f32"} : (!ptx.reg<f32 x 4 at 0>, !ptx.reg<f32 x 4 at 0>) -> !ptx.reg<f32 x 4 at 0>
   func.return
 }
+
+// -----
+
+// A while loop: a head label, the before region with the condition's copies,
+// a branch out where the condition does not hold (in the same registers as
+// the body's, so the results are what the condition forwarded), the after
+// region with the back edge's copies, and a jump back. A carried value the
+// condition forwards as it is reads, as the carried values do, its initial
+// value's registers.
+// CHECK-LABEL: func.func @while_loop
+// CHECK:         %b0 = ptx.alu(%m)
+// CHECK-NEXT:    ptx.label() {label = "L_while_1"}
+// CHECK-NEXT:    %p = ptx.alu(%a0, %b0) {opcode = "setp.lt.s32"}
+// CHECK-NEXT:    %twice = ptx.alu(%a0) {opcode = "mov.b32"}
+// CHECK-NEXT:    ptx.bra() if %p {target = "L_while_done_2", negated}
+// CHECK-NEXT:    %tmp = ptx.alu(%b0) {opcode = "mov.b32"}
+// CHECK-NEXT:    %tob = ptx.alu(%a0) {opcode = "mov.b32"}
+// CHECK-NEXT:    %toa = ptx.alu(%tmp) {opcode = "mov.b32"}
+// CHECK-NEXT:    ptx.bra() {target = "L_while_1", uniform}
+// CHECK-NEXT:    ptx.label() {label = "L_while_done_2"}
+// CHECK-NEXT:    %s = ptx.alu(%a0, %b0) {opcode = "add.s32"}
+// CHECK-NEXT:    %s2 = ptx.alu(%s, %twice) {opcode = "add.s32"}
+// CHECK-NOT:     ptx.while
+func.func @while_loop() attributes {tile.kernel} {
+  %n = ptx.param() {param = "p_n"} : () -> !ptx.reg<b32 at 0>
+  %m = ptx.param() {param = "p_m"} : () -> !ptx.reg<b32 at 1>
+  %a0 = ptx.alu(%n) {opcode = "mov.b32"} : (!ptx.reg<b32 at 0>) -> !ptx.reg<b32 at 2>
+  %b0 = ptx.alu(%m) {opcode = "mov.b32"} : (!ptx.reg<b32 at 1>) -> !ptx.reg<b32 at 3>
+  %r0, %r1, %r2 = ptx.while (%a = %a0 : !ptx.reg<b32 at 2>, %b = %b0 : !ptx.reg<b32 at 3>) -> (!ptx.reg<b32 at 2>, !ptx.reg<b32 at 3>, !ptx.reg<b32 at 4>) {
+    %p = ptx.alu(%a, %b) {opcode = "setp.lt.s32"} : (!ptx.reg<b32 at 2>, !ptx.reg<b32 at 3>) -> !ptx.reg<pred at 0>
+    %twice = ptx.alu(%a) {opcode = "mov.b32"} : (!ptx.reg<b32 at 2>) -> !ptx.reg<b32 at 4>
+    ptx.condition(%p : !ptx.reg<pred at 0>) %a, %b, %twice : !ptx.reg<b32 at 2>, !ptx.reg<b32 at 3>, !ptx.reg<b32 at 4>
+  } do {
+  ^bb0(%x: !ptx.reg<b32 at 2>, %y: !ptx.reg<b32 at 3>, %z: !ptx.reg<b32 at 4>):
+    %tmp = ptx.alu(%y) {opcode = "mov.b32"} : (!ptx.reg<b32 at 3>) -> !ptx.reg<b32 at 5>
+    %tob = ptx.alu(%x) {opcode = "mov.b32"} : (!ptx.reg<b32 at 2>) -> !ptx.reg<b32 at 3>
+    %toa = ptx.alu(%tmp) {opcode = "mov.b32"} : (!ptx.reg<b32 at 5>) -> !ptx.reg<b32 at 2>
+    ptx.yield %toa, %tob : !ptx.reg<b32 at 2>, !ptx.reg<b32 at 3>
+  }
+  %s = ptx.alu(%r0, %r1) {opcode = "add.s32"} : (!ptx.reg<b32 at 2>, !ptx.reg<b32 at 3>) -> !ptx.reg<b32 at 2>
+  %s2 = ptx.alu(%s, %r2) {opcode = "add.s32"} : (!ptx.reg<b32 at 2>, !ptx.reg<b32 at 4>) -> !ptx.reg<b32 at 2>
+  func.return
+}

@@ -116,10 +116,17 @@ func.func @store_off_16_bytes(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
 // CHECK-LABEL: .visible .entry store_before_start(
 // CHECK-NOT:     bulk_group
 // Uniform branches on the tile's first column pick the path: 16-byte vectors
-// when it is a multiple of 8, not negative, and the whole tile is inside;
-// otherwise pairs, or single elements when it is odd. Every path checks rows
-// and columns unsigned, so negative coordinates are outside.
-// CHECK:         and.b32 %r{{[0-9]+}}, [[COL:%r[0-9]+]], 7;
+// when it, the row pitch and the base (in elements) are multiples of 8, the
+// column is not negative and the whole tile is inside; otherwise pairs, or
+// single elements when any of them is odd. Every path checks rows and columns
+// unsigned, so negative coordinates are outside.
+// CHECK:         or.b32 [[BITS:%r[0-9]+]], [[COL:%r[0-9]+]], [[PITCH:%r[0-9]+]];
+// CHECK-NEXT:    cvt.u32.u64 [[BASE:%r[0-9]+]], %rd{{[0-9]+}};
+// CHECK-NEXT:    shr.u32 [[BASE]], [[BASE]], 1;
+// CHECK-NEXT:    or.b32 [[BITS]], [[BITS]], [[BASE]];
+// CHECK-NEXT:    and.b32 [[LOW:%r[0-9]+]], [[BITS]], 1;
+// CHECK-NEXT:    setp.ne.u32 [[ODD:%p[0-9]+]], [[LOW]], 0;
+// CHECK-NEXT:    and.b32 %r{{[0-9]+}}, [[BITS]], 7;
 // CHECK-NEXT:    setp.eq.u32 [[FITS:%p[0-9]+]],
 // CHECK-NEXT:    setp.ge.and.s32 [[FITS]], [[COL]], 0, [[FITS]];
 // CHECK-NEXT:    sub.s32 [[LAST:%r[0-9]+]], %r{{[0-9]+}}, 128;

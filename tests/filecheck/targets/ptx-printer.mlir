@@ -3,11 +3,6 @@
 // parameters, launch bounds, one .reg line per class used, ret).
 // RUN: tawa-opt %s -t ptx | filecheck %s
 // RUN: tawa-opt %s -p ptx-allocate,ptx-lower-control-flow -t ptx | filecheck %s
-// The old printer stays behind an option while the migration lasts:
-// RUN: tawa-opt %examples/gemm.mlir -p tawa-hopper-pipeline -t 'ptx{legacy=true}' | filecheck %s --check-prefix=LEGACY
-
-// LEGACY:       .visible .entry gemm_nt(
-// LEGACY-NEXT:    .param .align 64 .b8 p_a[128],
 
 // CHECK:      .version 8.0
 // CHECK-NEXT: .target sm_90a

@@ -3,6 +3,25 @@
 // RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 num-consumers=2 producer-registers=40 consumer-registers=232}' -t ptx | filecheck %s --check-prefix=REGS
 // RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{tuned=false mma-depth=2 num-consumers=2 num-stages=2}' -t ptx | filecheck %s --check-prefix=ATTN
 // RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{tuned=false num-consumers=3 block-m=192 num-stages=2 mma-depth=1 two-stage=true ping-pong=true}' -t ptx | filecheck %s --check-prefix=TURNS
+// RUN: tawa-opt %examples/gemm_epilogue.mlir -p 'tawa-hopper-pipeline{tuned=false num-stages=2 num-consumers=2}' -t ptx | filecheck %s --check-prefix=RESID
+
+// A residual tile, loaded by TMA into a 128-byte-swizzled slot, is read into
+// the accumulator layout once its barrier completed: one address per 8-column
+// group (chunk c ^ g), one 32-bit load per bf16 pair (the row 8 below at +1024,
+// the second 64-column chunk 128 rows of 128 bytes on), then the slot goes back.
+// RESID-LABEL: .visible .entry gemm_residual_gelu(
+// RESID:         tanh.approx.f32
+// RESID:         mbarrier.try_wait.parity.shared::cta.b64
+// RESID:         shl.b32 [[G16:%r[0-9]+]], %r{{[0-9]+}}, 4;
+// RESID:         xor.b32 [[A0:%r[0-9]+]], [[A0]], [[G16]];
+// RESID:         ld.shared.b32 %r{{[0-9]+}}, {{\[}}[[A0]]];
+// RESID-NEXT:    ld.shared.b32 %r{{[0-9]+}}, {{\[}}[[A0]]+1024];
+// RESID:         ld.shared.b32 %r{{[0-9]+}}, [%r{{[0-9]+}}+16384];
+// RESID-NEXT:    ld.shared.b32 %r{{[0-9]+}}, [%r{{[0-9]+}}+17408];
+// RESID:         cvt.f32.bf16
+// RESID:         mbarrier.arrive.shared::cta.b64 _,
+// RESID:         cvt.rn.bf16x2.f32
+// RESID:         cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 
 // MMA turns over three consumer warpgroups: warpgroup w waits on named barrier
 // 2 + w and passes to 2 + (w + 1) % 3 (barriers 0 and 1 are the CTA's and the

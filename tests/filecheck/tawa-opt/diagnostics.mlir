@@ -12,8 +12,9 @@ func.func @k(%a: tensor<128x64xbf16>, %b: tensor<32x128xbf16>, %c: tensor<128x12
 
 // VERIFY: tawa-opt: {{.*}}diagnostics.mlir:9:3: error: tile.dot contraction mismatch: lhs is 128x64, rhs is 32x128
 // VERIFY-NOT: Traceback
-// PASS: tawa-opt: Unrecognized passes: ['no-such-pass']
-// OPTION: tawa-opt: Provided arguments ["bogus"] not found in expected arguments []
-// FILE: tawa-opt: [Errno 2] No such file or directory
-// PARSE: tawa-opt: stdin:9:{{[0-9]+}}
-// PARSE: Operation tile.dott is not registered
+// PASS: tawa-opt: unknown pass 'no-such-pass'
+// OPTION: tawa-opt: canonicalize{bogus=1}: canonicalize has no option 'bogus' (it takes no options)
+// FILE: tawa-opt: {{.*}}does-not-exist.mlir: error: No such file or directory
+// PARSE: tawa-opt: stdin:9:{{[0-9]+}}: error: Operation tile.dott is not registered
+// PARSE-NEXT: %r = tile.dott
+// PARSE-NEXT: ^

@@ -28,7 +28,7 @@
 // CHECK-NEXT:    %[[FIRST:.*]] = tile.cluster_id
 // CHECK-NEXT:    %[[P:programs]] = tile.num_programs x
 // CHECK-NEXT:    %[[TWO2:.*]] = arith.constant 2 : index
-// CHECK-NEXT:    %[[STEP:clusters]] = arith.divui %[[P]], %[[TWO2]]
+// CHECK-NEXT:    %[[STEP:clusters]] = arith.ceildivui %[[P]], %[[TWO2]]
 // CHECK-NEXT:    scf.for %{{.*}} = %[[FIRST]] to %[[T]] step %[[STEP]] {
 // CHECK:           %[[FOUR:.*]] = arith.constant 4 : index
 // CHECK-NEXT:      %group_width = arith.muli %[[FOUR]], %[[TY]]
@@ -41,7 +41,7 @@
 // CHECK:           arith.muli %[[X]], %bm
 // CHECK:           arith.muli %pid_y, %bn
 
-// SIZE: cluster: size must be a power of two from 1 to 8, got 3
+// SIZE: tawa-opt: cluster{size=3}: size must be a power of two from 1 to 8
 // AFTER: error: func.func: cluster: kernel @gemm_nt is already persistent; run cluster before persistent
 // ORDER: error: func.func: cluster: kernel @gemm_nt is already warp-specialized; run cluster before aref-partition
 

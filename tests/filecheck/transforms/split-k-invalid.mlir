@@ -146,8 +146,10 @@ func.func @counter_after(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.des
 
 func.func @scalar_step(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %n: index, %s: index) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s1 = arith.maxsi %s, %c1 : index
   %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
-  %x = scf.for %k = %c0 to %n step %s iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
+  %x = scf.for %k = %c0 to %n step %s1 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
     %t = tile.load %a[%c0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
     %d = tile.dot %t, %t, %acc : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
     scf.yield %d : tensor<64x64xf32>

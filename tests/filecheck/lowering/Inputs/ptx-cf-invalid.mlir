@@ -16,6 +16,24 @@ func.func @copy_missing() attributes {tile.kernel} {
 
 // -----
 
+// CF: error: ptx.while: ptx-lower-control-flow: forwarded value 0 is in !ptx.reg<b32 at 1>, not in !ptx.reg<b32 at 2> (ptx-allocate inserts the copies)
+// SKIP: error: ptx.param: ptx-skip-unit-scale runs before ptx-allocate (its branch needs registers of its own)
+// PRINT: -t ptx needs lowered kernels
+func.func @while_copy_missing() attributes {tile.kernel} {
+  %n = ptx.param() {param = "p_n"} : () -> !ptx.reg<b32 at 0>
+  %r = ptx.while (%a = %n : !ptx.reg<b32 at 0>) -> (!ptx.reg<b32 at 2>) {
+    %p = ptx.alu(%a, %n) {opcode = "setp.lt.s32"} : (!ptx.reg<b32 at 0>, !ptx.reg<b32 at 0>) -> !ptx.reg<pred at 0>
+    %t = ptx.alu(%a, %a) {opcode = "add.s32"} : (!ptx.reg<b32 at 0>, !ptx.reg<b32 at 0>) -> !ptx.reg<b32 at 1>
+    ptx.condition(%p : !ptx.reg<pred at 0>) %t : !ptx.reg<b32 at 1>
+  } do {
+  ^bb0(%x: !ptx.reg<b32 at 2>):
+    ptx.yield %n : !ptx.reg<b32 at 0>
+  }
+  func.return
+}
+
+// -----
+
 // CF: error: ptx.if: ptx-lower-control-flow: registers are not allocated (run ptx-allocate)
 // SKIP-NOT: error
 // PRINT: error: func.func: PTX printer: the kernel lists no parameters (ptx.params: run distribute-fragments)

@@ -20,9 +20,8 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
-    %a = tile.splat %x : f32 -> tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
     // expected-error@+1 {{arith.truncf is supported on f32 register tiles to bf16/f16}}
-    %c = arith.truncf %a : tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>> to tensor<64x16xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
+    %c = arith.truncf %x : f32 to bf16
   }
   func.return
 }
@@ -76,25 +75,6 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 
 // -----
 
-// CHECK: error: scf.while has no thread-level form yet; write the loop as scf.for
-func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
-  nvgpu_async.role_dispatch consumers = 1 producer {
-  } consumer {
-    %c0 = arith.constant 0 : index
-    // expected-error@+1 {{scf.while has no thread-level form yet; write the loop as scf.for}}
-    %r = scf.while (%i = %c0) : (index) -> index {
-      %go = arith.cmpi slt, %i, %c0 : index
-      scf.condition(%go) %i : index
-    } do {
-    ^bb0(%j: index):
-      scf.yield %j : index
-    }
-  }
-  func.return
-}
-
-// -----
-
 // CHECK: error: tile.iota: per-thread tile coordinates exist in the consumer role only
 func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
   nvgpu_async.role_dispatch consumers = 1 producer {
@@ -118,5 +98,39 @@ func.func @k(%x: tensor<4xf32>) attributes {tile.kernel, nvgpu_async.abi = ["sca
 // CHECK: error: func.func: nvgpu_async.abi lists 0 parameters, the kernel has 1
 // expected-error@+1 {{nvgpu_async.abi lists 0 parameters, the kernel has 1}}
 func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+  func.return
+}
+
+// -----
+
+// A transposed view read into registers: column-major elements, which the
+// accumulator layout's element pairs cannot load.
+// CHECK: error: nvgpu_async.smem_load: a transposed shared tile cannot be read into registers: load the tile in the orientation the epilogue uses
+func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 9216 : i64, cluster = 1 : i64}} {
+  %t = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64x64xbf16>
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    %c0 = arith.constant 0 : index
+    %v = nvgpu_async.smem_slot %t[%c0] : !nvgpu_async.smem<1x64x64xbf16> -> !nvgpu_async.smem_view<64x64xbf16>
+    %vt = nvgpu_async.smem_trans %v : !nvgpu_async.smem_view<64x64xbf16> -> !nvgpu_async.smem_view<64x64xbf16, transposed>
+    // expected-error@+1 {{a transposed shared tile cannot be read into registers: load the tile in the orientation the epilogue uses}}
+    %r = nvgpu_async.smem_load %vt : !nvgpu_async.smem_view<64x64xbf16, transposed> -> tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
+  }
+  func.return
+}
+
+// -----
+
+// One value per row (a vector in the row layout): nothing loads that layout.
+// CHECK: error: nvgpu_async.smem_load: only vector tiles (a bias) and matrix tiles in the accumulator layout can be read from shared memory into registers
+func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 2048 : i64, cluster = 1 : i64}} {
+  %t = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64xf32>
+  nvgpu_async.role_dispatch consumers = 1 producer {
+  } consumer {
+    %c0 = arith.constant 0 : index
+    %v = nvgpu_async.smem_slot %t[%c0] : !nvgpu_async.smem<1x64xf32> -> !nvgpu_async.smem_view<64xf32>
+    // expected-error@+1 {{only vector tiles (a bias) and matrix tiles in the accumulator layout can be read from shared memory into registers}}
+    %r = nvgpu_async.smem_load %v : !nvgpu_async.smem_view<64xf32> -> tensor<64xf32, #nvgpu_async.frag<row, warpgroups = 1>>
+  }
   func.return
 }

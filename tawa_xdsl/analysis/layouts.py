@@ -9,9 +9,10 @@
   `expand_dims` at axis 1 wants rows, at axis 0 columns; elementwise ops, loop
   arguments and branch results share one kind.
 
-Shape-polymorphic producers (`tile.iota`, `tile.splat`, dense constants) are first
-copied per use, so a value like an iota used both as row ids and as column ids gets
-one copy of each kind.
+Shape-polymorphic producers (`tile.iota`, `tile.splat`, dense constants:
+`is_polymorphic`) must have one use each (the lowering copies them per use first),
+so a value like an iota used both as row ids and as column ids gets one copy of
+each kind.
 """
 
 from __future__ import annotations
@@ -19,19 +20,21 @@ from __future__ import annotations
 from collections.abc import Container
 from dataclasses import dataclass
 
-from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
-from tawa_xdsl.lowering.carried import STRUCTURED, carried_pairs
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 
+from tawa_xdsl.analysis.carried import STRUCTURED, carried_pairs
+from tawa_xdsl.analysis.elementwise import is_elementwise
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
 
 POLYMORPHIC = (tile.IotaOp, tile.SplatOp)
 
 
 def is_polymorphic(op: Operation) -> bool:
+    """Whether `op` makes a tile that can take any layout its use wants."""
     if isinstance(op, POLYMORPHIC):
         return True
     return isinstance(op, arith.ConstantOp) and isinstance(
@@ -44,19 +47,6 @@ class Smem:
     """A tile read in place from its shared-memory slot."""
 
     transposed: bool = False
-
-
-def copy_polymorphic_per_use(region: Region) -> None:
-    """Give every use of an iota, splat or dense constant its own copy."""
-    for op in list(region.walk()):
-        if not is_polymorphic(op) or not isinstance(op.results[0].type, TensorType):
-            continue
-        uses = list(op.results[0].uses)
-        for use in uses[1:]:
-            clone = op.clone()
-            clone.results[0].name_hint = op.results[0].name_hint
-            op.parent_block().insert_op_after(clone, op)
-            use.operation.operands[use.index] = clone.results[0]
 
 
 class _UnionFind:
@@ -104,9 +94,7 @@ def _same_layout_edges(
             for source, copy in carried_pairs(op)
             if isinstance(copy.type, TensorType)
         ]
-    if op.dialect_name() in ("arith", "math") or isinstance(
-        op, tile.SelectOp | tile.CmpiOp
-    ):
+    if is_elementwise(op):
         return [(tensors[0], t) for t in tensors[1:]]
     return []
 

@@ -24,10 +24,11 @@ variables whose start and step are multiples.
 
 from __future__ import annotations
 
-from tawa_xdsl.dialects import tile
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, OpResult, SSAValue
+
+from tawa_xdsl.dialects import tile
 
 _ALL_OPERANDS = (arith.AddiOp, arith.MuliOp, arith.MaxUIOp, arith.IndexCastOp)
 """Non-negative when all their operands are (tile coordinates stay far below

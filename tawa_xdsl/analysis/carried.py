@@ -5,9 +5,11 @@ A value handed to the next loop iteration (an `scf.for` init or yield, an
 lives on in the block argument or result it is copied to. Every stage that
 follows tiles through `scf` asks this module, so a new structured op is taught
 once: tile-shape ties the extents of a value and its copies, the lowering gives
-them one layout, the wait planning follows wgmma results through them, and what
-finally reads a tile is what matters to the lowering (is a shared-memory view
-read by wgmma only? does a register tile end up as a wgmma A operand?)."""
+them one layout, the wait planning follows wgmma results through them, a value
+that differs between cluster blocks makes its copies differ, aref-partition
+follows a load address back through them, and what finally reads a tile is
+what matters to the lowering (is a shared-memory view read by wgmma only? does
+a register tile end up as a wgmma A operand?)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,601 @@
+"""The rewrite patterns of `convert-aref-to-nvgpu-async`, one per op.
+
+Each pattern builds what the kernel's `KernelPlan` (and, in a consumer, the
+layout analysis) decided; none decides or refuses anything. They share one
+`Lowering`: the plans, the lowered type of every consumer tile, and the
+shared-memory values the kernel's prologue makes. Applied by one pre-order walk
+(`PatternRewriteWalker`), a kernel is rewritten top down:
+
+- `LowerKernelSignature` (func.func): the planned parameters replace the
+  tile-level ones (descriptors become tensor maps or global tensors, `tile.dim`s
+  index parameters), the ABI, the caller's signature, the grid rule and the
+  launch are recorded.
+- `LowerWarpSpecialize` (aref.warp_specialize): the prologue (ring, staging and
+  barrier allocations, barrier init, fences) and the role dispatch, whose roles
+  start with their `setmaxnreg` (the producer also warms the tensor maps) and
+  whose consumer ends waiting for its wgmma groups and TMA stores.
+- Producer: `LowerPut` (wait for a free slot, arm `full` with the slot's bytes,
+  one TMA copy per tile), `EraseIssuedLoad` (the put issued its copy).
+- Consumer: `LowerGet` (wait for a full slot, views of it), `LowerConsumed`
+  (arrive on `empty`), `LowerTrans` (a transposed view), `LowerDot` (fence,
+  wgmma, commit), `LowerStore` (through the staging tile and TMA, or from
+  registers), `LowerRegisterConstant`, `RetypeTiles` (register fragments and
+  carried views) and `LoadSharedOperands` (a shared tile read as registers).
+- `EraseLoweredAref` (aref.create): gone once nothing refers to it.
+
+The walk visits an op after everything that defines its operands, so a pattern
+sees its operands lowered already (a dot's accumulator in its fragment type).
+
+`InsertWgmmaWaits`, walked over each consumer before, puts the
+`wgmma_wait_group`s `wgmma_waits.plan_waits` asks for (it reads aref-level IR).
+`CopyPolymorphicPerUse` prepares a consumer for the layout analysis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import IsTerminator
+
+from tawa_xdsl.analysis.carried import STRUCTURED
+from tawa_xdsl.analysis.kernel_plan import (
+    ABI_ATTR,
+    Allocation,
+    ChannelPlan,
+    KernelPlan,
+    ParamKind,
+)
+from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem, is_polymorphic
+from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.dialects.roles import entry_register_cap
+from tawa_xdsl.dialects.tile import splat_value
+from tawa_xdsl.grid import GRID_ATTR
+from tawa_xdsl.signature import signature_record
+
+
+@dataclass
+class Channel:
+    """The shared-memory values of one aref, once the prologue made them."""
+
+    plan: ChannelPlan
+    kernel: KernelPlan
+    rings: list[SSAValue]
+    full: SSAValue
+    empty: SSAValue
+
+
+@dataclass
+class Lowering:
+    """What the patterns of one module's lowering share."""
+
+    kernels: dict[func.FuncOp, KernelPlan] = field(default_factory=dict)
+    """The planned kernels whose signature is still tile-level."""
+    roles: dict[aref.WarpSpecializeOp, KernelPlan] = field(default_factory=dict)
+    types: dict[SSAValue, Attribute] = field(default_factory=dict)
+    """The lowered type of each consumer tile: a register fragment type, or a
+    view for a shared-memory tile a loop carries or a branch yields."""
+    consumer_ops: set[Operation] = field(default_factory=set)
+    producer_ops: set[Operation] = field(default_factory=set)
+    channels: dict[SSAValue, Channel] = field(default_factory=dict)
+    """By aref value."""
+    staging: dict[tile.StoreOp, SSAValue] = field(default_factory=dict)
+    """The staging tile of each store that goes through TMA."""
+
+    def add(self, plan: KernelPlan, layouts: ConsumerLayouts) -> None:
+        """Lower `plan`'s kernel, whose consumer `layouts` placed."""
+        self.kernels[plan.kernel] = plan
+        self.roles[plan.ws] = plan
+        self.producer_ops.update(plan.ws.producer.walk())
+        consumer = list(plan.ws.consumer.walk())
+        self.consumer_ops.update(consumer)
+        for op in consumer:
+            for v in _defined(op):
+                place = layouts.placement.get(v)
+                if isinstance(place, Smem):
+                    if isinstance(op, STRUCTURED):
+                        self.types[v] = nv.SmemViewType(
+                            v.type.get_shape(), v.type.element_type, place.transposed
+                        )
+                elif place is not None:
+                    self.types[v] = layouts.type_of(v)
+
+
+def _defined(op: Operation) -> list[SSAValue]:
+    """The values `op` defines: its results and its regions' block arguments."""
+    return [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+
+
+def patterns(lowering: Lowering) -> list[RewritePattern]:
+    """The patterns in the order the applier tries them on an op: an op's own
+    lowering before the generic retyping."""
+    return [
+        LowerKernelSignature(lowering),
+        LowerWarpSpecialize(lowering),
+        EraseLoweredAref(),
+        LowerPut(lowering),
+        EraseIssuedLoad(lowering),
+        LowerGet(lowering),
+        LowerConsumed(lowering),
+        LowerTrans(lowering),
+        LowerExtract(lowering),
+        LowerDot(lowering),
+        LowerStore(lowering),
+        LowerRegisterConstant(lowering),
+        RetypeTiles(lowering),
+        LoadSharedOperands(lowering),
+    ]
+
+
+# --------------------------------------------------------------- index math
+
+
+def _const(rewriter: PatternRewriter, value: int) -> SSAValue:
+    return rewriter.insert(
+        arith.ConstantOp.from_int_and_width(value, IndexType())
+    ).result
+
+
+def slot_of(rewriter: PatternRewriter, index: SSAValue, depth: int) -> SSAValue:
+    """The ring slot of a logical index: index mod depth."""
+    slot = arith.RemUIOp(index, _const(rewriter, depth))
+    slot.result.name_hint = "slot"
+    return rewriter.insert(slot).result
+
+
+def parity_of(
+    rewriter: PatternRewriter, index: SSAValue, depth: int, producer: bool
+) -> SSAValue:
+    """The phase parity a wait for `index` uses: (index div depth) mod 2 on `full`;
+    flipped on `empty`, so a fresh barrier lets the first `depth` puts through."""
+    one = _const(rewriter, 1)
+    rounds = rewriter.insert(arith.DivUIOp(index, _const(rewriter, depth)))
+    parity = rewriter.insert(arith.AndIOp(rounds.result, one))
+    if producer:
+        parity = rewriter.insert(arith.XOrIOp(parity.result, one))
+    parity.result.name_hint = "parity"
+    return parity.result
+
+
+def _coordinates(
+    rewriter: PatternRewriter, tensor_map: SSAValue, coords: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """Tile coordinates for a tensor map of higher rank: leading zeros."""
+    lifted = len(tensor_map.type.get_shape()) - len(coords)
+    return [_const(rewriter, 0) for _ in range(lifted)] + list(coords)
+
+
+# ------------------------------------------------------------------- kernel
+
+
+@dataclass
+class LowerKernelSignature(RewritePattern):
+    """A planned kernel's parameters and launch contract. The tile-level
+    parameters give way to the planned ones: a scalar to itself, a descriptor's
+    loads and stores to its tensor map or global tensor (their own patterns read
+    it from their operand), and each `tile.dim` to the index parameter the
+    launch passes for it."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, kernel: func.FuncOp, rewriter: PatternRewriter, /):
+        plan = self.lowering.kernels.pop(kernel, None)
+        if plan is None:
+            return
+        body = kernel.body.block
+        old = list(body.args)
+        dims = [o for o in kernel.walk() if isinstance(o, tile.DimOp)]
+        new: dict[tuple[ParamKind, int, int | None], SSAValue] = {}
+        for p in plan.params:
+            arg = rewriter.insert_block_argument(body, len(body.args), p.type)
+            arg.name_hint = p.name
+            new[(p.kind, p.arg, p.axis)] = arg
+            if p.kind == ParamKind.SCALAR:
+                rewriter.replace_all_uses_with(old[p.arg], arg)
+        for d in dims:
+            assert isinstance(d.desc, BlockArgument), "tile.dim reads a parameter"
+            extent = new[(ParamKind.DIM, d.desc.index, d.axis.value.data)]
+            rewriter.replace(d, [], [extent])
+        for (kind, i, _), arg in new.items():
+            if kind in (ParamKind.MAP, ParamKind.GLOBAL):
+                rewriter.replace_all_uses_with(old[i], arg)
+        for arg in reversed(old):
+            rewriter.erase_block_argument(arg)
+        kernel.function_type = FunctionType.from_lists([a.type for a in body.args], [])
+        kernel.arg_attrs = None  # they described the tile-level parameters
+        if plan.grid is not None:
+            kernel.attributes[GRID_ATTR] = plan.grid
+        kernel.attributes[ABI_ATTR] = ArrayAttr(StringAttr(a) for a in plan.abi)
+        kernel.attributes.update(signature_record(plan.caller))
+        kernel.attributes[LAUNCH_ATTR] = DictionaryAttr(
+            {
+                "threads": IntegerAttr(plan.threads, 64),
+                "smem": IntegerAttr(plan.smem_bytes, 64),
+                "cluster": IntegerAttr(plan.cluster, 64),
+            }
+        )
+        rewriter.notify_op_modified(kernel)
+
+
+def _alloc(allocation: Allocation) -> Operation:
+    if isinstance(allocation.type, nv.SmemType):
+        op: Operation = nv.SmemAllocOp(allocation.offset, allocation.type)
+    else:
+        op = nv.MBarrierAllocOp(allocation.offset, allocation.type.count.data)
+    op.results[0].name_hint = allocation.name
+    return op
+
+
+@dataclass
+class LowerWarpSpecialize(RewritePattern):
+    """The roles become a role dispatch after the kernel's prologue: shared
+    memory, barrier init and the fences that publish it (to the peer blocks too,
+    with clusters, which also wait for each other before they exit)."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, ws: aref.WarpSpecializeOp, rewriter: PatternRewriter, /
+    ):
+        plan = self.lowering.roles.get(ws)
+        if plan is None:
+            return
+        prologue = [_alloc(a) for a in plan.allocations]
+        values = {
+            a: op.results[0] for a, op in zip(plan.allocations, prologue, strict=True)
+        }
+        for aref_value, ch in plan.channels.items():
+            self.lowering.channels[aref_value] = Channel(
+                ch,
+                plan,
+                [values[r] for r in ch.rings],
+                values[ch.full],
+                values[ch.empty],
+            )
+        for store, staging in plan.staging.items():
+            self.lowering.staging[store] = values[staging]
+        for ch in plan.channels.values():
+            full, empty = values[ch.full], values[ch.empty]
+            prologue += [
+                nv.MBarrierInitOp(full, 1),
+                nv.MBarrierInitOp(empty, ch.empty_arrivals),
+            ]
+        prologue += [nv.FenceMBarrierInitOp(), nv.CTABarrierOp()]
+        if plan.cluster > 1:
+            prologue.append(nv.ClusterBarrierOp())
+
+        registers = plan.registers
+        producer = rewriter.move_region_contents_to_new_regions(ws.producer)
+        consumer = rewriter.move_region_contents_to_new_regions(ws.consumer)
+        maps = [
+            a for a in ws.parent_block().args if isinstance(a.type, nv.TensorMapType)
+        ]
+        rewriter.insert(
+            [
+                nv.SetMaxNRegOp("dec", registers[0]),
+                *(nv.PrefetchTensorMapOp(m) for m in maps),
+            ],
+            InsertPoint.at_start(producer.block),
+        )
+        if registers[1] > entry_register_cap(plan.threads):
+            rewriter.insert(
+                nv.SetMaxNRegOp("inc", registers[1]),
+                InsertPoint.at_start(consumer.block),
+            )
+        ends: list[Operation] = [nv.WgmmaWaitGroupOp(0)]
+        if plan.staging:  # the staging tiles must be read out before the block exits
+            ends.append(nv.TMAStoreWaitOp(0))
+        rewriter.insert(ends, InsertPoint.at_end(consumer.block))
+        dispatch = nv.RoleDispatchOp(producer, consumer, plan.num_consumers, registers)
+        after = [nv.ClusterBarrierOp()] if plan.cluster > 1 else []
+        # no block leaves while peers may write into it
+        rewriter.replace(ws, [*prologue, dispatch, *after], [])
+
+
+@dataclass
+class EraseLoweredAref(RewritePattern):
+    """An `aref.create` whose puts, gets and releases are lowered."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, create: aref.CreateOp, rewriter: PatternRewriter, /):
+        if not create.result.uses:
+            rewriter.erase(create)
+
+
+# ----------------------------------------------------------------- producer
+
+
+@dataclass
+class LowerPut(RewritePattern):
+    """Wait until the slot is free (`empty`, parity flipped), arm `full` with the
+    slot's bytes, copy each tile into its ring with TMA (to every block of the
+    cluster if multicast)."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, put: aref.PutOp, rewriter: PatternRewriter, /):
+        ch = self.lowering.channels.get(put.aref)
+        if ch is None:
+            return
+        depth = ch.plan.depth
+        slot = slot_of(rewriter, put.index, depth)
+        parity = parity_of(rewriter, put.index, depth, producer=True)
+        rewriter.insert(nv.MBarrierWaitOp(ch.empty, slot, parity))
+        rewriter.insert(nv.MBarrierArriveExpectTxOp(ch.full, slot, ch.plan.slot_bytes))
+        for value, ring in zip(put.values, ch.rings, strict=True):
+            load = value.owner
+            assert isinstance(load, tile.LoadOp)
+            coords = _coordinates(rewriter, load.desc, load.indices)
+            blocks = (
+                ch.kernel.cluster if ch.kernel.is_multicast(load, ch.plan) else None
+            )
+            rewriter.insert(
+                nv.TMALoadOp(load.desc, coords, ring, slot, ch.full, slot, blocks)
+            )
+        rewriter.erase(put)
+
+
+@dataclass
+class EraseIssuedLoad(RewritePattern):
+    """A producer's `tile.load` whose TMA copy its put issued."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, load: tile.LoadOp, rewriter: PatternRewriter, /):
+        if load in self.lowering.producer_ops and not load.result.uses:
+            rewriter.erase(load)
+
+
+# ----------------------------------------------------------------- consumer
+
+
+@dataclass
+class LowerGet(RewritePattern):
+    """Wait until the slot is full (`full`, parity of the round), then read the
+    tiles in place: views of the slot."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, get: aref.GetOp, rewriter: PatternRewriter, /):
+        ch = self.lowering.channels.get(get.aref)
+        if ch is None:
+            return
+        depth = ch.plan.depth
+        slot = slot_of(rewriter, get.index, depth)
+        parity = parity_of(rewriter, get.index, depth, producer=False)
+        rewriter.insert(nv.MBarrierWaitOp(ch.full, slot, parity))
+        views = [nv.SmemSlotOp(ring, slot) for ring in ch.rings]
+        rewriter.replace(get, views, [v.result for v in views])
+
+
+@dataclass
+class LowerConsumed(RewritePattern):
+    """Release the slot: arrive on `empty` (from every thread if the tiles were
+    read with plain loads; in every block of the cluster if multicast)."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aref.ConsumedOp, rewriter: PatternRewriter, /):
+        ch = self.lowering.channels.get(op.aref)
+        if ch is None:
+            return
+        slot = slot_of(rewriter, op.index, ch.plan.depth)
+        scope = "thread" if ch.plan.thread_release else "warpgroup"
+        blocks = ch.kernel.cluster if ch.plan.multicast else None
+        rewriter.replace(op, nv.MBarrierArriveOp(ch.empty, slot, scope, blocks), [])
+
+
+@dataclass
+class LowerTrans(RewritePattern):
+    """A transpose of a shared-memory tile is the same slot read transposed."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tile.TransOp, rewriter: PatternRewriter, /):
+        if op in self.lowering.consumer_ops and isinstance(
+            op.source.type, nv.SmemViewType
+        ):
+            rewriter.replace(op, nv.SmemTransOp(op.source))
+
+
+@dataclass
+class LowerExtract(RewritePattern):
+    """An element read out of a loaded tile (a block scale in its TMA box) is
+    read from the tile's shared-memory slot."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tile.ExtractOp, rewriter: PatternRewriter, /):
+        if op not in self.lowering.consumer_ops:
+            return
+        if not isinstance(op.source.type, nv.SmemViewType):
+            raise OpDiagnostic(
+                op,
+                "tile.extract reads a tile as loaded (from its shared-memory slot); "
+                "extracting from a computed register tile is not supported",
+            )
+        rewriter.replace(op, nv.SmemExtractOp(op.source, op.get_position()))
+
+
+@dataclass
+class LowerDot(RewritePattern):
+    """One asynchronous wgmma group (its waits come from `InsertWgmmaWaits`)."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, dot: tile.DotOp, rewriter: PatternRewriter, /):
+        if dot not in self.lowering.consumer_ops:
+            return
+        if (problem := nv.k_major_problem(dot.lhs.type, dot.rhs.type)) is not None:
+            raise OpDiagnostic(dot, f"tile.dot: {problem}")
+        wgmma = nv.WgmmaOp(dot.lhs, dot.rhs, dot.acc)
+        rewriter.replace(
+            dot,
+            [nv.WgmmaFenceOp(), wgmma, nv.WgmmaCommitGroupOp()],
+            [wgmma.result],
+        )
+
+
+@dataclass
+class LowerStore(RewritePattern):
+    """A store from registers, or registers -> swizzled staging tile -> one TMA
+    store by the first consumer thread. The staging tile is only rewritten once
+    the previous store has read it out, and only stored once every consumer
+    thread has written and fenced it."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, store: tile.StoreOp, rewriter: PatternRewriter, /):
+        if store not in self.lowering.consumer_ops:
+            return
+        staging = self.lowering.staging.get(store)
+        if staging is None:
+            rewriter.replace(
+                store,
+                nv.StoreGlobalOp(store.value, store.desc, list(store.indices)),
+                [],
+            )
+            return
+        zero = _const(rewriter, 0)
+        coords = _coordinates(rewriter, store.desc, store.indices)
+        new_ops = [
+            nv.TMAStoreWaitOp(0),
+            nv.ConsumerBarrierOp(),
+            nv.SmemStoreOp(store.value, staging, zero),
+            nv.FenceProxyAsyncOp(),
+            nv.ConsumerBarrierOp(),
+            nv.TMAStoreOp(staging, zero, store.desc, coords),
+            nv.TMAStoreCommitOp(),
+        ]
+        rewriter.replace(store, new_ops, [])
+
+
+@dataclass
+class LowerRegisterConstant(RewritePattern):
+    """A splat constant tile takes its fragment type."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter, /):
+        new_type = self.lowering.types.get(op.result)
+        if new_type is None or not isinstance(op.value, DenseIntOrFPElementsAttr):
+            return
+        value = splat_value(op.value)
+        assert value is not None, "refuse_unsupported refuses other constants"
+        rewriter.replace(
+            op, arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(new_type, [value]))
+        )
+
+
+@dataclass
+class RetypeTiles(RewritePattern):
+    """Register tiles take their fragment types; shared-memory tiles a loop
+    carries or a branch yields become views."""
+
+    lowering: Lowering
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if op not in self.lowering.consumer_ops:
+            return
+        types = self.lowering.types
+        for v in _defined(op):
+            new_type = types.get(v)
+            if new_type is not None:
+                rewriter.replace_value_with_new_type(v, new_type)
+
+
+@dataclass
+class LoadSharedOperands(RewritePattern):
+    """A shared-memory tile an op reads as registers is loaded into the layout
+    of the op's result first (wgmma reads views in place, and loops, branches
+    and their terminators pass them on)."""
+
+    lowering: Lowering
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if (
+            op not in self.lowering.consumer_ops
+            or isinstance(op, STRUCTURED)
+            or op.has_trait(IsTerminator)
+        ):
+            return  # structured ops pass views on as they are
+        target = next(
+            (r.type for r in op.results if isinstance(r.type, TensorType)), None
+        )
+        for i, v in enumerate(op.operands):
+            if isinstance(v.type, nv.SmemViewType):
+                assert target is not None, "KernelPlan refuses such reads"
+                load = nv.SmemLoadOp(
+                    v,
+                    TensorType(
+                        v.type.element_type, v.type.get_shape(), target.encoding
+                    ),
+                )
+                rewriter.insert(load, InsertPoint.before(op))
+                op.operands[i] = load.result
+                rewriter.notify_op_modified(op)
+
+
+# ---------------------------------------------------------- consumer setup
+
+
+@dataclass
+class InsertWgmmaWaits(RewritePattern):
+    """`wgmma_wait_group k` right before each op `wgmma_waits.plan_waits` names."""
+
+    waits: dict[Operation, int]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        pending = self.waits.get(op)
+        if pending is not None:
+            rewriter.insert(nv.WgmmaWaitGroupOp(pending), InsertPoint.before(op))
+
+
+@dataclass
+class CopyPolymorphicPerUse(RewritePattern):
+    """Every use of an iota, splat or dense constant gets its own copy, so that
+    each can take the layout its use wants (an iota used both as row ids and as
+    column ids)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not is_polymorphic(op) or not isinstance(op.results[0].type, TensorType):
+            return
+        uses = list(op.results[0].uses)
+        for use in uses[1:]:
+            clone = op.clone()
+            clone.results[0].name_hint = op.results[0].name_hint
+            rewriter.insert(clone, InsertPoint.after(op))
+            use.operation.operands[use.index] = clone.results[0]
+            rewriter.notify_op_modified(use.operation)

@@ -1,0 +1,512 @@
+"""What `convert-aref-to-nvgpu-async` makes of one warp-specialized kernel.
+
+The lowering decides everything about a kernel here, before it rewrites an op,
+so that the decisions can be read and tested on their own and its rewrite
+patterns only build what the plan says:
+
+- Parameters (`Param`, recorded in `nvgpu_async.abi` for the runtime): each
+  `!tile.desc` becomes what its uses need: a TMA tensor map if the producer
+  loads it or a consumer stores it through TMA, a plain global tensor if a
+  consumer stores it from registers, and an index parameter per `tile.dim`;
+  scalars stay.
+- Stores (`KernelPlan.staging`): a matrix tile of 128-byte rows goes through a
+  swizzled staging tile and one TMA store when no coordinate can be negative, the
+  innermost is a whole number of 16 bytes (`coordinates`: a TMA store there
+  faults the H100) and the staging tiles fit in shared memory next to the rings;
+  any other store goes from registers (`tma_store=False` forces that).
+- Channels (`ChannelPlan`): per aref, one ring of `depth` slots per payload tile
+  (128-byte swizzled, each slot 1024-byte aligned) and two mbarrier arrays,
+  `full` (one arrival: the producer's expect_tx) and `empty` (one arrival per
+  consumer warpgroup, or per consumer thread when the tiles are read with plain
+  shared loads; times the cluster size when its slots are multicast).
+- Multicast (`KernelPlan.multicast`, with clusters): the producer loads every
+  block of a cluster issues alike (`uniformity.cluster_uniform`, at a uniform
+  aref index); each block copies its share of them into every block.
+- Shared memory: rings, then staging tiles, then barriers, at the offsets the
+  plan gives (1024-byte aligned tiles, 8-byte barriers, none overlapping);
+  the launch asks for their end plus `SMEM_ALIGN_SLACK`.
+- Launch: threads (a producer and the consumer warpgroups), shared memory, the
+  cluster size, the `setmaxnreg` budgets (`register-budget`'s, or
+  `compiler.default_registers`), and the grid rule while the stores still show it.
+
+Kernels outside what the hardware path supports get a diagnostic at the op:
+top-level ops other than arefs, MMA shapes wgmma cannot issue, reductions across
+rows, nothing to multicast, tiles TMA cannot move swizzled, more shared memory
+than a block has, a put that carries anything but tiles loaded for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.str_enum import StrEnum
+
+from tawa_xdsl.analysis.carried import uses_through_loops
+from tawa_xdsl.analysis.coordinates import multiple_of, non_negative
+from tawa_xdsl.analysis.uniformity import cluster_uniform, rank_varying
+from tawa_xdsl.compiler import default_registers
+from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.nvgpu_async import SLOT_ALIGN, SMEM_ALIGN_SLACK
+from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.dialects.tile import element_bytes, tile_bytes
+from tawa_xdsl.grid import GridInferenceError, encode_rules, recorded_grid_rule
+from tawa_xdsl.kernel import cluster_size
+from tawa_xdsl.signature import Param as CallerParam
+from tawa_xdsl.signature import params as caller_params
+
+ABI_ATTR = "nvgpu_async.abi"
+"""A lowered kernel's parameters for the runtime: one `Param.abi` entry each."""
+
+SMEM_BUDGET = nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK
+"""Bytes a block's allocations may take (`launch_smem_bytes` adds the slack)."""
+
+
+class ParamKind(StrEnum):
+    """What a lowered parameter passes (the `kind` of its ABI entry)."""
+
+    SCALAR = "scalar"
+    MAP = "map"
+    """A TMA tensor map of the descriptor."""
+    GLOBAL = "global"
+    """The descriptor's tensor in global memory, stored from registers."""
+    DIM = "dim"
+    """One extent of the descriptor's tensor."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of the lowered kernel, made from tile-level argument `arg`."""
+
+    kind: ParamKind
+    arg: int
+    type: Attribute
+    name: str | None
+    axis: int | None = None
+
+    @property
+    def abi(self) -> str:
+        """`kind:arg` (`dim:arg:axis` for an extent), how the runtime fills it."""
+        return f"{self.kind}:{self.arg}" + (
+            "" if self.axis is None else f":{self.axis}"
+        )
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Bytes `[offset, end)` of the block's dynamic shared memory."""
+
+    offset: int
+    type: nv.SmemType | nv.MBarrierType
+    name: str | None
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.type.total_bytes
+
+
+@dataclass(frozen=True)
+class ChannelPlan:
+    """The shared memory and barriers of one aref."""
+
+    create: aref.CreateOp
+    rings: tuple[Allocation, ...]
+    """One ring per payload tile, in payload order."""
+    full: Allocation
+    empty: Allocation
+    thread_release: bool
+    """Consumer threads read its tiles with plain shared loads, so each thread
+    releases a slot (not one thread per warpgroup after its wgmmas)."""
+    multicast: bool
+    """Some of its tiles are multicast: every block's producer writes its slots,
+    so the consumers release them in every block of the cluster."""
+    empty_arrivals: int
+
+    @property
+    def depth(self) -> int:
+        return self.create.result.type.num_slots
+
+    @property
+    def slot_bytes(self) -> int:
+        """Bytes one put delivers: what `full`'s expect_tx arms."""
+        return _slot_bytes(self.create.result.type.types)
+
+
+def _slot_bytes(payload: Sequence[TensorType]) -> int:
+    return sum(tile_bytes(t.get_shape(), t.element_type) for t in payload)
+
+
+def ring_bytes(depth: int, slot_bytes: int) -> int:
+    """Shared memory a ring of `depth` slots takes with its `full` and `empty`
+    barriers, before the slots are padded to `SLOT_ALIGN`: what the store policy
+    (and the tuning, choosing a depth) count before the offsets are laid out."""
+    return depth * (slot_bytes + 2 * nv.MBARRIER_BYTES)
+
+
+STAGED_BUDGET = SMEM_BUDGET - SLOT_ALIGN
+"""What rings (`ring_bytes`) and staging tiles may take together: one
+`SLOT_ALIGN` is left to align the staging tiles."""
+
+
+def staging_fits(rings: int, staging: int) -> bool:
+    """Whether staging tiles of `staging` bytes fit next to rings of `rings` bytes."""
+    return rings + staging <= STAGED_BUDGET
+
+
+def stages_that_fit(slot_bytes: int, fixed: int) -> int:
+    """The most slots of `slot_bytes` (with their barriers) that fit next to
+    `fixed` bytes of staging tiles, counted as the store policy counts them."""
+    return (STAGED_BUDGET - fixed) // ring_bytes(1, slot_bytes)
+
+
+@dataclass
+class KernelPlan:
+    """The lowering of one warp-specialized kernel, decided. Build it with
+    `KernelPlan.of`; see the module docstring."""
+
+    kernel: func.FuncOp
+    ws: aref.WarpSpecializeOp
+    tma_store: bool = True
+    caller: list[CallerParam] = field(default_factory=list)
+    """The tile-level parameters callers pass (recorded on the lowered kernel)."""
+    grid: Attribute | None = None
+    """The launch grid rule, while the stores still show it (None: callers give it)."""
+    multicast: set[tile.LoadOp] = field(default_factory=set)
+    params: list[Param] = field(default_factory=list)
+    staging: dict[tile.StoreOp, Allocation] = field(default_factory=dict)
+    """The stores that go through a staging tile and TMA; the others go from
+    registers."""
+    channels: dict[SSAValue, ChannelPlan] = field(default_factory=dict)
+    """By aref value, in the order of the `aref.create`s."""
+    smem_end: int = 0
+
+    @staticmethod
+    def of(
+        kernel: func.FuncOp, ws: aref.WarpSpecializeOp, tma_store: bool = True
+    ) -> KernelPlan:
+        """Plan `kernel`, whose body is `aref.create`s and `ws`; raise an
+        `OpDiagnostic` for what the hardware path cannot do."""
+        plan = KernelPlan(kernel, ws, tma_store)
+        plan._check()
+        with contextlib.suppress(GridInferenceError):
+            plan.grid = encode_rules(recorded_grid_rule(kernel))
+        plan._plan_multicast()
+        staged = plan._plan_params()
+        plan._plan_shared_memory(staged)
+        plan._check_puts()
+        return plan
+
+    # ----------------------------------------------------------------- facts
+
+    @property
+    def num_consumers(self) -> int:
+        return self.ws.num_consumers.value.data
+
+    @property
+    def threads(self) -> int:
+        return THREADS_PER_WARPGROUP * (1 + self.num_consumers)
+
+    @property
+    def cluster(self) -> int:
+        return cluster_size(self.kernel)
+
+    @property
+    def smem_bytes(self) -> int:
+        """Dynamic shared memory the launch asks for."""
+        return nv.launch_smem_bytes(self.smem_end)
+
+    @property
+    def registers(self) -> tuple[int, int]:
+        """setmaxnreg budgets (producer, consumer)."""
+        return self.ws.registers or default_registers(self.num_consumers)
+
+    @property
+    def abi(self) -> list[str]:
+        return [p.abi for p in self.params]
+
+    @property
+    def allocations(self) -> list[Allocation]:
+        """Every allocation, in the order the prologue makes them: rings, staging
+        tiles, then each channel's `full` and `empty` barriers."""
+        rings = [r for ch in self.channels.values() for r in ch.rings]
+        barriers = [b for ch in self.channels.values() for b in (ch.full, ch.empty)]
+        return [*rings, *self.staging.values(), *barriers]
+
+    def is_multicast(self, load: tile.LoadOp, channel: ChannelPlan) -> bool:
+        """Whether `load`'s copy goes to every block of the cluster."""
+        return load in self.multicast and channel.multicast
+
+    # ---------------------------------------------------------------- checks
+
+    def _check(self) -> None:
+        for op in self.kernel.body.block.ops:
+            if not isinstance(
+                op, aref.CreateOp | aref.WarpSpecializeOp | func.ReturnOp
+            ):
+                raise OpDiagnostic(
+                    op,
+                    "convert-aref-to-nvgpu-async expects only aref.create and one "
+                    "aref.warp_specialize at the top of a kernel",
+                )
+        consumers = self.num_consumers
+        for op in self.ws.consumer.walk():
+            if isinstance(op, tile.DotOp):
+                (m, k), n = op.lhs.type.get_shape(), op.rhs.type.get_shape()[1]
+                if m % (64 * consumers):
+                    raise OpDiagnostic(
+                        op,
+                        f"tile.dot with M = {m} cannot be split into 64-row wgmma "
+                        f"blocks over {consumers} consumer warpgroup(s)",
+                    )
+                if n % 8 or n > 256:
+                    raise OpDiagnostic(
+                        op,
+                        f"tile.dot with N = {n}: wgmma needs a multiple of 8 up to 256",
+                    )
+                step = nv.wgmma_k(op.lhs.type.element_type)
+                if k % step:
+                    raise OpDiagnostic(
+                        op,
+                        f"tile.dot with K = {k}: wgmma needs a multiple of {step} "
+                        f"for {op.lhs.type.element_type} inputs",
+                    )
+            if (
+                isinstance(op, tile.ReduceOp)
+                and op.axis.value.data != op.source.type.get_num_dims() - 1
+            ):
+                raise OpDiagnostic(
+                    op,
+                    "only reductions along rows (the last axis) are supported in registers",
+                )
+
+    def _check_puts(self) -> None:
+        for put in self.ws.producer.walk():
+            if isinstance(put, aref.PutOp) and not all(
+                isinstance(v.owner, tile.LoadOp) and len(list(v.uses)) == 1
+                for v in put.values
+            ):
+                raise OpDiagnostic(put, "aref.put must carry tiles loaded only for it")
+
+    # -------------------------------------------------------------- clusters
+
+    def _plan_multicast(self) -> None:
+        """With clusters: the producer loads that every block of a cluster issues
+        alike (`cluster_uniform`, at a uniform aref index) are multicast."""
+        if self.cluster == 1:
+            return
+        varying = rank_varying(self.kernel)
+        for put in [o for o in self.ws.producer.walk() if isinstance(o, aref.PutOp)]:
+            if not cluster_uniform(put, varying, [put.index]):
+                continue
+            for v in put.values:
+                if isinstance(v.owner, tile.LoadOp) and cluster_uniform(
+                    v.owner, varying
+                ):
+                    self.multicast.add(v.owner)
+        if not self.multicast:
+            raise OpDiagnostic(
+                self.kernel,
+                f"@{self.kernel.sym_name.data} runs in clusters of {self.cluster} but "
+                "no producer load is the same in every block of a cluster (each "
+                "depends on program_id(x) or on a loop or branch that does): there "
+                "is nothing to multicast; drop the cluster pass",
+            )
+
+    # ------------------------------------------------------------ parameters
+
+    def _plan_params(self) -> list[tile.StoreOp]:
+        """The parameters; returns the stores that go through TMA."""
+        self.caller = caller_params(self.kernel)
+        staged: list[tile.StoreOp] = []
+        producer_loads = [
+            o for o in self.ws.producer.walk() if isinstance(o, tile.LoadOp)
+        ]
+        stores = [o for o in self.ws.consumer.walk() if isinstance(o, tile.StoreOp)]
+        dims = [o for o in self.kernel.walk() if isinstance(o, tile.DimOp)]
+        for i, arg in enumerate(self.kernel.body.block.args):
+            if not isinstance(arg.type, tile.DescType):
+                self.params.append(Param(ParamKind.SCALAR, i, arg.type, arg.name_hint))
+                continue
+            desc = arg.type
+            loads = [ld for ld in producer_loads if ld.desc is arg]
+            stored = [st for st in stores if st.desc is arg]
+            if loads and stored:
+                raise OpDiagnostic(
+                    stored[0],
+                    f"tile.store into %{arg.name_hint}, which the producer also "
+                    "loads: the lowering passes a tensor either to load or to store",
+                )
+            if loads or (stored and self._fits_tma_stores([*staged, *stored])):
+                first = loads[0] if loads else stored[0]
+                tile_type = first.result.type if loads else stored[0].value.type
+                tmap = _tensor_map(desc, tile_type, first)
+                self.params.append(Param(ParamKind.MAP, i, tmap, arg.name_hint))
+                staged += stored
+            elif stored:
+                self.params.append(
+                    Param(
+                        ParamKind.GLOBAL,
+                        i,
+                        nv.GlobalTensorType(desc.get_shape(), desc.element_type),
+                        arg.name_hint,
+                    )
+                )
+            for axis in sorted({d.axis.value.data for d in dims if d.desc is arg}):
+                self.params.append(
+                    Param(
+                        ParamKind.DIM,
+                        i,
+                        IndexType(),
+                        f"{arg.name_hint}_dim{axis}",
+                        axis,
+                    )
+                )
+        return staged
+
+    def _fits_tma_stores(self, staged: list[tile.StoreOp]) -> bool:
+        """Whether these stores go through swizzled staging tiles and TMA: matrix
+        tiles of 128-byte rows at coordinates that cannot be negative, the
+        innermost a whole number of 16 bytes (`coordinates`), when the staging
+        tiles fit in shared memory next to the rings (else the stores go straight
+        from registers)."""
+        if not self.tma_store or not all(_tma_storable(st) for st in staged):
+            return False
+        creates = [
+            c for c in self.kernel.body.block.ops if isinstance(c, aref.CreateOp)
+        ]
+        rings = sum(
+            ring_bytes(c.result.type.num_slots, _slot_bytes(c.result.type.types))
+            for c in creates
+        )
+        staging = sum(
+            tile_bytes(st.value.type.get_shape(), st.value.type.element_type)
+            for st in staged
+        )
+        return staging_fits(rings, staging)
+
+    # ---------------------------------------------------------- shared memory
+
+    def _plan_shared_memory(self, staged: list[tile.StoreOp]) -> None:
+        offset = 0
+        rings: dict[aref.CreateOp, list[Allocation]] = {}
+        creates = [
+            c for c in self.kernel.body.block.ops if isinstance(c, aref.CreateOp)
+        ]
+        for create in creates:
+            depth = create.result.type.num_slots
+            for t in create.result.type.types:
+                ring = nv.SmemType(depth, t.get_shape(), t.element_type)
+                rings.setdefault(create, []).append(
+                    Allocation(offset, ring, create.result.name_hint)
+                )
+                offset += ring.total_bytes
+        for store in staged:
+            t = store.value.type
+            offset = -(-offset // SLOT_ALIGN) * SLOT_ALIGN  # swizzled tiles align
+            staging = Allocation(
+                offset,
+                nv.SmemType(1, t.get_shape(), t.element_type),
+                f"{store.desc.name_hint or 'out'}_staging",
+            )
+            self.staging[store] = staging
+            offset = staging.end
+        for create in creates:
+            thread_release = self._read_by_threads(create)
+            multicast = not thread_release and any(
+                v.owner in self.multicast
+                for use in create.result.uses
+                if isinstance(use.operation, aref.PutOp)
+                for v in use.operation.values
+            )
+            barriers = []
+            for name in ("full", "empty"):
+                bars = Allocation(
+                    offset,
+                    nv.MBarrierType(create.result.type.num_slots),
+                    f"{create.result.name_hint}_{name}",
+                )
+                offset = bars.end
+                barriers.append(bars)
+            per_thread = THREADS_PER_WARPGROUP if thread_release else 1
+            blocks = self.cluster if multicast else 1
+            self.channels[create.result] = ChannelPlan(
+                create,
+                tuple(rings.get(create, ())),
+                *barriers,
+                thread_release,
+                multicast,
+                per_thread * self.num_consumers * blocks,
+            )
+        self.smem_end = offset
+        if offset > SMEM_BUDGET:
+            raise OpDiagnostic(
+                self.kernel,
+                f"the aref rings{' and the store staging tiles' if self.staging else ''} "
+                f"need {offset} bytes of shared memory; a block can have "
+                f"{SMEM_BUDGET}. Use fewer stages or smaller tiles",
+            )
+
+    @staticmethod
+    def _read_by_threads(create: aref.CreateOp) -> bool:
+        """Whether a consumer reads this aref's tiles with plain shared loads
+        (anything but wgmma operands, transposed views and loop-carried views)."""
+        gets = [
+            u.operation
+            for u in create.result.uses
+            if isinstance(u.operation, aref.GetOp)
+        ]
+        return any(
+            not isinstance(user, tile.DotOp | tile.TransOp)
+            for get in gets
+            for v in get.values
+            for user in (u.operation for u in uses_through_loops(v))
+        )
+
+
+def _tma_storable(store: tile.StoreOp) -> bool:
+    """A matrix tile of whole 128-byte rows, at coordinates a TMA store takes:
+    none negative (TMA faults below 0), the innermost 16-byte aligned (TMA
+    faults off a 16-byte boundary)."""
+    t = store.value.type
+    esize = element_bytes(t.element_type)
+    return (
+        len(t.get_shape()) >= 2
+        and t.get_shape()[-1] * esize % nv.SWIZZLE_BYTES == 0
+        and all(non_negative(i) for i in store.indices)
+        and multiple_of(store.indices[-1], 16 // esize)
+    )
+
+
+def _tensor_map(
+    desc: tile.DescType, tile_type: TensorType, where: Operation
+) -> nv.TensorMapType:
+    """The TMA map of a tensor moved in tiles of `tile_type`: the tile's box, cut
+    into 128-byte chunks (128-byte swizzle) when the tile is a matrix, swizzled at
+    its row width when the rows are 32 or 64 bytes (`SmemType.swizzle_bytes`),
+    unswizzled for vectors."""
+    box = list(desc.get_box())
+    esize = element_bytes(desc.element_type)
+    tile_rank = len(tile_type.get_shape())
+    inner_bytes = box[-1] * esize
+    if tile_rank == 1 and desc.rank == 1:
+        # A 1-D tensor gets a unit outer dimension: the driver rejects rank-1 maps.
+        return nv.TensorMapType((1, *desc.get_shape()), desc.element_type, (1, *box), 0)
+    if tile_rank == 1:
+        return nv.TensorMapType(desc.get_shape(), desc.element_type, box, 0)
+    if inner_bytes in nv.NARROW_SWIZZLES:
+        return nv.TensorMapType(desc.get_shape(), desc.element_type, box, inner_bytes)
+    if inner_bytes % nv.SWIZZLE_BYTES:
+        raise OpDiagnostic(
+            where,
+            f"tile rows of {inner_bytes} bytes: the swizzled TMA path needs rows of "
+            f"{' or '.join(map(str, nv.NARROW_SWIZZLES))} bytes or a multiple of "
+            f"{nv.SWIZZLE_BYTES} bytes ({nv.SWIZZLE_BYTES // esize} elements)",
+        )
+    box[-1] = nv.SWIZZLE_BYTES // esize
+    return nv.TensorMapType(desc.get_shape(), desc.element_type, box, nv.SWIZZLE_BYTES)

@@ -1,0 +1,133 @@
+"""Pass pipelines from `-p` text, with errors that name what the user wrote.
+
+xDSL's `PassPipeline.parse_spec` answers a bad option with its Python types
+(`Incompatible types: given ('x',), expected <class 'int'>`) and an unknown pass
+or option with a bare `ValueError`; here each becomes a `PassOptionError` that
+quotes the pass and option as spelled (`pipeline{num-stages=x}: num-stages takes
+an integer, got x`). Named pipelines (`tawa-hopper-pipeline`) call the driver's
+callback between the passes they run (for each kernel, whose options may
+differ), so the driver times, dumps and verifies each one and an error is
+blamed on the pass that made it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipelineCallbackType
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
+
+PassFactories = dict[str, Callable[[], type[ModulePass]]]
+
+TYPE_WORDS: dict[str, str] = {
+    "int": "an integer",
+    "bool": "true or false",
+    "float": "a number",
+    "str": "a string",
+}
+
+
+class PassOptionError(DiagnosticException):
+    """A pass pipeline that names an unknown pass or gives an option a bad value."""
+
+
+@runtime_checkable
+class NamedPipeline(Protocol):
+    """A pass that is a sequence of other passes (`tawa-hopper-pipeline`)."""
+
+    def run(
+        self, ctx: Context, op: ModuleOp, between: PassPipelineCallbackType | None
+    ) -> None:
+        """Apply, calling `between` around each pass as `PassPipeline` does."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Stepped(ModulePass):
+    """A named pipeline whose passes are each followed by `between`."""
+
+    pipeline: ModulePass
+    between: PassPipelineCallbackType
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.pipeline.name
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        assert isinstance(self.pipeline, NamedPipeline)
+        self.pipeline.run(ctx, op, self.between)
+
+
+def build_passes(
+    available: PassFactories,
+    text: str,
+    between: PassPipelineCallbackType | None = None,
+) -> list[ModulePass]:
+    """The passes `text` (`-p` syntax) names; named pipelines call `between`
+    after each pass they run."""
+    try:
+        specs = list(parse_pipeline(text))
+    except ArgSpecParseError as e:
+        raise PassOptionError(str(e)) from None
+    passes: list[ModulePass] = []
+    for spec in specs:
+        if spec.name not in available:
+            close = difflib.get_close_matches(spec.name, available, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise PassOptionError(f"unknown pass '{spec.name}'{hint}")
+        p = instantiate(available[spec.name](), spec)
+        stepped = between is not None and isinstance(p, NamedPipeline)
+        passes.append(Stepped(p, between) if stepped else p)
+    return passes
+
+
+def instantiate(cls: type[ModulePass], spec: ArgSpec) -> ModulePass:
+    """`cls` configured by `spec`; a bad option is reported as written."""
+    try:
+        return cls.from_spec(spec)
+    except ValueError:
+        raise PassOptionError(_option_problem(cls, spec)) from None
+
+
+def _option_problem(cls: type[ModulePass], spec: ArgSpec) -> str:
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    for name, values in spec.parameters.items():
+        written = f"{spec.name}{{{_spelled(name, values)}}}"
+        field = fields.get(name.replace("-", "_"))
+        if field is None:
+            options = ", ".join(map(option_name, fields)) or "no options"
+            return f"{written}: {spec.name} has no option '{name}' (it takes {options})"
+        try:
+            cls.from_spec(ArgSpec(spec.name, {name: values}))
+        except ValueError:
+            expected = _type_words(field.type)
+            got = ",".join(_value(v) for v in values) or "nothing"
+            return f"{written}: {name} takes {expected}, got {got}"
+    return f"{spec}: invalid options for {spec.name}"
+
+
+def _type_words(t: object) -> str:
+    """What an option of type `t` takes, in words: `int | None` (unset: the
+    tuned default) is written as an integer."""
+    spelled = t if isinstance(t, str) else getattr(t, "__name__", str(t))
+    names = [n.strip() for n in spelled.split("|") if n.strip() != "None"]
+    return " or ".join(TYPE_WORDS.get(n, f"a {n}") for n in names)
+
+
+def option_name(field_name: str) -> str:
+    """How the option held in a pass's field is written: `num-stages`."""
+    return field_name.replace("_", "-")
+
+
+def _spelled(name: str, values: list[Any]) -> str:
+    return f"{name}={','.join(_value(v) for v in values)}" if values else name
+
+
+def _value(v: object) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)

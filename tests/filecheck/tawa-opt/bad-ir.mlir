@@ -1,0 +1,173 @@
+// RUN: TAWA_VERIFY_DIAG | filecheck %s
+
+// IR that xDSL's parser and verifier accept or crash on, each refused with one
+// diagnostic at the op or the literal (tawa_xdsl/ir_checks.py, LocatingParser).
+
+// A step of 0 loops forever on the GPU, a negative one ~2^31 times (the CPU: never).
+func.func @k(%n: index) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : index
+  scf.for %i = %c0 to %n step %zero {
+  }
+  func.return
+}
+// CHECK: bad-ir.mlir:10:3: error: scf.for: step is 0; a loop step must be positive
+
+// -----
+
+func.func @k(%n: index) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %back = arith.constant -64 : index
+  scf.for %i = %c0 to %n step %back {
+  }
+  func.return
+}
+// CHECK: bad-ir.mlir:21:3: error: scf.for: step is -64; a loop step must be positive
+
+// -----
+
+// A run-time step must be provably positive; a clamped one is.
+func.func @k(%n: index, %s: index) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  scf.for %i = %c0 to %n step %s {
+  }
+  func.return
+}
+// CHECK: bad-ir.mlir:32:3: error: scf.for: %s is not provably positive
+
+// -----
+
+func.func @k(%n: index, %s: index) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %programs = tile.num_programs x
+  %clamped = arith.maxsi %s, %c1 : index
+  %step = arith.muli %clamped, %programs : index
+  scf.for %i = %c0 to %n step %step {
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @k
+// CHECK: scf.for %i = %c0 to %n step %step
+
+// -----
+
+// Use before definition: xDSL parses it; later stages would crash.
+func.func @k(%n: index) -> index {
+  %m = arith.muli %later, %n : index
+  %later = arith.constant 64 : index
+  func.return %m : index
+}
+// CHECK: bad-ir.mlir:57:3: error: arith.muli: %later is used before it is defined (at line 58)
+
+// -----
+
+func.func @k(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %inner = arith.addi %i, %later : index
+  }
+  %later = arith.constant 64 : index
+  func.return
+}
+// CHECK: bad-ir.mlir:69:5: error: arith.addi: %later is used where its definition (at line 71) does not dominate the use
+
+// -----
+
+// Two kernels with one name: reported at the second, naming the first.
+func.func @twice() attributes {tile.kernel} {
+  func.return
+}
+func.func @twice() attributes {tile.kernel} {
+  func.return
+}
+// CHECK: bad-ir.mlir:82:1: error: func.func: redefinition of symbol "twice" (first defined at line 79)
+
+// -----
+
+// Float literals that overflow their type are refused where they are written,
+// whether Python's float overflows (1e400) or only the narrower type does.
+func.func @k() {
+  %x = arith.constant 1.0e400 : f32
+  func.return
+}
+// CHECK: float literal 1.0e400 is out of range: it would be infinity
+
+// -----
+
+func.func @k() {
+  %x = arith.constant 1.0e39 : bf16
+  func.return
+}
+// CHECK: float literal out of range for bf16
+
+// -----
+
+func.func @k() {
+  %x = arith.constant 1.0e39 : f32
+  func.return
+}
+// CHECK: float literal out of range for f32
+
+// -----
+
+func.func @k() {
+  %x = arith.constant dense<[1.0, 65520.0]> : tensor<2xf16>
+  func.return
+}
+// CHECK: dense<[1.0, 65520.0]>
+// CHECK-NEXT: {{^ *}}^^^^^^^{{$}}
+// CHECK-NEXT: float literal out of range for f16
+
+// -----
+
+// The largest finite values and infinities spelled as bits stay accepted.
+func.func @k() {
+  %max = arith.constant 65504.0 : f16
+  %big = arith.constant dense<3.0e38> : tensor<2xbf16>
+  %ninf = arith.constant 0xFF800000 : f32
+  func.return
+}
+// CHECK-LABEL: func.func @k
+// CHECK: arith.constant 6.550400e+04 : f16
+// CHECK: arith.constant 0xff800000 : f32
+
+// -----
+
+// Integer literals out of their type's range (index: 64 bits on the GPU).
+func.func @k() {
+  %x = arith.constant 300 : i8
+  func.return
+}
+// CHECK: Integer value 300 is out of range for type i8
+
+// -----
+
+func.func @k() {
+  %x = arith.constant 99999999999999999999999 : index
+  func.return
+}
+// CHECK: out of range for type i64 {{.*}} (index is 64 bits on the GPU)
+
+// -----
+
+func.func @k() {
+  %x = arith.constant 300 : i32
+  %t = arith.constant true
+  %d = arith.constant dense<[1, 300]> : tensor<2xi8>
+  func.return
+}
+// CHECK: dense<[1, 300]> : tensor<2xi8>
+// CHECK-NEXT: {{^ *}}^^^{{$}}
+// CHECK-NEXT: Integer value 300 is out of range for type i8
+
+// -----
+
+// An operand used with two types is reported where the parser found it.
+func.func @k(%n: index) -> index {
+  %m = arith.muli %n, %n : i32
+  func.return %n : index
+}
+// CHECK: bad-ir.mlir:169:19
+// CHECK: operand is used with type i32, but has been previously used or defined with type index

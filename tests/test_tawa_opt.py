@@ -1,0 +1,322 @@
+"""The tawa-opt driver: exit codes (0 ok, 1 a diagnostic, 2 usage, 3 our bug),
+internal errors named by pass and op, option errors as written, the pass
+listing, timings and dumps on stderr, `-` for stdin. Run in process (fast)."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+import tawa_xdsl
+from tawa_xdsl import registry
+from tawa_xdsl.kernel import kernels
+from tawa_xdsl.tawa_opt import InternalError, main
+
+from .conftest import EXAMPLES
+
+GEMM = EXAMPLES / "gemm.mlir"
+
+
+@dataclass(frozen=True)
+class CrashingPass(ModulePass):
+    """Fails as a buggy pass does: a KeyError while it works on a kernel."""
+
+    name = "test-crash"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in kernels(op):
+            raise KeyError(kernel.sym_name.data)
+
+
+@dataclass(frozen=True)
+class ValueErrorPass(ModulePass):
+    """A bare ValueError is a bug too, not a message for the user."""
+
+    name = "test-value-error"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        raise ValueError("unexpected shape")
+
+
+@dataclass(frozen=True)
+class MisorderingPass(ModulePass):
+    """Leaves invalid IR: moves the first `arith.muli` to the end of its block,
+    after its uses."""
+
+    name = "test-misorder"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        muli = next(o for o in op.walk() if isinstance(o, arith.MuliOp))
+        block = muli.parent_block()
+        muli.detach()
+        block.insert_op_before(muli, block.last_op)
+
+
+@pytest.fixture
+def buggy_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    ours = registry.all_passes
+    extra = {
+        p.name: (lambda p=p: p) for p in (CrashingPass, ValueErrorPass, MisorderingPass)
+    }
+    monkeypatch.setattr(registry, "all_passes", lambda: {**ours(), **extra})
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_exit_codes(capsys, buggy_passes, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(
+        GEMM.read_text().replace("%bk = arith.constant", "%bk = arith.constnt", 1)
+    )
+    assert run(capsys, str(GEMM))[0] == 0
+    assert run(capsys, str(bad))[0] == 1
+    assert run(capsys, str(GEMM), "--no-such-flag")[0] == 2
+    assert run(capsys, str(GEMM), "-p", "test-crash")[0] == 3
+
+
+def test_internal_error_names_the_pass_and_the_op(capsys, buggy_passes) -> None:
+    rc, out, err = run(capsys, str(GEMM), "-p", "canonicalize,test-crash")
+    assert rc == 3 and out == ""
+    assert err.startswith(
+        f"tawa-opt: {GEMM}:9:1: internal error in test-crash: KeyError: 'gemm_nt'"
+    )
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_bare_value_error_is_ours_not_the_users(capsys, buggy_passes) -> None:
+    rc, _, err = run(capsys, str(GEMM), "-p", "test-value-error")
+    assert rc == 3
+    assert "internal error in test-value-error: ValueError: unexpected shape" in err
+
+
+def test_a_pass_that_leaves_invalid_ir_is_blamed(capsys, buggy_passes) -> None:
+    rc, _, err = run(capsys, str(GEMM), "-p", "test-misorder,cse")
+    assert rc == 3
+    assert "internal error in test-misorder: left invalid IR: " in err
+    assert (
+        "tile.load: %m0 is used where its definition (at line 19) does not dominate"
+        in err
+    )
+
+
+def test_a_bug_inside_a_named_pipeline_is_blamed_on_its_pass(
+    capsys, monkeypatch
+) -> None:
+    """tawa-hopper-pipeline runs each kernel through its own passes; a crash or
+    invalid IR left by one of them names that pass, not the pipeline."""
+    from tawa_xdsl.transforms.pipeline import PipelinePass
+    from tawa_xdsl.transforms.tile_shape import TileShapePass
+
+    monkeypatch.setattr(PipelinePass, "apply", ValueErrorPass.apply)
+    rc, _, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline")
+    assert rc == 3
+    assert "internal error in pipeline: ValueError: unexpected shape" in err
+    monkeypatch.setattr(TileShapePass, "apply", MisorderingPass.apply)
+    rc, _, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline")
+    assert rc == 3
+    assert "internal error in tile-shape: left invalid IR: " in err
+
+
+def test_a_bug_inside_the_ptx_target_names_its_stage(capsys, monkeypatch) -> None:
+    """-t ptx runs distribute-fragments, ptx-allocate ... before printing: a bug
+    in one of them is an internal error of that stage, at the op it was on."""
+    from tawa_xdsl.lowering.distribute import memory
+
+    def crash(self, op, rewriter) -> None:
+        raise KeyError("slot")
+
+    monkeypatch.setattr(memory.SmemStore, "rewrite", crash)
+    rc, out, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline", "-t", "ptx")
+    assert (rc, out) == (3, "")
+    assert re.match(
+        rf"tawa-opt: {GEMM}:\d+:\d+: internal error in -t ptx: distribute-fragments: "
+        "KeyError: 'slot'",
+        err,
+    ), err
+
+
+def test_the_traceback_on_request(capsys, buggy_passes, monkeypatch) -> None:
+    monkeypatch.setenv("TAWA_TRACEBACK", "1")
+    with pytest.raises(InternalError) as raised:
+        main([str(GEMM), "-p", "test-crash"])
+    assert isinstance(raised.value.__cause__, KeyError)
+
+
+def test_dash_reads_stdin(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(GEMM.read_bytes())))
+    rc, out, _ = run(capsys, "-", "-p", "aref-partition")
+    assert rc == 0 and "aref.warp_specialize" in out
+
+
+def test_list_passes(capsys) -> None:
+    rc, out, _ = run(capsys, "--list-passes")
+    assert rc == 0
+    lines = out.splitlines()
+    entry = lines.index(
+        "pipeline{num-stages=3 mma-depth=1 two-stage=false outer-stages=2}"
+    )
+    assert lines[entry + 1].startswith("    Deepen aref rings")
+    assert "aref-partition" in lines and any(
+        line.startswith("tawa-hopper-pipeline{") for line in lines
+    )
+
+
+def test_timings_and_dumps_go_to_stderr(capsys) -> None:
+    rc, out, err = run(
+        capsys,
+        str(GEMM),
+        "-p",
+        "aref-partition,pipeline",
+        "--time-passes",
+        "--print-between-passes",
+    )
+    assert rc == 0
+    tawa_xdsl.parse(out)  # stdout is the IR alone
+    assert "tawa-opt: aref-partition took" in err and "tawa-opt: pipeline took" in err
+    assert "// -----// IR after aref-partition //----- //" in err
+
+
+def test_named_pipelines_run_pass_by_pass(capsys) -> None:
+    rc, _, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline", "--time-passes")
+    assert rc == 0
+    for name in ("aref-partition", "pipeline", "convert-aref-to-nvgpu-async", "dce"):
+        assert f"tawa-opt: {name} took" in err
+    assert "ms on @gemm_nt\n" in err  # each kernel has its own options
+    assert "tawa-hopper-pipeline took" not in err
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "message"),
+    [
+        (
+            "pipeline{num-stages=x}",
+            "pipeline{num-stages=x}: num-stages takes an integer, got x",
+        ),
+        (
+            "tawa-hopper-pipeline{two-stage=3}",
+            "tawa-hopper-pipeline{two-stage=3}: two-stage takes true or false, got 3",
+        ),
+        (
+            "pipeline{stages=3}",
+            "pipeline{stages=3}: pipeline has no option 'stages' (it takes num-stages, mma-depth, two-stage, outer-stages)",
+        ),
+        ("pipelin", "unknown pass 'pipelin' (did you mean 'pipeline'?)"),
+        ("cluster{size=0}", "cluster{size=0}: size must be a power of two from 1 to 8"),
+        (
+            "tawa-hopper-pipeline{cluster=0}",
+            "tawa-hopper-pipeline{cluster=0}: cluster must be a power of two from 1 to 8",
+        ),
+    ],
+)
+def test_option_errors_name_the_option_as_written(capsys, pipeline, message) -> None:
+    rc, out, err = run(capsys, str(GEMM), "-p", pipeline)
+    assert (rc, out, err) == (1, "", f"tawa-opt: {message}\n")
+
+
+def test_cluster_0_is_refused_by_the_api_too() -> None:
+    module = tawa_xdsl.parse(GEMM)
+    with pytest.raises(DiagnosticException, match=r"cluster=0\}: cluster must be"):
+        tawa_xdsl.apply(module, "tawa-hopper-pipeline{cluster=0}")
+
+
+def test_input_file_errors_are_diagnostics(capsys, tmp_path: Path) -> None:
+    text = tmp_path / "kernel.txt"
+    text.write_text(GEMM.read_text())
+    assert run(capsys, str(text)) == (
+        1,
+        "",
+        f"tawa-opt: {text}: error: unknown file extension '.txt'; `-f mlir` reads "
+        "it as MLIR\n",
+    )
+    assert run(capsys, str(text), "-f", "mlir")[0] == 0
+    rc, _, err = run(capsys, str(tmp_path / "missing.mlir"))
+    assert (rc, err) == (
+        1,
+        f"tawa-opt: {tmp_path}/missing.mlir: error: No such file or directory\n",
+    )
+
+
+def test_binary_input_is_located(capsys, tmp_path: Path) -> None:
+    binary = tmp_path / "binary.mlir"
+    binary.write_bytes(b"func.func @k() {\n  \xff\xfe\n}\n")
+    rc, _, err = run(capsys, str(binary))
+    assert rc == 1
+    assert err == (
+        f"tawa-opt: {binary}:2:3: error: the input is not UTF-8 text (byte 0xff); "
+        "tawa-opt reads MLIR source\n"
+    )
+    with pytest.raises(DiagnosticException, match=r"binary.mlir:2:3: error"):
+        tawa_xdsl.parse(binary)
+
+
+def nested_loops(depth: int) -> str:
+    lines = ["func.func @deep(%n: index) {", "  %c0 = arith.constant 0 : index"]
+    lines.append("  %c1 = arith.constant 1 : index")
+    lines += [f"scf.for %i{d} = %c0 to %n step %c1 {{" for d in range(depth)]
+    lines += ["}"] * depth + ["  func.return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_deep_nesting_gets_a_located_diagnostic(capsys, tmp_path: Path) -> None:
+    deep = tmp_path / "deep.mlir"
+    deep.write_text(nested_loops(150))
+    rc, _, err = run(capsys, str(deep))
+    assert rc == 1
+    # the func is one level, so the 64th loop is the first too deep
+    assert err.startswith(
+        f"tawa-opt: {deep}:67:1: error: ops nested more than 64 regions deep"
+    )
+    deep.write_text(nested_loops(63))
+    rc, out, _ = run(capsys, str(deep), "-p", "canonicalize,cse")
+    assert rc == 0
+    deep.write_text(out)  # the printed module is explicit: the same depth
+    rc, generic, _ = run(capsys, str(deep), "--print-op-generic")
+    deep.write_text(generic)
+    assert rc == 0 and run(capsys, str(deep))[0] == 0
+
+
+NO_LOADS = Path(__file__).parent / "filecheck" / "tawa-opt" / "no-loads.mlir"
+
+
+@pytest.mark.parametrize("tma_store", ["true", "false"])
+@pytest.mark.parametrize(
+    "kernel, args, grid",
+    [("fill", [(256, 256), 2.5], (2, 1, 1)), ("ones", [(128, 128)], (1, 1, 1))],
+)
+def test_kernels_without_loads_store_uniform_tiles(kernel, args, grid, tma_store):
+    """A kernel that loads nothing stores a uniform tile (a splat truncated to bf16,
+    a bf16 splat constant): -t ptx lowers it rather than refusing it, and at the
+    thread level it writes what the interpreter writes, through both store paths."""
+    import numpy as np
+
+    from tawa_xdsl.dtypes import bfloat16
+
+    from .thread_level import simulate_output, to_thread_level
+
+    text = NO_LOADS.read_text()
+    args = [np.zeros(a, bfloat16) if isinstance(a, tuple) else a for a in args]
+    expected = [
+        np.full_like(a, np.nan) if isinstance(a, np.ndarray) else a for a in args
+    ]
+    tawa_xdsl.interpret(tawa_xdsl.parse(text), kernel, *expected, grid=grid)
+    module = to_thread_level(
+        tawa_xdsl.parse(text), f"tawa-hopper-pipeline{{tma-store={tma_store}}}"
+    )
+    got = simulate_output(module, kernel, args, 0, grid)
+    np.testing.assert_array_equal(
+        got.astype(np.float32), expected[0].astype(np.float32)
+    )
