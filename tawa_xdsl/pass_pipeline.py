@@ -15,12 +15,12 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipelineCallbackType
-from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.arg_spec import ArgSpec, ArgSpecConvertible, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 PassFactories = dict[str, Callable[[], type[ModulePass]]]
@@ -64,6 +64,9 @@ class Stepped(ModulePass):
         self.pipeline.run(ctx, op, self.between)
 
 
+Configured = TypeVar("Configured", bound=ArgSpecConvertible)
+
+
 def build_passes(
     available: PassFactories,
     text: str,
@@ -87,15 +90,16 @@ def build_passes(
     return passes
 
 
-def instantiate(cls: type[ModulePass], spec: ArgSpec) -> ModulePass:
-    """`cls` configured by `spec`; a bad option is reported as written."""
+def instantiate(cls: type[Configured], spec: ArgSpec) -> Configured:
+    """`cls` (a pass or a target) configured by `spec`; a bad option is reported
+    as written."""
     try:
         return cls.from_spec(spec)
     except ValueError:
         raise PassOptionError(_option_problem(cls, spec)) from None
 
 
-def _option_problem(cls: type[ModulePass], spec: ArgSpec) -> str:
+def _option_problem(cls: type[ArgSpecConvertible], spec: ArgSpec) -> str:
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     for name, values in spec.parameters.items():
         written = f"{spec.name}{{{_spelled(name, values)}}}"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import os
 import sys
 import time
@@ -32,6 +33,7 @@ from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
+from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -45,7 +47,7 @@ from tawa_xdsl.diagnostics import (
     location_prefix,
     verify_located,
 )
-from tawa_xdsl.pass_pipeline import Stepped, build_passes, option_name
+from tawa_xdsl.pass_pipeline import Stepped, build_passes, instantiate, option_name
 
 VERIFIER = "the verifier"
 """The stage before the first pass: verifying the input."""
@@ -260,6 +262,7 @@ class TawaOptMain(xDSLOptMain):
     # ----------------------------------------------------------------- output
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
+        self._check_target_options()
         try:
             return super().output_resulting_program(prog)
         except Exception as e:
@@ -267,6 +270,14 @@ class TawaOptMain(xDSLOptMain):
                 raise
             where = getattr(e, STAGE_ATTR, f"-t {self.args.target}")
             raise InternalError.wrap(where, e) from e
+
+    def _check_target_options(self) -> None:
+        """A target's options are the user's to get right: an unknown one or a
+        bad value is reported as written, like a pass option."""
+        spec = parse_spec(self.args.target)
+        factory = self.available_targets.get(spec.name)
+        if factory is not None and not inspect.signature(factory).parameters:
+            instantiate(factory(), spec)
 
 
 class ListPassesAction(argparse.Action):
