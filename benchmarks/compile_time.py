@@ -32,9 +32,8 @@ from tawa_xdsl.lowering.ptx_target import kernel_ptx
 
 
 def stages(text: str, name: str) -> dict[str, float]:
-    """Seconds per stage of compiling kernel `name` of module `text`. Kernels the
-    PTX printer refuses (8-bit floats, until issue 15's back end lowers them:
-    `lowering/unlowered.py`) raise its diagnostic."""
+    """Seconds per stage of compiling kernel `name` of module `text`; a kernel
+    the back end refuses raises its diagnostic."""
     times: dict[str, float] = {}
     start = time.perf_counter()
     module = tawa_xdsl.parse(text)

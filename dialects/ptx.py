@@ -785,6 +785,9 @@ _alu("f32", "f32", "mov.f32")
 _alu("f32", "b32", "cvt.rn.f32.s32")
 _alu("f32", "b16", "cvt.f32.bf16", "cvt.f32.f16")
 _alu("b32", "f32 f32", "cvt.rn.bf16x2.f32", "cvt.rn.f16x2.f32")
+_alu("b16", "f32 f32", "cvt.rn.satfinite.e4m3x2.f32", "cvt.rn.satfinite.e5m2x2.f32")
+_alu("b32", "b16", "cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.e5m2x2")
+_alu("b32", "b32 b32 b32", "prmt.b32")
 _alu("b32", "b32 b32", "add.s32", "sub.s32", "mul.lo.s32", "and.b32", "or.b32")
 _alu("b32", "b32 b32", "xor.b32", "shl.b32", "shr.u32", "shr.s32", "max.s32")
 _alu("b32", "b32 b32", "min.s32", "max.u32", "min.u32", "div.s32", "rem.s32")
@@ -973,6 +976,70 @@ class UnpackOp(PTXOp):
                 operand_text(self.result, 2 * k + 1),
             )
             out.line(f"mov.b32 {{{lo}, {hi}}}, {operand_text(self.source, k)};")
+
+
+@irdl_op_definition
+class PackOp(PTXOp):
+    """Join consecutive pairs of 16-bit registers into 32-bit ones (the first of
+    a pair low): `mov.b32 %r0, {%h0, %h1};`."""
+
+    name = "ptx.pack"
+
+    source = operand_def(RegType)
+    result = result_def(RegType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue):
+        super().__init__(
+            operands=[source], result_types=[_reg("b32", width(source) // 2)]
+        )
+
+    def verify_(self) -> None:
+        if register_class(self.source) != "b16" or width(self.source) % 2:
+            raise VerifyException("ptx.pack: packs pairs of b16 registers")
+        if register_class(self.result) != "b32" or 2 * width(self.result) != width(
+            self.source
+        ):
+            raise VerifyException("ptx.pack: one b32 register per source pair")
+
+    def print_ptx(self, out: Emitter) -> None:
+        for k in range(width(self.result)):
+            lo, hi = (
+                operand_text(self.source, 2 * k),
+                operand_text(self.source, 2 * k + 1),
+            )
+            out.line(f"mov.b32 {operand_text(self.result, k)}, {{{lo}, {hi}}};")
+
+
+@irdl_op_definition
+class ShflIdxOp(PTXOp):
+    """Every element read from the lane of the warp that `lane` (one register,
+    a lane number 0..31 in each thread) names:
+    `shfl.sync.idx.b32 %d, %a, %lane, 31, -1;`."""
+
+    name = "ptx.shfl_idx"
+
+    source = operand_def(RegType)
+    lane = operand_def(RegType)
+    result = result_def(RegType)
+
+    def __init__(self, source: SSAValue, lane: SSAValue):
+        t = source.type
+        assert isinstance(t, RegType)
+        super().__init__(operands=[source, lane], result_types=[t.unallocated()])
+
+    def verify_(self) -> None:
+        if register_class(self.source) not in ("b32", "f32"):
+            raise VerifyException("ptx.shfl_idx: shuffles 32-bit registers")
+        if register_class(self.lane) != "b32" or width(self.lane) != 1:
+            raise VerifyException("ptx.shfl_idx: the lane is one b32 register")
+
+    def print_ptx(self, out: Emitter) -> None:
+        lane = operand_text(self.lane)
+        for k in range(width(self.result)):
+            d, a = operand_text(self.result, k), operand_text(self.source, k)
+            out.line(f"shfl.sync.idx.b32 {d}, {a}, {lane}, 31, -1;")
 
 
 @irdl_op_definition
@@ -1689,6 +1756,10 @@ class WgmmaOp(PTXOp):
     written.
 
     `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {d..}, a, b, p, 1, 1[, 0], tB;`
+
+    `dtype` is `bf16` or `f16` (both inputs), or `<a>.<b>` for 8-bit inputs
+    (`e4m3.e5m2`): those take k32 steps and have no transpose immediates (both
+    operands K-major, `transpose_b` 0).
     """
 
     name = "ptx.wgmma"
@@ -1706,7 +1777,8 @@ class WgmmaOp(PTXOp):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    DTYPES: ClassVar[frozenset[str]] = frozenset({"bf16", "f16"})
+    DTYPES_16: ClassVar[frozenset[str]] = frozenset({"bf16", "f16"})
+    DTYPES_8: ClassVar[frozenset[str]] = frozenset({"e4m3", "e5m2"})
 
     def __init__(
         self,
@@ -1742,14 +1814,36 @@ class WgmmaOp(PTXOp):
     def a_in_registers(self) -> bool:
         return register_class(self.a) == "b32"
 
+    @property
+    def input_types(self) -> tuple[str, str]:
+        """The PTX types of A and B."""
+        a, _, b = self.dtype.data.partition(".")
+        return a, b or a
+
+    @property
+    def eight_bit(self) -> bool:
+        return self.input_types[0] in self.DTYPES_8
+
     def tied_operand(self) -> SSAValue | None:
         return self.acc
 
     def verify_(self) -> None:
-        if self.dtype.data not in self.DTYPES:
+        a, b = self.input_types
+        sixteen = a in self.DTYPES_16 and b == a and "." not in self.dtype.data
+        eight = a in self.DTYPES_8 and b in self.DTYPES_8
+        if not (sixteen or eight):
             raise VerifyException(
-                f"ptx.wgmma: unsupported input type {self.dtype.data}"
+                f"ptx.wgmma: unsupported input types {self.dtype.data} (bf16, f16, "
+                "or <a>.<b> of e4m3/e5m2)"
             )
+        k = 32 if eight else 16
+        if not self.shape.data.endswith(f"k{k}"):
+            raise VerifyException(
+                f"ptx.wgmma: {self.dtype.data} inputs take k{k} steps, not "
+                f"{self.shape.data}"
+            )
+        if eight and self.transpose_b.value.data:
+            raise VerifyException("ptx.wgmma: 8-bit operands cannot be transposed")
         if register_class(self.result) != "f32" or (
             self.acc is not None
             and _unallocated(self.result.type) != _unallocated(self.acc.type)
@@ -1777,8 +1871,8 @@ class WgmmaOp(PTXOp):
     def print_ptx(self, out: Emitter) -> None:
         half, start = self.n // 2, self.start.value.data
         d = ", ".join(element_texts(self.result)[start : start + half])
-        kind = self.dtype.data
-        opcode = f"wgmma.mma_async.sync.aligned.{self.shape.data}.f32.{kind}.{kind}"
+        a_type, b_type = self.input_types
+        opcode = f"wgmma.mma_async.sync.aligned.{self.shape.data}.f32.{a_type}.{b_type}"
         b, scale = operand_text(self.b), operand_text(self.scale_d)
         tb = self.transpose_b.value.data
         if self.a_in_registers:
@@ -1787,11 +1881,11 @@ class WgmmaOp(PTXOp):
                 + ", ".join(operand_text(self.a, e) for e in map_values(self.a_map))
                 + "}"
             )
-            out.line(f"{opcode} {{{d}}}, {a}, {b}, {scale}, 1, 1, {tb};")
+            transposes = "" if self.eight_bit else f", {tb}"
         else:
-            out.line(
-                f"{opcode} {{{d}}}, {operand_text(self.a)}, {b}, {scale}, 1, 1, 0, {tb};"
-            )
+            a = operand_text(self.a)
+            transposes = "" if self.eight_bit else f", 0, {tb}"
+        out.line(f"{opcode} {{{d}}}, {a}, {b}, {scale}, 1, 1{transposes};")
 
 
 @irdl_op_definition
@@ -2321,7 +2415,9 @@ PTX = Dialect(
         ParamOp,
         AluOp,
         UnpackOp,
+        PackOp,
         ShflOp,
+        ShflIdxOp,
         VoteAnyOp,
         LoadOp,
         StoreOp,

@@ -58,7 +58,6 @@ from tawa_xdsl.lowering.distribute import (
     wgmma,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
-from tawa_xdsl.lowering.unlowered import refuse_unlowered
 
 FAMILIES = (kernel, elementwise, reductions, control, barriers, wgmma, memory)
 
@@ -86,10 +85,8 @@ class ByOpType(RewritePattern):
 
 
 def distribute_kernel(kernel_op: func.FuncOp) -> None:
-    """Distribute one lowered kernel (see the module docstring); one that uses
-    what the thread level cannot express yet (`unlowered`: 8-bit floats) is
-    refused at the op."""
-    refuse_unlowered(kernel_op, "distribute-fragments")
+    """Distribute one lowered kernel (see the module docstring); an op no
+    pattern can convert is refused where it stands."""
     k = kernel.begin_kernel(kernel_op)
     patterns = [p for f in FAMILIES for p in f.patterns(k)]
     PatternRewriteWalker(ByOpType(patterns), apply_recursively=False).rewrite_region(

@@ -3,7 +3,7 @@
 - Type conversion (`register_type`): an index or i32 is one `b32` register, an
   f32 one `f32`, an i1 one `pred`; a register tile (`#nvgpu_async.frag`) is the
   bundle of the registers one thread holds (`fragments.Geometry.count`, 16-bit
-  tiles one `b32` per element pair); a shared-memory ring, view or barrier array
+  tiles one `b32` per element pair, 8-bit tiles one `b16` per pair); a shared-memory ring, view or barrier array
   is its `b32` address, a tensor map its `b64` generic address.
 - Converted values (`KernelState.lowered`): patterns convert one op at a time,
   in program order, inserting its ptx ops before it and recording what each
@@ -49,6 +49,7 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.dialects.tile import is_fp8
 from tawa_xdsl.lowering.fragments import Geometry
 
 MOV = {cls: f"mov.{cls}" for cls in ("f32", "b32", "b64", "b16", "pred")}
@@ -96,6 +97,8 @@ def register_type(t: Attribute) -> ptx.RegType | None:
         count = geometry(t).count
         if is_16bit(t.element_type):
             return bundle("b32", count // 2)
+        if is_fp8(t.element_type):
+            return bundle("b16", count // 2)
         cls = scalar_class(t.element_type)
         return None if cls is None else bundle(cls, count)
     cls = scalar_class(t)

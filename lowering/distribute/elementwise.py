@@ -8,8 +8,10 @@ left side) an immediate is moved into one first, as the printer did.
 
 16-bit tiles hold element pairs in one `b32`: `arith.truncf` packs two f32 with
 `cvt.rn.bf16x2.f32` (first source to the upper half), `arith.extf` unpacks
-(`mov.b32 {lo, hi}`) and converts each half. Arithmetic on 16-bit values is
-refused: compute in f32.
+(`mov.b32 {lo, hi}`) and converts each half. 8-bit tiles hold pairs in one
+`b16`: `cvt.rn.satfinite.e4m3x2.f32` (or e5m2) packs and saturates, and
+`cvt.rn.f16x2.e4m3x2` widens a pair to two f16 halves on the way back.
+Arithmetic on 16- or 8-bit values is refused: compute in f32.
 """
 
 from __future__ import annotations
@@ -165,12 +167,12 @@ class Constant(DistributePattern):
                 [],
                 Lowered(k.imm(float(x) if cls == "f32" else int(x), cls)),
             )
-        elif isinstance(t, TensorType) and is_16bit(et):
-            # a 16-bit splat tile: one register holds the pair every element reads,
-            # converted from f32 as arith.truncf would (exact: x is a 16-bit value)
+        elif isinstance(t, TensorType) and et.name in PAIR_CONVERSIONS:
+            # a 16- or 8-bit splat tile: one register holds the pair every element
+            # reads, converted from f32 as arith.truncf would (exact: x is such a value)
             ops = Ops(k)
             f = ops.reg(Lowered(k.imm(float(x), "f32")))
-            d = ops.alu(f"cvt.rn.{_ptx_float(et)}x2.f32", f, f)
+            d = ops.alu(PAIR_CONVERSIONS[et.name], f, f)
             self.k.define(rewriter, op, ops, Lowered(d))
         else:
             raise OpDiagnostic(op, f"constants of type {t} are not supported")
@@ -289,31 +291,40 @@ class Select(DistributePattern):
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
-def _ptx_float(t: Attribute) -> str:
-    return "bf16" if isinstance(t, BFloat16Type) else "f16"
+PAIR_CONVERSIONS = {
+    "bf16": "cvt.rn.bf16x2.f32",
+    "f16": "cvt.rn.f16x2.f32",
+    "f8E4M3FN": "cvt.rn.satfinite.e4m3x2.f32",
+    "f8E5M2": "cvt.rn.satfinite.e5m2x2.f32",
+}
+"""f32 pair -> one register of two narrower floats (first source the upper one)."""
+WIDENINGS = {"f8E4M3FN": "cvt.rn.f16x2.e4m3x2", "f8E5M2": "cvt.rn.f16x2.e5m2x2"}
+"""An 8-bit pair -> two f16 halves (exact), on the way back to f32."""
 
 
 class TruncF(DistributePattern):
-    """f32 tile -> 16-bit tile: one `cvt.rn.bf16x2.f32` per element pair
-    (odd element first: it goes to the upper half)."""
+    """f32 tile -> 16- or 8-bit tile: one conversion per element pair (odd
+    element first: it goes to the upper half)."""
 
     OPS = (arith.TruncFOp,)
 
     def rewrite(self, op: arith.TruncFOp, rewriter: PatternRewriter):
         src, et = self.k.lowered(op.input, op), element_type(op.result.type)
-        if not isinstance(op.result.type, TensorType) or not is_16bit(et):
+        opcode = PAIR_CONVERSIONS.get(et.name)
+        if not isinstance(op.result.type, TensorType) or opcode is None:
             raise OpDiagnostic(
-                op, "arith.truncf is supported on f32 register tiles to bf16/f16"
+                op,
+                "arith.truncf is supported on f32 register tiles to bf16, f16, "
+                "f8E4M3FN or f8E5M2",
             )
         ops = Ops(self.k)
         if src.uniform:  # a splat: one register holds the pair every element reads
             x = ops.reg(src)
-            d = ops.alu(f"cvt.rn.{_ptx_float(et)}x2.f32", x, x)
-            self.k.define(rewriter, op, ops, Lowered(d))
+            self.k.define(rewriter, op, ops, Lowered(ops.alu(opcode, x, x)))
             return
         pairs = fragment_count(op.result.type) // 2
         d = ops.alu(
-            f"cvt.rn.{_ptx_float(et)}x2.f32",
+            opcode,
             src.select([2 * i + 1 for i in range(pairs)]),
             src.select([2 * i for i in range(pairs)]),
         )
@@ -321,20 +332,29 @@ class TruncF(DistributePattern):
 
 
 class ExtF(DistributePattern):
-    """16-bit tile -> f32 tile: unpack each pair, convert each half."""
+    """16- or 8-bit tile -> f32 tile: unpack each pair, convert each half (an
+    8-bit pair through two f16 halves)."""
 
     OPS = (arith.ExtFOp,)
 
     def rewrite(self, op: arith.ExtFOp, rewriter: PatternRewriter):
         src = self.k.lowered(op.input, op)
         et = element_type(op.input.type)
-        if not isinstance(op.input.type, TensorType) or src.uniform or not is_16bit(et):
-            raise OpDiagnostic(op, "arith.extf is supported on bf16/f16 register tiles")
+        narrow = is_16bit(et) or et.name in WIDENINGS
+        if not isinstance(op.input.type, TensorType) or src.uniform or not narrow:
+            raise OpDiagnostic(
+                op,
+                "arith.extf is supported on bf16, f16 and 8-bit float register tiles",
+            )
         ops = Ops(self.k)
         rt = register_type(op.input.type)
         assert rt is not None
-        halves = ops.add(ptx.UnpackOp(ops.materialize(src, rt))).results[0]
-        d = ops.alu(f"cvt.f32.{_ptx_float(et)}", halves)
+        pairs = ops.materialize(src, rt)
+        half = "bf16" if isinstance(et, BFloat16Type) else "f16"
+        if et.name in WIDENINGS:
+            pairs = ops.alu(WIDENINGS[et.name], pairs)
+        halves = ops.add(ptx.UnpackOp(pairs)).results[0]
+        d = ops.alu(f"cvt.f32.{half}", halves)
         self.k.define(rewriter, op, ops, Lowered(d))
 
 

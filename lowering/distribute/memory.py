@@ -2,6 +2,9 @@
 
 - `smem_slot` / `smem_trans`: a slot's address; a transposed view is the same
   address (its type says how wgmma reads it).
+- `smem_extract`: one element of a slot (a block scale in its TMA box), one
+  `ld.shared` in every thread at an offset known when compiling (through the
+  slot's swizzle for a matrix tile).
 - `smem_store`: every thread writes its accumulator elements into the
   staging tile in the 128-byte-swizzled layout TMA reads: 16-byte chunk c of
   row r sits at chunk c ^ (r % 8), and r % 8 is the thread's g for every row it
@@ -32,7 +35,7 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, StorePath
-from tawa_xdsl.dialects.tile import element_bytes
+from tawa_xdsl.dialects.tile import element_bytes, is_fp8
 from tawa_xdsl.lowering.distribute.barriers import slot_address
 from tawa_xdsl.lowering.distribute.context import (
     ConsumerIds,
@@ -43,6 +46,7 @@ from tawa_xdsl.lowering.distribute.context import (
     geometry,
     is_16bit,
     register_type,
+    scalar_class,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from tawa_xdsl.lowering.fragments import Geometry
@@ -67,6 +71,48 @@ class SmemTrans(DistributePattern):
         self.k.define(rewriter, op, [], self.k.lowered(op.source, op))
 
 
+class SmemExtract(DistributePattern):
+    OPS = (nv.SmemExtractOp,)
+
+    def rewrite(self, op: nv.SmemExtractOp, rewriter: PatternRewriter):
+        view = op.source.type
+        assert isinstance(view, nv.SmemViewType)
+        cls = scalar_class(view.element_type)
+        if cls is None or view.is_transposed:
+            raise OpDiagnostic(
+                op,
+                f"reading one {view.element_type} element of a "
+                f"{'transposed ' if view.is_transposed else ''}shared tile is not "
+                "supported (f32, i32 or index elements of a tile as loaded)",
+            )
+        ops = Ops(self.k)
+        load = ptx.LoadOp(
+            "shared",
+            self.k.lowered(op.source, op).value,
+            cls,
+            1,
+            offsets=[_element_offset(view, op.get_position())],
+        )
+        ops.add(load)
+        self.k.define(rewriter, op, ops, Lowered(load.results[0]))
+
+
+def _element_offset(view: nv.SmemViewType, position: tuple[int, ...]) -> int:
+    """Bytes from a slot to one element: row-major for a vector, through the
+    swizzle TMA writes for a matrix (chunks of `span`-byte rows, the 16-byte
+    piece of row r at piece ^ (r % 8), masked to the span)."""
+    esize = element_bytes(view.element_type)
+    if len(position) == 1:
+        return position[0] * esize
+    rows, cols = view.get_shape()
+    r, c = position
+    row_bytes = cols * esize
+    span = row_bytes if row_bytes in nv.NARROW_SWIZZLES else nv.SWIZZLE_BYTES
+    chunk, within = divmod(c * esize, span)
+    linear = chunk * rows * span + r * span + within
+    return linear ^ (((linear >> 7) & (span // 16 - 1)) << 4)
+
+
 class SmemStore(DistributePattern):
     OPS = (nv.SmemStoreOp,)
 
@@ -81,9 +127,8 @@ class SmemStore(DistributePattern):
             value = Lowered(ops.reg(value))
         base = slot_address(ops, op.buffer, op.slot, op)
         addr, pairs = _swizzled_pairs(ops, op, t, base)
-        pair = (
-            (lambda i: [i // 2]) if is_16bit(t.element_type) else (lambda i: [i, i + 1])
-        )
+        packed = is_16bit(t.element_type) or is_fp8(t.element_type)
+        pair = (lambda i: [i // 2]) if packed else (lambda i: [i, i + 1])
         ops.add(
             ptx.StoreOp(
                 "shared",
@@ -112,6 +157,8 @@ class SmemLoad(DistributePattern):
         ops = Ops(self.k)
         if kind == FragmentKind.COL and rank == 1:
             load = self._vector(ops, op, t)
+        elif kind == FragmentKind.ROW and rank == 1:
+            load = self._row_vector(ops, op, t)
         elif kind == FragmentKind.ACC and rank == 2 and not view.is_transposed:
             load = self._matrix(ops, op, t)
         elif kind == FragmentKind.ACC and rank == 2:
@@ -123,8 +170,8 @@ class SmemLoad(DistributePattern):
         else:
             raise OpDiagnostic(
                 op,
-                "only vector tiles (a bias) and matrix tiles in the accumulator "
-                "layout can be read from shared memory into registers",
+                "only vector tiles (a bias, a row scale) and matrix tiles in the "
+                "accumulator layout can be read from shared memory into registers",
             )
         self.k.define(rewriter, op, ops, Lowered(load))
 
@@ -141,6 +188,24 @@ class SmemLoad(DistributePattern):
         assert rt is not None
         offsets = [8 * j * esize for j in range(geometry(t).count // 2)]
         load = ptx.LoadOp("shared", col, rt.register_class, rt.size, offsets=offsets)
+        return ops.add(load).results[0]
+
+    def _row_vector(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
+        """One value per row this thread holds (a per-row scale): one load each,
+        from the thread's first row (band + 16 w + g)."""
+        if is_16bit(t.element_type) or is_fp8(t.element_type):
+            raise OpDiagnostic(op, "row vectors are read from shared memory as f32")
+        esize, geom = element_bytes(t.element_type), geometry(t)
+        first = ops.alu(
+            "mad.lo.u32",
+            self.k.row0(geom.rows, op, ops),
+            ops.imm(esize, "b32"),
+            self.k.lowered(op.source, op).value,
+        )
+        rt = register_type(t)
+        assert rt is not None
+        offsets = [geom.row_offset(i) * esize for i in range(geom.count)]
+        load = ptx.LoadOp("shared", first, rt.register_class, rt.size, offsets=offsets)
         return ops.add(load).results[0]
 
     def _matrix(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
@@ -256,6 +321,13 @@ class StoreGlobal(DistributePattern):
         if op.target not in k.tensors:
             raise OpDiagnostic(
                 op, "stores from registers go to a global tensor parameter"
+            )
+        if is_fp8(t.element_type):
+            raise OpDiagnostic(
+                op,
+                "8-bit tiles are stored through TMA only: store whole 128-byte rows "
+                "at coordinates TMA takes (the register store path has no byte "
+                "stores yet)",
             )
         ptr, dims, strides = k.tensors[op.target]
         idx = [ops.reg(self.k.lowered(i, op)) for i in op.indices]
@@ -472,4 +544,11 @@ def _store_pair_groups(
 
 
 def patterns(k: KernelState) -> list[DistributePattern]:
-    return [SmemSlot(k), SmemTrans(k), SmemStore(k), SmemLoad(k), StoreGlobal(k)]
+    return [
+        SmemSlot(k),
+        SmemTrans(k),
+        SmemExtract(k),
+        SmemStore(k),
+        SmemLoad(k),
+        StoreGlobal(k),
+    ]

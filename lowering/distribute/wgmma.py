@@ -1,23 +1,28 @@
 """wgmma (pattern family 5).
 
 A tile-level `nvgpu_async.wgmma` (M x K times K x N) is a chain of
-`m64nNk16` instructions: for every 16-wide k step and every 64-row block of
-the warpgroup's band, one `ptx.wgmma` on that block's half of the accumulator
-bundle. Operands in shared memory are 64-bit descriptors (128-byte swizzle):
-built once from the tile's address, then advanced per k step (32 bytes inside
-a 64-column chunk, a whole chunk of rows past it) and per row block. A
-transposed B view is K-major (trans-b 0); an untransposed one is MN-major
-(trans-b 1, LBO = the bytes between 64-column chunks). A register A operand
-(the RS form, P in attention) is four `b32` of the 16-bit fragment per
-instruction. A zero accumulator is no registers: the chain's first k step
-ignores it (scale-d false).
+`m64nNk16` instructions (`m64nNk32` for 8-bit inputs: 32 bytes of K either
+way): for every k step and every 64-row block of the warpgroup's band, one
+`ptx.wgmma` on that block's half of the accumulator bundle. Operands in shared
+memory are 64-bit descriptors: built once from the tile's address, then
+advanced per k step (32 bytes inside a swizzle row, a whole chunk of rows past
+it) and per row block. A row is 128 bytes (128-byte swizzle), or the tile's
+own 32 or 64 bytes when that is all it has (`SmemType.swizzle_bytes`; the
+descriptor's swizzle mode and 8-row stride follow). A transposed B view is
+K-major (trans-b 0); an untransposed one is MN-major (trans-b 1, LBO = the
+bytes between 64-column chunks; 16-bit only: 8-bit operands are K-major). A
+register A operand (the RS form, P in attention) is four `b32` per
+instruction: for 16-bit inputs the fragment's own pairs; for 8-bit ones
+`ByteMover` moves the bytes between the lanes of each quad. A zero accumulator is
+no registers: the chain's first k step ignores it (scale-d false).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from xdsl.dialects.builtin import BFloat16Type, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -25,23 +30,43 @@ from xdsl.pattern_rewriter import (
 
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.tile import element_bytes, is_fp8
 from tawa_xdsl.lowering.distribute.context import (
+    ConsumerIds,
     KernelState,
     Lowered,
     Ops,
+    bundle,
     geometry,
     register_type,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 
 ROW_BYTES = nv.SWIZZLE_BYTES
-K_MAJOR_DESC = (1 << 62) | (64 << 32) | (1 << 16)
-"""128-byte swizzle, SBO 1024 bytes (8 rows), LBO unused: a K-major operand."""
+STEP_BYTES = 32
+"""K bytes one instruction reads per row, for either input width."""
+SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}
+"""The descriptor's swizzle mode (bits 62-63) for each row width in bytes."""
+PTX_TYPES = {"bf16": "bf16", "f16": "f16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+
+
+def k_major_desc(span: int) -> int:
+    """Swizzled at `span` bytes, SBO 8 rows of it, LBO unused: a K-major operand."""
+    return (SWIZZLE_MODES[span] << 62) | ((8 * span >> 4) << 32) | (1 << 16)
 
 
 def mn_major_desc(chunk_bytes: int) -> int:
     """128-byte swizzle, SBO 1024 bytes, LBO = bytes between 64-column chunks."""
     return (1 << 62) | (64 << 32) | ((chunk_bytes >> 4) << 16)
+
+
+def row_span(view: nv.SmemViewType) -> int:
+    """Bytes of one swizzled row of the stored tile a view reads: 128, or the
+    tile's own row of 32 or 64 bytes."""
+    shape = view.get_shape()
+    stored_row = shape[0] if view.is_transposed else shape[-1]
+    row = stored_row * element_bytes(view.element_type)
+    return row if row in nv.NARROW_SWIZZLES else ROW_BYTES
 
 
 def descriptor(ops: Ops, addr: SSAValue, const: int) -> SSAValue:
@@ -84,7 +109,10 @@ class Wgmma(DistributePattern):
         geom = geometry(op.acc.type)
         acc_type = register_type(op.acc.type)
         assert acc_type is not None
-        kind = "bf16" if isinstance(rhs_type.element_type, BFloat16Type) else "f16"
+        a_elem = op.lhs.type.element_type
+        a_kind, b_kind = (PTX_TYPES[t.name] for t in (a_elem, rhs_type.element_type))
+        kind = f"{a_kind}.{b_kind}" if is_fp8(a_elem) else a_kind
+        k_step = STEP_BYTES // element_bytes(a_elem)
         acc = self.k.lowered(op.acc, op)
         zero_init = acc.cls == "f32" and _positive_zero(acc.imm_value())
         chain: SSAValue | ptx.RegType = (
@@ -93,42 +121,49 @@ class Wgmma(DistributePattern):
         per_block, rows_wg = n // 2, m // k_state.warpgroups
         b_addr = self.k.lowered(op.rhs, op).value
         if rhs_type.is_transposed:
-            b_desc = descriptor(ops, b_addr, K_MAJOR_DESC)
-            b_off = lambda s: (s // 4) * n * ROW_BYTES + (s % 4) * 32  # noqa: E731
+            span = row_span(rhs_type)
+            b_desc = descriptor(ops, b_addr, k_major_desc(span))
+            b_off = lambda s: _k_offset(s, n, span)  # noqa: E731
             trans_b = 0
         else:
             b_desc = descriptor(ops, b_addr, mn_major_desc(k * ROW_BYTES))
             b_off = lambda s: s * 16 * ROW_BYTES  # noqa: E731
             trans_b = 1
-        a_view = isinstance(op.lhs.type, nv.SmemViewType)
+        steps = k // k_step
         a = self.k.lowered(op.lhs, op)
-        if a_view:
+        a_view = op.lhs.type
+        if isinstance(a_view, nv.SmemViewType):
+            span = row_span(a_view)
             cwg = k_state.consumer_ids(op).cwg
-            band = ops.alu(
-                "mad.lo.u32", cwg, ops.imm(rows_wg * ROW_BYTES, "b32"), a.value
-            )
-            a_desc = descriptor(ops, band, K_MAJOR_DESC)
-        shape = f"m64n{n}k16"
-        for s in range(k // 16):
+            band = ops.alu("mad.lo.u32", cwg, ops.imm(rows_wg * span, "b32"), a.value)
+            a_desc = descriptor(ops, band, k_major_desc(span))
+        elif is_fp8(a_elem):
+            pairs = geometry(op.lhs.type).count // 2
+            mover = ByteMover.of(ops, k_state.consumer_ids(op), a, pairs)
+        shape = f"m64n{n}k{k_step}"
+        for s in range(steps):
             b_d = advanced(ops, b_desc, b_off(s))
             for blk in range(geom.blocks):
                 scale = k_state.false if zero_init and s == 0 else k_state.true
                 start = blk * per_block
-                if a_view:
-                    a_d = advanced(
-                        ops,
-                        a_desc,
-                        (s // 4) * m * ROW_BYTES + blk * 64 * ROW_BYTES + (s % 4) * 32,
-                    )
+                if isinstance(a_view, nv.SmemViewType):
+                    a_d = advanced(ops, a_desc, _k_offset(s, m, span) + blk * 64 * span)
                     mma = ptx.WgmmaOp(
                         chain, a_d, b_d, scale, shape, kind, start, trans_b
                     )
-                else:
-                    base = blk * (k // 4) + 4 * s
-                    elements = [a.element(base + i) for i in range(4)]
+                else:  # four registers: the 16-bit pairs, or the moved bytes
+                    if is_fp8(a_elem):
+                        regs = Lowered(mover.registers(ops, blk * (k // 8) + 4 * s))
+                        elements = [0, 1, 2, 3]
+                        ops.add(ptx.WgmmaFenceOp())  # orders the new A registers
+                    else:
+                        regs = a
+                        elements = [
+                            a.element(blk * (k // 4) + 4 * s + i) for i in range(4)
+                        ]
                     mma = ptx.WgmmaOp(
                         chain,
-                        a.value,
+                        regs.value,
                         b_d,
                         scale,
                         shape,
@@ -140,6 +175,77 @@ class Wgmma(DistributePattern):
                 chain = ops.add(mma).results[0]
         assert isinstance(chain, SSAValue)
         self.k.define(rewriter, op, ops, Lowered(chain))
+
+
+def _k_offset(step: int, rows: int, span: int) -> int:
+    """Bytes from a K-major tile of `rows` rows to k step `step`: 32 bytes
+    along a swizzled row, then the next chunk of `rows` rows."""
+    per_row = span // STEP_BYTES
+    return (step // per_row) * rows * span + (step % per_row) * STEP_BYTES
+
+
+@dataclass(frozen=True)
+class ByteMover:
+    """Moves the bytes of an 8-bit register operand (P = e4m3(S)) into the A
+    layout, one k32 instruction's four registers at a time (made right before
+    that wgmma, after a `wgmma.fence` for them, so only the packed words of P
+    live across the chain).
+
+    P is in the accumulator layout, one `b16` per element pair: lane t of a
+    quad holds columns 8 j + 2 t, +1 of rows g and g + 8. The A operand wants
+    columns 4 t .. 4 t + 3 (first half of the step) and 16 + 4 t .. (second) of
+    the same rows: its bytes come from lanes 2 (t % 2) and 2 (t % 2) + 1, group
+    j = t / 2 (or 2 + t / 2). Words pair the two rows of a group; two shuffles
+    per half reach those lanes (A from lanes 0 2 1 3 of the quad, B from 1 3 0
+    2), each lane sending the word its reader needs (odd lanes the other group
+    of the pair, by `selp`), and `prmt` keeps the right halves in column order.
+    """
+
+    words: Lowered
+    even: SSAValue
+    lane_a: SSAValue
+    lane_b: SSAValue
+    selector: SSAValue
+
+    @staticmethod
+    def of(ops: Ops, ids: ConsumerIds, p: Lowered, pairs: int) -> ByteMover:
+        words = ops.add(ptx.PackOp(ops.materialize(p, bundle("b16", pairs))))
+        odd_t = ops.alu("and.b32", ids.t, ops.imm(1, "b32"))
+        even = ops.alu("setp.eq.u32", odd_t, ops.imm(0, "b32"))
+        low = ops.alu("setp.lt.u32", ids.t, ops.imm(2, "b32"))
+        quad = ops.alu("shl.b32", ids.g, ops.imm(2, "b32"))
+        twice = ops.alu("shl.b32", ids.t, ops.imm(1, "b32"))
+        twice = ops.alu("and.b32", twice, ops.imm(3, "b32"))
+        half = ops.alu("shr.u32", ids.t, ops.imm(1, "b32"))
+        pair_lane = ops.alu("add.u32", quad, twice)
+        lane_a = ops.alu("add.u32", pair_lane, half)
+        lane_b = ops.alu("sub.u32", pair_lane, half)
+        lane_b = ops.alu("add.u32", lane_b, ops.imm(1, "b32"))
+        # lanes 0, 1 read the even lane's word through A, lanes 2, 3 through B
+        selector = ops.alu(
+            "selp.b32",
+            ops.imm([0x5410, 0x7632], "b32"),
+            ops.imm([0x1054, 0x3276], "b32"),
+            low,
+        )
+        return ByteMover(Lowered(words.results[0]), even, lane_a, lane_b, selector)
+
+    def registers(self, ops: Ops, first_word: int) -> SSAValue:
+        """The four A registers of the step whose groups are words
+        `first_word` .. + 3: rows g, g + 8 of its first half, then its second."""
+        firsts = [first_word, first_word + 2]
+        seconds = [first_word + 1, first_word + 3]
+        w = self.words
+        send_a = ops.alu("selp.b32", w.select(firsts), w.select(seconds), self.even)
+        send_b = ops.alu("selp.b32", w.select(seconds), w.select(firsts), self.even)
+        got_a = ops.add(ptx.ShflIdxOp(send_a, self.lane_a)).results[0]
+        got_b = ops.add(ptx.ShflIdxOp(send_b, self.lane_b)).results[0]
+        return ops.alu(
+            "prmt.b32",
+            Lowered(got_a, (0, 0, 1, 1)),
+            Lowered(got_b, (0, 0, 1, 1)),
+            Lowered(self.selector, (0, 1, 0, 1)),
+        )
 
 
 def _positive_zero(x: int | float | None) -> bool:

@@ -11,7 +11,9 @@ Arithmetic follows the PTX ISA: integer results wrap, shifts of 32 or more give
 0 (or the sign for `shr.s32`), `div`/`rem` truncate towards zero, `.ftz` flushes
 subnormal inputs and results to zero, `max.f32` ignores a NaN operand while
 `max.NaN.f32` propagates it, float compares are ordered except `neu`, and
-`cvt.rn.bf16x2.f32 d, a, b` puts `a` in the upper half. The `.approx` functions
+`cvt.rn.bf16x2.f32 d, a, b` puts `a` in the upper half (as the 8-bit
+`cvt.rn.satfinite.e4m3x2.f32` puts it in the upper byte, saturating), and
+`prmt.b32 d, a, b, c` picks d's bytes from b:a by c's nibbles. The `.approx` functions
 are computed exactly in f32: the hardware's few ulps of error are not modelled.
 """
 
@@ -21,7 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.dtypes import bfloat16, cast, float8_e4m3fn, float8_e5m2
 
 DTYPES: dict[str, np.dtype] = {
     "pred": np.dtype(np.bool_),
@@ -155,6 +157,48 @@ def _pack16(dtype: np.dtype) -> Fn:
     return run
 
 
+def _pack8(dtype: np.dtype) -> Fn:
+    """`cvt.rn.satfinite.{e4m3,e5m2}x2.f32 d, hi, lo`: two saturated bytes in a
+    16-bit register, `hi` in the upper byte."""
+
+    def run(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+        h = cast(f32(hi), dtype).view(np.uint8).astype(np.uint16)
+        low = cast(f32(lo), dtype).view(np.uint8).astype(np.uint16)
+        return (h << 8) | low
+
+    return run
+
+
+def _widen8(dtype: np.dtype) -> Fn:
+    """`cvt.rn.f16x2.{e4m3,e5m2}x2 d, a`: each byte of `a` to an f16 half of d
+    (exact: f16 holds every 8-bit float), the low byte to the low half."""
+
+    def run(a: np.ndarray) -> np.ndarray:
+        pairs = np.ascontiguousarray(a.astype(np.uint16)).view(np.uint8)
+        halves = pairs.view(dtype).astype(np.float16).view(np.uint16)
+        halves = halves.reshape(*a.shape, 2).astype(np.uint32)
+        return halves[..., 0] | (halves[..., 1] << 16)
+
+    return run
+
+
+def _permute(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """`prmt.b32` (default mode): byte i of d is byte (c >> 4 i) & 7 of the
+    eight bytes b:a (a's first), replicated from its sign bit when nibble bit 3
+    is set."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(x, np.uint32) for x in (a, b, c)))
+    wide = a.astype(np.uint64) | (b.astype(np.uint64) << np.uint64(32))
+    d = np.zeros(a.shape, np.uint32)
+    for i in range(4):
+        nibble = (c >> np.uint32(4 * i)) & np.uint32(15)
+        byte = (wide >> (8 * (nibble & 7)).astype(np.uint64)) & np.uint64(0xFF)
+        byte = byte.astype(np.uint32)
+        sign = (nibble & 8) != 0
+        byte = np.where(sign, np.where(byte & 0x80, 0xFF, 0), byte).astype(np.uint32)
+        d |= byte << np.uint32(8 * i)
+    return d
+
+
 def _unpack16(dtype: np.dtype) -> Fn:
     return lambda a: f32_bits(a.view(dtype).astype(np.float32))
 
@@ -223,6 +267,11 @@ def _table() -> dict[str, Fn]:
         "cvt.f32.f16": _unpack16(np.dtype(np.float16)),
         "cvt.rn.bf16x2.f32": _pack16(bfloat16),
         "cvt.rn.f16x2.f32": _pack16(np.dtype(np.float16)),
+        "cvt.rn.satfinite.e4m3x2.f32": _pack8(float8_e4m3fn),
+        "cvt.rn.satfinite.e5m2x2.f32": _pack8(float8_e5m2),
+        "cvt.rn.f16x2.e4m3x2": _widen8(float8_e4m3fn),
+        "cvt.rn.f16x2.e5m2x2": _widen8(float8_e5m2),
+        "prmt.b32": _permute,
         "and.b32": np.bitwise_and,
         "or.b32": np.bitwise_or,
         "xor.b32": np.bitwise_xor,

@@ -1,5 +1,5 @@
 """Memory as a thread-level kernel sees it: global memory at device addresses,
-a block's shared memory as bytes, tensor maps, and the 128-byte swizzle.
+a block's shared memory as bytes, tensor maps, and the 32/64/128-byte swizzles.
 
 Global memory is the host's numpy arrays, each given a fake device address
 (16-byte aligned, with unmapped gaps between arrays), so a kernel computes
@@ -43,10 +43,17 @@ class AccessFault(Exception):
     """An access the GPU would fault on or that lands where nothing is."""
 
 
-def swizzle128(addr: np.ndarray) -> np.ndarray:
-    """The 128-byte swizzle of shared addresses: bits [6:4] XOR bits [9:7], on the
-    absolute address (so the +32-byte k step of wgmma stays inside the pattern)."""
-    return addr ^ (((addr >> 7) & 7) << 4)
+SWIZZLE_SPANS = (32, 64, 128)
+"""The swizzle modes TMA and wgmma share, by their row width in bytes."""
+
+
+def swizzle(addr: np.ndarray, span: int = nv.SWIZZLE_BYTES) -> np.ndarray:
+    """The `span`-byte swizzle of shared addresses: the 16-byte piece bits [4, 4+b)
+    XOR the row bits [7, 7+b), b = log2(span / 16) (3 bits for 128 bytes, 2 for
+    64, 1 for 32), on the absolute address (so the +32-byte k step of wgmma stays
+    inside the pattern)."""
+    mask = span // 16 - 1
+    return addr ^ (((addr >> 7) & mask) << 4)
 
 
 def byte_span(array: np.ndarray) -> np.ndarray:
@@ -199,20 +206,20 @@ class TensorMap:
 
 def box_addresses(dst: int, tmap: TensorMap) -> np.ndarray:
     """Shared addresses of every byte of a box written at `dst`, in the box's
-    row-major byte order: rows of the box's inner extent, 128-byte swizzled when
-    the map says so (then a row is exactly one 128-byte swizzle span)."""
+    row-major byte order: rows of the box's inner extent, swizzled when the map
+    says so (then a row is exactly one swizzle span: 32, 64 or 128 bytes)."""
     row_bytes = tmap.box[-1] * tmap.array.itemsize
     rows = tmap.box_bytes // row_bytes
     linear = dst + np.arange(rows * row_bytes, dtype=np.int64)
     if tmap.swizzle == 0:
         return linear
-    if tmap.swizzle != nv.SWIZZLE_BYTES or row_bytes != nv.SWIZZLE_BYTES:
+    if tmap.swizzle not in SWIZZLE_SPANS or row_bytes != tmap.swizzle:
         raise AccessFault(
-            f"tensor map '{tmap.name}': the simulator models 128-byte swizzled boxes "
-            f"with 128-byte rows, not rows of {row_bytes} bytes with swizzle "
+            f"tensor map '{tmap.name}': the simulator models swizzled boxes whose "
+            f"rows are one swizzle span, not rows of {row_bytes} bytes with swizzle "
             f"{tmap.swizzle}"
         )
-    return swizzle128(linear)
+    return swizzle(linear, tmap.swizzle)
 
 
 class SharedMemory:

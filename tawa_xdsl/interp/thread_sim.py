@@ -102,7 +102,7 @@ from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import map_values
 from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, entry_register_cap
-from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.interp.barrier_sim import Hazard, MBarrier, PredictedHang
 from tawa_xdsl.interp.ptx_alu import ALU, BYTES, CLUSTER_WINDOW, DTYPES, f32_bits
 from tawa_xdsl.interp.ptx_memory import (
@@ -149,7 +149,12 @@ from tawa_xdsl.interp.tile import read_box, write_box
 from tawa_xdsl.kernel import KernelArgumentError, clusters
 
 TMA_ENGINE = "tma"
-WGMMA_DTYPES = {"bf16": bfloat16, "f16": np.dtype(np.float16)}
+WGMMA_DTYPES = {
+    "bf16": bfloat16,
+    "f16": np.dtype(np.float16),
+    "e4m3": float8_e4m3fn,
+    "e5m2": float8_e5m2,
+}
 
 
 @dataclass(frozen=True)
@@ -582,6 +587,26 @@ class ThreadFunctions(InterpreterFunctions):
         out[:, 0::2] = x & 0xFFFF
         out[:, 1::2] = x >> 16
         return (out,)
+
+    @impl(ptx.PackOp)
+    def run_pack(self, interpreter: Interpreter, op: ptx.PackOp, args: PythonValues):
+        x = self._read(op, 0, args[0]).astype(np.uint32)
+        return (x[:, 0::2] | (x[:, 1::2] << 16),)
+
+    @impl(ptx.ShflIdxOp)
+    def run_shfl_idx(
+        self, interpreter: Interpreter, op: ptx.ShflIdxOp, args: PythonValues
+    ):
+        lanes = self.actor.mask
+        self._whole_warps(op, lanes)
+        src = self._per_lane(self._read(op, 0, args[0]))
+        lane = self._per_lane(self._read(op, 1, args[1]))[:, 0].astype(np.int64)
+        if (lanes & ((lane < 0) | (lane >= WARP))).any():
+            raise Hazard(
+                f"{self.actor.name}: {_describe(op)} names a lane outside 0..31"
+            )
+        partner = np.arange(LANES) // WARP * WARP + (lane % WARP)
+        return (src[partner],)
 
     @impl(ptx.ShflOp)
     def run_shfl(self, interpreter: Interpreter, op: ptx.ShflOp, args: PythonValues):
@@ -1173,19 +1198,27 @@ class ThreadFunctions(InterpreterFunctions):
         return ()
 
     def _operand(
-        self, op: ptx.WgmmaOp, desc: Descriptor, rows: int, cols: int, k_major: bool
+        self,
+        op: ptx.WgmmaOp,
+        desc: Descriptor,
+        rows: int,
+        cols: int,
+        k_major: bool,
+        dtype: np.dtype,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """A 16-bit operand from shared memory: (matrix as f32, byte addresses).
-        K-major operands are given `[rows, 16]`, MN-major ones `[16, cols]`."""
+        """An operand from shared memory: (matrix as f32, byte addresses).
+        K-major operands are given `[rows, 32 bytes of K]`, MN-major ones
+        `[16, cols]`."""
+        esize = dtype.itemsize
         with self._faults(op):
-            desc.check("wgmma operand")
+            desc.check("wgmma operand", k_major)
             addrs = (
-                k_major_addresses(desc, rows)
+                k_major_addresses(desc, rows, esize)
                 if k_major
                 else mn_major_addresses(desc, cols)
             )
             block = self.actor.block
-            both = (addrs[..., None] + np.arange(2)).reshape(-1)
+            both = (addrs[..., None] + np.arange(esize)).reshape(-1)
             block.smem.check(both, 1, "wgmma operand")
         who = Who(self.actor.name, op)
         if block.landing[both].any():
@@ -1197,8 +1230,7 @@ class ThreadFunctions(InterpreterFunctions):
                 f"{who} reads shared bytes written by st.shared and not yet made "
                 "visible to the async proxy (missing fence.proxy.async?)"
             )
-        dtype = WGMMA_DTYPES[op.dtype.data]
-        raw = block.smem.bytes[both].reshape(-1, 2)
+        raw = block.smem.bytes[both].reshape(-1, esize)
         values = np.ascontiguousarray(raw).view(dtype).reshape(addrs.shape)
         return values.astype(np.float32), both
 
@@ -1231,18 +1263,19 @@ class ThreadFunctions(InterpreterFunctions):
             self._uniform(op, self._read(op, first + 1, b_v), lanes, "the B descriptor")
         )
         transpose = op.transpose_b.value.data
-        b, b_bytes = self._operand(op, b_desc, n, n, k_major=not transpose)
+        a_type, b_type = (WGMMA_DTYPES[t] for t in op.input_types)
+        b, b_bytes = self._operand(op, b_desc, n, n, not transpose, b_type)
         if not transpose:
             b = b.T
         reads = [b_bytes]
         if op.a_in_registers:
             regs = self._per_lane(self._read(op, first, a_v, op.a_map.get_values()))
-            a = a_fragment_matrix(regs, WGMMA_DTYPES[op.dtype.data])
+            a = a_fragment_matrix(regs, a_type)
         else:
             a_desc = Descriptor.decode(
                 self._uniform(op, self._read(op, first, a_v), lanes, "the A descriptor")
             )
-            a, a_bytes = self._operand(op, a_desc, 64, 16, k_major=True)
+            a, a_bytes = self._operand(op, a_desc, 64, 0, True, a_type)
             reads.append(a_bytes)
         d = accumulator_matrix(np.ascontiguousarray(acc[:, start : start + half]), n)
         result = acc.copy()

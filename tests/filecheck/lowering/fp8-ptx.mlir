@@ -1,17 +1,40 @@
-// distribute-fragments (what -t ptx runs) refuses FP8 kernels and tiles swizzled
-// at 64 bytes with a located diagnostic until the thread level lowers them
-// (lowering/unlowered.py; fp8.mlir: the levels above take them).
-// RUN: not tawa-opt %examples/gemm_fp8.mlir -p tawa-hopper-pipeline -t ptx 2>&1 | filecheck %s --check-prefix=PTX
-// RUN: tawa-opt %s -p tawa-hopper-pipeline | filecheck %s --check-prefix=NARROW
-// RUN: not tawa-opt %s -p tawa-hopper-pipeline -t ptx 2>&1 | filecheck %s --check-prefix=NARROW-PTX
+// FP8 kernels at the thread level (-t ptx): k32 wgmmas of 8-bit inputs with no
+// transpose immediates, mixed e4m3/e5m2, saturating packs, a block scale read
+// out of its TMA box, P moved into the 8-bit A layout by quad shuffles, and
+// tiles of 64-byte rows swizzled at 64 bytes (descriptor mode 2, SBO 512).
+// RUN: tawa-opt %examples/gemm_fp8.mlir -p tawa-hopper-pipeline -t ptx | filecheck %s --check-prefix=GEMM
+// RUN: tawa-opt %examples/attention_fp8.mlir -p tawa-hopper-pipeline -t ptx | filecheck %s --check-prefix=ATTN
+// RUN: tawa-opt %s -p tawa-hopper-pipeline -t ptx | filecheck %s --check-prefix=NARROW
 
-// PTX: gemm_fp8.mlir:{{[0-9]+}}:{{[0-9]+}}: error: nvgpu_async.wgmma: @gemm_fp8_tensorwise: distribute-fragments has no lowering for 8-bit floats yet; the kernel runs in the barrier simulator (tawa_xdsl.simulate) on its nvgpu_async IR
+// GEMM-LABEL: .visible .entry gemm_fp8_tensorwise(
+// GEMM:         wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.f32.e4m3.e4m3 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1;
+// GEMM-LABEL: .visible .entry gemm_fp8_e4m3_e5m2(
+// GEMM:         wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.f32.e4m3.e5m2 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1;
+// GEMM-LABEL: .visible .entry gemm_fp8_e4m3_out(
+// GEMM:         cvt.rn.satfinite.e4m3x2.f32 %h{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}};
+// GEMM:         st.shared.b16 [%r{{[0-9]+}}{{.*}}], %h{{[0-9]+}};
+// GEMM-LABEL: .visible .entry gemm_fp8_rowwise(
+// GEMM-LABEL: .visible .entry gemm_fp8_blockwise(
+// GEMM:         wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.f32.e4m3.e4m3
+// GEMM:         ld.shared.f32 %f{{[0-9]+}}, [%r{{[0-9]+}}];
 
-// 16-bit tiles with 64-byte rows are swizzled at 64 bytes too; the PTX printer
-// does not know that layout yet either.
-// NARROW-LABEL: func.func @narrow_bf16(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [64, 32], swizzle = 64>
-// NARROW:         nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<{{[0-9]+}}x64x32xbf16>
-// NARROW-PTX: fp8-ptx.mlir:{{[0-9]+}}:1: error: nvgpu_async.smem_alloc: @narrow_bf16: distribute-fragments has no lowering for 64-byte swizzled tiles yet
+// Q and K of head dim 64 have 64-byte rows: (2 << 62) | (512 >> 4) << 32 | 1 << 16.
+// ATTN-LABEL: .visible .entry attention_d64_fp8(
+// ATTN:         or.b64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, -9223371899415756800;
+// ATTN:         cvt.rn.satfinite.e4m3x2.f32
+// ATTN:         mov.b32 %r{{[0-9]+}}, {%h{{[0-9]+}}, %h{{[0-9]+}}};
+// ATTN:         selp.b32
+// ATTN:         shfl.sync.idx.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, 31, -1;
+// ATTN:         prmt.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}};
+// ATTN:         wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1;
+
+// 16-bit tiles with 64-byte rows (32 columns) are swizzled at 64 bytes too: the
+// second k16 step is 32 bytes (2 in 16-byte units) further.
+// NARROW-LABEL: .visible .entry narrow_bf16(
+// NARROW:         or.b64 %rd[[A:[0-9]+]], %rd{{[0-9]+}}, -9223371899415756800;
+// NARROW:         wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// NARROW:         add.s64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 2;
+// NARROW:         wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 func.func @narrow_bf16(%a: !tile.desc<?x?xbf16, box = [64, 32]> {tile.dims = ["M", "K"]},
                        %b: !tile.desc<?x?xbf16, box = [64, 32]> {tile.dims = ["N", "K"]},
                        %c: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]}) attributes {tile.kernel} {

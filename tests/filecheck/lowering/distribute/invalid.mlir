@@ -16,11 +16,11 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 
 // -----
 
-// CHECK: error: arith.truncf is supported on f32 register tiles to bf16/f16
+// CHECK: error: arith.truncf is supported on f32 register tiles to bf16, f16, f8E4M3FN or f8E5M2
 func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
-    // expected-error@+1 {{arith.truncf is supported on f32 register tiles to bf16/f16}}
+    // expected-error@+1 {{arith.truncf is supported on f32 register tiles to bf16, f16, f8E4M3FN or f8E5M2}}
     %c = arith.truncf %x : f32 to bf16
   }
   func.return
@@ -121,16 +121,16 @@ func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch
 
 // -----
 
-// One value per row (a vector in the row layout): nothing loads that layout.
-// CHECK: error: nvgpu_async.smem_load: only vector tiles (a bias) and matrix tiles in the accumulator layout can be read from shared memory into registers
+// One value per row (a vector in the row layout, a row scale) is read as f32.
+// CHECK: error: nvgpu_async.smem_load: row vectors are read from shared memory as f32
 func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 2048 : i64, cluster = 1 : i64}} {
-  %t = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64xf32>
+  %t = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64xbf16>
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     %c0 = arith.constant 0 : index
-    %v = nvgpu_async.smem_slot %t[%c0] : !nvgpu_async.smem<1x64xf32> -> !nvgpu_async.smem_view<64xf32>
-    // expected-error@+1 {{only vector tiles (a bias) and matrix tiles in the accumulator layout can be read from shared memory into registers}}
-    %r = nvgpu_async.smem_load %v : !nvgpu_async.smem_view<64xf32> -> tensor<64xf32, #nvgpu_async.frag<row, warpgroups = 1>>
+    %v = nvgpu_async.smem_slot %t[%c0] : !nvgpu_async.smem<1x64xbf16> -> !nvgpu_async.smem_view<64xbf16>
+    // expected-error@+1 {{row vectors are read from shared memory as f32}}
+    %r = nvgpu_async.smem_load %v : !nvgpu_async.smem_view<64xbf16> -> tensor<64xbf16, #nvgpu_async.frag<row, warpgroups = 1>>
   }
   func.return
 }
