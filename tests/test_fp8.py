@@ -225,18 +225,25 @@ GEMM_KERNELS = [
 ]
 
 
-def assert_e4m3_output(got: np.ndarray, reference: np.ndarray) -> None:
+def assert_e4m3_output(
+    got: np.ndarray, reference: np.ndarray, slack: float = 0.0
+) -> None:
     """Within half an e4m3 step of the reference (relative 2^-4, absolute 2^-10
     among subnormals), and exactly +-448 wherever the reference is past e4m3's
-    range: the f32 accumulation may round a value near a midpoint either way."""
+    range: the f32 accumulation may round a value near a midpoint either way.
+    `slack` (a fraction of 448) widens both for a sum that is itself inexact:
+    Hopper's FP8 tensor cores accumulate with fewer bits than f32, an error
+    that scales with the terms, not with a result that cancels near zero."""
     got = f64(got)
-    saturated = np.abs(reference) > E4M3_MAX
+    saturated = np.abs(reference) > E4M3_MAX * (1 + slack)
     assert saturated.mean() > 0.05, "the case should saturate some outputs"
     np.testing.assert_array_equal(
         got[saturated], np.sign(reference[saturated]) * E4M3_MAX
     )
-    inside = ~saturated
-    tolerance = np.maximum(np.abs(reference[inside]) * 2.0**-4 * 1.001, 2.0**-10)
+    inside = np.abs(reference) <= E4M3_MAX
+    tolerance = np.maximum(
+        np.abs(reference[inside]) * 2.0**-4 * 1.001 + slack * E4M3_MAX, 2.0**-10
+    )
     assert np.all(np.abs(got[inside] - reference[inside]) <= tolerance)
 
 

@@ -233,6 +233,8 @@ class Kernel:
         }[array.dtype]
         swizzle = {
             0: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+            32: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_32B,
+            64: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_64B,
             128: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
         }[t.swizzle.data]
         esize = element_bytes(t.element_type)
