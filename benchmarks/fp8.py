@@ -30,6 +30,13 @@ def quantize(x: Any, rows: int, cols: int) -> tuple[Any, Any]:
     return values.view(padded.shape)[:r, :c].contiguous(), descale
 
 
+def per_tensor(x: Any) -> tuple[Any, float]:
+    """`x` (any shape) cast to e4m3 with one descale: (values, descale)."""
+    flat = x.reshape(-1, x.shape[-1])
+    values, descale = quantize(flat, *flat.shape)
+    return values.view(x.shape), float(descale)
+
+
 def dequantize(values: Any, descale: Any, rows: int, cols: int) -> Any:
     """The float64 values `quantize(x, rows, cols)` stands for."""
     r, c = values.shape
@@ -39,6 +46,30 @@ def dequantize(values: Any, descale: Any, rows: int, cols: int) -> Any:
     if cols < c:
         scale = scale.repeat_interleave(cols, 1)[:, :c]
     return values.double() * scale
+
+
+REFERENCE_BYTES = 1 << 30
+"""Float64 scores computed at once by `attention_reference` (at 16k tokens the
+whole score tensor is 32 GiB)."""
+
+
+def attention_reference(q: Any, k: Any, v: Any, sm_scale: float, causal: bool) -> Any:
+    """softmax(q k^T * sm_scale) v in float64 over [..., S, D] tensors (the causal
+    mask lets query i see keys 0..i), a few heads at a time; kept in f32."""
+    import torch
+
+    *lead, seq, d = q.shape
+    q3, k3, v3 = (x.reshape(-1, seq, d) for x in (q, k, v))
+    heads = max(1, REFERENCE_BYTES // (8 * seq * seq))
+    mask = torch.ones(seq, seq, device=q.device, dtype=torch.bool).tril()
+    out = torch.empty(q3.shape, device=q.device, dtype=torch.float32)
+    for h in range(0, q3.shape[0], heads):
+        part = slice(h, h + heads)
+        s = q3[part].double() @ k3[part].double().transpose(1, 2) * sm_scale
+        if causal:
+            s.masked_fill_(~mask, float("-inf"))
+        out[part] = (s.softmax(-1) @ v3[part].double()).float()
+    return out.view(*lead, seq, d)
 
 
 def groups(scaling: str, m: int, n: int, k: int) -> tuple[tuple[int, int], ...]:

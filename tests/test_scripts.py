@@ -2,8 +2,8 @@
 pass-order experiment reports a good order and two that passes reject; the
 compile-time benchmark covers every example kernel and profiles one (the times
 themselves are the benchmark's business, not a test's). The GEMM and attention
-benchmarks' suites are the issues' lists (16-bit, FP8 GEMM), name kernels
-that exist, and list their rows without torch."""
+benchmarks' suites are the issues' lists (16-bit and FP8), name kernels that
+exist, and list their rows without torch."""
 
 from __future__ import annotations
 
@@ -173,7 +173,7 @@ def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
     labels = {r.label for r in suite}
     assert len(labels) == len(suite)
     assert {"d256-s512", "d256-s16384-causal", "gqa32x8-d128-s4096"} <= labels
-    assert labels >= attention.QUICK
+    assert labels >= attention.QUICK["bf16"]
     gqa = [r for r in suite if r.gqa]
     assert {(r.d, r.q_heads, r.kv_heads) for r in gqa} == {
         (128, 32, 8),
@@ -184,6 +184,21 @@ def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
     assert all(r.backends == ("cudnn", "flash", "efficient") for r in gqa)
     for file, name in {r.kernel for r in suite}:  # tawa has every kernel named
         assert name in kernel_names(file)
+
+
+def test_attention_fp8_suite_is_the_multi_head_grid() -> None:
+    attention = load_benchmark("attention")
+    suite = attention.suite("fp8")
+    labels = {r.label for r in suite}
+    assert len(labels) == len(suite) == 36  # head dims 3 x sequences 6 x causal 2
+    assert labels >= attention.QUICK["fp8"] | {"d128-s16384-fp8"}
+    assert {r.label.removesuffix("-fp8") for r in suite} == {
+        r.label for r in attention.suite() if not r.gqa
+    }
+    assert all(r.backends == ("cudnn",) for r in suite)
+    assert {r.kernel for r in suite} == {
+        ("attention_fp8.mlir", name) for name in kernel_names("attention_fp8.mlir")
+    }
 
 
 @pytest.mark.parametrize(
@@ -197,6 +212,8 @@ def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
         (["gemm.py", "--dtype", "fp8"], 66),
         (["gemm.py", "--dtype", "fp8", "--quick"], 6),
         (["gemm.py", "--dtype", "fp8", "--rows", "*-fp8-block"], 6),
+        (["attention.py", "--dtype", "fp8"], 36),
+        (["attention.py", "--dtype", "fp8", "--quick"], 5),
     ],
 )
 def test_benchmarks_list_rows_and_time_without_a_gpu(args, rows) -> None:
