@@ -1,8 +1,8 @@
 """Attention benchmark: tawa-xdsl vs torch SDPA (cuDNN, flash and, for GQA, the
 efficient backend) vs our Triton FlashAttention, in one run.
 
-    python benchmarks/attention.py [--quick] [--rows PATTERNS] [--list]
-                                   [--config OPTIONS ...] [--out DIR]
+    python benchmarks/attention.py [--dtype bf16|fp8] [--quick] [--rows PATTERNS]
+                                   [--list] [--config OPTIONS ...] [--out DIR]
 
 FA3's setting: 16k tokens in total (batch = 16384 / seq), bf16, sequence 512 to
 16k, causal and not. Multi-head rows: head dim 64, 128 and 256, hidden 2048
@@ -16,6 +16,15 @@ examples/attention_gqa.mlir on Q and O folded to [B * HKV, group * seq, D].
 (`--rows 'gqa*,d256-*'`), `--quick` a row of each kind; the row count and the
 estimated GPU time are printed first, `--list` prints them with the rows and
 exits (no GPU needed).
+
+`--dtype fp8` (issue 17) runs the multi-head rows in FP8 instead, named
+d<D>-s<seq>[-causal]-fp8: Q, K, V random, quantized to e4m3 per tensor;
+tawa-xdsl runs examples/attention_fp8.mlir (V transposed, the descales), our
+Triton kernel the same inputs, and cuDNN (SDPA) the bf16 kernel on the
+dequantized values, for the speed-up FP8 buys. Every kernel is checked against
+float64 attention of the dequantized inputs (relative error < 3e-2: P in e4m3
+costs about 2.5e-2 on these inputs); writes attention_fp8.csv and
+attention_fp8.png.
 
 Every kernel is checked against the first SDPA backend that runs (cuDNN
 unless it refuses; relative error < 1e-2) before it is timed with CUDA events
@@ -67,13 +76,14 @@ BACKENDS = ("cudnn", "flash", "efficient")
 
 class Attention(NamedTuple):
     """One row: batch = TOKENS / seq; q_heads query heads of head dim d share
-    kv_heads K/V heads (equal: multi-head attention)."""
+    kv_heads K/V heads (equal: multi-head attention); dtype fp8: e4m3 inputs."""
 
     d: int
     seq: int
     causal: bool
     q_heads: int
     kv_heads: int
+    dtype: str = "bf16"
 
     @property
     def gqa(self) -> bool:
@@ -86,12 +96,18 @@ class Attention(NamedTuple):
     @property
     def label(self) -> str:
         gqa = f"gqa{self.q_heads}x{self.kv_heads}-" if self.gqa else ""
-        return f"{gqa}d{self.d}-s{self.seq}" + ("-causal" if self.causal else "")
+        return (
+            f"{gqa}d{self.d}-s{self.seq}"
+            + ("-causal" if self.causal else "")
+            + ("-fp8" if self.dtype == "fp8" else "")
+        )
 
     @property
     def kernel(self) -> tuple[str, str]:
         """The example file and kernel of tawa-xdsl that computes it."""
         causal = "_causal" if self.causal else ""
+        if self.dtype == "fp8":
+            return "attention_fp8.mlir", f"attention{causal}_d{self.d}_fp8"
         if self.gqa:
             return "attention_gqa.mlir", f"attention_gqa{causal}_d{self.d}"
         file = "attention_d256.mlir" if self.d == 256 else "attention.mlir"
@@ -100,17 +116,23 @@ class Attention(NamedTuple):
     @property
     def backends(self) -> tuple[str, ...]:
         """The SDPA backends timed: the efficient one only where it may be the
-        fastest GQA peer (it is far behind on multi-head rows)."""
+        fastest GQA peer (it is far behind on multi-head rows); for FP8 rows
+        cuDNN's bf16 kernel, the one FP8 is to beat."""
+        if self.dtype == "fp8":
+            return BACKENDS[:1]
         return BACKENDS if self.gqa else BACKENDS[:2]
 
 
-def suite() -> list[Attention]:
+def suite(dtype: str = "bf16") -> list[Attention]:
+    """The rows of `--dtype`: FP8 has the multi-head rows only."""
     rows = [
-        Attention(d, seq, causal, 2048 // d, 2048 // d)
+        Attention(d, seq, causal, 2048 // d, 2048 // d, dtype)
         for d in (64, 128, 256)
         for seq in SEQS
         for causal in (False, True)
     ]
+    if dtype == "fp8":
+        return rows
     rows += [
         Attention(d, seq, causal, hq, hkv)
         for d, hq, hkv in GQA_MODELS
@@ -121,16 +143,28 @@ def suite() -> list[Attention]:
 
 
 QUICK = {
-    "d64-s1024-causal",
-    "d128-s4096",
-    "d128-s4096-causal",
-    "d256-s4096",
-    "gqa32x8-d128-s4096",
-    "gqa32x8-d128-s4096-causal",
-    "gqa16x1-d128-s1024-causal",
-    "gqa32x8-d64-s4096-causal",
+    "bf16": {
+        "d64-s1024-causal",
+        "d128-s4096",
+        "d128-s4096-causal",
+        "d256-s4096",
+        "gqa32x8-d128-s4096",
+        "gqa32x8-d128-s4096-causal",
+        "gqa16x1-d128-s1024-causal",
+        "gqa32x8-d64-s4096-causal",
+    },
+    "fp8": {
+        "d64-s1024-causal-fp8",
+        "d128-s4096-fp8",
+        "d128-s16384-fp8",
+        "d128-s4096-causal-fp8",
+        "d256-s4096-fp8",
+    },
 }
-"""`--quick`: a row of each kind (head dims, causal, GQA, MQA)."""
+"""`--quick`: a row of each kind (head dims, causal, GQA, MQA; FP8: issue 17's
+target, head dim 128 at 16k)."""
+TOLERANCE = {"bf16": 1e-2, "fp8": 3e-2}
+"""Relative error a kernel may have and be timed."""
 
 FIELDS = [
     "label",
@@ -140,6 +174,7 @@ FIELDS = [
     "q_heads",
     "kv_heads",
     "causal",
+    "dtype",
     "config",
     "sdpa_best",
     "tawa_tflops",
@@ -157,7 +192,7 @@ FIELDS = [
 def estimate(rows: list[Attention], configs: int) -> float:
     """Seconds of GPU time for `rows` (see common.estimate_s)."""
     kernels = len({r.kernel for r in rows}) * configs
-    triton_variants = len({(r.d, r.causal) for r in rows})
+    triton_variants = len({(r.d, r.causal, r.dtype) for r in rows})
     return estimate_s(
         [len(r.backends) + 1 + configs for r in rows], kernels + triton_variants
     )
@@ -167,6 +202,7 @@ def measure(row: Attention, configs: list[dict]) -> dict:
     """Check and time the SDPA backends, our Triton kernel and tawa-xdsl."""
     import torch
     import torch.nn.functional as F
+    from fp8 import attention_reference, per_tensor
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from triton_attention import attention as triton_attention
 
@@ -185,18 +221,27 @@ def measure(row: Attention, configs: list[dict]) -> dict:
         "flash": SDPBackend.FLASH_ATTENTION,
         "efficient": SDPBackend.EFFICIENT_ATTENTION,
     }
-    refs: list[Any] = []  # the first backend's output checks all the others
+    # 16-bit: the first backend's output checks all the others; FP8: float64
+    refs: list[Any] = []
+    sdpa_qkv, descales = (q, k, v), ()
+    if row.dtype == "fp8":
+        (q, dq), (k, dk), (v, dv) = (per_tensor(x) for x in (q, k, v))
+        descales = (dq, dk, dv)
+        real = [x.float() * s for x, s in zip((q, k, v), descales, strict=True)]
+        refs.append(attention_reference(*real, scale, row.causal))
+        sdpa_qkv = tuple(x.bfloat16() for x in real)
+    tolerance = TOLERANCE[row.dtype]
 
     def sdpa(name: str) -> Any:
         with sdpa_kernel(backend[name]):
             return F.scaled_dot_product_attention(
-                q, k, v, is_causal=row.causal, enable_gqa=row.gqa
+                *sdpa_qkv, is_causal=row.causal, enable_gqa=row.gqa
             )
 
     def time_sdpa(name: str) -> float:
         out = sdpa(name)
         if refs:
-            check(name, out, refs[0])
+            check(name, out, refs[0], tolerance)
         else:
             refs.append(out)
         return median_ms(functools.partial(sdpa, name))
@@ -211,25 +256,41 @@ def measure(row: Attention, configs: list[dict]) -> dict:
     def run_and_time(name: str, launch: Any, o: Any) -> float:
         launch()
         torch.cuda.synchronize()
-        check(name, o, refs[0])
+        check(name, o, refs[0], tolerance)
         return median_ms(launch)
+
+    def output() -> Any:
+        return torch.full(q.shape, float("nan"), device="cuda", dtype=torch.bfloat16)
 
     q3 = q.view(b * row.q_heads, seq, d)
     k3, v3 = (x.view(b * row.kv_heads, seq, d) for x in (k, v))
+    v_tawa = v3
+    if descales:  # FP8 V goes in transposed, [BH, D, S] (attention_fp8.mlir)
+        v_tawa = v3.transpose(1, 2).contiguous()
+        v3 = v_tawa.transpose(1, 2)  # the same V, keys contiguous for Triton too
 
     def triton() -> float:
-        o = torch.full_like(q, float("nan"))
+        o = output()
         o3 = o.view(q3.shape)
-        launch = functools.partial(triton_attention, q3, k3, v3, o3, scale, row.causal)
+        launch = functools.partial(
+            triton_attention,
+            q3,
+            k3,
+            v3,
+            o3,
+            scale,
+            row.causal,
+            descales or (1.0, 1.0, 1.0),
+        )
         return run_and_time("triton", launch, o)
 
     def ours(options: dict) -> tuple[float, str]:
         file, name = row.kernel
         kernel = tawa_xdsl.compile(EXAMPLES / file, name, **options)
-        o = torch.full_like(q, float("nan"))
+        o = output()
         # GQA: Q and O folded to [B * HKV, group * seq, D] (attention_gqa.mlir)
         rows = (b * row.kv_heads, -1, d)
-        args = [q.view(rows), k3, v3, o.view(rows), scale]
+        args = [q.view(rows), k3, v_tawa, o.view(rows), scale, *descales]
         args += [seq] if row.gqa and row.causal else []
         launch = kernel.bind(*args)  # picks this shape's specialization
         tag = describe(kernel.options)
@@ -244,8 +305,8 @@ def measure(row: Attention, configs: list[dict]) -> dict:
     best = min(tried, default=(None, ""))
     times["tawa"] = best[0]
     ran = {n: times[n] for n in row.backends if times[n]}
-    fastest = min(ran, key=ran.__getitem__)
-    times["sdpa"] = ran[fastest]
+    fastest = min(ran, key=ran.__getitem__, default=None)  # FP8: cuDNN may fail
+    times["sdpa"] = ran.get(fastest)
     out = blank(row) | {"config": best[1], "sdpa_best": fastest}
     flops = 4 * b * row.q_heads * seq * seq * d * (0.5 if row.causal else 1.0)
     add_timings(out, times, flops, ["cudnn", "flash", "sdpa", "triton"])
@@ -263,6 +324,7 @@ def blank(row: Attention) -> dict:
         "q_heads": row.q_heads,
         "kv_heads": row.kv_heads,
         "causal": row.causal,
+        "dtype": row.dtype,
     }
 
 
@@ -280,7 +342,8 @@ def run(rows: list[Attention], configs: list[dict], csv_path: Path) -> list[dict
     mha = [r for r in results if r["q_heads"] == r["kv_heads"]]
     gqa = [r for r in results if r["q_heads"] != r["kv_heads"]]
     if mha:
-        print_geomeans(mha, ["cudnn", "triton"], " (multi-head)")
+        fp8 = ", fp8; cuDNN in bf16" if mha[0]["dtype"] == "fp8" else ""
+        print_geomeans(mha, ["cudnn", "triton"], f" (multi-head{fp8})")
     if gqa:
         print_geomeans(gqa, ["sdpa", "triton"], " (GQA)")
     return results
@@ -305,7 +368,7 @@ def print_row(r: dict) -> None:
     )
 
 
-def plot(rows: list[dict], path: Path) -> None:
+def plot(rows: list[dict], path: Path, title: str) -> None:
     """TFLOP/s against sequence length, one panel per (kind, head dim, causal)."""
     import matplotlib
 
@@ -343,9 +406,15 @@ def plot(rows: list[dict], path: Path) -> None:
         ax.set_xlabel("sequence length")
         ax.set_ylabel("TFLOP/s")
     axes[0][0].legend()
-    fig.suptitle("Attention forward, bf16, 16k tokens, H100")
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+
+
+TITLES = {
+    "bf16": "Attention forward, bf16, 16k tokens, H100",
+    "fp8": "Attention forward, FP8 (e4m3; cuDNN in bf16), 16k tokens, H100",
+}
 
 
 def main() -> None:
@@ -357,12 +426,18 @@ def main() -> None:
         default=[],
         help="compile options key=value,... timed besides the tuned defaults",
     )
+    parser.add_argument(
+        "--dtype",
+        choices=["bf16", "fp8"],
+        default="bf16",
+        help="fp8: e4m3 Q, K, V (issue 17), against bf16 cuDNN",
+    )
     parser.add_argument("--rows", default="", help="shell patterns of row names")
     parser.add_argument("--quick", action="store_true", help="a row of each kind")
     parser.add_argument("--list", action="store_true", help="print rows and exit")
     args = parser.parse_args()
     configs = [{}] + [parse_options(c) for c in args.config]
-    rows = pick(suite(), args.rows, QUICK if args.quick else None)
+    rows = pick(suite(args.dtype), args.rows, QUICK[args.dtype] if args.quick else None)
     print_plan([r.label for r in rows], estimate(rows, len(configs)), args.list)
     if args.list or not rows:
         return
@@ -371,8 +446,9 @@ def main() -> None:
     print(torch.cuda.get_device_name(), flush=True)
     warm_up()
     print(HEADER, flush=True)
-    results = run(rows, configs, args.out / "attention.csv")
-    plot(results, args.out / "attention.png")
+    stem = "attention" if args.dtype == "bf16" else f"attention_{args.dtype}"
+    results = run(rows, configs, args.out / f"{stem}.csv")
+    plot(results, args.out / f"{stem}.png", TITLES[args.dtype])
 
 
 if __name__ == "__main__":

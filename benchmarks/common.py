@@ -53,10 +53,11 @@ class WrongResult(Exception):
     """A kernel's output is not its reference's: it is not timed."""
 
 
-def check(name: str, out: Any, ref: Any) -> None:
-    """Refuse to time a kernel that is wrong."""
+def check(name: str, out: Any, ref: Any, tolerance: float = 1e-2) -> None:
+    """Refuse to time a kernel that is wrong (relative error `tolerance` or more,
+    or a NaN: an output element it never wrote)."""
     err = rel_err(out, ref)
-    if not err < 1e-2 or out.isnan().any():
+    if not err < tolerance or out.isnan().any():
         raise WrongResult(f"{name} is wrong: relative error {err:.3e}; not timing it")
 
 

@@ -1,7 +1,9 @@
 """scripts/pass_order.py and benchmarks/compile_time.py work on a CPU: the
 pass-order experiment reports a good order and two that passes reject; the
 compile-time benchmark covers every example kernel and profiles one (the times
-themselves are the benchmark's business, not a test's)."""
+themselves are the benchmark's business, not a test's). The GEMM and attention
+benchmarks' suites are the issues' lists (16-bit and FP8), name kernels that
+exist, and list their rows without torch."""
 
 from __future__ import annotations
 
@@ -126,7 +128,8 @@ def test_gemm_llm_suite_is_the_issues_list() -> None:
     gemm = load_benchmark("gemm")
     suite = gemm.SUITES["llm"]
     assert len(suite) == len(set(suite)) == 44
-    assert set(suite) == issue16_gemm_suite()
+    assert {r[:5] for r in suite} == issue16_gemm_suite()
+    assert all(r.scaling == "" for r in suite)
     labels = [r.label for r in suite]
     for name, quick in gemm.QUICK.items():
         assert quick <= {r.label for r in gemm.SUITES[name]}, name
@@ -141,13 +144,36 @@ def test_gemm_llm_suite_is_the_issues_list() -> None:
     assert {r.kernel for r in suite} <= kernel_names("gemm.mlir")
 
 
+def test_gemm_fp8_suite_is_issue_17s_list() -> None:
+    """Per-tensor and row-wise at the five large shapes and the llm suite's
+    M >= 512 rows (B N x K, once each), block scales at DeepSeek-V3's shapes."""
+    gemm = load_benchmark("gemm")
+    suite = gemm.SUITES["fp8"]
+    assert len({r.label for r in suite}) == len(suite)
+    large = {(4096, 4096, 4096), (8192, 8192, 8192)}
+    large |= {(8192, 8192, k) for k in (1024, 4096, 16384)}
+    llm = {(m, n, k) for m, n, k, *_ in issue16_gemm_suite() if m >= 512}
+    for scaling in ("tensor", "row"):
+        shapes = {r[:3] for r in suite if r.scaling == scaling}
+        assert shapes == large | llm, scaling
+    block = {r[:3] for r in suite if r.scaling == "block"}
+    assert block == {
+        (m, n, k)
+        for m in (128, 4096)
+        for n, k in ((7168, 16384), (4096, 7168), (2112, 7168))
+    }
+    assert {(r.layout, r.dtype) for r in suite} == {("nt", "fp8")}
+    assert {r.kernel for r in suite} <= kernel_names("gemm_fp8.mlir")
+    assert {r.example for r in suite} == {"gemm_fp8.mlir"}
+
+
 def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
     attention = load_benchmark("attention")
     suite = attention.suite()
     labels = {r.label for r in suite}
     assert len(labels) == len(suite)
     assert {"d256-s512", "d256-s16384-causal", "gqa32x8-d128-s4096"} <= labels
-    assert labels >= attention.QUICK
+    assert labels >= attention.QUICK["bf16"]
     gqa = [r for r in suite if r.gqa]
     assert {(r.d, r.q_heads, r.kv_heads) for r in gqa} == {
         (128, 32, 8),
@@ -160,6 +186,21 @@ def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
         assert name in kernel_names(file)
 
 
+def test_attention_fp8_suite_is_the_multi_head_grid() -> None:
+    attention = load_benchmark("attention")
+    suite = attention.suite("fp8")
+    labels = {r.label for r in suite}
+    assert len(labels) == len(suite) == 36  # head dims 3 x sequences 6 x causal 2
+    assert labels >= attention.QUICK["fp8"] | {"d128-s16384-fp8"}
+    assert {r.label.removesuffix("-fp8") for r in suite} == {
+        r.label for r in attention.suite() if not r.gqa
+    }
+    assert all(r.backends == ("cudnn",) for r in suite)
+    assert {r.kernel for r in suite} == {
+        ("attention_fp8.mlir", name) for name in kernel_names("attention_fp8.mlir")
+    }
+
+
 @pytest.mark.parametrize(
     "args, rows",
     [
@@ -168,6 +209,11 @@ def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
         (["gemm.py"], 6),
         (["attention.py", "--rows", "gqa*"], 24),
         (["attention.py", "--quick"], 8),
+        (["gemm.py", "--dtype", "fp8"], 66),
+        (["gemm.py", "--dtype", "fp8", "--quick"], 6),
+        (["gemm.py", "--dtype", "fp8", "--rows", "*-fp8-block"], 6),
+        (["attention.py", "--dtype", "fp8"], 36),
+        (["attention.py", "--dtype", "fp8", "--quick"], 5),
     ],
 )
 def test_benchmarks_list_rows_and_time_without_a_gpu(args, rows) -> None:
