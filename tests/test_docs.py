@@ -38,3 +38,14 @@ def test_every_referenced_document_exists() -> None:
     assert not missing, "references to documents not in the repository:\n" + "\n".join(
         missing
     )
+
+
+def test_the_readme_claims_the_python_pyproject_requires() -> None:
+    """The README's Python version is the one pip enforces."""
+    import tomllib
+
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    floor = pyproject["project"]["requires-python"].removeprefix(">=")
+    readme = (REPO / "README.md").read_text()
+    claims = set(re.findall(r"Python (3\.\d+)\+", readme))
+    assert claims == {floor}, (claims, floor)
