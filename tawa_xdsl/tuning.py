@@ -16,7 +16,9 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
 - Attention-like kernels (a loop with two dots): the two-stage overlap, one MMA
   group in flight, as many stages as fit (up to 3); at head dim 64 (when the
   kernel names BM) 192 query rows, so three consumer warpgroups: the softmax is
-  a larger share of the work there and the third warpgroup's MMAs hide it. When every tile does the same work (no loop bound depends on the
+  a larger share of the work there and the third warpgroup's MMAs hide it; at
+  head dim 256 in FP8 (when the kernel names BN) key blocks of 64: O's 128
+  registers, S and P's packed words spill at 128 keys (NOTES 3.36). When every tile does the same work (no loop bound depends on the
   program id: not causal), a persistent grid in row-major order with Q single
   buffered (so the stages still fit): the next tile's loads overlap this tile's
   last MMAs and epilogue. Causal tiles differ in work, and a static round-robin
@@ -47,7 +49,7 @@ from tawa_xdsl.analysis.uniformity import depends_on_program_id
 from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.dialects.tile import tile_bytes
+from tawa_xdsl.dialects.tile import is_fp8, tile_bytes
 from tawa_xdsl.grid import GridInferenceError, recorded_grid_rule
 
 
@@ -154,6 +156,13 @@ def default_options(
     head_dim = scores.lhs.type.get_shape()[1]
     if head_dim == 64 and "BM" in names and "BM" not in chosen:
         chosen["BM"] = options["block_m"] = 192
+    if (
+        head_dim == 256
+        and is_fp8(scores.lhs.type.element_type)
+        and "BN" in names
+        and "BN" not in chosen
+    ):
+        chosen["BN"] = options["block_n"] = 64
     options |= {
         "two_stage": True,
         "num_stages": _stages(size(ring, chosen), size(once, chosen), 3),

@@ -483,12 +483,6 @@ def test_fp8_kernels_at_the_thread_level_compute_what_the_interpreter_does(
         assert_close(got, reference, ulps=4 if path == ATTENTION else 2)
 
 
-SPILLING = {"attention_d256_fp8": 8, "attention_causal_d256_fp8": 68}
-"""Spill bytes ptxas reports at 240 registers per consumer thread: the O
-accumulator of head dim 256 plus S and P's packed words do not quite fit
-(benchmarks/NOTES.md 3.36). Any other spill, or a change here, fails."""
-
-
 @pytest.mark.parametrize(("kernel", "path"), THREAD_LEVEL, ids=lambda c: str(c))
 def test_fp8_ptx_assembles_without_remarks(kernel, path) -> None:
     lowered = tawa_xdsl.apply(example_module(path.name, kernel), TUNED)
@@ -496,7 +490,7 @@ def test_fp8_ptx_assembles_without_remarks(kernel, path) -> None:
     assert result.ok, result.log[-3000:]
     assert result.remarks == [], result.remarks
     if result.tool == "ptxas":  # nvJitLink ignores setmaxnreg: its spills differ
-        assert result.spill_bytes == SPILLING.get(kernel, 0), result.log[-3000:]
+        assert not result.spills, result.log[-3000:]
 
 
 # ------------------------------------------------------------- tuned defaults
