@@ -24,8 +24,9 @@
 //                          of 128 rows are then one TMA box, while a column of an
 //                          M x K/128 tensor is 4 bytes a row and TMA moves at least
 //                          16. scale_b is N/128 x K/128; a box of 4 (16 bytes) starts
-//                          at the block's scale, whose first element tile.extract
-//                          takes. BN and BK stay 128, the scale block (unnamed for
+//                          at the 16-byte boundary below the block's scale (TMA
+//                          starts a box nowhere else), and the block's element is
+//                          picked out of the four by tile.extract and selects. BN and BK stay 128, the scale block (unnamed for
 //                          tile-shape), BM may change. On a GPU the scale tensors'
 //                          rows must be 16-byte multiples: M % 4 == 0 for scale_a and
 //                          (K/128) % 4 == 0 for scale_b, or padded rows (strides).
@@ -163,6 +164,10 @@ func.func @gemm_fp8_blockwise(%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {ti
   %K = tile.dim %a, 1 : !tile.desc<?x?xf8E4M3FN, box = [128, 128]>
   %c0 = arith.constant 0 : index
   %block = arith.constant 128 : index
+  %one = arith.constant 1 : index
+  %two = arith.constant 2 : index
+  %three = arith.constant 3 : index
+  %four = arith.constant 4 : index
   %bm = arith.constant {tile.size = "BM"} 128 : index
   %m0 = arith.muli %pid_m, %bm : index
   %n0 = arith.muli %pid_n, %block : index
@@ -172,10 +177,22 @@ func.func @gemm_fp8_blockwise(%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {ti
     %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
     %kb = arith.divui %k, %block : index
     %sa = tile.load %scale_a[%kb, %m0] : !tile.desc<?x?xf32, box = [1, 128]> -> tensor<128xf32>
-    %sb4 = tile.load %scale_b[%pid_n, %kb] : !tile.desc<?x?xf32, box = [1, 4]> -> tensor<4xf32>
+    %kr = arith.remui %kb, %four : index
+    %kq = arith.divui %kb, %four : index
+    %kb4 = arith.muli %kq, %four : index
+    %sb4 = tile.load %scale_b[%pid_n, %kb4] : !tile.desc<?x?xf32, box = [1, 4]> -> tensor<4xf32>
     %tbt = tile.trans %tb : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %part = tile.dot %ta, %tbt, %zero : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<128x128xf32>
-    %sb = tile.extract %sb4[0] : tensor<4xf32>
+    %sb0 = tile.extract %sb4[0] : tensor<4xf32>
+    %sb1 = tile.extract %sb4[1] : tensor<4xf32>
+    %sb2 = tile.extract %sb4[2] : tensor<4xf32>
+    %sb3 = tile.extract %sb4[3] : tensor<4xf32>
+    %is1 = arith.cmpi eq, %kr, %one : index
+    %is2 = arith.cmpi eq, %kr, %two : index
+    %is3 = arith.cmpi eq, %kr, %three : index
+    %sb01 = arith.select %is1, %sb1, %sb0 : f32
+    %sb012 = arith.select %is2, %sb2, %sb01 : f32
+    %sb = arith.select %is3, %sb3, %sb012 : f32
     %sb_t = tile.splat %sb : f32 -> tensor<128xf32>
     %s = arith.mulf %sa, %sb_t : tensor<128xf32>
     %s_col = tile.expand_dims %s, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>

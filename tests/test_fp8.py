@@ -27,10 +27,13 @@ import ml_dtypes
 import numpy as np
 import pytest
 from xdsl.dialects import func
+from xdsl.rewriter import InsertPoint, Rewriter
 
 import tawa_xdsl
+from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dtypes import bfloat16, cast, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.grid import decode_rules, infer_grid, recorded_grid_rule
+from tawa_xdsl.interp.barrier_sim import Hazard
 from tawa_xdsl.interp.reference import make_interpreter
 from tawa_xdsl.kernel import cluster_size, find_kernel
 from tawa_xdsl.lowering.assemble import assemble
@@ -481,6 +484,22 @@ def test_fp8_kernels_at_the_thread_level_compute_what_the_interpreter_does(
         assert_close(got, reference, ulps=1, bits=4)
     else:
         assert_close(got, reference, ulps=4 if path == ATTENTION else 2)
+
+
+def test_a_tma_box_off_a_16_byte_boundary_is_a_hazard() -> None:
+    """The H100 stops with an illegal instruction where a TMA box starts off a
+    16-byte boundary of its rows (the block-scaled GEMM's scale box did, at
+    K block 1): the thread simulator refuses such a copy. Mutant: A's first
+    load one element (byte) to the right."""
+    module = to_thread_level(example_module(GEMM.name, "gemm_fp8_rowwise"), TUNED)
+    load = next(op for op in module.walk() if isinstance(op, ptx.TMALoadOp))
+    one = ptx.ImmOp(1, "b32")
+    shifted = ptx.AluOp("add.s32", [load.coords[0], one.result], 1)
+    Rewriter.insert_op([one, shifted], InsertPoint.before(load))
+    load.operands[2] = shifted.result
+    case, _ = expected(GEMM, thread_case, "gemm_fp8_rowwise", 5)
+    with pytest.raises(Hazard, match="not on a 16-byte boundary"):
+        run(tawa_xdsl.simulate, module, case)
 
 
 @pytest.mark.parametrize(("kernel", "path"), THREAD_LEVEL, ids=lambda c: str(c))

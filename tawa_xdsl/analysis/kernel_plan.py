@@ -292,6 +292,9 @@ class KernelPlan:
                 for v in put.values
             ):
                 raise OpDiagnostic(put, "aref.put must carry tiles loaded only for it")
+        for load in self.ws.producer.walk():
+            if isinstance(load, tile.LoadOp):
+                _check_box_start(load)
 
     # -------------------------------------------------------------- clusters
 
@@ -466,6 +469,21 @@ class KernelPlan:
             for get in gets
             for v in get.values
             for user in (u.operation for u in uses_through_loops(v))
+        )
+
+
+def _check_box_start(load: tile.LoadOp) -> None:
+    """TMA copies a box only from a 16-byte boundary of the innermost dimension
+    (the H100 stops with an illegal instruction otherwise), and loads have no
+    other path: the innermost coordinate must provably be a multiple of 16 bytes."""
+    esize = element_bytes(load.result.type.element_type)
+    if not multiple_of(load.indices[-1], nv.TMA_ALIGN // esize):
+        raise OpDiagnostic(
+            load,
+            f"tile.load: the innermost coordinate must be a provable multiple of "
+            f"{nv.TMA_ALIGN // esize} elements ({nv.TMA_ALIGN} bytes): TMA starts a "
+            "box only on a 16-byte boundary (round it down and pick the element "
+            "out of the tile)",
         )
 
 

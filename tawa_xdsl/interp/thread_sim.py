@@ -966,6 +966,17 @@ class ThreadFunctions(InterpreterFunctions):
         ]
         return tuple((v ^ 0x80000000) - 0x80000000 for v in reversed(values))
 
+    def _box_start(self, op: Operation, tmap: TensorMap, offsets: tuple[int, ...]):
+        """TMA moves a box only from a 16-byte boundary of its innermost
+        dimension: the H100 stops with an illegal instruction otherwise."""
+        inner = offsets[-1] * tmap.array.itemsize
+        if inner % nv.TMA_ALIGN:
+            raise Hazard(
+                f"{Who(self.actor.name, op)}: the box of tensor map '{tmap.name}' "
+                f"starts {inner} bytes into its rows, not on a {nv.TMA_ALIGN}-byte "
+                "boundary (the GPU faults: illegal instruction)"
+            )
+
     @impl(ptx.TMALoadOp)
     def run_tma_load(
         self, interpreter: Interpreter, op: ptx.TMALoadOp, args: PythonValues
@@ -986,6 +997,7 @@ class ThreadFunctions(InterpreterFunctions):
         for lane in np.flatnonzero(lanes).tolist():
             tmap = self._tensor_map(op, int(maps[lane]))
             offsets = self._coords(op, args, 2, ncoords, lane)
+            self._box_start(op, tmap, offsets)
             data = read_box(tmap.array, offsets, tmap.box)
             raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
             address = int(dst[lane]) + op.offset.value.data
@@ -1049,6 +1061,7 @@ class ThreadFunctions(InterpreterFunctions):
         for lane in np.flatnonzero(lanes).tolist():
             tmap = self._tensor_map(op, int(maps[lane]))
             offsets = self._coords(op, args, 1, ncoords, lane)
+            self._box_start(op, tmap, offsets)
             address = int(src[lane]) + op.offset.value.data
             with self._faults(op):
                 addrs = box_addresses(address, tmap)

@@ -50,22 +50,8 @@ def run_on_gpu(torch, path, case, **options):
     return out.cpu().double().numpy()
 
 
-FAULTING = pytest.mark.xfail(
-    reason="gemm_fp8_blockwise stops with an illegal instruction on the H100 (the "
-    "thread simulator runs it; without its block scale read it runs): NOTES 3.36",
-    strict=True,
-    run=False,  # an illegal instruction poisons the process's CUDA context
-)
-
-
 @pytest.mark.parametrize("shape", GEMM_SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize(
-    "kernel",
-    [
-        pytest.param(k, marks=FAULTING) if k == "gemm_fp8_blockwise" else k
-        for k in GEMM_KERNELS
-    ],
-)
+@pytest.mark.parametrize("kernel", GEMM_KERNELS)
 def test_fp8_gemm_matches_float64(torch, kernel, shape) -> None:
     case = gemm_case(kernel, shape, seed=0)
     got = run_on_gpu(torch, EXAMPLES / "gemm_fp8.mlir", case)

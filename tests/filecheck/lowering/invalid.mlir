@@ -99,3 +99,20 @@ func.func @fp8_rows(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 96]>, %b: !tile.desc
   tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
+
+// -----
+
+// TMA starts a box only on a 16-byte boundary of its rows (the H100 stops with
+// an illegal instruction elsewhere): an innermost coordinate that is not a
+// provable multiple of 16 bytes is refused at the load.
+// SHAPE: error: tile.load: the innermost coordinate must be a provable multiple of 8 elements (16 bytes)
+func.func @off_boundary(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
+                        %c: !tile.desc<?x?xf32, box = [64, 64]>, %k: index) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %ta = tile.load %a[%c0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %ta, %tb, %z : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
