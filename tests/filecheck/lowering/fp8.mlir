@@ -32,10 +32,11 @@
 // GEMM-NEXT:    nvgpu_async.smem_alloc offset = 101376 : !nvgpu_async.smem<3x4xf32>
 // GEMM:         nvgpu_async.mbarrier_init %ring0_empty, count = 128
 // GEMM:         nvgpu_async.mbarrier_arrive_expect_tx %{{.*}}, bytes = 33296
-// GEMM:         nvgpu_async.tma_load %scale_b[%pid_n, %kb], %ring0_3[%slot]
+// GEMM:         nvgpu_async.tma_load %scale_b[%pid_n, %kb4], %ring0_3[%slot]
 // GEMM:       } consumer {
 // GEMM:         %part = nvgpu_async.wgmma %ta, %tbt, %zero_1
-// GEMM:         %sb = nvgpu_async.smem_extract %sb4[0] : !nvgpu_async.smem_view<4xf32>
+// GEMM:         %sb0 = nvgpu_async.smem_extract %sb4[0] : !nvgpu_async.smem_view<4xf32>
+// GEMM:         %sb = arith.select %is3, %sb3, %sb012 : f32
 // GEMM-NEXT:    %sb_t = tile.splat %sb : f32 -> tensor<128xf32, #nvgpu_async.frag<row, warpgroups = 1>>
 // GEMM:         nvgpu_async.mbarrier_arrive thread %ring0_empty[%{{.*}}]
 

@@ -36,7 +36,7 @@
 // CHECK-NEXT:      %[[FLIP:.*]] = arith.xori %[[P]], %[[ONE]] : index
 // CHECK-NEXT:      nvgpu_async.mbarrier_wait %[[EMPTY]][%[[SLOT]]], parity %[[FLIP]]
 // CHECK-NEXT:      nvgpu_async.mbarrier_arrive_expect_tx %[[FULL]][%[[SLOT]]], bytes = 16384
-// CHECK-NEXT:      nvgpu_async.tma_load %a[%{{.*}}, %a_dim1], %[[A]][%[[SLOT]]], %[[FULL]][%[[SLOT]]] :
+// CHECK-NEXT:      nvgpu_async.tma_load %a[%a_dim1, %{{.*}}], %[[A]][%[[SLOT]]], %[[FULL]][%[[SLOT]]] :
 // CHECK-NEXT:      nvgpu_async.tma_load %b[%a_dim1, %{{.*}}], %[[B]][%[[SLOT]]], %[[FULL]][%[[SLOT]]] :
 // CHECK-NEXT:    } consumer {
 // CHECK-NOT:       tile.load
@@ -87,7 +87,7 @@ func.func @ring(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf1
     %i = arith.constant 0 : index
     %c0 = arith.constant 0 : index
     %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [64, 64]>
-    %ta = tile.load %a[%c0, %K] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %ta = tile.load %a[%K, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
     %tb = tile.load %b[%K, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
     aref.put %r[%i], %ta, %tb : !aref.aref<[tensor<64x64xbf16>, tensor<64x64xbf16>], depth = 2>
   } consumer {
@@ -192,9 +192,10 @@ func.func @carried(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?x
     %i0 = arith.constant 0 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
-    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
     %pid = tile.program_id x
-    %n = scf.for %k = %c0 to %c4 step %c1 iter_args(%i = %i0) -> (index) {
+    %n = scf.for %k = %c0 to %c256 step %c64 iter_args(%i = %i0) -> (index) {
       %ta = tile.load %a[%pid, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
       %tb = tile.load %b[%c0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
       aref.put %r[%i], %ta, %tb : !aref.aref<[tensor<64x64xbf16>, tensor<64x64xbf16>], depth = 2>
