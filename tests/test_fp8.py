@@ -486,6 +486,58 @@ def test_fp8_kernels_at_the_thread_level_compute_what_the_interpreter_does(
         assert_close(got, reference, ulps=4 if path == ATTENTION else 2)
 
 
+RESIDUAL = """
+func.func @gemm_fp8_residual(%a: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xf8E4M3FN, box = [128, 128]> {tile.dims = ["N", "K"]},
+    %r: !tile.desc<?x?xf8E5M2, box = [128, 128]> {tile.dims = ["M", "N"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xf8E4M3FN, box = [128, 128]>
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid_m, %c128 : index
+  %n0 = arith.muli %pid_n, %c128 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c128 iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xf8E4M3FN, box = [128, 128]> -> tensor<128x128xf8E4M3FN>
+    %tbt = tile.trans %tb : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }
+  %res_t = tile.load %r[%m0, %n0] : !tile.desc<?x?xf8E5M2, box = [128, 128]> -> tensor<128x128xf8E5M2>
+  %res_f = arith.extf %res_t : tensor<128x128xf8E5M2> to tensor<128x128xf32>
+  %sum = arith.addf %acc, %res_f : tensor<128x128xf32>
+  %out = arith.truncf %sum : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %out, %c[%m0, %n0] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
+  func.return
+}
+"""
+
+
+def test_an_fp8_tile_read_into_registers_and_widened() -> None:
+    """A kernel none of the examples is: an e5m2 residual loaded through TMA,
+    read from its swizzled slot into the accumulator layout (one b16 pair per
+    load) and widened to f32 (`cvt.rn.f16x2.e5m2x2`), added to an e4m3 GEMM.
+    At the thread level it computes what the interpreter does."""
+    rng = np.random.default_rng(0)
+    m, n, k = 200, 304, 256
+    a = cast(rng.standard_normal((m, k)) * 4, float8_e4m3fn)
+    b = cast(rng.standard_normal((n, k)) * 4, float8_e4m3fn)
+    r = cast(rng.standard_normal((m, n)) * 100, float8_e5m2)
+    expected_c = np.full((m, n), np.nan, bfloat16)
+    tawa_xdsl.interpret(
+        tawa_xdsl.parse(RESIDUAL), "gemm_fp8_residual", a, b, r, expected_c, grid=(2, 3)
+    )
+    reference = f64(a) @ f64(b).T + f64(r)
+    assert rel_error(expected_c, reference) < 1e-2
+    module = to_thread_level(tawa_xdsl.parse(RESIDUAL), TUNED)
+    got = np.full((m, n), np.nan, bfloat16)
+    tawa_xdsl.simulate(module, "gemm_fp8_residual", a, b, r, got, grid=(2, 3))
+    assert_close(got, expected_c)
+
+
 def test_a_tma_box_off_a_16_byte_boundary_is_a_hazard() -> None:
     """The H100 stops with an illegal instruction where a TMA box starts off a
     16-byte boundary of its rows (the block-scaled GEMM's scale box did, at
