@@ -15,11 +15,15 @@ remainders by one, unsigned minima with one; plus one difference, a
 program id taken from the grid's end, `num_programs(a) - 1 - program_id(a)`
 (what `reverse-grid` writes), which a launched program id makes non-negative.
 
-A TMA store also faults when its innermost coordinate is not 16 bytes into the
-row (measured on the H100: bf16 columns 8, 16 and 24 store, column 2 faults),
-so the lowering also asks `multiple_of` for that coordinate: constants, sums
-and differences of multiples, products with one multiple, and induction
-variables whose start and step are multiples.
+A TMA copy also faults when its innermost coordinate is not 16 bytes into the
+row (measured on the H100: bf16 columns 8, 16 and 24 store, column 2 faults; a
+load of f32 scales at column 1 stops the kernel), so the lowering asks
+`multiple_of` for that coordinate: a store goes through registers otherwise, a
+load is refused. Multiples are constants, sums, differences, unsigned max/min,
+selects and remainders of multiples, products and left shifts reaching one,
+`x & mask` with a mask that is a multiple, induction variables whose start and
+step are multiples, and loop-carried values that start as one and are yielded
+as one (assuming the carried value is one while checking the yield).
 """
 
 from __future__ import annotations
@@ -100,15 +104,25 @@ def _constant(value: SSAValue) -> int | None:
     return None
 
 
-def multiple_of(value: SSAValue, k: int) -> bool:
-    """Whether `value` (an index or integer) is provably a multiple of `k`."""
+def multiple_of(
+    value: SSAValue, k: int, assumed: frozenset[SSAValue] = frozenset()
+) -> bool:
+    """Whether `value` (an index or integer) is provably a multiple of `k`
+    (`assumed`: loop-carried values taken to be, while their yields are checked)."""
+    if value in assumed:
+        return True
     if isinstance(value, BlockArgument):
         loop = value.owner.parent_op()
-        return (
-            isinstance(loop, scf.ForOp)
-            and value.index == 0  # the induction variable
-            and multiple_of(loop.lb, k)
-            and multiple_of(loop.step, k)
+        if not isinstance(loop, scf.ForOp):
+            return False
+        if value.index == 0:  # the induction variable
+            return multiple_of(loop.lb, k, assumed) and multiple_of(
+                loop.step, k, assumed
+            )
+        carried = value.index - 1
+        yielded = loop.body.block.last_op.operands[carried]
+        return multiple_of(loop.iter_args[carried], k, assumed) and multiple_of(
+            yielded, k, assumed | {value}
         )
     assert isinstance(value, OpResult)
     op = value.op
@@ -116,9 +130,22 @@ def multiple_of(value: SSAValue, k: int) -> bool:
     if known is not None:
         return known % k == 0
     if isinstance(op, arith.MuliOp):
-        return multiple_of(op.lhs, k) or multiple_of(op.rhs, k)
-    if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MaxUIOp | arith.MinUIOp):
-        return multiple_of(op.lhs, k) and multiple_of(op.rhs, k)
+        return multiple_of(op.lhs, k, assumed) or multiple_of(op.rhs, k, assumed)
+    if isinstance(
+        op,
+        arith.AddiOp | arith.SubiOp | arith.MaxUIOp | arith.MinUIOp | arith.RemUIOp,
+    ):
+        return multiple_of(op.lhs, k, assumed) and multiple_of(op.rhs, k, assumed)
+    if isinstance(op, arith.SelectOp):
+        return multiple_of(op.lhs, k, assumed) and multiple_of(op.rhs, k, assumed)
+    if isinstance(op, arith.ShLIOp):
+        shift = _constant(op.rhs)
+        return multiple_of(op.lhs, k, assumed) or (
+            shift is not None and 0 <= shift < 63 and (1 << shift) % k == 0
+        )
+    if isinstance(op, arith.AndIOp):  # a mask that clears the low bits
+        mask = _constant(op.rhs)
+        return (mask is not None and mask % k == 0) or multiple_of(op.lhs, k, assumed)
     if isinstance(op, arith.IndexCastOp):
-        return multiple_of(op.input, k)
+        return multiple_of(op.input, k, assumed)
     return False
