@@ -13,7 +13,9 @@
    once per set of resolved options in the process, and once per machine
    through the disk cache (`kernel_cache`);
 4. launches that specialization's `runtime.Kernel`, which only loads and
-   launches what it is handed.
+   launches what it is handed; an input TMA cannot describe is first copied
+   into a buffer with aligned rows, which the kernel reads in its place
+   (`runtime.realign`; autotuning is for calls whose arrays are all aligned).
 
 Split K. When the rules split K (output tiles that leave most SMs idle: one
 128 x 128 tile with a long K), the specialization is the pair `split-k{splits=S}`
@@ -42,7 +44,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -72,6 +73,7 @@ from tawa_xdsl.partials import original_arguments, record
 if TYPE_CHECKING:
     from tawa_xdsl.autotune import Bench, Trial
     from tawa_xdsl.runtime.kernel import Kernel
+    from tawa_xdsl.runtime.realign import Copy, DeviceBuffer
 
 
 def bucket(extent: int) -> int:
@@ -94,10 +96,9 @@ def bucket_floor(extent: int) -> int:
 class DispatchKey:
     """What picks a specialization: the bucketed extent of each named dimension
     (in the order the parameters name them), and for each tensor parameter its
-    dtype and whether TMA can describe it. An output TMA cannot describe is
-    stored from registers (`tma_store=False`, K unsplit); an input TMA cannot
-    describe needs loads without TMA (issue 16 item 4), which are not built:
-    such a call is refused by name (`tma_problem`)."""
+    dtype and whether TMA can describe it (`tma_problem`). An output TMA
+    cannot describe is stored from registers (`tma_store=False`, K unsplit);
+    an input is read through a buffer with aligned rows (`runtime.realign`)."""
 
     extents: tuple[tuple[str, int], ...]
     dtypes: tuple[str, ...]
@@ -238,30 +239,10 @@ class Specialization:
         return self.kernel.ptx
 
 
-class Workspace:
-    """Device memory for a split's f32 partial sums, freed with the object."""
-
-    def __init__(self, shape: tuple[int, ...]) -> None:
-        from tawa_xdsl.runtime.arrays import DeviceArray, compact_strides
-        from tawa_xdsl.runtime.driver import check, context
-
-        self._cu, _ = context()
-        size = 4 * math.prod(shape)
-        self._ptr = int(check(self._cu.cuMemAlloc(size), f"cuMemAlloc ({size} bytes)"))
-        view = ArrayView("f32", shape, compact_strides(shape))
-        self.array = DeviceArray(view, ptr=self._ptr)
-        """Not owned: the launches that take it leave it allocated."""
-
-    def __del__(self) -> None:
-        # no imports here: at interpreter exit they fail; a context already
-        # gone took the memory with it, so the result is not checked
-        if getattr(self, "_ptr", 0):
-            self._cu.cuMemFree(self._ptr)
-
-
 @dataclass(frozen=True)
 class Launchers:
-    """The bound launches of a split, run in order on their stream."""
+    """The bound steps of a call, run in order on their stream: copies into
+    aligned buffers, the kernel (a split's two), copies back."""
 
     launchers: tuple[Any, ...]
 
@@ -347,7 +328,8 @@ class Dispatcher:
         self._specs: dict[DispatchKey | None, Specialization] = {}
         self._unsplit: dict[DispatchKey, Specialization] = {}
         self._pairs: dict[int, tuple[Dispatcher, Dispatcher]] = {}
-        self._workspaces: dict[tuple[tuple[int, ...], int], Workspace] = {}
+        self._workspaces: dict[tuple[tuple[int, ...], int], DeviceBuffer] = {}
+        self._buffers: dict[tuple[int, int], DeviceBuffer] = {}
         self._kernels: dict[CompileOptions, tuple[Kernel, str]] = {}
         self.last: Specialization | None = None
 
@@ -386,17 +368,29 @@ class Dispatcher:
     def plan(self, key: DispatchKey | None, split: bool = True) -> Plan:
         """The options `key` is compiled with (no compilation); with `split`,
         K may be split (never for a kernel of a pair already)."""
-        aligned = key is None or all(key.tma)
+        _, outputs = self.off_grid(key)
         requested = self.requested
-        if not aligned:  # an output TMA cannot describe: stores from registers
+        if outputs:  # an output TMA cannot describe: stores from registers
             requested = dataclasses.replace(requested, tma_store=False)
         pair = record(self.tile_kernel) is not None
-        splitter = split_count if split and aligned and not pair else None
+        splitter = split_count if split and not outputs and not pair else None
         decision = shape_decision(
             self.structure, key, requested, Device.current().sms, splitter
         )
         options, sources = requested.resolve_sources(self.tile_kernel, decision.options)
         return Plan(key, decision, options, sources)
+
+    def off_grid(self, key: DispatchKey | None) -> tuple[list[str], list[str]]:
+        """The inputs and the outputs, by name, that TMA cannot describe in calls
+        of `key`: inputs are read through aligned buffers (`realigned`), outputs
+        stored from registers."""
+        if key is None:
+            return [], []
+        tensors = [p for p in self.params if p.is_tensor]
+        off = [p for p, ok in zip(tensors, key.tma, strict=True) if not ok]
+        return [p.name for p in off if not p.written], [
+            p.name for p in off if p.written
+        ]
 
     def key(self, *args: Any, stream: int = 0) -> DispatchKey:
         """The key of a call with `args` (checked as a call checks them)."""
@@ -601,14 +595,9 @@ class Dispatcher:
 
     def _select(self, values: Sequence[Any], grid: Any, stream: int) -> Specialization:
         key = dispatch_key(self.params, values)
-        aligned = all(key.tma)
-        if not aligned:
-            self._refuse_unaligned(values, lambda p: not p.written)
-        if key not in self._specs and self.autotune and aligned:
+        if key not in self._specs and self.autotune and all(key.tma):
             self._specs[key] = self._autotuned(key, values, grid, stream)
         spec = self._spec(key, split=grid is None)
-        if not aligned:  # the outputs it stores through TMA
-            self._refuse_unaligned(values, lambda p: p.name in spec.kernel.tensor_maps)
         self.last = spec
         return spec
 
@@ -626,31 +615,59 @@ class Dispatcher:
         shape = (spec.plan.decision.split_k, *out.shape)
         key = (shape, stream)
         if key not in self._workspaces:
-            self._workspaces[key] = Workspace(shape)
+            from tawa_xdsl.runtime.arrays import compact_strides
+            from tawa_xdsl.runtime.realign import DeviceBuffer
+
+            view = ArrayView("f32", shape, compact_strides(shape))
+            self._workspaces[key] = DeviceBuffer(view)
         ws = self._workspaces[key].array
         return [
             (k, original_arguments(record(k.lowered), values, ws))
             for k in (spec.kernel, spec.reduce)
         ]
 
-    def _refuse_unaligned(
-        self, values: Sequence[Any], read_by_tma: Callable[[Param], bool]
-    ) -> None:
-        """Refuse an array TMA cannot describe among the parameters the kernel
-        reads or writes through TMA (every input: loads without TMA are not
-        built, issue 16 item 4)."""
+    def realigned(self, spec: Specialization, values: Sequence[Any]) -> list[int]:
+        """The parameters (by index) whose arrays a call of `spec` hands to the
+        kernel through an aligned buffer (`runtime.realign`): those a kernel of
+        `spec` takes as a TMA tensor map and TMA cannot describe."""
         from tawa_xdsl.runtime.kernel import tma_problem
 
-        for p, v in zip(self.params, values, strict=True):
-            problem = p.is_tensor and read_by_tma(p) and tma_problem(p, v)
-            if problem:
-                raise KernelArgumentError(
-                    f"{self.name}: argument '{p.name}' {problem}: TMA cannot "
-                    "describe it, and loads without TMA (cp.async or vector "
-                    "loads; issue 16 item 4) are not built yet (outputs take "
-                    "register stores). Pad its rows to a multiple of "
-                    f"{TMA_ALIGN} bytes and pass a view of the padded array"
-                )
+        maps = spec.kernel.tensor_maps
+        if spec.reduce is not None:
+            maps |= spec.reduce.tensor_maps
+        return [
+            i
+            for i, (p, v) in enumerate(zip(self.params, values, strict=True))
+            if p.is_tensor and p.name in maps and tma_problem(p, v)
+        ]
+
+    def _realign(
+        self, spec: Specialization, values: Sequence[Any], stream: int
+    ) -> tuple[list[Any], list[Copy], list[Copy]]:
+        """`values` with the arrays of `realigned` replaced by their buffers (one
+        per parameter and stream, kept while its shape holds), the copies into
+        them, and the copies back out of those the kernel writes."""
+        from tawa_xdsl.dtypes import DTYPES
+        from tawa_xdsl.runtime.arrays import row_strides
+        from tawa_xdsl.runtime.realign import Copy, DeviceBuffer
+
+        values = list(values)
+        copies_in, copies_out = [], []
+        for i in self.realigned(spec, values):
+            array = values[i]
+            view = ArrayView(
+                array.dtype,
+                array.shape,
+                row_strides(array.shape, DTYPES[array.dtype].itemsize),
+            )
+            buffer = self._buffers.get((i, stream))
+            if buffer is None or buffer.array.view != view:
+                buffer = self._buffers[i, stream] = DeviceBuffer(view)
+            values[i] = buffer.array
+            copies_in.append(Copy(buffer.array, array, stream, buffer))
+            if self.params[i].written:
+                copies_out.append(Copy(array, buffer.array, stream, buffer))
+        return values, copies_in, copies_out
 
     def specialize(
         self, *args: Any, grid: Any = None, stream: int = 0
@@ -681,19 +698,29 @@ class Dispatcher:
         """Launch on `stream` (see `runtime.Kernel.__call__`)."""
         values = self._convert(args, stream)
         spec = self._select(values, grid, stream)
+        values, copies_in, copies_out = self._realign(spec, values, stream)
+        for copy in copies_in:
+            copy()
         for kernel, kernel_args in self._launches(spec, values, stream):
             kernel(*kernel_args, grid=grid, stream=stream)
+        for copy in copies_out:
+            copy()
 
     def bind(self, *args: Any, grid: Any = None, stream: int = 0) -> Any:
-        """A launcher of this call's specialization (`runtime.Kernel.bind`; a
-        split's launches both kernels in order)."""
+        """A launcher of this call's specialization (`runtime.Kernel.bind`; with
+        aligning copies or a split, one that runs every step in order)."""
         values = self._convert(args, stream)
         spec = self._select(values, grid, stream)
-        launchers = [
-            kernel.bind(*kernel_args, grid=grid, stream=stream)
-            for kernel, kernel_args in self._launches(spec, values, stream)
+        values, copies_in, copies_out = self._realign(spec, values, stream)
+        steps = [
+            *copies_in,
+            *(
+                kernel.bind(*kernel_args, grid=grid, stream=stream)
+                for kernel, kernel_args in self._launches(spec, values, stream)
+            ),
+            *copies_out,
         ]
-        return launchers[0] if len(launchers) == 1 else Launchers(tuple(launchers))
+        return steps[0] if len(steps) == 1 else Launchers(tuple(steps))
 
     # ------------------------------------------------------------ inspection
 
@@ -735,11 +762,16 @@ class Dispatcher:
         spec = self._specs.get(key)
         plan = spec.plan if spec is not None else self.plan(key)
         lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
-        if key is not None and not all(key.tma):
+        inputs, outputs = self.off_grid(key)
+        if inputs:
             lines.append(
-                "  an operand TMA cannot describe: outputs are stored from "
-                "registers, K is not split; an input is refused (no loads "
-                "without TMA yet)"
+                f"  {', '.join(inputs)}: TMA cannot describe; copied into buffers "
+                f"with {TMA_ALIGN}-byte aligned rows before each launch"
+            )
+        if outputs:
+            lines.append(
+                f"  {', '.join(outputs)}: TMA cannot describe; stored from "
+                "registers, K is not split"
             )
         lines += [f"  {reason}" for reason in plan.decision.reasons]
         if spec is None:

@@ -296,30 +296,43 @@ def test_the_key_holds_buckets_dtypes_and_alignment() -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "off"),
     [
-        (
-            [device((512, 256), 0x100008), device((4096, 256)), device((512, 4096))],
-            "argument 'a' starts at an address that is not 16-byte aligned: TMA cannot "
-            "describe it, and loads without TMA",
-        ),
-        (
-            [device((512, 777)), device((4096, 777)), device((512, 4096))],
-            "argument 'a' has a stride of 1554 bytes in dimension 0: TMA cannot "
-            "describe it",
-        ),
+        ([device((512, 256), 0x100008), device((4096, 256)), device((512, 4096))], [0]),
+        ([device((512, 777)), device((4096, 777)), device((512, 4096))], [0, 1]),
+        ([device((512, 256)), device((4096, 256), 0x100002), device((512, 4096))], [1]),
     ],
-    ids=["base", "pitch"],
+    ids=["base", "pitch", "base-b"],
 )
-def test_an_input_tma_cannot_describe_is_refused_by_name(args, message) -> None:
-    """K = 777 (issue 16): the key records it; loads without TMA are not built.
-    (Host arrays of any extents run: their temporaries have padded rows.)"""
+def test_an_input_tma_cannot_describe_is_read_through_an_aligned_buffer(
+    args, off
+) -> None:
+    """K = 777, or a view one element into its storage (issue 16 item 4): the
+    key records it, the plan is the aligned call's (TMA stores, K may split),
+    and exactly those inputs are realigned. (Host arrays of any extents are
+    aligned: their temporaries have padded rows.)"""
     d = gemm()
     assert all(d.key(host(512, 256), host(777, 256), host(512, 777)).tma)
-    with pytest.raises(KernelArgumentError, match=re.escape(message)) as e:
-        d.specialize(*args)
-    assert "issue 16 item 4" in str(e.value) and "not built yet" in str(e.value)
-    assert "an input is refused" in d.explain(*args)
+    key = d.key(*args)
+    assert not all(key.tma)
+    assert d.plan(key).options == d.plan(d.key_for(**key.problem)).options
+    spec = d.specialize(*args)
+    assert spec.options["tma_store"] is True
+    assert d.realigned(spec, args) == off
+    aligned = [device((512, 256)), device((4096, 256)), device((512, 4096))]
+    assert d.realigned(d.specialize(*aligned), aligned) == []
+    names = ", ".join("abc"[i] for i in off)
+    assert f"{names}: TMA cannot describe; copied into buffers" in d.explain(*args)
+
+
+def test_a_split_call_realigns_the_inputs_its_partials_kernel_maps() -> None:
+    """One 128 x 128 tile with K = 8191: K is split as for K = 8192, and the
+    partials kernel's A and B are read through aligned buffers."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    args = [device((128, 8191)), device((128, 8191)), device((128, 128))]
+    spec = d.specialize(*args)
+    assert spec.reduce is not None and {"a", "b"} <= spec.kernel.tensor_maps
+    assert d.realigned(spec, args) == [0, 1]
 
 
 def test_an_output_tma_cannot_describe_is_stored_from_registers() -> None:
@@ -332,7 +345,8 @@ def test_an_output_tma_cannot_describe_is_stored_from_registers() -> None:
     assert spec.options["tma_store"] is False and spec.reduce is None
     assert "c" not in spec.kernel.tensor_maps
     assert {"a", "b"} <= spec.kernel.tensor_maps
-    assert "outputs are stored from registers" in d.explain(*args)
+    assert d.realigned(spec, args) == []
+    assert "c: TMA cannot describe; stored from registers" in d.explain(*args)
 
 
 def test_shapes_name_known_dimensions() -> None:
