@@ -391,18 +391,26 @@ def _gemm_tiles(
     if m is None or n is None or k is None:
         return choice
 
+    # the tile sizes the caller fixed: every candidate has them, so a split is
+    # reckoned on the tile that runs
+    fixed = {
+        a.tile: size
+        for a in (rows, cols, loop)
+        if a.tile and (size := given.get(OPTION_OF[a.tile]))
+    }
+
     def blocks(axis: Axis, choices: tuple[int, ...]) -> tuple[int, ...]:
-        """The tuned extent first, then the others a rule may pick."""
-        tuned = structure.block(axis, {})
-        if axis.tile not in structure.tunable or given.get(OPTION_OF[axis.tile]):
-            return (tuned,)
-        return tuple(dict.fromkeys((tuned, *choices)))
+        """The given or tuned extent first, then the others a rule may pick."""
+        first = structure.block(axis, fixed)
+        if axis.tile not in structure.tunable or axis.tile in fixed:
+            return (first,)
+        return tuple(dict.fromkeys((first, *choices)))
 
     def candidates(bm: int, bn: int) -> list[Candidate]:
         """The tile shape unsplit, then split as `splitter` says (if at all)."""
         if (bm, bn) not in GEMM_RATES:
             return []
-        sizes = {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile}
+        sizes = fixed | {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile}
         tiles = structure.tiles(extents, sizes)
         assert tiles is not None
         bk = structure.block(loop, sizes)
@@ -417,7 +425,7 @@ def _gemm_tiles(
             found.append(Candidate(sizes, tiles, splits, programs, cost))
         return found
 
-    tuned = (structure.block(rows, {}), structure.block(cols, {}))
+    tuned = (structure.block(rows, fixed), structure.block(cols, fixed))
     found = [
         c
         for bm in blocks(rows, (128, 64))
