@@ -27,7 +27,14 @@ an f32 tile written and read back by the reduction."""
 TILE_ITERATION_US = 0.88
 """Microseconds one SM takes for one K iteration of a 128x256x64 bf16 tile at
 the tuned kernel's 632 TFLOP/s (`heuristics.GEMM_RATES`): 2 * 128 * 256 * 64
-flop over 632e12 / 132 flop/s. It converts the wave model's costs to time."""
+flop over 632e12 / 132 flop/s. It converts the wave model's costs to time.
+
+It holds for FP8 kernels too, whose K iterations are 128 elements: every
+iteration reads 128 bytes of each operand row, and the tensor cores multiply
+8-bit inputs at twice the 16-bit rate (1979 against 989 TFLOP/s dense), so an
+FP8 iteration takes the time of a bf16 one. Measured: 1316-1367 TFLOP/s for
+per-tensor FP8 at 128x256 (benchmarks/NOTES.md 3.36) is 0.80-0.83 us per
+iteration."""
 
 HBM_BYTES_PER_US = 3.0e6
 """Bytes per microsecond a streaming kernel moves through an H100 SXM's HBM3
