@@ -32,9 +32,9 @@ flop over 632e12 / 132 flop/s. It converts the wave model's costs to time.
 It holds for FP8 kernels too, whose K iterations are 128 elements: every
 iteration reads 128 bytes of each operand row, and the tensor cores multiply
 8-bit inputs at twice the 16-bit rate (1979 against 989 TFLOP/s dense), so an
-FP8 iteration takes the time of a bf16 one. Measured: 1316-1367 TFLOP/s for
-per-tensor FP8 at 128x256 (benchmarks/NOTES.md 3.36) is 0.80-0.83 us per
-iteration."""
+FP8 iteration takes the time of a bf16 one. Measured: per-tensor FP8 GEMM at
+1316-1367 TFLOP/s (benchmarks/NOTES.md 3.36) does a 128x256x128 iteration's
+work in 0.80-0.83 us."""
 
 HBM_BYTES_PER_US = 3.0e6
 """Bytes per microsecond a streaming kernel moves through an H100 SXM's HBM3
