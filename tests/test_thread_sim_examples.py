@@ -215,6 +215,16 @@ def test_register_stores_take_the_paths_the_pitch_allows(n) -> None:
     check_example("gemm_nt", "tawa-hopper-pipeline{tma-store=false}", run=run)
 
 
+@pytest.mark.parametrize("k", [99, 100])
+def test_inputs_tma_cannot_describe_run_through_aligned_copies(k) -> None:
+    """K = 99 (rows 198 bytes apart) or 100 (200): TMA cannot describe A and
+    B; at the thread level they are read through aligned copies, as a call
+    through `tawa_xdsl.compile` reads them (`runtime/realign.py`), and the
+    kernel computes what the interpreter does on the arrays as given."""
+    run = dataclasses.replace(RUNS["gemm_nt"], shapes=((200, k), (136, k), (200, 136)))
+    check_example("gemm_nt", "tawa-hopper-pipeline", run=run)
+
+
 ALLOCATED_FAST = {"attention_d64"}  # its loop entries swap registers
 
 

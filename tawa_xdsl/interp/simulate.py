@@ -5,7 +5,9 @@ protocol); lowered nvgpu_async IR runs in the barrier simulator (mbarriers, TMA
 transactions, wgmma groups); thread-level ptx IR (after `distribute-fragments`)
 runs in the thread simulator (lanes, registers, addresses). Each computes the
 kernel's output, so every stage of the compiler can be compared with the
-reference interpreter on the same inputs.
+reference interpreter on the same inputs. At the thread level, arrays TMA
+cannot describe are read (and written) through aligned copies, as a call
+through `tawa_xdsl.compile` reads them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from tawa_xdsl.kernel import (
     cluster_size,
     find_kernel,
     normalize_grid,
+    params,
 )
 
 
@@ -46,7 +49,13 @@ def simulate(
     checked = check_host_arguments(kernel, args)
     grid3 = normalize_grid(grid, kernel_name, cluster_size(kernel))
     if PARAMS_ATTR in kernel.attributes:
-        run_threads(module, kernel, launch_parameters(kernel, checked), grid3, seed)
+        realigned: list[tuple[int, Any]] = []
+        parameters = launch_parameters(kernel, checked, realigned)
+        run_threads(module, kernel, parameters, grid3, seed)
+        written = [p.written for p in params(kernel)]
+        for index, copy in realigned:
+            if written[index]:
+                checked[index][...] = copy
     elif LAUNCH_ATTR in kernel.attributes:
         run_lowered(module, kernel, checked, grid3, seed)
     else:

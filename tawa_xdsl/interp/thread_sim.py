@@ -1532,13 +1532,34 @@ def _check_row_alignment(kernel: func.FuncOp, index: int, array: np.ndarray) -> 
             )
 
 
+def aligned_copy(array: np.ndarray) -> np.ndarray:
+    """`array`'s values in a zeroed buffer whose rows lie a multiple of
+    `ROW_ALIGN` bytes apart: what a call through `tawa_xdsl.compile` hands a
+    tensor map in place of an array TMA cannot describe (`runtime/realign.py`)."""
+    from tawa_xdsl.runtime.arrays import row_strides
+
+    strides = row_strides(array.shape, array.itemsize)
+    span = 1 + sum((d - 1) * s for d, s in zip(array.shape, strides, strict=True))
+    buffer = np.zeros(span, array.dtype)
+    copy = np.lib.stride_tricks.as_strided(
+        buffer, array.shape, tuple(s * array.itemsize for s in strides)
+    )
+    copy[...] = array
+    return copy
+
+
 def launch_parameters(
-    kernel: func.FuncOp, args: Sequence[object]
+    kernel: func.FuncOp,
+    args: Sequence[object],
+    realigned: list[tuple[int, np.ndarray]] | None = None,
 ) -> dict[str, ParamValue]:
     """The values of a distributed kernel's `.param`s (`ptx.params`, in order)
     for the tile-level arguments `args`, expanded as the ABI says: a tensor map,
     a global tensor's pointer, extents and strides (in elements, as the array
-    lies in memory), a tensor extent, a scalar."""
+    lies in memory), a tensor extent, a scalar. A tensor-map array whose rows
+    TMA cannot describe is refused as `runtime.Kernel` refuses it, or, given a
+    `realigned` list, replaced by an `aligned_copy` recorded there with its
+    argument index (as `tawa_xdsl.compile`'s dispatcher does)."""
     decls = kernel.attributes[ptx.PARAMS_ATTR]
     abi = kernel.attributes[ABI_ATTR]
     assert isinstance(decls, ArrayAttr) and isinstance(abi, ArrayAttr)
@@ -1548,8 +1569,12 @@ def launch_parameters(
         kind, index, *axis = entry.data.split(":")
         arg = args[int(index)]
         if kind == "map":
+            if realigned is not None and any(
+                stride % ROW_ALIGN for stride in arg.strides[:-1]
+            ):
+                arg = aligned_copy(arg)
+                realigned.append((int(index), arg))
             _check_row_alignment(kernel, int(index), arg)
-        if kind == "map":
             values.append(arg)
         elif kind == "global":
             assert isinstance(arg, np.ndarray)
