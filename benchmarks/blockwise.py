@@ -1,4 +1,4 @@
-"""Block-scaled FP8 GEMM variants side by side (issue 17, NOTES 3.37):
+"""Block-scaled FP8 GEMM variants side by side (issue 17, NOTES 3.39):
 
     python benchmarks/blockwise.py [--shapes MxNxK,...] [--variants NAMES] [--list]
 
