@@ -5,7 +5,8 @@ flags. Options the caller passes win over these.
 The consumer warpgroups are not a rule here: they follow from the tile rows
 (`compiler.default_consumers`: two on 128 rows, three on 192).
 
-- GEMM-like kernels (loops with one accumulating dot): a 128x256 tile (when the
+- GEMM-like kernels (loops whose dots read loaded tiles: one accumulating
+  dot, or one per K block of an unrolled loop): a 128x256 tile (when the
   kernel names BN, its tile has 128 rows and two stages fit next to the
   epilogue's tiles), a persistent grid in groups of 16 tile rows, the
   TMA-store epilogue, as many stages as fit next to the staging tile and the
@@ -13,7 +14,8 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
   for 128x128 with a bias and a residual tile), one MMA group in flight (each
   slot goes back to the producer as soon as its MMA retires: measured 1-4%
   faster than two groups on 5 of the 6 shapes of `benchmarks/gemm.py`).
-- Attention-like kernels (a loop with two dots): the two-stage overlap, one MMA
+- Attention-like kernels (a loop with two dots, the second reading what the
+  first computed): the two-stage overlap, one MMA
   group in flight, as many stages as fit (up to 3); at head dim 64 (when the
   kernel names BM) 192 query rows, so three consumer warpgroups: the softmax is
   a larger share of the work there and the third warpgroup's MMAs hide it; at
@@ -42,6 +44,7 @@ from __future__ import annotations
 from typing import Any
 
 from xdsl.dialects import func, scf
+from xdsl.ir import Block, OpResult, SSAValue
 
 from tawa_xdsl.analysis.kernel_plan import stages_that_fit
 from tawa_xdsl.analysis.shapes import KernelShape
@@ -68,17 +71,41 @@ def main_loops(kernel: func.FuncOp) -> list[scf.ForOp]:
     ]
 
 
+def _reads_a_dot(dot: tile.DotOp, body: Block) -> bool:
+    """Whether an operand of `dot` is computed, in `body`, from another dot's
+    result (attention's P from S), rather than read from loaded tiles."""
+    work = [dot.lhs, dot.rhs]
+    seen: set[SSAValue] = set()
+    while work:
+        v = work.pop()
+        if v in seen or not isinstance(v, OpResult):
+            continue
+        seen.add(v)
+        op = body.find_ancestor_op_in_block(v.op)
+        if op is None:
+            continue
+        if isinstance(v.op, tile.DotOp):
+            return True
+        work += v.op.operands
+    return False
+
+
 def kind(kernel: func.FuncOp) -> str:
     """The structure the tuning rules (and the shape rules of `heuristics`) know:
-    "gemm" when every loading loop has one dot (an accumulation over K),
-    "attention" when one has two (scores, then the weighted sum), else ""."""
-    dots = [
-        [o for o in lp.body.block.ops if isinstance(o, tile.DotOp)]
-        for lp in main_loops(kernel)
+    "gemm" when every loading loop has dots that read only loaded tiles (an
+    accumulation over K: one dot, or one per K block of a loop unrolled over
+    several, as the block-scaled GEMM that promotes two partial products per
+    iteration), "attention" when a loop has two dots, the second reading what
+    the first computed (scores, then the weighted sum), else ""."""
+    loops = main_loops(kernel)
+    dots = [[o for o in lp.body.block.ops if isinstance(o, tile.DotOp)] for lp in loops]
+    chained = [
+        any(_reads_a_dot(d, lp.body.block) for d in ds)
+        for lp, ds in zip(loops, dots, strict=True)
     ]
-    if dots and all(len(d) == 1 for d in dots):
+    if dots and all(ds for ds in dots) and not any(chained):
         return "gemm"
-    if any(len(d) == 2 for d in dots):
+    if any(len(ds) == 2 and c for ds, c in zip(dots, chained, strict=True)):
         return "attention"
     return ""
 

@@ -167,6 +167,24 @@ def test_gemm_fp8_suite_is_issue_17s_list() -> None:
     assert {r.example for r in suite} == {"gemm_fp8.mlir"}
 
 
+def test_blockwise_variants_name_kernels_that_exist() -> None:
+    """benchmarks/blockwise.py (scripts/bench_blockwise.sh) times kernels of
+    gemm_fp8.mlir at issue 17's block-scaled shapes, and plans without torch."""
+    blockwise = load_benchmark("blockwise")
+    kernels = {kernel for _, kernel, _ in blockwise.VARIANTS.values() if kernel}
+    assert kernels <= kernel_names("gemm_fp8.mlir")
+    assert {"gemm_fp8_blockwise", "gemm_fp8_blockwise_overlap"} <= kernels
+    assert (4096, 7168, 16384) in blockwise.SHAPES
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "blockwise.py"), "--list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("4 shapes x 7 variants")
+
+
 def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
     attention = load_benchmark("attention")
     suite = attention.suite()

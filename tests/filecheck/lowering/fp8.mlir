@@ -5,6 +5,7 @@
 // RUN: tawa-opt %examples/gemm_fp8.mlir -p 'aref-partition,pipeline{num-stages=3 mma-depth=1},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=GEMM
 // RUN: tawa-opt %examples/attention_fp8.mlir -p 'aref-partition,cooperative,pipeline{num-stages=2},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=ATTN
 // RUN: tawa-opt %examples/gemm_fp8.mlir -p tawa-hopper-pipeline | filecheck %s --check-prefix=HOPPER
+// RUN: tawa-opt %examples/gemm_fp8.mlir -p tawa-hopper-pipeline | filecheck %s --check-prefix=OVERLAP
 
 // A 128x128 e4m3 tile is 128 bytes a row: one 128-byte swizzle chunk, one box.
 // GEMM-LABEL: func.func @gemm_fp8_tensorwise(%a: !nvgpu_async.tensor_map<?x?xf8E4M3FN, box = [128, 128], swizzle = 128>, %a_dim1: index, %b: !nvgpu_async.tensor_map<?x?xf8E4M3FN, box = [128, 128], swizzle = 128>, %c: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %scale_a: f32, %scale_b: f32)
@@ -54,5 +55,22 @@
 // ATTN-NEXT:    %acc_new = nvgpu_async.wgmma %p_lo, %v_blk, %acc_scaled : tensor<128x128xf8E4M3FN, #nvgpu_async.frag<acc, warpgroups = 2>>, !nvgpu_async.smem_view<128x64xf8E4M3FN, transposed>
 
 // The whole Hopper pipeline takes every FP8 GEMM down to nvgpu_async IR.
-// HOPPER-COUNT-5: nvgpu_async.role_dispatch
+// HOPPER-COUNT-6: nvgpu_async.role_dispatch
 // HOPPER-NOT: tile.dot
+
+// The block-scaled GEMM two K blocks an iteration: both blocks' MMA groups are
+// issued before either partial product is read, so the first promotion waits
+// for one group only (the second block's stays in flight under it); the slot,
+// read by both, goes back once both retire, before the second promotion.
+// OVERLAP-LABEL: func.func @gemm_fp8_blockwise_overlap(
+// OVERLAP:         nvgpu_async.mbarrier_arrive_expect_tx %{{.*}}, bytes = 66576
+// OVERLAP:       } consumer {
+// OVERLAP:         %part0 = nvgpu_async.wgmma %ta0, %tbt0, %zero
+// OVERLAP-NOT:     nvgpu_async.wgmma_wait_group
+// OVERLAP:         %part1 = nvgpu_async.wgmma %ta1, %tbt1, %zero
+// OVERLAP-NOT:     pending = 0
+// OVERLAP:         nvgpu_async.wgmma_wait_group pending = 1
+// OVERLAP-NEXT:    %p0 = arith.mulf %part0, %s0_b
+// OVERLAP:         nvgpu_async.wgmma_wait_group pending = 0
+// OVERLAP:         nvgpu_async.mbarrier_arrive thread %ring0_empty
+// OVERLAP:         %p1 = arith.mulf %part1, %s1_b
