@@ -70,7 +70,7 @@ from tawa_xdsl.compiler import describe
 FP8_KERNELS = {
     "tensor": "gemm_fp8_tensorwise",
     "row": "gemm_fp8_rowwise",
-    "block": "gemm_fp8_blockwise",
+    "block": "gemm_fp8_blockwise_overlap",
 }
 """The kernel of examples/gemm_fp8.mlir for each scaling (see fp8.groups)."""
 
