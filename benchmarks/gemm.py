@@ -18,7 +18,7 @@ scaled, A and B e4m3 (B N x K), with per-tensor scales (rows named
 MxNxK-fp8-tensor, kernel gemm_fp8_tensorwise of examples/gemm_fp8.mlir) and
 row-wise scales (-fp8-row, gemm_fp8_rowwise) at 4096^3, 8192^3, 8192 x 8192 x
 {1024, 4096, 16384} and the llm suite's rows with M >= 512, and DeepSeek-V3
-block scales (-fp8-block, gemm_fp8_blockwise) at M in {128, 4096} with (N, K)
+block scales (-fp8-block, gemm_fp8_blockwise_overlap) at M in {128, 4096} with (N, K)
 in {(7168, 16384), (4096, 7168), (2112, 7168)}. Its cuBLAS is FP8 through torch
 (benchmarks/scaled_mm.py: the scalings this torch takes, found at run time,
 the others recorded as unsupported) and its Triton our FP8 GEMM; every kernel
