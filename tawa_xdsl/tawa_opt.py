@@ -120,7 +120,12 @@ class TawaOptMain(xDSLOptMain):
 
     def register_all_targets(self) -> None:
         super().register_all_targets()
-        self.available_targets.update(registry.all_targets())
+        # xDSL's other targets print its own machine dialects (LLVM, x86,
+        # RISC-V, ...), which tawa-xdsl never produces: on our IR they crash
+        self.available_targets = {
+            "mlir": self.available_targets["mlir"],
+            **registry.all_targets(),
+        }
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)

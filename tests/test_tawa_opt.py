@@ -88,6 +88,15 @@ def test_exit_codes(capsys, buggy_passes, tmp_path: Path) -> None:
     assert run(capsys, str(GEMM), "-p", "test-crash")[0] == 3
 
 
+@pytest.mark.parametrize("target", ["x86-asm", "riscv-asm", "arm-asm", "llvm", "mps"])
+def test_only_our_targets_are_offered(capsys, target) -> None:
+    """xDSL's machine targets print dialects tawa-xdsl never produces; on tile
+    IR they crashed (exit 3, 'a bug in tawa-xdsl'): they are not offered."""
+    rc, out, err = run(capsys, str(GEMM), "-t", target)
+    assert rc == 2 and out == ""
+    assert "invalid choice" in err and "(choose from mlir, ptx)" in err
+
+
 def test_internal_error_names_the_pass_and_the_op(capsys, buggy_passes) -> None:
     rc, out, err = run(capsys, str(GEMM), "-p", "canonicalize,test-crash")
     assert rc == 3 and out == ""

@@ -6,7 +6,8 @@ warpgroup issues the wgmmas for its rows. This halves (for N = 2) the registers 
 warpgroup needs for an accumulator, which is what lets a 128 x 256 tile fit.
 Without `num-consumers`, N follows from the tile rows
 (`compiler.default_consumers`: 1 for 64 rows, 2 for 128, 3 for 192).
-Precondition, checked with a diagnostic: every `tile.dot` has M divisible by 64 N.
+Precondition, checked with a diagnostic: every `tile.dot` has M divisible by 64 N,
+and with N > 1 so has every stored matrix tile.
 """
 
 from __future__ import annotations
@@ -40,14 +41,23 @@ class CooperativePass(ModulePass):
             )
         for ws in warp_specialized(op, self.name):
             n = self.num_consumers or default_consumers(consumer_rows(ws))
-            for dot in ws.consumer.walk():
-                if isinstance(dot, tile.DotOp):
-                    m = dot.lhs.type.get_shape()[0]
+            for op in ws.consumer.walk():
+                if isinstance(op, tile.DotOp):
+                    m = op.lhs.type.get_shape()[0]
                     if m % (64 * n):
                         raise OpDiagnostic(
-                            dot,
+                            op,
                             f"cooperative: M = {m} rows cannot be split into 64-row "
                             f"wgmma blocks over {n} warpgroups",
+                        )
+                elif isinstance(op, tile.StoreOp) and n > 1:
+                    # a kernel without dots: its stored tiles are what is split
+                    shape = op.value.type.get_shape()
+                    if len(shape) == 2 and shape[0] % (64 * n):
+                        raise OpDiagnostic(
+                            op,
+                            f"cooperative: the stored tile's {shape[0]} rows cannot "
+                            f"be split into 64-row blocks over {n} warpgroups",
                         )
             ws.properties["num_consumers"] = IntegerAttr(n, 64)
             if ws.registers is not None:
