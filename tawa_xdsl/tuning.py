@@ -21,10 +21,10 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
   a larger share of the work there and the third warpgroup's MMAs hide it; at
   head dim 256 in FP8 (when the kernel names BN) key blocks of 64: O's 128
   registers, S and P's packed words spill at 128 keys (NOTES 3.36); at head
-  dim 256 in 16 bits no two-stage overlap: with O's 128 accumulator registers
-  a second score tile in flight costs more than it hides (0.93 of cuDNN without
-  it against 0.72-0.78 with it, non-causal; 0.91-1.03 against 0.80-0.88 causal;
-  NOTES 3.40). When every tile does the same work (no loop bound depends on the
+  dim 256 no two-stage overlap: with O's 128 accumulator registers a second
+  score tile in flight costs more than it hides (bf16: 0.93 of cuDNN without
+  it against 0.72-0.78 with it, non-causal, 0.91-1.03 against 0.80-0.88
+  causal; FP8: faster without it on 11 of 12 rows; NOTES 3.40). When every tile does the same work (no loop bound depends on the
   program id: not causal), a persistent grid in row-major order with Q single
   buffered (so the stages still fit): the next tile's loads overlap this tile's
   last MMAs and epilogue. Causal tiles differ in work, and a static round-robin
@@ -187,11 +187,15 @@ def default_options(
     head_dim = scores.lhs.type.get_shape()[1]
     if head_dim == 64 and "BM" in names and "BM" not in chosen:
         chosen["BM"] = options["block_m"] = 192
-    fp8 = is_fp8(scores.lhs.type.element_type)
-    if head_dim == 256 and fp8 and "BN" in names and "BN" not in chosen:
+    if (
+        head_dim == 256
+        and is_fp8(scores.lhs.type.element_type)
+        and "BN" in names
+        and "BN" not in chosen
+    ):
         chosen["BN"] = options["block_n"] = 64
     options |= {
-        "two_stage": head_dim != 256 or fp8,
+        "two_stage": head_dim != 256,
         "num_stages": _stages(size(ring, chosen), size(once, chosen), 3),
     }
     if equal_work(kernel) and _has_tiles(kernel):
