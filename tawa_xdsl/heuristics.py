@@ -99,6 +99,13 @@ SHORT_CAUSAL_HEAD_DIMS = (64, 128)
 """The head dims the short-causal rule was measured at (head dim 256 was not
 tuned: its rows keep the tuned options)."""
 
+SHORT_CAUSAL_WALK_HEAD_DIMS = (64,)
+"""Head dims at which short causal attention also walks its blocks in a
+persistent grid, longest first: a head-dim-64 block is cheap, so the tail of
+short blocks that one program per tile leaves is a large share of the run.
+Measured (NOTES 3.41, tawa/cuDNN): 0.757 against 0.672 at 512 keys, 0.761
+against 0.739 at 1024; at head dim 128 it lost (0.652 against 0.806)."""
+
 OPTION_OF = dict(TILE_OPTIONS)
 """The option that sizes each tile dimension name ("BM": "block_m", ...)."""
 
@@ -475,14 +482,21 @@ def _attention(
         and head_dim in SHORT_CAUSAL_HEAD_DIMS
     ):
         short = {"two_stage": False, "num_stages": 2, "reverse_x": False}
+        if head_dim in SHORT_CAUSAL_WALK_HEAD_DIMS:
+            short |= {"persistent": True, "longest_first": True}
         choice.options |= {o: v for o, v in short.items() if o not in given}
         most = 128
+        walk = (
+            "; a persistent grid, longest blocks first (NOTES 3.41)"
+            if "persistent" in short
+            else ""
+        )
         choice.reasons.append(
             Reason(
                 "short causal",
                 f"{seq} keys <= {SHORT_CAUSAL_SEQ}: no two-stage overlap, 2 stages, "
                 "128-row blocks, grid in order (tuning_attention.csv, seq 1024 "
-                "causal: 225.1 vs 211.3 TFLOP/s at d64, 308.6 vs 289.1 at d128)",
+                f"causal: 225.1 vs 211.3 TFLOP/s at d64, 308.6 vs 289.1 at d128){walk}",
             )
         )
     rows = structure.rows

@@ -185,17 +185,31 @@ def test_given_options_are_never_overridden() -> None:
 
 
 ATTENTION_RULES = [
-    # tuning_attention.csv, seq 1024 causal: D2-P1-W2 fastest at d64 and d128
+    # tuning_attention.csv, seq 1024 causal: D2-P1-W2 fastest at d64 and d128;
+    # at d64 also walked persistently, longest blocks first (NOTES 3.41)
     (
         "attention_causal_d64",
         dict(BH=256, SQ=1024, SK=1024, D=64),
-        {"block_m": 128, "two_stage": False, "num_stages": 2, "reverse_x": False},
+        {
+            "block_m": 128,
+            "two_stage": False,
+            "num_stages": 2,
+            "reverse_x": False,
+            "persistent": True,
+            "longest_first": True,
+        },
         "short causal",
     ),
     (
         "attention_causal_d128",
         dict(BH=128, SQ=1024, SK=1024, D=128),
-        {"block_m": 0, "two_stage": False, "num_stages": 2, "reverse_x": False},
+        {
+            "block_m": 0,
+            "two_stage": False,
+            "num_stages": 2,
+            "reverse_x": False,
+            "persistent": False,
+        },
         "short causal",
     ),
     # at 4096 keys the tuned options were the fastest: the rule stops at 1024
