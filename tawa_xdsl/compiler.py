@@ -288,12 +288,13 @@ def default_consumers(rows: Iterable[int]) -> int:
     )
 
 
-def _read_source(source: ModuleOp | str | Path) -> str:
+def _read_source(source: ModuleOp | str | Path) -> tuple[str, str | None]:
+    """The MLIR text of `source`, and the file it came from (for locations)."""
     if isinstance(source, ModuleOp):
-        return str(source)
+        return str(source), None
     if isinstance(source, Path) or source.endswith(".mlir"):
-        return Path(source).read_text()
-    return source
+        return Path(source).read_text(), str(source)
+    return source, None
 
 
 def _options(
@@ -343,12 +344,18 @@ def compile(
     `options`, `ptx` and `explain()` of the result say what ran and why. A
     kernel whose registers spill is refused at load unless `allow_spills`.
     Results are cached by IR and options, in the process and on disk
-    (`kernel_cache`)."""
+    (`kernel_cache`). The source is parsed and the kernel found here, so
+    malformed IR (located in its file) and an unknown kernel name fail at once;
+    lowering waits for the first call or inspection."""
     from tawa_xdsl.dispatch import Dispatcher
 
     chosen = _options(options, fields_given)
-    text = _read_source(source)
-    key = (text, kernel_name, chosen, allow_spills, autotune)
+    text, file = _read_source(source)
+    key = (text, file, kernel_name, chosen, allow_spills, autotune)
     if key not in _CACHE:
-        _CACHE[key] = Dispatcher(text, kernel_name, chosen, allow_spills, autotune)
+        dispatcher = Dispatcher(
+            text, kernel_name, chosen, allow_spills, autotune, source_name=file
+        )
+        dispatcher.tile_kernel  # noqa: B018 (parse and find the kernel now)
+        _CACHE[key] = dispatcher
     return _CACHE[key]

@@ -315,11 +315,14 @@ class Dispatcher:
         autotune: bool = False,
         bench: Callable[[Sequence[Any], Any, int], Bench] | None = None,
         report: Callable[[str], None] | None = None,
+        source_name: str | None = None,
     ) -> None:
         from tawa_xdsl.autotune import to_stderr
 
         self.name = name
         self.text = text
+        self.source_name = source_name
+        """The file `text` was read from: diagnostics are located in it."""
         self.requested = options
         self.allow_spills = allow_spills
         self.autotune = autotune
@@ -340,7 +343,7 @@ class Dispatcher:
         """The tile IR of this kernel alone (lowering each specialization clones it)."""
         from tawa_xdsl.api import parse
 
-        found = find_kernel(parse(self.text), self.name)
+        found = find_kernel(parse(self.text, self.source_name), self.name)
         found.detach()
         return ModuleOp([found])
 

@@ -40,12 +40,22 @@ def kernels(module: ModuleOp) -> Iterator[func.FuncOp]:
             yield op
 
 
+class UnknownKernelError(KeyError):
+    """No tile kernel of that name in the module; the message lists those there.
+    (A KeyError that prints its message as written, not quoted.)"""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 def find_kernel(module: ModuleOp, name: str) -> func.FuncOp:
     """The `tile.kernel` function called `name`, or an error listing the kernels."""
     found = {k.sym_name.data: k for k in kernels(module)}
     if name not in found:
         available = ", ".join(sorted(found)) or "none"
-        raise KeyError(f"no tile kernel named '{name}' (kernels here: {available})")
+        raise UnknownKernelError(
+            f"no tile kernel named '{name}' (kernels here: {available})"
+        )
     return found[name]
 
 

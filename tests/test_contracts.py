@@ -510,3 +510,27 @@ def test_cluster_grids_are_checked_by_every_executor() -> None:
             KernelArgumentError, match="grid's x extent 3 is not a multiple of 2"
         ):
             run(a, b, c, grid=(3, 1))
+
+
+def test_compile_locates_in_the_file_and_finds_the_kernel_at_once(
+    tmp_path: Path,
+) -> None:
+    """`compile` parses its source when called: a malformed file is located at
+    its path (not `<string>`), an unknown kernel is named with the ones there,
+    and a kernel a pass refuses is reported at its line in the file."""
+    broken = tmp_path / "broken.mlir"
+    broken.write_text(
+        (EXAMPLES / "gemm.mlir").read_text().replace("tile.dot", "tile.dott", 1)
+    )
+    with pytest.raises(Exception, match=re.escape(f"{broken}:")) as e:
+        tawa_xdsl.compile(broken, "gemm_nt")
+    assert "<string>" not in str(e.value)
+    with pytest.raises(KeyError) as e:
+        tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "nope")
+    assert str(e.value) == (
+        "no tile kernel named 'nope' (kernels here: gemm_nn, gemm_nn_f16, "
+        "gemm_nt, gemm_nt_f16)"
+    )
+    refused = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt", num_consumers=3)
+    with pytest.raises(Exception, match=re.escape(f"{EXAMPLES / 'gemm.mlir'}:")):
+        refused.for_shape(M=256, N=256, K=256)
