@@ -22,8 +22,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from tawa_xdsl.contract import is_lowered
 from tawa_xdsl.diagnostics import OpDiagnostic, stage
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import PTX, STRUCTURED, RegType
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.lowering import get_all_lowering_passes
@@ -37,7 +37,7 @@ DISTRIBUTION = ("select-store-path", "distribute-fragments")
 
 
 def lowered_kernels(module: ModuleOp) -> list[func.FuncOp]:
-    return [k for k in kernels(module) if LAUNCH_ATTR in k.attributes]
+    return [k for k in kernels(module) if is_lowered(k)]
 
 
 def is_thread_level(kernel: func.FuncOp) -> bool:
@@ -66,7 +66,7 @@ def _lowered(module: ModuleOp) -> list[func.FuncOp]:
             "tile.kernel attribute) to print"
         )
     for kernel in found:
-        if LAUNCH_ATTR not in kernel.attributes:
+        if not is_lowered(kernel):
             raise OpDiagnostic(
                 kernel,
                 f"-t ptx needs lowered kernels; @{kernel.sym_name.data} is not: run "
@@ -106,7 +106,7 @@ def _ptx(ctx: Context, module: ModuleOp) -> str:
 
 def kernel_ptx(kernel: func.FuncOp) -> str:
     """PTX text for one lowered kernel, which is left as it is (what `compile`
-    loads: the runtime keeps reading the nvgpu_async kernel's contract)."""
+    records beside the kernel's launch contract, `compiled.from_lowered`)."""
     from tawa_xdsl.registry import make_context
 
     return _ptx(make_context(), ModuleOp([kernel.clone()]))

@@ -50,7 +50,6 @@ from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Region
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.api import apply as apply_passes
@@ -273,21 +272,6 @@ def shape_decision(
     return decide(structure, key.problem, requested.given(), sms, splitter)
 
 
-def launch_record(lowered: func.FuncOp) -> str:
-    """The lowered kernel as the runtime reads it (signature, ABI, launch facts,
-    grid rules: its attributes), with an empty body: what the disk cache keeps
-    beside the PTX."""
-    t = lowered.function_type
-    record = func.FuncOp(
-        lowered.sym_name.data,
-        t,
-        Region(Block([func.ReturnOp()], arg_types=t.inputs)),
-        arg_attrs=lowered.arg_attrs,
-    )
-    record.attributes.update(lowered.attributes)
-    return str(ModuleOp([record]))
-
-
 def _tuned_sources(plan: Plan, options: CompileOptions) -> dict[str, str]:
     """Where the options autotuning chose came from: the plan's sources where
     it kept the plan's value, else "autotune"."""
@@ -426,38 +410,20 @@ class Dispatcher:
         the disk cache when another process compiled it; how it was made."""
         if options in self._kernels:
             return self._kernels[options]
+        from tawa_xdsl.compiled import CompiledKernel, from_lowered
         from tawa_xdsl.kernel_cache import DiskCache
-        from tawa_xdsl.runtime.kernel import Kernel, from_lowered
+        from tawa_xdsl.runtime.kernel import Kernel
 
         cache, key = DiskCache("ptx"), self._ptx_key(options)
-
-        def read(value: Mapping[str, Any]) -> Kernel:
-            from tawa_xdsl.api import parse
-
-            ptx, record = value["ptx"], value["record"]
-            if not isinstance(ptx, str) or not isinstance(record, str):
-                raise TypeError("a ptx entry holds two strings")
-            lowered = find_kernel(parse(record), self.name)
-            return Kernel(
-                self.name,
-                ptx,
-                lowered,
-                allow_spills=self.allow_spills,
-                options=options.as_dict(),
-            )
-
-        kernel = cache.load(key, read)
+        compiled = cache.load(key, CompiledKernel.from_json)
         origin = "disk cache"
-        if kernel is None:
+        if compiled is None:
             module = self._tile.clone()
             lower(module, options)
-            kernel = from_lowered(
-                module, self.name, self.allow_spills, options.as_dict()
-            )
-            cache.store(
-                key, {"ptx": kernel.ptx, "record": launch_record(kernel.lowered)}
-            )
+            compiled = from_lowered(module, self.name, options.as_dict())
+            cache.store(key, compiled.to_json())
             origin = "compiled"
+        kernel = Kernel(compiled, allow_spills=self.allow_spills)
         self._kernels[options] = kernel, origin
         return kernel, origin
 
@@ -625,7 +591,7 @@ class Dispatcher:
             self._workspaces[key] = DeviceBuffer(view)
         ws = self._workspaces[key].array
         return [
-            (k, original_arguments(record(k.lowered), values, ws))
+            (k, original_arguments(k.contract.split, values, ws))
             for k in (spec.kernel, spec.reduce)
         ]
 

@@ -124,7 +124,8 @@ def test_one_long_tile_splits_k() -> None:
     assert spec.kernel.name == "gemm_nt_split_k"
     assert spec.reduce.name == "gemm_nt_split_k_reduce"
     assert spec.kernel.options["block_m"] == plan.options.block_m
-    assert "splits = 32" in str(spec.kernel.lowered.attributes["tile.split_k"])
+    split = spec.kernel.contract.split
+    assert split is not None and split.splits == 32
     unsplit = d.plan(key, split=False)
     assert unsplit.decision.split_k == 1
     (reason,) = [r for r in unsplit.decision.reasons if r.rule == "split-K"]

@@ -4,7 +4,7 @@ The lowering decides everything about a kernel here, before it rewrites an op,
 so that the decisions can be read and tested on their own and its rewrite
 patterns only build what the plan says:
 
-- Parameters (`Param`, recorded in `nvgpu_async.abi` for the runtime): each
+- Parameters (`Param`, recorded as `#nvgpu_async.param`s in `nvgpu_async.abi`): each
   `!tile.desc` becomes what its uses need: a TMA tensor map if the producer
   loads it or a consumer stores it through TMA, a plain global tensor if a
   consumer stores it from registers, and an index parameter per `tile.dim`;
@@ -44,7 +44,6 @@ from dataclasses import dataclass, field
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.utils.str_enum import StrEnum
 
 from tawa_xdsl.analysis.carried import uses_through_loops
 from tawa_xdsl.analysis.coordinates import multiple_of, non_negative
@@ -53,7 +52,7 @@ from tawa_xdsl.compiler import default_registers
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import SLOT_ALIGN, SMEM_ALIGN_SLACK
+from tawa_xdsl.dialects.nvgpu_async import SLOT_ALIGN, SMEM_ALIGN_SLACK, ParamKind
 from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes, tile_bytes
 from tawa_xdsl.grid import GridInferenceError, encode_rules, recorded_grid_rule
@@ -61,23 +60,8 @@ from tawa_xdsl.kernel import cluster_size
 from tawa_xdsl.signature import Param as CallerParam
 from tawa_xdsl.signature import params as caller_params
 
-ABI_ATTR = "nvgpu_async.abi"
-"""A lowered kernel's parameters for the runtime: one `Param.abi` entry each."""
-
 SMEM_BUDGET = nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK
 """Bytes a block's allocations may take (`launch_smem_bytes` adds the slack)."""
-
-
-class ParamKind(StrEnum):
-    """What a lowered parameter passes (the `kind` of its ABI entry)."""
-
-    SCALAR = "scalar"
-    MAP = "map"
-    """A TMA tensor map of the descriptor."""
-    GLOBAL = "global"
-    """The descriptor's tensor in global memory, stored from registers."""
-    DIM = "dim"
-    """One extent of the descriptor's tensor."""
 
 
 @dataclass(frozen=True)
@@ -91,11 +75,9 @@ class Param:
     axis: int | None = None
 
     @property
-    def abi(self) -> str:
-        """`kind:arg` (`dim:arg:axis` for an extent), how the runtime fills it."""
-        return f"{self.kind}:{self.arg}" + (
-            "" if self.axis is None else f":{self.axis}"
-        )
+    def abi(self) -> nv.ParamAttr:
+        """Its entry in the kernel's ABI: how the launch fills it."""
+        return nv.ParamAttr(self.kind, self.arg, self.type, self.axis)
 
 
 @dataclass(frozen=True)
@@ -227,7 +209,7 @@ class KernelPlan:
         return self.ws.registers or default_registers(self.num_consumers)
 
     @property
-    def abi(self) -> list[str]:
+    def abi(self) -> list[nv.ParamAttr]:
         return [p.abi for p in self.params]
 
     @property
