@@ -216,13 +216,21 @@ def launch_contract(kernel: func.FuncOp) -> LaunchContract:
             f"({', '.join(str(p.type) for p in entries)}), the kernel takes "
             f"({', '.join(map(str, inputs))})",
         )
+    callers = tuple(params(kernel))
+    stray = next((p for p in entries if p.arg.data >= len(callers)), None)
+    if stray is not None:
+        raise OpDiagnostic(
+            kernel,
+            f"{ABI_ATTR}: {stray} passes argument {stray.arg.data}; callers pass "
+            f"{len(callers)}",
+        )
     grid, persistent = (
         tuple(decode_rules(kernel.attributes[a])) if a in kernel.attributes else None
         for a in (GRID_ATTR, PERSISTENT_ATTR)
     )
     return LaunchContract(
         kernel.sym_name.data,
-        tuple(params(kernel)),
+        callers,
         tuple(
             AbiParam(p.param_kind, p.arg.data, p.type, p.axis_index) for p in entries
         ),

@@ -206,6 +206,16 @@ def test_an_abi_that_contradicts_the_parameters_is_reported() -> None:
         launch_contract(kernel)
 
 
+def test_an_abi_entry_of_an_argument_callers_do_not_pass_is_reported() -> None:
+    _, kernel = lowered()
+    abi = kernel.attributes[nv.ABI_ATTR]
+    assert isinstance(abi, ArrayAttr)
+    stray = nv.ParamAttr(ParamKind.DIM, 3, IndexType(), axis=0)
+    kernel.attributes[nv.ABI_ATTR] = ArrayAttr([*abi.data[:-1], stray])
+    with pytest.raises(OpDiagnostic, match="passes argument 3; callers pass 3"):
+        launch_contract(kernel)
+
+
 def test_the_compiled_kernel_record_holds_no_ir_and_round_trips() -> None:
     module, _ = lowered()
     record = from_lowered(module, "gemm_nt", {"num_stages": 3})
