@@ -28,6 +28,7 @@ from tawa_xdsl.dialects.ptx import PTX, STRUCTURED, RegType
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.lowering import get_all_lowering_passes
 from tawa_xdsl.lowering.ptx_allocate import allocate_kernel
+from tawa_xdsl.lowering.ptx_contract_fma import contract_fma
 from tawa_xdsl.lowering.ptx_control_flow import lower_control_flow
 from tawa_xdsl.lowering.ptx_printer import print_module
 from tawa_xdsl.lowering.ptx_skip_unit_scale import skip_unit_scale
@@ -90,6 +91,8 @@ def lower_to_ptx(ctx: Context, module: ModuleOp) -> list[func.FuncOp]:
         if not is_allocated(kernel):
             with stage("-t ptx: ptx-skip-unit-scale"):
                 skip_unit_scale(kernel)
+            with stage("-t ptx: ptx-contract-fma"):
+                contract_fma(kernel)
             with stage("-t ptx: ptx-allocate"):
                 allocate_kernel(kernel)
         if any(isinstance(op, STRUCTURED) for op in kernel.body.walk()):

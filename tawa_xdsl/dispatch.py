@@ -325,9 +325,10 @@ class Dispatcher:
     @functools.cached_property
     def _tile(self) -> ModuleOp:
         """The tile IR of this kernel alone (lowering each specialization clones it)."""
-        from tawa_xdsl.api import parse
+        from tawa_xdsl.api import parse_kernel
 
-        found = find_kernel(parse(self.text, self.source_name), self.name)
+        module = parse_kernel(self.text, self.name, self.source_name)
+        found = find_kernel(module, self.name)
         found.detach()
         return ModuleOp([found])
 
