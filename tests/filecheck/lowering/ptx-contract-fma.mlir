@@ -24,7 +24,7 @@
 // PTX-NOT:     fma.rn.f32
 
 // ALLOCATED: ptx-contract-fma runs before ptx-allocate
-func.func @contract() attributes {tile.kernel, nvgpu_async.launch = {threads = 128 : i64, smem = 0 : i64}, ptx.params = [#ptx.param_decl<"p_n" : u32>]} {
+func.func @contract() attributes {tile.kernel, nvgpu_async.launch = #nvgpu_async.launch<threads = 128, smem = 0, cluster = 1>, ptx.params = [#ptx.param_decl<"p_n" : u32>]} {
   %c0 = ptx.imm() {value = 0 : i64} : () -> !ptx.imm<b32>
   %c1 = ptx.imm() {value = 1 : i64} : () -> !ptx.imm<b32>
   %half = ptx.imm() {value = 0.5 : f32} : () -> !ptx.imm<f32>
