@@ -491,14 +491,17 @@ def _gemm_tiles(
     if not found or tuned not in GEMM_RATES:
         return choice  # the tuned tile has no rate: nothing to compare with
     mode = given.get("stream_k")
-    streams = shapes(streamed) if splitter and mode is not False else []
+    clustered = (given.get("cluster") or 1) > 1
+    streams = (
+        shapes(streamed) if splitter and mode is not False and not clustered else []
+    )
     if mode and streams:
         pick = _wave_choice(streams, "tile", sms, choice)
         choice.reasons.append(Reason("stream-K", "stream_k=True: K is streamed"))
     else:
         pick = _wave_choice(found, "tile", sms, choice)
         if splitter:
-            pick = _stream_k_rule(pick, streams, mode, sms, choice)
+            pick = _stream_k_rule(pick, streams, mode, clustered, sms, choice)
         elif mode:
             choice.reasons.append(
                 Reason("stream-K", f"stream_k=True, but {SPLIT_PENDING}")
@@ -533,14 +536,23 @@ def _stream_k_rule(
     pick: Candidate,
     streams: list[Candidate],
     mode: bool | None,
+    clustered: bool,
     sms: int,
     choice: _Choice,
 ) -> Candidate:
     """`pick` (the wave model's choice unsplit or split), unless the cheapest of
     `streams` is cheaper by more than `STREAM_K_GAIN`: then that one; the
-    reason says which and by how much."""
+    reason says which and by how much. Never with clusters given: a stream-K
+    program walks tiles its cluster's neighbours do not share."""
     if mode is False:
         choice.reasons.append(Reason("stream-K", "off: stream_k=False"))
+        return pick
+    if clustered:
+        choice.reasons.append(
+            Reason(
+                "stream-K", "off: clusters (cluster > 1) share tiles stream-K splits"
+            )
+        )
         return pick
     if not streams:
         return pick

@@ -220,3 +220,13 @@ def test_a_kernel_stream_k_refuses_runs_as_planned_without_it() -> None:
     assert why.startswith("the kernel cannot be streamed: ")
     assert "bounds depend on tile.program_id" in why
     assert "cannot be streamed" in d.explain(**extents)
+
+
+def test_clusters_are_never_streamed() -> None:
+    """A stream-K program walks tiles a cluster's blocks would share: with a
+    cluster given, even stream_k=True keeps the split, and says why."""
+    d = dispatcher("gemm.mlir", "gemm_nt", stream_k=True, cluster=2)
+    plan = d.plan(d.key_for(**SMALL_M))
+    assert not plan.decision.stream_k and plan.decision.split_k > 1
+    (why,) = reasons(d, "stream-K", **SMALL_M)
+    assert why.startswith("off: clusters")
