@@ -18,6 +18,12 @@ costs its tile's MMA work over the rate at which that tile shape runs:
 
     cost = ceil(P / SMs) * BM * BN * (loop iterations per program) / rate
 
+With T output tiles of I loop iterations, a K split S ways runs T * S programs
+of I / S iterations; stream-K runs P =
+min(SMs, T * I) programs of ceil(T * I / P) iterations each, one wave; both
+pay their partial sums' trip through memory (`split_overhead_us`, S or the
+stream-K workspace's slots), and stream-K must win by `STREAM_K_GAIN`.
+
 The rates are relative and measured where they could be (`GEMM_RATES`,
 `ATTENTION_RATES`). A rule leaves the tuned tile shape unless another candidate
 costs less by more than `MARGIN`, the model's own error. The model knows nothing
@@ -338,8 +344,8 @@ def decide(
     is the only candidate for it. `splitter` chooses the K split of each tile
     shape; without one nothing is split or streamed (`SPLIT_PENDING`), and the
     reasons say what `split_count` would have done. With one, a GEMM may run
-    as its stream-K pair (`_streamed`; `given["stream_k"]` False: never, True:
-    always)."""
+    as its stream-K pair (`_stream_k_rule`; `given["stream_k"]` False: never,
+    True: always)."""
     given = given or {}
     if structure.kind == "gemm":
         choice = _gemm_tiles(structure, extents, given, sms, splitter)
