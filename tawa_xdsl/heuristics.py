@@ -19,10 +19,10 @@ costs its tile's MMA work over the rate at which that tile shape runs:
     cost = ceil(P / SMs) * BM * BN * (loop iterations per program) / rate
 
 With T output tiles of I loop iterations, a K split S ways runs T * S programs
-of I / S iterations; stream-K runs P =
-min(SMs, T * I) programs of ceil(T * I / P) iterations each, one wave; both
-pay their partial sums' trip through memory (`split_overhead_us`, S or the
-stream-K workspace's slots), and stream-K must win by `STREAM_K_GAIN`.
+of I / S iterations; stream-K runs P = min(SMs, T * I) programs of
+ceil(T * I / P) iterations each, one wave; both pay their partial sums' trip
+through memory (`split_overhead_us`, S or the stream-K workspace's slots), and
+stream-K must win by `STREAM_K_GAIN`.
 
 The rates are relative and measured where they could be (`GEMM_RATES`,
 `ATTENTION_RATES`). A rule leaves the tuned tile shape unless another candidate
