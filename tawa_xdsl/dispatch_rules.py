@@ -10,6 +10,13 @@ whole kernel: 128 x 128 x 8192 with 128 x 128 tiles is one tile, so one SM of
 132 runs all 128 K iterations. Splitting K S ways (`split-k`) runs T * S
 programs of about I / S iterations each, plus a reduction over S f32 partial
 tiles per output tile.
+
+Stream-K (`stream-k`) cuts the same work into units of one K iteration of one
+tile and deals the T * I units evenly to one program per SM: every SM runs
+ceil(T * I / P) iterations, whatever T is, and a tile that programs share is
+summed from its R partial slots by the reduce kernel (`partials.stream_k_slots`).
+Where T * S programs of a split cannot fill whole waves (48 tiles split 2 ways
+are 96 programs on 132 SMs), stream-K keeps every SM busy.
 """
 
 from __future__ import annotations
@@ -74,3 +81,19 @@ def split_count(
     if tiles >= sms:
         return 1
     return max(1, min(sms // tiles, iterations // MIN_SLICE_ITERATIONS))
+
+
+STREAM_K_GAIN = 0.15
+"""How much cheaper (as a fraction) the wave model must predict stream-K to be
+than the best of the unsplit kernel and split-K before a call picks it by
+default (`CompileOptions.stream_k` None). Above `heuristics.MARGIN` because
+stream-K adds what the model does not see: every program starts and drains its
+ring once per tile it touches, and its first and last tiles are partial. Not
+measured yet: `benchmarks/stream_k_sweep.py` times the default pick, forced
+split-K and forced stream-K side by side on the small-M rows to tune it."""
+
+
+def stream_k_programs(tiles: int, iterations: int, sms: int = H100_SMS) -> int:
+    """Programs a stream-K launch runs: one per SM, but no more than there are
+    units of work (a program without units would only store zeros)."""
+    return max(1, min(sms, tiles * max(iterations, 1)))
