@@ -43,6 +43,7 @@ from xdsl.ir import BlockArgument
 from tawa_xdsl.analysis.shapes import KernelShape
 from tawa_xdsl.compiler import TILE_OPTIONS
 from tawa_xdsl.dialects import tile
+from tawa_xdsl.dialects.tile import is_fp8
 from tawa_xdsl.dispatch_rules import (
     H100_SMS,
     STREAM_K_GAIN,
@@ -115,6 +116,22 @@ short blocks that one program per tile leaves is a large share of the run.
 Measured (NOTES 3.41, tawa/cuDNN): 0.757 against 0.672 at 512 keys, 0.761
 against 0.739 at 1024; at head dim 128 it lost (0.652 against 0.806)."""
 
+FP8_CAUSAL_WALK: dict[int, tuple[int, int]] = {
+    64: (512, 4096),
+    128: (512, 8192),
+    256: (2048, 4096),
+}
+"""Per head dim, the key lengths over which FP8 causal attention walks its
+blocks in a persistent grid, longest first. 8-bit wgmmas halve a block's time,
+so the tail of short blocks that one program per tile leaves weighs more than
+in bf16 (where the walk lost at head dim 128, NOTES 3.41); past these lengths
+the tail is a small share and the plain grid in reverse order was as fast or
+faster. Measured (NOTES 3.45, H100, TFLOP/s, walk against the tuned grid):
+d128 294.6 -> 320.1 at 512 keys, 514.2 -> 565.4 at 2048, 653.9 -> 677.8 at
+8192, slower at 16384; d64 353.3 -> 385.9 at 2048, 415.9 -> 437.1 at 4096;
+d256 635.4 -> 672.9 at 2048, 738.3 -> 748.8 at 4096, slower at 512, 1024
+and 8192."""
+
 OPTION_OF = dict(TILE_OPTIONS)
 """The option that sizes each tile dimension name ("BM": "block_m", ...)."""
 
@@ -158,6 +175,8 @@ class Structure:
     equal_work: bool
     tuned: Mapping[str, Any]
     tunable: frozenset[str] = field(default_factory=frozenset)
+    fp8: bool = False
+    """Its dots read 8-bit floats."""
 
     @classmethod
     def of(cls, kernel: func.FuncOp) -> Structure:
@@ -211,6 +230,10 @@ class Structure:
             equal_work(kernel),
             default_options(kernel),
             frozenset(name for name, _ in shape.names.values()),
+            any(
+                isinstance(o, tile.DotOp) and is_fp8(o.lhs.type.element_type)
+                for o in kernel.walk()
+            ),
         )
 
     def block(self, axis: Axis, sizes: Mapping[str, int]) -> int:
@@ -623,6 +646,22 @@ def _attention(
                 f"{seq} keys <= {SHORT_CAUSAL_SEQ}: no two-stage overlap, 2 stages, "
                 "128-row blocks, grid in order (tuning_attention.csv, seq 1024 "
                 f"causal: 225.1 vs 211.3 TFLOP/s at d64, 308.6 vs 289.1 at d128){walk}",
+            )
+        )
+    window = FP8_CAUSAL_WALK.get(head_dim or 0) if structure.fp8 else None
+    if (
+        not structure.equal_work
+        and seq is not None
+        and window is not None
+        and window[0] <= seq <= window[1]
+    ):
+        walk = {"persistent": True, "longest_first": True}
+        choice.options |= {o: v for o, v in walk.items() if o not in given}
+        choice.reasons.append(
+            Reason(
+                "fp8 causal walk",
+                f"{seq} keys at head dim {head_dim}, within {window[0]}-{window[1]}: "
+                "a persistent grid, longest blocks first (FP8_CAUSAL_WALK, NOTES 3.45)",
             )
         )
     rows = structure.rows

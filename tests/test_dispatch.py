@@ -257,6 +257,32 @@ def test_attention_rules(kernel, extents, expected, rule) -> None:
     assert rule in rules
 
 
+@pytest.mark.parametrize(
+    ("kernel", "keys", "walks"),
+    [
+        # inside the measured windows (NOTES 3.45): the walk, on top of the
+        # short-causal options at 512 keys and of the tuned ones beyond
+        ("attention_causal_d128_fp8", 512, True),
+        ("attention_causal_d128_fp8", 8192, True),
+        ("attention_causal_d64_fp8", 4096, True),
+        ("attention_causal_d256_fp8", 2048, True),
+        # outside them, and never where every block does equal work
+        ("attention_causal_d128_fp8", 16384, False),
+        ("attention_causal_d256_fp8", 1024, False),
+        ("attention_d128_fp8", 2048, False),
+    ],
+)
+def test_fp8_causal_attention_walks_longest_first_within_its_window(
+    kernel: str, keys: int, walks: bool
+) -> None:
+    d = dispatcher("attention_fp8.mlir", kernel)
+    head_dim = int(kernel.split("_d")[-1].split("_")[0])
+    options, rules = planned(d, BH=64, SQ=keys, SK=keys, D=head_dim)
+    assert ("fp8 causal walk" in rules) == walks
+    if walks:
+        assert options["persistent"] and options["longest_first"]
+
+
 @given(
     st.integers(1, 70_000), st.integers(1, 70_000), st.integers(1, 70_000)
 )  # fmt: skip
