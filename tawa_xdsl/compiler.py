@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any, Self, get_args, get_type_hints
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from tawa_xdsl.target import WGMMA_ROWS
+
 if TYPE_CHECKING:
     from tawa_xdsl.dispatch import Dispatcher
 
@@ -228,8 +230,6 @@ EXCLUSIVE = (frozenset({"persistent", "reverse_x"}),)
 """Options that cannot both be on (`hopper_passes` refuses the pair): when one is
 given, the tuning rules do not turn the other on."""
 
-WGMMA_ROWS = 64
-"""Rows of one wgmma: the slice of a tile one consumer warpgroup computes at once."""
 
 MAX_CONSUMERS = 3
 """Consumer warpgroups a block can have next to the producer (`cooperative`)."""

@@ -66,9 +66,8 @@ from xdsl.utils.exceptions import PassFailedException
 from tawa_xdsl.api import apply as apply_passes
 from tawa_xdsl.compiler import TILE_OPTIONS, CompileOptions, describe, lower
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dialects.tile import DescType
-from tawa_xdsl.dispatch_rules import H100_SMS, split_count, stream_k_programs
+from tawa_xdsl.dispatch_rules import split_count, stream_k_programs
 from tawa_xdsl.heuristics import Decision, Reason, Splitter, Structure, decide
 from tawa_xdsl.kernel import (
     ArrayView,
@@ -79,6 +78,7 @@ from tawa_xdsl.kernel import (
     params,
 )
 from tawa_xdsl.partials import original_arguments, record, stream_k_slots
+from tawa_xdsl.target import SM_COUNT, TMA_ALIGN
 
 if TYPE_CHECKING:
     from tawa_xdsl.autotune import Bench, Trial
@@ -221,7 +221,7 @@ class Device:
         try:
             return Device(device_name(), driver_version(), sm_count())
         except CudaError:
-            return Device("none", "none", H100_SMS)
+            return Device("none", "none", SM_COUNT)
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,7 @@ are 96 programs on 132 SMs), stream-K keeps every SM busy.
 
 from __future__ import annotations
 
-H100_SMS = 132
-"""Streaming multiprocessors of an H100 SXM: programs that run at once."""
+from tawa_xdsl.target import SM_COUNT
 
 MIN_SLICE_ITERATIONS = 4
 """The fewest K iterations a slice keeps. A slice runs its loop through a ring
@@ -66,7 +65,7 @@ def split_count(
     block_m: int,
     block_n: int,
     block_k: int,
-    sms: int = H100_SMS,
+    sms: int = SM_COUNT,
 ) -> int:
     """How many ways to split K for an M x N x K GEMM with block_m x block_n
     output tiles and block_k-wide K steps on `sms` SMs; 1: do not split.
@@ -93,7 +92,7 @@ measured yet: `benchmarks/stream_k_sweep.py` times the default pick, forced
 split-K and forced stream-K side by side on the small-M rows to tune it."""
 
 
-def stream_k_programs(tiles: int, iterations: int, sms: int = H100_SMS) -> int:
+def stream_k_programs(tiles: int, iterations: int, sms: int = SM_COUNT) -> int:
     """Programs a stream-K launch runs: one per SM, but no more than there are
     units of work (a program without units would only store zeros)."""
     return max(1, min(sms, tiles * max(iterations, 1)))

@@ -45,7 +45,6 @@ from tawa_xdsl.compiler import TILE_OPTIONS
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import is_fp8
 from tawa_xdsl.dispatch_rules import (
-    H100_SMS,
     STREAM_K_GAIN,
     TILE_ITERATION_US,
     split_count,
@@ -55,6 +54,7 @@ from tawa_xdsl.dispatch_rules import (
 from tawa_xdsl.grid import GridInferenceError, grid_rule
 from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.signature import params
+from tawa_xdsl.target import SM_COUNT
 from tawa_xdsl.tuning import default_options, equal_work, kind, main_loops
 
 MARGIN = 0.10
@@ -358,7 +358,7 @@ def decide(
     structure: Structure,
     extents: Mapping[str, int],
     given: Mapping[str, Any] | None = None,
-    sms: int = H100_SMS,
+    sms: int = SM_COUNT,
     splitter: Splitter | None = None,
 ) -> Decision:
     """The shape rules for `structure` on a problem of `extents` (by dimension

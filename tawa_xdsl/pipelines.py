@@ -21,6 +21,7 @@ from xdsl.utils.exceptions import PassFailedException
 from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.kernel import kernels, params
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
+from tawa_xdsl.target import SM_COUNT
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
 from tawa_xdsl.transforms.cluster import ClusterPass
 from tawa_xdsl.transforms.cluster import check_size as check_cluster_size
@@ -111,13 +112,12 @@ def _shaped(
 ) -> dict[str, Any]:
     """The shape rules' options for `kernel` on `extents` (those it names)."""
     from tawa_xdsl.dispatch import shape_decision, shape_key
-    from tawa_xdsl.dispatch_rules import H100_SMS
     from tawa_xdsl.heuristics import Structure
 
     ps = params(kernel)
     own = {n: e for n, e in extents.items() if any(n in p.dims for p in ps)}
     key = shape_key(ps, own)
-    return dict(shape_decision(Structure.of(kernel), key, options, H100_SMS).options)
+    return dict(shape_decision(Structure.of(kernel), key, options, SM_COUNT).options)
 
 
 def hopper_passes(options: CompileOptions) -> list[ModulePass]:

@@ -25,12 +25,13 @@ from tawa_xdsl.dispatch import (
     bucket_floor,
     parse_shape,
 )
-from tawa_xdsl.dispatch_rules import H100_SMS, split_count
+from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
 from tawa_xdsl.kernel import ArrayView, KernelArgumentError, find_kernel
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.runtime.arrays import DeviceArray
+from tawa_xdsl.target import SM_COUNT
 
 from .conftest import example_module
 
@@ -102,7 +103,7 @@ def test_a_split_is_reckoned_on_the_given_tile(given, tiles) -> None:
     d = dispatcher("gemm.mlir", "gemm_nt", **given)
     plan = d.plan(d.key_for(M=128, N=1024, K=8192))
     expected = split_count(128, 1024, 8192, given["block_m"], given["block_n"], 64)
-    assert expected == min(H100_SMS // tiles, 8192 // 64 // 4)
+    assert expected == min(SM_COUNT // tiles, 8192 // 64 // 4)
     assert plan.decision.split_k == expected
     assert (plan.options.block_m, plan.options.block_n) == tuple(given.values())
 
@@ -296,7 +297,7 @@ def test_the_gemm_rules_hold_on_any_shape(m: int, n: int, k: int) -> None:
     assert tile in GEMM_RATES
     tiles = d.structure.tiles(extents, {"BM": tile[0], "BN": tile[1]})
     assert tiles is not None
-    assert decision.options.get("persistent", True) == (tiles > H100_SMS)
+    assert decision.options.get("persistent", True) == (tiles > SM_COUNT)
     assert decision.split_k == 1
 
 

@@ -16,11 +16,12 @@ import pytest
 import tawa_xdsl
 from tawa_xdsl.compiler import TILE_OPTIONS, CompileOptions, describe
 from tawa_xdsl.dispatch import Dispatcher
-from tawa_xdsl.dispatch_rules import H100_SMS, STREAM_K_GAIN, stream_k_programs
+from tawa_xdsl.dispatch_rules import STREAM_K_GAIN, stream_k_programs
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import infer_grid, recorded_grid_rule
 from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.partials import stream_k_slots
+from tawa_xdsl.target import SM_COUNT
 
 from .test_dispatch import dispatcher, text_of
 
@@ -152,9 +153,9 @@ def test_the_workspace_and_grid_are_what_the_pass_requires(monkeypatch) -> None:
     bm, bn, bk = (partials.options[o] or 0 for _, o in TILE_OPTIONS)
     bm, bn, bk = bm or 128, bn or 128, bk or 64  # 0: as written
     tiles, iterations = -(-m // bm) * -(-n // bn), -(-k // bk)
-    assert p_grid == (H100_SMS,) == (stream_k_programs(tiles, iterations),)
+    assert p_grid == (SM_COUNT,) == (stream_k_programs(tiles, iterations),)
     ws = p_args[2]
-    assert ws.shape == (stream_k_slots(tiles, iterations, H100_SMS), m, n)
+    assert ws.shape == (stream_k_slots(tiles, iterations, SM_COUNT), m, n)
     assert p_args[:2] == args[:2] and r_args[0] is ws and r_args[1] is args[2]
     assert r_grid is None
 

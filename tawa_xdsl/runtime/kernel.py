@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
 
 from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, TMA_ALIGN
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.tile import DescType, element_bytes
 from tawa_xdsl.grid import GRID_ATTR, Rule, decode_rules, infer_grid
 from tawa_xdsl.kernel import (
@@ -45,6 +45,7 @@ from tawa_xdsl.kernel import (
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
+from tawa_xdsl.target import TMA_ALIGN
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
 
