@@ -14,7 +14,7 @@ import tawa_xdsl
 from tawa_xdsl.runtime.driver import sm_count
 
 from .conftest import rel_err
-from .test_dispatch_gpu import gemm_inputs
+from .test_dispatch_gpu import check_unsplit_with_a_grid, gemm_inputs
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 GEMM = EXAMPLES / "gemm.mlir"
@@ -75,13 +75,7 @@ def test_forced_stream_k_binds_and_never_streams_with_grid(torch) -> None:
     torch.cuda.synchronize()
     streamed(kernel)
     assert rel_err(c, ref) < 1e-2
-    c.fill_(float("nan"))
-    unsplit = kernel.for_shape(split=False, M=m, N=n, K=k).options
-    bm, bn = unsplit["block_m"] or 128, unsplit["block_n"] or 128  # 0: as written
-    kernel(a, b, c, grid=(-(-m // bm), -(-n // bn)))
-    torch.cuda.synchronize()
-    assert kernel.current.reduce is None
-    assert rel_err(c, ref) < 1e-2
+    check_unsplit_with_a_grid(torch, kernel, a, b, c, ref)
 
 
 def test_a_streamed_epilogue_runs_after_the_sum(torch) -> None:
