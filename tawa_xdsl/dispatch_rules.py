@@ -87,9 +87,17 @@ STREAM_K_GAIN = 0.15
 than the best of the unsplit kernel and split-K before a call picks it by
 default (`CompileOptions.stream_k` None). Above `heuristics.MARGIN` because
 stream-K adds what the model does not see: every program starts and drains its
-ring once per tile it touches, and its first and last tiles are partial. Not
-measured yet: `benchmarks/stream_k_sweep.py` times the default pick, forced
-split-K and forced stream-K side by side on the small-M rows to tune it."""
+ring once per tile it touches, and its first and last tiles are partial."""
+
+STREAM_K_SLOWDOWN = 2.0
+"""How much longer our stream-K partials kernel takes per unit of work than the
+tile kernel it streams (the model's rates are the tile kernel's). Measured on
+the H100 (`benchmarks/stream_k_sweep.py`, NOTES 3.46): forced stream-K ran 1.1x
+to 2.1x slower than the split or unsplit pick on all 17 rows, and the rule
+without this factor streamed 768x3072x8192, 1024x2560x8192 and
+1536x1536x16384 at 0.53, 0.41 and 0.41 of cuBLAS against 0.66-0.73 unsplit.
+With it the rule streams nothing the sweep measured: stream-K stays an option
+to force (`stream_k=True`) until its kernel pipelines across tiles."""
 
 
 def stream_k_programs(tiles: int, iterations: int, sms: int = SM_COUNT) -> int:

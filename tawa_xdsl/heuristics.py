@@ -46,6 +46,7 @@ from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import is_fp8
 from tawa_xdsl.dispatch_rules import (
     STREAM_K_GAIN,
+    STREAM_K_SLOWDOWN,
     TILE_ITERATION_US,
     split_count,
     split_overhead_us,
@@ -503,7 +504,7 @@ def _gemm_tiles(
         programs = stream_k_programs(tiles, iterations, sms)
         slots = stream_k_slots(tiles, iterations, programs)
         per_program = -(-tiles * iterations // programs)
-        cost = bm * bn * per_program / GEMM_RATES[bm, bn]
+        cost = STREAM_K_SLOWDOWN * bm * bn * per_program / GEMM_RATES[bm, bn]
         cost += split_overhead_us(m, n, slots) * UNITS_PER_US
         return [Candidate(sizes, tiles, slots, 1, cost, programs)]
 
