@@ -79,40 +79,32 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from tawa_xdsl.dialects.roles import (
-    MAX_REGS,
-    MIN_REGS,
     ROLE_TRAITS,
-    THREADS_PER_WARPGROUP,
     RoleRegionsOp,
     entry_register_cap,
     is_register_budget,
     register_file_problem,
 )
 from tawa_xdsl.dialects.tile import (
-    MAX_BOX_DIM,
     ElementReadOp,
     dot_input_problem,
     element_bytes,
     is_fp8,
     tile_bytes,
 )
-
-SWIZZLE_BYTES = 128
-"""Width of one swizzle span: a chunk row of a shared-memory tile."""
-
-NARROW_SWIZZLES = (32, 64)
-"""Row widths in bytes of matrix tiles swizzled at their own width (TMA and wgmma
-have 32- and 64-byte swizzle modes too); other rows must be 128-byte multiples."""
-
-SLOT_ALIGN = 1024
-"""128-byte swizzling repeats every 8 rows of 128 bytes; tiles start on that boundary."""
-
-TMA_ALIGN = 16
-"""TMA describes a tensor whose base address and row pitches are multiples of
-this many bytes (cuTensorMapEncodeTiled refuses any other)."""
-
-MAX_SMEM_BYTES = 232448
-"""Opt-in dynamic shared memory per block on H100 (227 KB)."""
+from tawa_xdsl.target import (
+    MAX_BOX_DIM,
+    MAX_CLUSTER,
+    MAX_REGS,
+    MAX_SMEM_BYTES,
+    MBARRIER_BYTES,
+    MIN_REGS,
+    NARROW_SWIZZLES,
+    SLOT_ALIGN,
+    SWIZZLE_BYTES,
+    THREADS_PER_WARPGROUP,
+    WGMMA_K_BYTES,
+)
 
 SMEM_ALIGN_SLACK = 1024
 """Dynamic shared memory is only 16-byte aligned; the kernel rounds its base up to
@@ -130,13 +122,6 @@ LAUNCH_ATTR = "nvgpu_async.launch"
 shared memory, blocks per cluster)."""
 ABI_ATTR = "nvgpu_async.abi"
 """A lowered kernel's parameters: one `ParamAttr` each, in order."""
-
-MBARRIER_BYTES = 8
-"""One mbarrier object in shared memory."""
-
-WGMMA_K_BYTES = 32
-"""One wgmma instruction reads 32 bytes of K per row: k16 for 16-bit inputs, k32
-for 8-bit ones."""
 
 
 def wgmma_k(element_type: Attribute) -> int:
@@ -791,10 +776,6 @@ class MBarrierWaitOp(IRDLOperation):
         parity: SSAValue | Operation,
     ):
         super().__init__(operands=[barriers, index, parity])
-
-
-MAX_CLUSTER = 8
-"""The largest portable cluster on Hopper."""
 
 
 def _verify_cluster(op_name: str, size: int) -> None:

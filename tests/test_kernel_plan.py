@@ -24,6 +24,7 @@ from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
 from tawa_xdsl.pipelines import hopper_passes
 from tawa_xdsl.registry import make_context
+from tawa_xdsl.target import SLOT_ALIGN
 
 from .conftest import EXAMPLES
 from .gpu.test_runtime_gpu import SHIFTED_GEMM
@@ -78,7 +79,7 @@ def test_shared_memory_is_aligned_disjoint_and_fits(file, kernel, options) -> No
     for a, b in itertools.pairwise(allocations):
         assert a.end <= b.offset, f"{a} overlaps {b}"
     for a in allocations:
-        align = nv.SLOT_ALIGN if isinstance(a.type, nv.SmemType) else 8
+        align = SLOT_ALIGN if isinstance(a.type, nv.SmemType) else 8
         assert a.offset % align == 0, a
     assert plan.smem_end == max(a.end for a in allocations) <= SMEM_BUDGET
     assert plan.smem_bytes == plan.smem_end + nv.SMEM_ALIGN_SLACK

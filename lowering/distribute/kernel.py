@@ -39,7 +39,6 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx, tile
 from tawa_xdsl.dialects.nvgpu_async import ParamKind
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
 from tawa_xdsl.lowering.distribute.context import (
     ConsumerIds,
     KernelState,
@@ -48,6 +47,7 @@ from tawa_xdsl.lowering.distribute.context import (
     int_value,
     scalar_class,
 )
+from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
 PARAM_LOADS = {"b32": "u32", "f32": "f32"}
 """Scalar parameters: register class -> `.param` type."""

@@ -82,7 +82,7 @@ from xdsl.utils.scoped_dict import ScopedDict
 from tawa_xdsl.contract import LaunchContract, launch_contract
 from tawa_xdsl.diagnostics import format_at
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP, entry_register_cap
+from tawa_xdsl.dialects.roles import entry_register_cap
 from tawa_xdsl.dtypes import numpy_dtype
 from tawa_xdsl.interp.reference import make_interpreter
 from tawa_xdsl.interp.scheduler import (
@@ -93,6 +93,7 @@ from tawa_xdsl.interp.scheduler import (
 )
 from tawa_xdsl.interp.tile import read_box, write_box
 from tawa_xdsl.kernel import clusters
+from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
 TMA_ENGINE = "tma"
 

@@ -101,7 +101,7 @@ from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.dialects.ptx import map_values
-from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, entry_register_cap
+from tawa_xdsl.dialects.roles import entry_register_cap
 from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.interp.barrier_sim import Hazard, MBarrier, PredictedHang
 from tawa_xdsl.interp.ptx_alu import ALU, BYTES, CLUSTER_WINDOW, DTYPES, f32_bits
@@ -147,6 +147,7 @@ from tawa_xdsl.interp.thread_state import (
 )
 from tawa_xdsl.interp.tile import read_box, write_box
 from tawa_xdsl.kernel import KernelArgumentError, clusters
+from tawa_xdsl.target import REGISTERS_PER_SM, TMA_ALIGN
 
 TMA_ENGINE = "tma"
 WGMMA_DTYPES = {
@@ -970,10 +971,10 @@ class ThreadFunctions(InterpreterFunctions):
         """TMA moves a box only from a 16-byte boundary of its innermost
         dimension: the H100 stops with an illegal instruction otherwise."""
         inner = offsets[-1] * tmap.array.itemsize
-        if inner % nv.TMA_ALIGN:
+        if inner % TMA_ALIGN:
             raise Hazard(
                 f"{Who(self.actor.name, op)}: the box of tensor map '{tmap.name}' "
-                f"starts {inner} bytes into its rows, not on a {nv.TMA_ALIGN}-byte "
+                f"starts {inner} bytes into its rows, not on a {TMA_ALIGN}-byte "
                 "boundary (the GPU faults: illegal instruction)"
             )
 

@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dlpack import (
     GPU_DEVICES,
     ArrayError,
@@ -34,6 +33,7 @@ from tawa_xdsl.dlpack import (
 from tawa_xdsl.dtypes import DTYPES, type_name
 from tawa_xdsl.kernel import ArrayView
 from tawa_xdsl.runtime.driver import check, context
+from tawa_xdsl.target import TMA_ALIGN
 
 DEVICE = 0
 """The CUDA device kernels run on (`driver.context` uses device 0)."""

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import Float32Type
 
 from tawa_xdsl.contract import LaunchContract
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN, ParamKind
+from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.dialects.tile import DescType, element_bytes
 from tawa_xdsl.grid import infer_grid
 from tawa_xdsl.kernel import (
@@ -36,6 +36,7 @@ from tawa_xdsl.kernel import (
 )
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
+from tawa_xdsl.target import TMA_ALIGN
 
 if TYPE_CHECKING:
     from tawa_xdsl.compiled import CompiledKernel
