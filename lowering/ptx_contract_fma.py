@@ -85,7 +85,7 @@ class ContractMulAdd(RewritePattern):
             n,
             [_compact(m, a) for m, a in zip(maps, args, strict=True)],
         )
-        rewriter.replace_op(op, fma)
+        rewriter.replace(op, fma)
         rewriter.erase(mul)
 
 
