@@ -64,7 +64,12 @@ from tawa_xdsl.analysis.kernel_plan import (
     KernelPlan,
     ParamKind,
 )
-from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem, is_polymorphic
+from tawa_xdsl.analysis.layouts import (
+    ConsumerLayouts,
+    Smem,
+    is_polymorphic,
+    read_layout,
+)
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
@@ -539,8 +544,8 @@ class RetypeTiles(RewritePattern):
 @dataclass
 class LoadSharedOperands(RewritePattern):
     """A shared-memory tile an op reads as registers is loaded into the layout
-    of the op's result first (wgmma reads views in place, and loops, branches
-    and their terminators pass them on)."""
+    the op reads it in first (`read_layout`; wgmma reads views in place, and
+    loops, branches and their terminators pass them on)."""
 
     lowering: Lowering
 
@@ -557,12 +562,9 @@ class LoadSharedOperands(RewritePattern):
         for i, v in enumerate(op.operands):
             if isinstance(v.type, nv.SmemViewType):
                 assert target is not None, "KernelPlan refuses such reads"
-                load = nv.SmemLoadOp(
-                    v,
-                    TensorType(
-                        v.type.element_type, v.type.get_shape(), target.encoding
-                    ),
-                )
+                shape = v.type.get_shape()
+                layout = read_layout(op, shape, target.encoding)
+                load = nv.SmemLoadOp(v, TensorType(v.type.element_type, shape, layout))
                 rewriter.insert(load, InsertPoint.before(op))
                 op.operands[i] = load.result
                 rewriter.notify_op_modified(op)

@@ -159,7 +159,7 @@ class ConsumerLayouts:
                 continue
             shape = v.type.get_shape()
             if len(shape) == 2:
-                want(v, _kind_of_matrix(shape))
+                want(v, kind_of_matrix(shape))
         for op in consumer.walk():
             if isinstance(op, tile.ReduceOp):
                 want(
@@ -204,7 +204,20 @@ class ConsumerLayouts:
         return isinstance(self.placement.get(v), Smem)
 
 
-def _kind_of_matrix(shape: tuple[int, ...]) -> FragmentKind:
+def read_layout(
+    op: Operation, shape: tuple[int, ...], result_layout: FragmentLayoutAttr
+) -> FragmentLayoutAttr:
+    """The register layout `op` reads a shared tile of `shape` in: an
+    elementwise op reads it in its result's layout, any other op (a reduction
+    or a broadcast of a loaded tile) in the layout of the tile's own shape (a
+    row reduction of an M x N tile reads the accumulator layout, not the
+    layout of its M results)."""
+    if is_elementwise(op) or len(shape) != 2:
+        return result_layout
+    return FragmentLayoutAttr(kind_of_matrix(shape), result_layout.warpgroups.data)
+
+
+def kind_of_matrix(shape: tuple[int, ...]) -> FragmentKind:
     rows, cols = shape
     if cols == 1 and rows > 1:
         return FragmentKind.ROW
