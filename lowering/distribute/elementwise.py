@@ -56,7 +56,11 @@ F32_BINARY: dict[type[Operation], str] = {
     arith.MinimumfOp: "min.NaN.f32",
     arith.MaxnumfOp: "max.f32",
     arith.MinnumfOp: "min.f32",
+    mathd.CopySignOp: "copysign.f32",
 }
+SWAPPED = (mathd.CopySignOp,)
+"""Ops whose PTX instruction takes the operands the other way round
+(`copysign.f32 d, a, b` gives b's magnitude with a's sign)."""
 I32_BINARY: dict[type[Operation], str] = {
     arith.AddiOp: "add.s32",
     arith.SubiOp: "sub.s32",
@@ -83,21 +87,57 @@ def _f32(bits: int) -> float:
 
 
 LOG2E, LN2 = _f32(0x3FB8AA3B), _f32(0x3F317218)
-F32_UNARY: dict[type[Operation], list[tuple[str, float | None]]] = {
-    arith.NegfOp: [("neg.f32", None)],
-    mathd.Exp2Op: [("ex2.approx.ftz.f32", None)],
-    mathd.ExpOp: [("mul.f32", LOG2E), ("ex2.approx.ftz.f32", None)],
-    mathd.TanhOp: [("tanh.approx.f32", None)],
-    mathd.Log2Op: [("lg2.approx.ftz.f32", None)],
-    mathd.LogOp: [("lg2.approx.ftz.f32", None), ("mul.f32", LN2)],
-    mathd.SqrtOp: [("sqrt.rn.f32", None)],
-    mathd.RsqrtOp: [("rsqrt.approx.ftz.f32", None)],
-    mathd.AbsFOp: [("abs.f32", None)],
-    mathd.CeilOp: [("cvt.rpi.f32.f32", None)],
-    mathd.FloorOp: [("cvt.rmi.f32.f32", None)],
+LOG10_2 = _f32(0x3E9A209B)
+INV_2PI, TWO_PI_HI, TWO_PI_LO = _f32(0x3E22F983), _f32(0x40C90FDB), -1.7484555e-07
+"""1 / (2 pi), and 2 pi as the f32 nearest it plus the rest (Cody and Waite)."""
+
+X = "x"
+"""In a step's operands: the op's operand (an int is an earlier step's result,
+a float an f32 literal)."""
+Step = tuple[str, tuple[str | int | float, ...]]
+
+
+def _chain(*steps: tuple[str, float | None]) -> list[Step]:
+    """Instructions each on the previous result (the first on the operand),
+    with an f32 literal as second source where given."""
+    return [
+        (opcode, (i - 1 if i else X, *(() if literal is None else (literal,))))
+        for i, (opcode, literal) in enumerate(steps)
+    ]
+
+
+def _periodic(opcode: str) -> list[Step]:
+    """sin or cos of x reduced into [-pi, pi] first: x - 2 pi rint(x / 2 pi),
+    2 pi in two parts so the reduction loses no bits the `.approx`
+    instruction (absolute error 2^-20.5 in that range) could keep."""
+    return [
+        ("mul.f32", (X, INV_2PI)),
+        ("cvt.rni.f32.f32", (0,)),
+        ("fma.rn.f32", (1, -TWO_PI_HI, X)),
+        ("fma.rn.f32", (1, -TWO_PI_LO, 2)),
+        (opcode, (3,)),
+    ]
+
+
+F32_UNARY: dict[type[Operation], list[Step]] = {
+    arith.NegfOp: _chain(("neg.f32", None)),
+    mathd.Exp2Op: _chain(("ex2.approx.ftz.f32", None)),
+    mathd.ExpOp: _chain(("mul.f32", LOG2E), ("ex2.approx.ftz.f32", None)),
+    mathd.TanhOp: _chain(("tanh.approx.f32", None)),
+    mathd.Log2Op: _chain(("lg2.approx.ftz.f32", None)),
+    mathd.LogOp: _chain(("lg2.approx.ftz.f32", None), ("mul.f32", LN2)),
+    mathd.Log10Op: _chain(("lg2.approx.ftz.f32", None), ("mul.f32", LOG10_2)),
+    mathd.SqrtOp: _chain(("sqrt.rn.f32", None)),
+    mathd.RsqrtOp: _chain(("rsqrt.approx.ftz.f32", None)),
+    mathd.AbsFOp: _chain(("abs.f32", None)),
+    mathd.CeilOp: _chain(("cvt.rpi.f32.f32", None)),
+    mathd.FloorOp: _chain(("cvt.rmi.f32.f32", None)),
+    mathd.TruncOp: _chain(("cvt.rzi.f32.f32", None)),
+    mathd.RoundEvenOp: _chain(("cvt.rni.f32.f32", None)),
+    mathd.SinOp: _periodic("sin.approx.ftz.f32"),
+    mathd.CosOp: _periodic("cos.approx.ftz.f32"),
 }
-"""Each op as instructions on its operand (then on the previous result),
-with an f32 literal as second source where given: e^x = 2^(x log2 e)."""
+"""Each op as instructions on its operand and earlier results: e^x = 2^(x log2 e)."""
 
 CMP = {
     "eq": "eq",
@@ -200,6 +240,8 @@ class Binary(DistributePattern):
                 op, f"'{op.name}' on 16-bit values: compute in f32 (arith.extf) first"
             )
         a, b = (self.k.lowered(v, op) for v in op.operands)
+        if isinstance(op, SWAPPED):
+            a, b = b, a
         ops = Ops(self.k)
         if isinstance(t, TensorType) and a.uniform and b.uniform:
             raise OpDiagnostic(
@@ -222,21 +264,49 @@ class Binary(DistributePattern):
 
 
 class Unary(DistributePattern):
-    """f32 `arith.negf` and `math` ops: one or two instructions per element."""
+    """f32 `arith.negf` and one-operand `math` ops: the instructions
+    `F32_UNARY` lists, per element."""
 
     OPS = tuple(F32_UNARY)
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter):
-        steps = F32_UNARY[type(op)]
         t = op.results[0].type
         a = self.k.lowered(op.operands[0], op)
         ops = Ops(self.k)
         count = 1 if a.uniform else fragment_count(t)
         x: Lowered = Lowered(ops.reg(a)) if a.uniform else a
-        for opcode, literal in steps:
-            args = [x] if literal is None else [x, Lowered(ops.imm(literal, "f32"))]
-            x = Lowered(ops.alu(opcode, *args, count=count))
-        self.k.define(rewriter, op, ops, x)
+        results: list[Lowered] = []
+        for opcode, operands in F32_UNARY[type(op)]:
+            args = [
+                x
+                if v == X
+                else results[v]
+                if isinstance(v, int)
+                else Lowered(ops.imm(v, "f32"))
+                for v in operands
+            ]
+            results.append(Lowered(ops.alu(opcode, *args, count=count)))
+        self.k.define(rewriter, op, ops, results[-1])
+
+
+class Fma(DistributePattern):
+    """`math.fma` on f32: one `fma.rn.f32` per element."""
+
+    OPS = (mathd.FmaOp,)
+
+    def rewrite(self, op: mathd.FmaOp, rewriter: PatternRewriter):
+        t = op.result.type
+        if is_16bit(element_type(t)):
+            raise OpDiagnostic(
+                op, "'math.fma' on 16-bit values: compute in f32 (arith.extf) first"
+            )
+        a, b, c = (self.k.lowered(v, op) for v in (op.a, op.b, op.c))
+        ops = Ops(self.k)
+        uniform = a.uniform and b.uniform and c.uniform
+        count = 1 if uniform or not isinstance(t, TensorType) else fragment_count(t)
+        first = Lowered(ops.reg(a)) if a.uniform else a
+        d = ops.alu("fma.rn.f32", first, b, c, count=count)
+        self.k.define(rewriter, op, ops, Lowered(d))
 
 
 class CeilDiv(DistributePattern):
@@ -431,6 +501,7 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         IndexCast(k),
         Binary(k),
         Unary(k),
+        Fma(k),
         CeilDiv(k),
         Cmpi(k),
         Select(k),

@@ -210,3 +210,16 @@ class ElementwiseFunctions(InterpreterFunctions):
     run_absf = impl(mathd.AbsFOp)(_unary(np.abs))
     run_floor = impl(mathd.FloorOp)(_unary(np.floor))
     run_ceil = impl(mathd.CeilOp)(_unary(np.ceil))
+    run_trunc = impl(mathd.TruncOp)(_unary(np.trunc))
+    run_roundeven = impl(mathd.RoundEvenOp)(_unary(np.rint))
+    run_sin = impl(mathd.SinOp)(_unary(np.sin))
+    run_cos = impl(mathd.CosOp)(_unary(np.cos))
+    run_log10 = impl(mathd.Log10Op)(_unary(np.log10))
+    run_copysign = impl(mathd.CopySignOp)(_binary(np.copysign))
+
+    @impl(mathd.FmaOp)
+    def run_fma(
+        self, interpreter: Interpreter, op: mathd.FmaOp, args: PythonValues
+    ) -> PythonValues:
+        a, b, c = (np.asarray(x, dtype=np.float64) for x in args)
+        return (to_type(a * b + c, op.result.type),)  # the product exact, as fma.rn
