@@ -7,7 +7,8 @@
   one value per accumulator row, a 1 x N tile one value per column. Rank-1 tiles
   take the kind their context gives them: a row reduction gives rows,
   `expand_dims` at axis 1 wants rows, at axis 0 columns; elementwise ops, loop
-  arguments and branch results share one kind.
+  arguments and branch results share one kind; with no context at all (a
+  vector loaded, computed on and stored) a vector is a column tile.
 
 Shape-polymorphic producers (`tile.iota`, `tile.splat`, dense constants:
 `is_polymorphic`) must have one use each (the lowering copies them per use first),
@@ -177,6 +178,8 @@ class ConsumerLayouts:
             if v in self.placement:
                 continue
             found = kinds.get(groups.find(v), set())
+            if not found and _free_vector(v.type.get_shape()):
+                found = {FragmentKind.COL}
             if len(found) != 1:
                 owner = v.owner if isinstance(v, OpResult) else v.block.parent_op()
                 why = (
@@ -202,6 +205,12 @@ class ConsumerLayouts:
 
     def in_smem(self, v: SSAValue) -> bool:
         return isinstance(self.placement.get(v), Smem)
+
+
+def _free_vector(shape: tuple[int, ...]) -> bool:
+    """A vector tile nothing ties to rows or columns (loaded, computed on,
+    stored) is held as a column tile: each thread its 8-column groups' pairs."""
+    return len(shape) == 1 and shape[0] % 8 == 0
 
 
 def read_layout(

@@ -38,3 +38,30 @@ func.func @gemm_row_max(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
   tile.store %mb, %o[%m0] : tensor<128xbf16> -> !tile.desc<?xbf16, box = [128]>
   func.return
 }
+
+// Vectors nothing ties to rows (a column tile: each thread its columns), stored
+// from registers: a vector kernel (it had 'no layout constraints'), and a 1 x N
+// row of a matrix (TMA staging takes matrix tiles only: it crashed).
+//   @vector_exp:    o[i] = bf16(exp(x[i]))
+//   @row_of_matrix: o[p, j] = exp(x[j]) for each program p
+func.func @vector_exp(%x: !tile.desc<?xbf16, box = [128]>, %o: !tile.desc<?xbf16, box = [128]>) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid, %c128 : index
+  %t = tile.load %x[%m0] : !tile.desc<?xbf16, box = [128]> -> tensor<128xbf16>
+  %f = arith.extf %t : tensor<128xbf16> to tensor<128xf32>
+  %e = math.exp %f : tensor<128xf32>
+  %b = arith.truncf %e : tensor<128xf32> to tensor<128xbf16>
+  tile.store %b, %o[%m0] : tensor<128xbf16> -> !tile.desc<?xbf16, box = [128]>
+  func.return
+}
+
+func.func @row_of_matrix(%x: !tile.desc<?xf32, box = [128]>, %o: !tile.desc<?x?xf32, box = [1, 128]>) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0] : !tile.desc<?xf32, box = [128]> -> tensor<128xf32>
+  %r = tile.expand_dims %t, axis = 0 : tensor<128xf32> -> tensor<1x128xf32>
+  %e = math.exp %r : tensor<1x128xf32>
+  tile.store %e, %o[%pid, %c0] : tensor<1x128xf32> -> !tile.desc<?x?xf32, box = [1, 128]>
+  func.return
+}
