@@ -95,7 +95,7 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lowering = Lowering()
-        for ws in warp_specialized(op, self.name):
+        for ws in warp_specialized(op):
             kernel = ws.parent_op()
             assert isinstance(kernel, func.FuncOp), "aref-partition nests it directly"
             plan = KernelPlan.of(kernel, ws, self.tma_store)

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
-from tawa_xdsl.diagnostics import OpDiagnostic, stage
+from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel, stage
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import PTX, STRUCTURED, RegType
 from tawa_xdsl.kernel import kernels
@@ -86,16 +86,20 @@ def lower_to_ptx(ctx: Context, module: ModuleOp) -> list[func.FuncOp]:
             with stage(f"-t ptx: {name}"):
                 passes[name]()().apply(ctx, module)
         lowered = lowered_kernels(module)
-    for kernel in lowered:
-        if not is_allocated(kernel):
-            with stage("-t ptx: ptx-skip-unit-scale"):
-                skip_unit_scale(kernel)
-            with stage("-t ptx: ptx-allocate"):
-                allocate_kernel(kernel)
-        if any(isinstance(op, STRUCTURED) for op in kernel.body.walk()):
-            with stage("-t ptx: ptx-lower-control-flow"):
-                lower_control_flow(kernel)
+    each_kernel(lowered, _finish)
     return lowered
+
+
+def _finish(kernel: func.FuncOp) -> None:
+    """Allocate a thread-level kernel's registers and lower its control flow."""
+    if not is_allocated(kernel):
+        with stage("-t ptx: ptx-skip-unit-scale"):
+            skip_unit_scale(kernel)
+        with stage("-t ptx: ptx-allocate"):
+            allocate_kernel(kernel)
+    if any(isinstance(op, STRUCTURED) for op in kernel.body.walk()):
+        with stage("-t ptx: ptx-lower-control-flow"):
+            lower_control_flow(kernel)
 
 
 def _ptx(ctx: Context, module: ModuleOp) -> str:

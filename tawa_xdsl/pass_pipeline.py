@@ -90,6 +90,16 @@ def build_passes(
     return passes
 
 
+def check_input(upcoming: ModulePass | None, module: ModuleOp) -> None:
+    """Before a pass: refuse a kernel at a level it does not take, or holding
+    an op no level compiles (`analysis.levels`); the drivers call this between
+    passes, so each pass states its level once, in one table."""
+    if upcoming is not None:
+        from tawa_xdsl.analysis.levels import check_pass_input
+
+        check_pass_input(upcoming.name, module)
+
+
 def instantiate(cls: type[Configured], spec: ArgSpec) -> Configured:
     """`cls` (a pass or a target) configured by `spec`; a bad option is reported
     as written."""

@@ -48,7 +48,7 @@ class CooperativePass(ModulePass):
             raise PassFailedException(
                 f"cooperative: num-consumers must be 1, 2 or 3, got {self.num_consumers}"
             )
-        for ws in warp_specialized(op, self.name):
+        for ws in warp_specialized(op):
             n = self.num_consumers or default_consumers(consumer_rows(ws))
             for op, t in split_tiles(ws.consumer.walk()):
                 rows = t.type.get_shape()[0]

@@ -11,7 +11,7 @@ left side) an immediate is moved into one first, as the printer did.
 (`mov.b32 {lo, hi}`) and converts each half. 8-bit tiles hold pairs in one
 `b16`: `cvt.rn.satfinite.e4m3x2.f32` (or e5m2) packs and saturates, and
 `cvt.rn.f16x2.e4m3x2` widens a pair to two f16 halves on the way back.
-Arithmetic on 16- or 8-bit values is refused: compute in f32.
+Arithmetic on 16- or 8-bit values is refused (`refuse_narrow`): compute in f32.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     IntegerType,
     TensorType,
@@ -33,6 +34,7 @@ from xdsl.pattern_rewriter import (
     PatternRewriter,
 )
 
+from tawa_xdsl.analysis.elementwise import narrow_arithmetic
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import ptx, tile
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind
@@ -154,6 +156,13 @@ CMP = {
 """arith/tile comparison -> PTX `setp` comparison."""
 
 
+def refuse_narrow(op: Operation) -> None:
+    """Arithmetic on 16- or 8-bit floats (held in pairs) has no thread-level
+    form (the tile passes refuse it first: `analysis.levels`)."""
+    if (why := narrow_arithmetic(op)) is not None:
+        raise OpDiagnostic(op, why)
+
+
 def element_type(t: Attribute) -> Attribute:
     return t.element_type if isinstance(t, TensorType) else t
 
@@ -235,10 +244,7 @@ class Binary(DistributePattern):
     def rewrite(self, op: Operation, rewriter: PatternRewriter):
         opcode = F32_BINARY.get(type(op)) or I32_BINARY[type(op)]
         t = op.results[0].type
-        if is_16bit(element_type(t)):
-            raise OpDiagnostic(
-                op, f"'{op.name}' on 16-bit values: compute in f32 (arith.extf) first"
-            )
+        refuse_narrow(op)
         a, b = (self.k.lowered(v, op) for v in op.operands)
         if isinstance(op, SWAPPED):
             a, b = b, a
@@ -271,6 +277,7 @@ class Unary(DistributePattern):
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter):
         t = op.results[0].type
+        refuse_narrow(op)
         a = self.k.lowered(op.operands[0], op)
         ops = Ops(self.k)
         count = 1 if a.uniform else fragment_count(t)
@@ -296,10 +303,7 @@ class Fma(DistributePattern):
 
     def rewrite(self, op: mathd.FmaOp, rewriter: PatternRewriter):
         t = op.result.type
-        if is_16bit(element_type(t)):
-            raise OpDiagnostic(
-                op, "'math.fma' on 16-bit values: compute in f32 (arith.extf) first"
-            )
+        refuse_narrow(op)
         a, b, c = (self.k.lowered(v, op) for v in (op.a, op.b, op.c))
         ops = Ops(self.k)
         uniform = a.uniform and b.uniform and c.uniform
@@ -342,6 +346,56 @@ class Cmpi(DistributePattern):
         lhs = ops.reg(self.k.lowered(op.lhs, op))
         p = ops.alu(f"setp.{pred}.{kind}", lhs, self.k.lowered(op.rhs, op))
         self.k.define(rewriter, op, ops, Lowered(p))
+
+
+CMPF = {
+    "oeq": "eq",
+    "ogt": "gt",
+    "oge": "ge",
+    "olt": "lt",
+    "ole": "le",
+    "one": "ne",
+    "ord": "num",
+    "ueq": "equ",
+    "ugt": "gtu",
+    "uge": "geu",
+    "ult": "ltu",
+    "ule": "leu",
+    "une": "neu",
+    "uno": "nan",
+}
+"""arith.cmpf predicate -> PTX `setp.<cmp>.f32` (`false` and `true` are the
+constant predicates)."""
+
+
+class Cmpf(DistributePattern):
+    """`arith.cmpf` of f32 scalars (xDSL's takes no tiles): one `setp`."""
+
+    OPS = (arith.CmpfOp,)
+
+    def rewrite(self, op: arith.CmpfOp, rewriter: PatternRewriter):
+        name = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+        if scalar_class(op.lhs.type) != "f32":
+            raise OpDiagnostic(
+                op, f"arith.cmpf of {op.lhs.type} is not supported: compare f32 values"
+            )
+        if name in ("false", "true"):
+            self.k.define(rewriter, op, [], Lowered(getattr(self.k, name)))
+            return
+        ops = Ops(self.k)
+        lhs = ops.reg(self.k.lowered(op.lhs, op))
+        d = ops.alu(f"setp.{CMPF[name]}.f32", lhs, self.k.lowered(op.rhs, op))
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+CONVERSIONS: dict[type[Operation], str] = {
+    arith.SIToFPOp: "cvt.rn.f32.s32",
+    arith.UIToFPOp: "cvt.rn.f32.u32",
+    arith.FPToSIOp: "cvt.rzi.s32.f32",
+    arith.FPToUIOp: "cvt.rzi.u32.f32",
+}
+"""Conversions between f32 and 32-bit integers (float to integer rounds
+towards zero and saturates, as the interpreter does)."""
 
 
 SELECT = {"f32": "selp.f32", "b32": "selp.b32"}
@@ -428,16 +482,26 @@ class ExtF(DistributePattern):
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
-class SIToFP(DistributePattern):
-    OPS = (arith.SIToFPOp,)
+class Convert(DistributePattern):
+    """f32 <-> i32 scalars (and tiles, should xDSL's ops take them): one
+    `cvt` per element."""
 
-    def rewrite(self, op: arith.SIToFPOp, rewriter: PatternRewriter):
-        a = self.k.lowered(op.input, op)
+    OPS = tuple(CONVERSIONS)
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter):
+        source, result = op.operands[0].type, op.results[0].type
+        classes = {scalar_class(element_type(t)) for t in (source, result)}
+        if classes != {"f32", "b32"} or element_type(result) == IndexType():
+            raise OpDiagnostic(
+                op, f"{op.name} converts between f32 and 32-bit integers only"
+            )
+        a = self.k.lowered(op.operands[0], op)
         ops = Ops(self.k)
+        opcode = CONVERSIONS[type(op)]
         if a.uniform:
-            d = ops.alu("cvt.rn.f32.s32", ops.reg(a))
+            d = ops.alu(opcode, ops.reg(a))
         else:
-            d = ops.alu("cvt.rn.f32.s32", a, count=fragment_count(op.result.type))
+            d = ops.alu(opcode, a, count=fragment_count(result))
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
@@ -507,7 +571,8 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         Select(k),
         TruncF(k),
         ExtF(k),
-        SIToFP(k),
+        Cmpf(k),
+        Convert(k),
         Iota(k),
         TileCmpi(k),
         TileSelect(k),

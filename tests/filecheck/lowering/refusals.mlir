@@ -153,7 +153,7 @@ func.func @put(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16
       %i = arith.constant 0 : index
       %c0 = arith.constant 0 : index
       %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
-      %t2 = arith.addf %ta, %ta : tensor<64x64xbf16>
+      %t2 = tile.trans %ta : tensor<64x64xbf16> -> tensor<64x64xbf16>
       aref.put %ra[%i], %t2 : !aref.aref<[tensor<64x64xbf16>], depth = 1>
       %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
       aref.put %rb[%i], %tb : !aref.aref<[tensor<64x64xbf16>], depth = 1>
