@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tawa_xdsl
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
@@ -189,3 +190,14 @@ def test_scalar_op_at_the_thread_level(op: str) -> None:
         assert args[0][0, 0] == np.float32(value), (a, b, n)
         got = simulate_output(module, "s", args, 0, (1,))
         np.testing.assert_array_equal(got, args[0])
+
+
+def test_interpreter_refuses_an_op_it_cannot_run_where_written() -> None:
+    """An op the interpreter has no meaning for is named at its line (xDSL's
+    interpreter said 'Could not find interpretation function', at no line)."""
+    source = kernel("math.atan", 1)
+    args = [np.zeros((64, 128), np.float32), np.zeros((64, 128), np.float32)]
+    with pytest.raises(
+        OpDiagnostic, match=r"<string>:11:3: error: math.atan has no meaning in"
+    ):
+        tawa_xdsl.interpret(tawa_xdsl.parse(source), "k", *args)
