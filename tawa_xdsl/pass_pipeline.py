@@ -123,6 +123,13 @@ def _option_problem(cls: type[ArgSpecConvertible], spec: ArgSpec) -> str:
             expected = _type_words(field.type)
             got = ",".join(_value(v) for v in values) or "nothing"
             return f"{written}: {name} takes {expected}, got {got}"
+    for name, field in fields.items():
+        given = option_name(name) in spec.parameters
+        if not given and field.default is field.default_factory is dataclasses.MISSING:
+            return (
+                f"{spec.name} needs option {option_name(name)}, "
+                f"{_type_words(field.type)}: {spec.name}{{{option_name(name)}=...}}"
+            )
     return f"{spec}: invalid options for {spec.name}"
 
 

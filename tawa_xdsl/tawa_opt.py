@@ -334,6 +334,8 @@ def list_passes() -> str:
 def _default(value: object) -> str:
     if value is None:  # resolved for each kernel (CompileOptions)
         return "unset"
+    if value is dataclasses.MISSING:  # the user must give it
+        return "required"
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 

@@ -179,6 +179,7 @@ def test_list_passes(capsys) -> None:
         "pipeline{num-stages=3 mma-depth=1 two-stage=false outer-stages=2}"
     )
     assert lines[entry + 1].startswith("    Deepen aref rings")
+    assert "split-k{splits=required}" in lines  # no default: the user gives it
     assert "aref-partition" in lines and any(
         line.startswith("tawa-hopper-pipeline{") for line in lines
     )
@@ -224,6 +225,7 @@ def test_named_pipelines_run_pass_by_pass(capsys) -> None:
             "pipeline{stages=3}: pipeline has no option 'stages' (it takes num-stages, mma-depth, two-stage, outer-stages)",
         ),
         ("pipelin", "unknown pass 'pipelin' (did you mean 'pipeline'?)"),
+        ("split-k", "split-k needs option splits, an integer: split-k{splits=...}"),
         ("cluster{size=0}", "cluster{size=0}: size must be a power of two from 1 to 8"),
         (
             "tawa-hopper-pipeline{cluster=0}",
