@@ -68,13 +68,18 @@ from tawa_xdsl.analysis.layouts import (
     ConsumerLayouts,
     Smem,
     is_polymorphic,
+    kind_of_matrix,
     read_layout,
 )
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
-from tawa_xdsl.dialects.roles import entry_register_cap
+from tawa_xdsl.dialects.nvgpu_async import (
+    LAUNCH_ATTR,
+    FragmentKind,
+    FragmentLayoutAttr,
+)
+from tawa_xdsl.dialects.roles import RoleRegionsOp, entry_register_cap
 from tawa_xdsl.dialects.tile import splat_value
 from tawa_xdsl.grid import GRID_ATTR
 from tawa_xdsl.signature import signature_record
@@ -471,6 +476,23 @@ class LowerDot(RewritePattern):
         )
 
 
+def _read_into_registers(store: tile.StoreOp, rewriter: PatternRewriter) -> None:
+    """A store of a shared tile (a loaded tile stored as it is) stores it from
+    registers: read it into the layout of its shape first."""
+    view = store.value.type
+    assert isinstance(view, nv.SmemViewType)
+    roles = store.parent_op()
+    while not isinstance(roles, RoleRegionsOp):
+        assert roles is not None
+        roles = roles.parent_op()
+    shape = view.get_shape()
+    kind = kind_of_matrix(shape) if len(shape) == 2 else FragmentKind.COL
+    layout = FragmentLayoutAttr(kind, roles.num_consumers.value.data)
+    load = nv.SmemLoadOp(store.value, TensorType(view.element_type, shape, layout))
+    rewriter.insert(load, InsertPoint.before(store))
+    store.operands[0] = load.result
+
+
 @dataclass
 class LowerStore(RewritePattern):
     """A store from registers, or registers -> swizzled staging tile -> one TMA
@@ -484,6 +506,8 @@ class LowerStore(RewritePattern):
     def match_and_rewrite(self, store: tile.StoreOp, rewriter: PatternRewriter, /):
         if store not in self.lowering.consumer_ops:
             return
+        if isinstance(store.value.type, nv.SmemViewType):  # a loaded tile, copied
+            _read_into_registers(store, rewriter)
         staging = self.lowering.staging.get(store)
         if staging is None:
             rewriter.replace(

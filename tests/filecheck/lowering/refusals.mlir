@@ -325,8 +325,8 @@ func.func @atrans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xb
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:349:7: error: tile.store: cannot read the shared tile %ta here
-// DIRECT: {{.*}}refusals.mlir:349:7: error: tile.store: cannot read the shared tile %ta here
+// CHECK: {{.*}}refusals.mlir:349:7: error: tile.store reads %ta from its slot after aref.consumed released it: store it first
+// DIRECT: {{.*}}refusals.mlir:349:7: error: tile.store reads %ta from its slot after aref.consumed released it: store it first
 func.func @read(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
