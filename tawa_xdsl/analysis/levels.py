@@ -126,6 +126,11 @@ def refuse_unsupported_ops(kernel: func.FuncOp) -> None:
 
 def unsupported_op(op: Operation) -> str | None:
     """Why `op` cannot be compiled, or None."""
+    if isinstance(op, func.CallOp):  # each kernel is lowered in a module alone
+        return (
+            f"func.call of @{op.callee.string_value()}: a tile kernel calls no "
+            "functions; inline it"
+        )
     return unsupported_elementwise(op) or narrow_arithmetic(op)
 
 
