@@ -41,7 +41,6 @@ from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
     BFloat16Type,
-    DictionaryAttr,
     Float16Type,
     Float32Type,
     IndexType,
@@ -80,40 +79,32 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from tawa_xdsl.dialects.roles import (
-    MAX_REGS,
-    MIN_REGS,
     ROLE_TRAITS,
-    THREADS_PER_WARPGROUP,
     RoleRegionsOp,
     entry_register_cap,
     is_register_budget,
     register_file_problem,
 )
 from tawa_xdsl.dialects.tile import (
-    MAX_BOX_DIM,
     ElementReadOp,
     dot_input_problem,
     element_bytes,
     is_fp8,
     tile_bytes,
 )
-
-SWIZZLE_BYTES = 128
-"""Width of one swizzle span: a chunk row of a shared-memory tile."""
-
-NARROW_SWIZZLES = (32, 64)
-"""Row widths in bytes of matrix tiles swizzled at their own width (TMA and wgmma
-have 32- and 64-byte swizzle modes too); other rows must be 128-byte multiples."""
-
-SLOT_ALIGN = 1024
-"""128-byte swizzling repeats every 8 rows of 128 bytes; tiles start on that boundary."""
-
-TMA_ALIGN = 16
-"""TMA describes a tensor whose base address and row pitches are multiples of
-this many bytes (cuTensorMapEncodeTiled refuses any other)."""
-
-MAX_SMEM_BYTES = 232448
-"""Opt-in dynamic shared memory per block on H100 (227 KB)."""
+from tawa_xdsl.target import (
+    MAX_BOX_DIM,
+    MAX_CLUSTER,
+    MAX_REGS,
+    MAX_SMEM_BYTES,
+    MBARRIER_BYTES,
+    MIN_REGS,
+    NARROW_SWIZZLES,
+    SLOT_ALIGN,
+    SWIZZLE_BYTES,
+    THREADS_PER_WARPGROUP,
+    WGMMA_K_BYTES,
+)
 
 SMEM_ALIGN_SLACK = 1024
 """Dynamic shared memory is only 16-byte aligned; the kernel rounds its base up to
@@ -127,15 +118,10 @@ def launch_smem_bytes(end: int) -> int:
 
 
 LAUNCH_ATTR = "nvgpu_async.launch"
-"""A lowered kernel's launch: `{threads, smem, cluster}` (threads per block, bytes
-of dynamic shared memory, blocks per cluster)."""
-
-MBARRIER_BYTES = 8
-"""One mbarrier object in shared memory."""
-
-WGMMA_K_BYTES = 32
-"""One wgmma instruction reads 32 bytes of K per row: k16 for 16-bit inputs, k32
-for 8-bit ones."""
+"""A lowered kernel's launch: a `LaunchAttr` (threads per block, bytes of dynamic
+shared memory, blocks per cluster)."""
+ABI_ATTR = "nvgpu_async.abi"
+"""A lowered kernel's parameters: one `ParamAttr` each, in order."""
 
 
 def wgmma_k(element_type: Attribute) -> int:
@@ -790,10 +776,6 @@ class MBarrierWaitOp(IRDLOperation):
         parity: SSAValue | Operation,
     ):
         super().__init__(operands=[barriers, index, parity])
-
-
-MAX_CLUSTER = 8
-"""The largest portable cluster on Hopper."""
 
 
 def _verify_cluster(op_name: str, size: int) -> None:
@@ -1461,43 +1443,164 @@ class RoleDispatchOp(RoleRegionsOp):
 # ------------------------------------------------------------- kernel-wide checks
 
 
-@dataclass(frozen=True)
-class Launch:
-    """A lowered kernel's `nvgpu_async.launch` attribute."""
+class ParamKind(StrEnum):
+    """How the launch fills one parameter of a lowered kernel."""
 
-    threads: int
-    smem: int
-    cluster: int
+    SCALAR = "scalar"
+    """The tile-level scalar argument itself."""
+    MAP = "map"
+    """A TMA tensor map of the descriptor."""
+    GLOBAL = "global"
+    """The descriptor's tensor in global memory (pointer, extents, row strides),
+    stored from registers."""
+    DIM = "dim"
+    """One extent of the descriptor's tensor."""
+
+
+@irdl_attr_definition
+class ParamAttr(ParametrizedAttribute):
+    """One parameter of a lowered kernel, as the launch fills it from tile-level
+    argument `arg`: `#nvgpu_async.param<map 0 : !nvgpu_async.tensor_map<...>>`,
+    `#nvgpu_async.param<dim 0 axis 1 : index>` (extent `axis` of argument 0).
+    A lowered kernel lists one per parameter, in order, under `ABI_ATTR`; the
+    runtime and the simulators read them through `tawa_xdsl.contract`."""
+
+    name = "nvgpu_async.param"
+
+    kind: StringAttr
+    arg: IntAttr
+    axis: IntAttr
+    """The extent's dimension for `dim`; -1 otherwise."""
+    type: Attribute
+    """The lowered parameter's type."""
+
+    def __init__(
+        self, kind: ParamKind, arg: int, type: Attribute, axis: int | None = None
+    ):
+        super().__init__(
+            StringAttr(kind), IntAttr(arg), IntAttr(-1 if axis is None else axis), type
+        )
+
+    @property
+    def param_kind(self) -> ParamKind:
+        return ParamKind(self.kind.data)
+
+    @property
+    def axis_index(self) -> int | None:
+        return None if self.axis.data < 0 else self.axis.data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            at = parser.pos
+            kind = parser.parse_identifier()
+            if kind not in set(ParamKind):
+                parser.raise_error(
+                    f"a parameter kind is one of {', '.join(ParamKind)}, not '{kind}'",
+                    at,
+                    parser.pos,
+                )
+            arg = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            axis = -1
+            if parser.parse_optional_keyword("axis") is not None:
+                axis = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            parser.parse_punctuation(":")
+            type = parser.parse_type()
+        return StringAttr(kind), IntAttr(arg), IntAttr(axis), type
+
+    def print_parameters(self, printer: Printer) -> None:
+        axis = "" if self.axis_index is None else f" axis {self.axis.data}"
+        printer.print_string(f"<{self.kind.data} {self.arg.data}{axis} : ")
+        printer.print_attribute(self.type)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if self.kind.data not in set(ParamKind):
+            raise VerifyException(
+                f"{self.name}: a parameter kind is one of {', '.join(ParamKind)}, "
+                f"not '{self.kind.data}'"
+            )
+        if self.arg.data < 0:
+            raise VerifyException(f"{self.name}: argument {self.arg.data} is negative")
+        if (self.param_kind == ParamKind.DIM) != (self.axis.data >= 0):
+            raise VerifyException(
+                f"{self.name}: a dim parameter names its axis, no other kind does"
+            )
+        want = {
+            ParamKind.MAP: TensorMapType,
+            ParamKind.GLOBAL: GlobalTensorType,
+            ParamKind.DIM: IndexType,
+        }.get(self.param_kind)
+        if want is not None and not isinstance(self.type, want):
+            raise VerifyException(
+                f"{self.name}: a {self.kind.data} parameter has type "
+                f"{want.name if want is not IndexType else 'index'}, not {self.type}"
+            )
+
+
+@irdl_attr_definition
+class LaunchAttr(ParametrizedAttribute):
+    """A lowered kernel's launch (under `LAUNCH_ATTR`): threads per block, bytes
+    of dynamic shared memory, blocks per cluster:
+    `#nvgpu_async.launch<threads = 384, smem = 197632, cluster = 1>` (cluster 1
+    may be left out)."""
+
+    name = "nvgpu_async.launch"
+
+    threads: IntAttr
+    smem: IntAttr
+    cluster: IntAttr
+
+    def __init__(self, threads: int, smem: int, cluster: int = 1):
+        super().__init__(IntAttr(threads), IntAttr(smem), IntAttr(cluster))
 
     @staticmethod
-    def of(kernel: Operation) -> Launch | None:
-        """The kernel's launch (None if it has none); a malformed one is invalid IR."""
+    def of(kernel: Operation) -> LaunchAttr | None:
+        """The kernel's launch (None if it has none); another attribute under
+        `LAUNCH_ATTR` is invalid IR."""
         attr = kernel.attributes.get(LAUNCH_ATTR)
-        if attr is None:
-            return None
-        fields = dict(attr.data) if isinstance(attr, DictionaryAttr) else {}
-        fields.setdefault("cluster", IntegerAttr(1, 64))
-        values: dict[str, int] = {}
-        for key in ("threads", "smem", "cluster"):
-            value = fields.get(key)
-            if not isinstance(value, IntegerAttr):
-                raise VerifyException(
-                    f"{LAUNCH_ATTR} needs integer threads, smem and cluster, got {attr}"
-                )
-            values[key] = value.value.data
-        launch = Launch(**values)
-        if launch.threads <= 0 or launch.threads % THREADS_PER_WARPGROUP:
+        if attr is None or isinstance(attr, LaunchAttr):
+            return attr
+        raise VerifyException(
+            f"{LAUNCH_ATTR} needs a #{LaunchAttr.name}<threads = .., smem = .., "
+            f"cluster = ..>, got {attr}"
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        def field(key: str) -> IntAttr:
+            parser.parse_keyword(key)
+            parser.parse_punctuation("=")
+            return IntAttr(parser.parse_integer(allow_boolean=False))
+
+        with parser.in_angle_brackets():
+            threads = field("threads")
+            parser.parse_punctuation(",")
+            smem = field("smem")
+            cluster = IntAttr(1)
+            if parser.parse_optional_punctuation(",") is not None:
+                cluster = field("cluster")
+        return threads, smem, cluster
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<threads = {self.threads.data}, smem = {self.smem.data}, "
+            f"cluster = {self.cluster.data}>"
+        )
+
+    def verify(self) -> None:
+        threads, smem = self.threads.data, self.smem.data
+        if threads <= 0 or threads % THREADS_PER_WARPGROUP:
             raise VerifyException(
-                f"{LAUNCH_ATTR}: {launch.threads} threads are not whole warpgroups of "
+                f"{LAUNCH_ATTR}: {threads} threads are not whole warpgroups of "
                 f"{THREADS_PER_WARPGROUP}"
             )
-        if not 0 <= launch.smem <= MAX_SMEM_BYTES:
+        if not 0 <= smem <= MAX_SMEM_BYTES:
             raise VerifyException(
-                f"{LAUNCH_ATTR}: {launch.smem} bytes of shared memory; a block can have "
+                f"{LAUNCH_ATTR}: {smem} bytes of shared memory; a block can have "
                 f"0 to {MAX_SMEM_BYTES}"
             )
-        _verify_cluster(LAUNCH_ATTR, launch.cluster)
-        return launch
+        _verify_cluster(LAUNCH_ATTR, self.cluster.data)
 
 
 def _int_property(op: Operation, name: str) -> int | None:
@@ -1543,7 +1646,7 @@ def launch_problems(kernel: Operation) -> list[tuple[Operation, str]]:
     past the launch's `smem` (less `SMEM_ALIGN_SLACK`), a role dispatch the
     launch's `threads` cannot run. The verifiers of those ops and the barrier
     simulator both ask this, so they agree on what is wrong."""
-    launch = Launch.of(kernel)
+    launch = LaunchAttr.of(kernel)
     problems: list[tuple[Operation, str]] = []
     extents: list[SmemExtent] = []
     for op in kernel.walk():
@@ -1561,13 +1664,13 @@ def launch_problems(kernel: Operation) -> list[tuple[Operation, str]]:
                         f"{op.name}: {e} overlaps {clash}: {_overlap_effect(e, clash)}",
                     )
                 )
-            elif launch is not None and launch_smem_bytes(e.end) > launch.smem:
+            elif launch is not None and launch_smem_bytes(e.end) > launch.smem.data:
                 problems.append(
                     (
                         op,
                         f"{op.name}: %{op.result.name_hint or '?'} ends at byte {e.end}; "
                         f"with {SMEM_ALIGN_SLACK} bytes to align the base the kernel "
-                        f"needs {launch_smem_bytes(e.end)}, past the {launch.smem} bytes "
+                        f"needs {launch_smem_bytes(e.end)}, past the {launch.smem.data} bytes "
                         "of shared memory the launch gives: accesses past the end fault",
                     )
                 )
@@ -1578,17 +1681,17 @@ def launch_problems(kernel: Operation) -> list[tuple[Operation, str]]:
                 continue
             warpgroups = 1 + consumers
             need = warpgroups * THREADS_PER_WARPGROUP
-            if launch.threads != need:
+            if launch.threads.data != need:
                 effect = (
                     "warpgroups that are not launched never arrive on the barriers "
                     "the others wait on, and the kernel hangs"
-                    if launch.threads < need
+                    if launch.threads.data < need
                     else "the extra warpgroups run the consumer role on rows no one owns"
                 )
                 problems.append(
                     (
                         op,
-                        f"{op.name}: the launch gives {launch.threads} threads; a producer "
+                        f"{op.name}: the launch gives {launch.threads.data} threads; a producer "
                         f"and {warpgroups - 1} consumer warpgroups are {need}: {effect}",
                     )
                 )
@@ -1652,5 +1755,7 @@ NVGPUAsync = Dialect(
         MBarrierType,
         RegActionAttr,
         ArriveScopeAttr,
+        ParamAttr,
+        LaunchAttr,
     ],
 )

@@ -221,10 +221,6 @@ class ImmType(ParametrizedAttribute, TypeAttribute):
 PARAM_TYPES = frozenset({"u32", "u64", "f32", "b8"})
 PARAMS_ATTR = "ptx.params"
 """The kernel attribute listing its `#ptx.param_decl`s, in parameter order."""
-TENSOR_MAPS_ATTR = "ptx.tensor_maps"
-"""The kernel attribute giving each tensor-map parameter's type by name (a
-dictionary of `!nvgpu_async.tensor_map`s): a `.b8 [128]` declaration says
-nothing of the box and swizzle TMA uses, which the thread simulator needs."""
 
 
 @irdl_attr_definition

@@ -22,9 +22,13 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
-REGISTERS_PER_SM = 65536
-THREADS_PER_WARPGROUP = 128
-MIN_REGS, MAX_REGS = 24, 256
+from tawa_xdsl.target import (
+    MAX_REGISTERS_PER_THREAD,
+    MAX_REGS,
+    MIN_REGS,
+    REGISTERS_PER_SM,
+    THREADS_PER_WARPGROUP,
+)
 
 Role = Literal["producer", "consumer"]
 
@@ -34,7 +38,7 @@ def entry_register_cap(threads: int) -> int:
     (`.maxntid threads` and `.minnctapersm 1`: the SM's file shared out in steps
     of 8, at most 255). These are all the registers the block ever holds:
     `setmaxnreg` only moves them between its warpgroups, through the block's pool."""
-    return min(255, REGISTERS_PER_SM // threads // 8 * 8)
+    return min(MAX_REGISTERS_PER_THREAD, REGISTERS_PER_SM // threads // 8 * 8)
 
 
 def is_register_budget(regs: int) -> bool:

@@ -74,11 +74,11 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from tawa_xdsl.target import MAX_BOX_DIM
+
 KERNEL_ATTR = "tile.kernel"
 """Unit attribute that marks a `func.func` as a tile kernel."""
 
-MAX_BOX_DIM = 256
-"""Largest box extent a TMA tensor map accepts, per dimension."""
 
 FP8_TYPES = (Float8E4M3FNType, Float8E5M2Type)
 """The 8-bit floats the tensor cores read (wgmma `.e4m3`, `.e5m2`)."""

@@ -1,6 +1,6 @@
 """Lowering from aref IR to the nvgpu_async dialect, from there to the ptx
 dialect (`select-store-path`, `distribute-fragments`), the thread-level passes
-down to PTX text (`ptx-skip-unit-scale`, `ptx-allocate`,
+down to PTX text (`ptx-skip-unit-scale`, `ptx-contract-fma`, `ptx-allocate`,
 `ptx-lower-control-flow`), and the PTX target.
 
 `get_all_lowering_passes` maps pass names to lazy factories, as
@@ -19,6 +19,11 @@ def _thread_level_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return PtxSkipUnitScalePass
 
+    def ptx_contract_fma() -> type[ModulePass]:
+        from tawa_xdsl.lowering.ptx_contract_fma import PtxContractFmaPass
+
+        return PtxContractFmaPass
+
     def ptx_allocate() -> type[ModulePass]:
         from tawa_xdsl.lowering.ptx_allocate import PtxAllocatePass
 
@@ -31,6 +36,7 @@ def _thread_level_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
     return {
         "ptx-skip-unit-scale": ptx_skip_unit_scale,
+        "ptx-contract-fma": ptx_contract_fma,
         "ptx-allocate": ptx_allocate,
         "ptx-lower-control-flow": ptx_lower_control_flow,
     }

@@ -40,11 +40,8 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
-    DictionaryAttr,
     FunctionType,
     IndexType,
-    IntegerAttr,
-    StringAttr,
     TensorType,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
@@ -57,13 +54,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
 
 from tawa_xdsl.analysis.carried import STRUCTURED
-from tawa_xdsl.analysis.kernel_plan import (
-    ABI_ATTR,
-    Allocation,
-    ChannelPlan,
-    KernelPlan,
-    ParamKind,
-)
+from tawa_xdsl.analysis.kernel_plan import Allocation, ChannelPlan, KernelPlan
 from tawa_xdsl.analysis.layouts import (
     ConsumerLayouts,
     Smem,
@@ -75,9 +66,11 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.nvgpu_async import (
+    ABI_ATTR,
     LAUNCH_ATTR,
     FragmentKind,
     FragmentLayoutAttr,
+    ParamKind,
 )
 from tawa_xdsl.dialects.roles import RoleRegionsOp, entry_register_cap
 from tawa_xdsl.dialects.tile import splat_value
@@ -237,14 +230,10 @@ class LowerKernelSignature(RewritePattern):
         kernel.arg_attrs = None  # they described the tile-level parameters
         if plan.grid is not None:
             kernel.attributes[GRID_ATTR] = plan.grid
-        kernel.attributes[ABI_ATTR] = ArrayAttr(StringAttr(a) for a in plan.abi)
+        kernel.attributes[ABI_ATTR] = ArrayAttr(plan.abi)
         kernel.attributes.update(signature_record(plan.caller))
-        kernel.attributes[LAUNCH_ATTR] = DictionaryAttr(
-            {
-                "threads": IntegerAttr(plan.threads, 64),
-                "smem": IntegerAttr(plan.smem_bytes, 64),
-                "cluster": IntegerAttr(plan.cluster, 64),
-            }
+        kernel.attributes[LAUNCH_ATTR] = nv.LaunchAttr(
+            plan.threads, plan.smem_bytes, plan.cluster
         )
         rewriter.notify_op_modified(kernel)
 

@@ -73,7 +73,6 @@ from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem
 from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.dialects.nvgpu_async import SWIZZLE_BYTES
 from tawa_xdsl.dialects.tile import element_bytes, splat_value
 from tawa_xdsl.lowering.aref_patterns import (
     CopyPolymorphicPerUse,
@@ -82,6 +81,7 @@ from tawa_xdsl.lowering.aref_patterns import (
     patterns,
 )
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
+from tawa_xdsl.target import SWIZZLE_BYTES
 from tawa_xdsl.transforms.specialized import warp_specialized
 
 

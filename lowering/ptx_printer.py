@@ -19,8 +19,8 @@ What is left here is the frame around them:
         ret;
     }
 
-The launch facts (threads, cluster) come from the kernel's `nvgpu_async.launch`
-attribute. `.maxntid` with `.minnctapersm 1` gives ptxas the register cap at
+The launch facts (threads, cluster) come from the kernel's launch contract
+(`tawa_xdsl.contract.kernel_launch`). `.maxntid` with `.minnctapersm 1` gives ptxas the register cap at
 entry that `setmaxnreg` needs.
 """
 
@@ -30,8 +30,9 @@ import re
 from collections.abc import Sequence
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
+from xdsl.dialects.builtin import ArrayAttr
 
+from tawa_xdsl.contract import NotLoweredError, kernel_launch
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import (
@@ -74,18 +75,13 @@ class KernelText:
 
 def _launch(kernel: func.FuncOp) -> tuple[int, int]:
     """(threads, cluster size) from the kernel's launch attribute."""
-    launch = kernel.attributes.get(LAUNCH_ATTR)
-    if not isinstance(launch, DictionaryAttr) or not isinstance(
-        launch.data.get("threads"), IntegerAttr
-    ):
+    try:
+        launch = kernel_launch(kernel)
+    except NotLoweredError:
         raise OpDiagnostic(
             kernel, f"PTX printer: the kernel has no {LAUNCH_ATTR} with its threads"
-        )
-    threads = launch.data["threads"]
-    cluster = launch.data.get("cluster")
-    assert isinstance(threads, IntegerAttr)
-    size = cluster.value.data if isinstance(cluster, IntegerAttr) else 1
-    return threads.value.data, size
+        ) from None
+    return launch.threads, launch.cluster
 
 
 def _params(kernel: func.FuncOp) -> list[str]:

@@ -132,12 +132,12 @@ def skip_unit_scale(kernel: func.FuncOp) -> None:
         _guard(mul, factor, factors)
 
 
-def _allocated(kernel: func.FuncOp) -> Operation | None:
-    """An op whose result is allocated, if any."""
+def refuse_allocated(kernel: func.FuncOp, message: str) -> None:
+    """Raise `message` at the first op whose result has registers already: a
+    pass that makes new bundles runs before `ptx-allocate`."""
     for op in kernel.walk():
         if any(isinstance(r.type, RegType) and r.type.is_allocated for r in op.results):
-            return op
-    return None
+            raise OpDiagnostic(op, message)
 
 
 @dataclass(frozen=True)
@@ -148,10 +148,9 @@ class PtxSkipUnitScalePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in kernels(op):
-            if (allocated := _allocated(kernel)) is not None:
-                raise OpDiagnostic(
-                    allocated,
-                    "ptx-skip-unit-scale runs before ptx-allocate (its branch "
-                    "needs registers of its own)",
-                )
+            refuse_allocated(
+                kernel,
+                "ptx-skip-unit-scale runs before ptx-allocate (its branch "
+                "needs registers of its own)",
+            )
             skip_unit_scale(kernel)

@@ -22,12 +22,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from tawa_xdsl.contract import is_lowered
 from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel, stage
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.dialects.ptx import PTX, STRUCTURED, RegType
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.lowering import get_all_lowering_passes
 from tawa_xdsl.lowering.ptx_allocate import allocate_kernel
+from tawa_xdsl.lowering.ptx_contract_fma import contract_fma
 from tawa_xdsl.lowering.ptx_control_flow import lower_control_flow
 from tawa_xdsl.lowering.ptx_printer import print_module
 from tawa_xdsl.lowering.ptx_skip_unit_scale import skip_unit_scale
@@ -37,7 +38,7 @@ DISTRIBUTION = ("select-store-path", "distribute-fragments")
 
 
 def lowered_kernels(module: ModuleOp) -> list[func.FuncOp]:
-    return [k for k in kernels(module) if LAUNCH_ATTR in k.attributes]
+    return [k for k in kernels(module) if is_lowered(k)]
 
 
 def is_thread_level(kernel: func.FuncOp) -> bool:
@@ -66,7 +67,7 @@ def _lowered(module: ModuleOp) -> list[func.FuncOp]:
             "tile.kernel attribute) to print"
         )
     for kernel in found:
-        if LAUNCH_ATTR not in kernel.attributes:
+        if not is_lowered(kernel):
             raise OpDiagnostic(
                 kernel,
                 f"-t ptx needs lowered kernels; @{kernel.sym_name.data} is not: run "
@@ -95,6 +96,8 @@ def _finish(kernel: func.FuncOp) -> None:
     if not is_allocated(kernel):
         with stage("-t ptx: ptx-skip-unit-scale"):
             skip_unit_scale(kernel)
+        with stage("-t ptx: ptx-contract-fma"):
+            contract_fma(kernel)
         with stage("-t ptx: ptx-allocate"):
             allocate_kernel(kernel)
     if any(isinstance(op, STRUCTURED) for op in kernel.body.walk()):
@@ -110,7 +113,7 @@ def _ptx(ctx: Context, module: ModuleOp) -> str:
 
 def kernel_ptx(kernel: func.FuncOp) -> str:
     """PTX text for one lowered kernel, which is left as it is (what `compile`
-    loads: the runtime keeps reading the nvgpu_async kernel's contract)."""
+    records beside the kernel's launch contract, `compiled.from_lowered`)."""
     from tawa_xdsl.registry import make_context
 
     return _ptx(make_context(), ModuleOp([kernel.clone()]))

@@ -46,9 +46,7 @@ from tawa_xdsl.analysis.carried import (
 )
 from tawa_xdsl.analysis.elementwise import is_elementwise
 from tawa_xdsl.dialects import aref, tile
-
-MAX_PENDING = 7
-"""`wgmma.wait_group` takes 0..7; waiting with fewer pending groups is always safe."""
+from tawa_xdsl.target import MAX_PENDING
 
 
 def _commits(op: Operation) -> int:

@@ -125,9 +125,10 @@ def time_on_gpu(outcome: Outcome, source_kernel, name: str, size: int) -> None:
     import torch
     import triton
 
-    from tawa_xdsl.runtime import from_lowered
+    from tawa_xdsl.compiled import from_lowered
+    from tawa_xdsl.runtime import Kernel
 
-    kernel = from_lowered(outcome.lowered, name)
+    kernel = Kernel(from_lowered(outcome.lowered, name))
     if name.startswith("attention"):
         d = params(source_kernel)[0].type.get_shape()[-1]
         heads, batch = 2048 // d, 16384 // size

@@ -6,8 +6,10 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from tawa_xdsl.diagnostics import LocatingParser, decode_source, verify_located
+from tawa_xdsl.kernel_text import only_kernel
 from tawa_xdsl.pass_pipeline import build_passes, check_input
 from tawa_xdsl.registry import all_passes_with_xdsl, make_context
 
@@ -20,6 +22,20 @@ def parse(source: str | Path, name: str | None = None) -> ModuleOp:
     module = LocatingParser(make_context(), source, name or "<string>").parse_module()
     verify_located(module)
     return module
+
+
+def parse_kernel(text: str, kernel: str, name: str | None = None) -> ModuleOp:
+    """Parse and verify the part of MLIR `text` that kernel `@kernel` needs
+    (`kernel_text.only_kernel`): compiling one kernel of a file then parses that
+    kernel alone. Where the scan gives up, or the kernel does not stand alone,
+    the whole text is parsed, so errors are reported as for the whole file."""
+    alone = only_kernel(text, kernel)
+    if alone is not None:
+        try:
+            return parse(alone, name)
+        except (DiagnosticException, ParseError):
+            pass  # let the whole file say what is wrong
+    return parse(text, name)
 
 
 def apply(module: ModuleOp, pipeline: str) -> ModuleOp:

@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any, Self, get_args, get_type_hints
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from tawa_xdsl.target import WGMMA_ROWS
+
 if TYPE_CHECKING:
     from tawa_xdsl.dispatch import Dispatcher
 
@@ -79,6 +81,12 @@ class CompileOptions:
     """Thread blocks per cluster along x (`cluster{size}`); 1: no clusters."""
     reverse_x: bool | None = None
     """Program ids along x counted from the grid's end (`reverse-grid`)."""
+    stream_k: bool | None = None
+    """Whether a `compile()` call runs a GEMM as its `stream-k` pair (one
+    program per SM shares the tiles' K iterations; `Dispatcher`): None as the
+    shape rules decide (`heuristics`, `dispatch_rules.STREAM_K_GAIN`), False
+    never, True whenever the call may split K. A choice of the calls, not of
+    the lowering: `tawa-hopper-pipeline` lowers the kernels it is given."""
     tuned: bool = True
     """Whether the tuning rules take part in resolving the options."""
 
@@ -208,6 +216,7 @@ DEFAULTS = CompileOptions(
     ping_pong=False,
     cluster=1,
     reverse_x=False,
+    stream_k=False,
 )
 """The static defaults. The consumer count and the register budgets are left to
 the kernel's structure (`default_consumers`, `default_registers`)."""
@@ -221,8 +230,6 @@ EXCLUSIVE = (frozenset({"persistent", "reverse_x"}),)
 """Options that cannot both be on (`hopper_passes` refuses the pair): when one is
 given, the tuning rules do not turn the other on."""
 
-WGMMA_ROWS = 64
-"""Rows of one wgmma: the slice of a tile one consumer warpgroup computes at once."""
 
 MAX_CONSUMERS = 3
 """Consumer warpgroups a block can have next to the producer (`cooperative`)."""
@@ -235,7 +242,8 @@ each consumer count (the TMA producer needs few; FlashAttention-3's split)."""
 def describe(options: Mapping[str, Any]) -> str:
     """A short name for compile options: D3-P1-W2-BN256-rx-c2-pers-g1-q1-2s-pp
     (rx: program ids along x reversed; c2: clusters of two blocks; q1: the
-    once-per-tile rings, Q, in one slot). Options not given (or None) read as the static
+    once-per-tile rings, Q, in one slot; sk: a call runs the kernel's
+    stream-K pair, `stream_k`). Options not given (or None) read as the static
     defaults (`Kernel.options` gives them all, resolved). The benchmarks' CSV
     files and the autotuner's progress lines name configurations so."""
     options = {
@@ -268,6 +276,8 @@ def describe(options: Mapping[str, Any]) -> str:
         parts.append("pp")
     if options.get("tma_store") is False:
         parts.append("direct")
+    if options.get("stream_k"):
+        parts.append("sk")
     return "-".join(parts)
 
 
@@ -323,7 +333,8 @@ def lower(module: ModuleOp, options: CompileOptions) -> ModuleOp:
     from tawa_xdsl.pipelines import TawaHopperPipeline
     from tawa_xdsl.registry import make_context
 
-    TawaHopperPipeline.of(options).apply(make_context(), module)
+    call_only = dataclasses.replace(options, stream_k=None)  # not the lowering's
+    TawaHopperPipeline.of(call_only).apply(make_context(), module)
     verify_located(module)
     return module
 

@@ -27,6 +27,16 @@ the dispatcher allocates once per shape and stream. A call that passes `grid=`
 fixes the launch of one kernel: it runs the kernel unsplit. Autotuning
 searches unsplit configurations.
 
+Stream K. Where the tiles times the split still leave SMs idle and the wave
+model predicts a clear gain (`dispatch_rules.STREAM_K_GAIN`), or always with
+`stream_k=True` (never with False), the specialization is the pair `stream-k`
+makes instead: a call launches the partials kernel with one program per SM
+(fewer when there are fewer units of work: `dispatch_rules.stream_k_programs`)
+through a workspace of `partials.stream_k_slots` slots, counted in the tiles
+and K steps the partials kernel is lowered with for the call's extents, then
+the reduce kernel on its grid. The sums' grouping follows the program count,
+so a call's result is deterministic on one GPU.
+
 `explain()` says which specialization a call (or a shape) gets and why;
 `options` and `ptx` are those of the last call's specialization (before any
 call, of the kernel compiled for no particular shape: the tuned options alone).
@@ -50,15 +60,13 @@ from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Region
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.api import apply as apply_passes
 from tawa_xdsl.compiler import TILE_OPTIONS, CompileOptions, describe, lower
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dialects.tile import DescType
-from tawa_xdsl.dispatch_rules import H100_SMS, split_count
+from tawa_xdsl.dispatch_rules import split_count, stream_k_programs
 from tawa_xdsl.heuristics import Decision, Reason, Splitter, Structure, decide
 from tawa_xdsl.kernel import (
     ArrayView,
@@ -68,7 +76,8 @@ from tawa_xdsl.kernel import (
     find_kernel,
     params,
 )
-from tawa_xdsl.partials import original_arguments, record
+from tawa_xdsl.partials import original_arguments, record, stream_k_slots
+from tawa_xdsl.target import SM_COUNT, TMA_ALIGN
 
 if TYPE_CHECKING:
     from tawa_xdsl.autotune import Bench, Trial
@@ -122,21 +131,29 @@ class DispatchKey:
         return f"{extents or 'no named dimensions'}; {' '.join(self.dtypes)}; {tma}"
 
 
+def call_extents(ps: Sequence[Param], values: Sequence[Any]) -> dict[str, int]:
+    """The extent of each named dimension in a call (the first tensor naming it
+    gives it; `check_arguments` made the others agree), unbucketed."""
+    extents: dict[str, int] = {}
+    for p, v in zip(ps, values, strict=True):
+        if p.is_tensor:
+            for name, extent in zip(p.dims, v.shape, strict=False):
+                if name:
+                    extents.setdefault(name, extent)
+    return extents
+
+
 def dispatch_key(ps: Sequence[Param], values: Sequence[Any]) -> DispatchKey:
     """The key of a call whose arguments are converted (`device_array`) and
     checked (`runtime.kernel.check_device_array`)."""
     from tawa_xdsl.runtime.kernel import tma_problem
 
-    extents: dict[str, int] = {}
+    extents = {n: bucket(e) for n, e in call_extents(ps, values).items()}
     dtypes, tma = [], []
     for p, v in zip(ps, values, strict=True):
-        if not p.is_tensor:
-            continue
-        for name, extent in zip(p.dims, v.shape, strict=False):
-            if name:
-                extents.setdefault(name, bucket(extent))
-        dtypes.append(v.dtype)
-        tma.append(tma_problem(p, v) is None)
+        if p.is_tensor:
+            dtypes.append(v.dtype)
+            tma.append(tma_problem(p, v) is None)
     return DispatchKey(tuple(extents.items()), tuple(dtypes), tuple(tma))
 
 
@@ -203,7 +220,7 @@ class Device:
         try:
             return Device(device_name(), driver_version(), sm_count())
         except CudaError:
-            return Device("none", "none", H100_SMS)
+            return Device("none", "none", SM_COUNT)
 
 
 @dataclass(frozen=True)
@@ -227,8 +244,8 @@ class Specialization:
     origin: str
     trials: tuple[Trial, ...] = ()
     reduce: Kernel | None = None
-    """For a plan that splits K: `kernel` writes the f32 partial sums and this
-    kernel sums them and runs the epilogue (`partials`)."""
+    """For a plan that splits or streams K: `kernel` writes the f32 partial
+    sums and this kernel sums them and runs the epilogue (`partials`)."""
 
     @property
     def options(self) -> dict[str, Any]:
@@ -257,35 +274,25 @@ def shape_decision(
     requested: CompileOptions,
     sms: int,
     splitter: Splitter | None = None,
+    stream: bool = True,
 ) -> Decision:
     """The shape rules' decision for `key` (None: no shape known), unless the
     tuning rules are off (`tuned=False`: the options given and the static
     defaults, exactly). `Dispatcher` and `tawa-hopper-pipeline{shape=...}`
     both decide here, so the CLI prints the PTX a call of that shape runs (of
     the kernel unsplit: the CLI lowers the kernels it is given, and a split
-    is the pass `split-k` run first). `splitter` may split K (`decide`)."""
+    is the pass `split-k` run first). `splitter` may split K (`decide`) and,
+    unless not `stream`, stream it."""
     if key is None:
         return Decision({}, (Reason("none", "no shape given"),))
     if not requested.tuned:
         return Decision(
             {}, (Reason("none", "tuned=False: the given and static options"),)
         )
-    return decide(structure, key.problem, requested.given(), sms, splitter)
-
-
-def launch_record(lowered: func.FuncOp) -> str:
-    """The lowered kernel as the runtime reads it (signature, ABI, launch facts,
-    grid rules: its attributes), with an empty body: what the disk cache keeps
-    beside the PTX."""
-    t = lowered.function_type
-    record = func.FuncOp(
-        lowered.sym_name.data,
-        t,
-        Region(Block([func.ReturnOp()], arg_types=t.inputs)),
-        arg_attrs=lowered.arg_attrs,
-    )
-    record.attributes.update(lowered.attributes)
-    return str(ModuleOp([record]))
+    given = requested.given()
+    if not stream:
+        given["stream_k"] = False
+    return decide(structure, key.problem, given, sms, splitter)
 
 
 def _tuned_sources(plan: Plan, options: CompileOptions) -> dict[str, str]:
@@ -330,7 +337,8 @@ class Dispatcher:
         self._report = report or to_stderr
         self._specs: dict[DispatchKey | None, Specialization] = {}
         self._unsplit: dict[DispatchKey, Specialization] = {}
-        self._pairs: dict[int, tuple[Dispatcher, Dispatcher]] = {}
+        self._pairs: dict[str, tuple[Dispatcher, Dispatcher]] = {}
+        """The dispatchers of each pair, by the pass that made it."""
         self._workspaces: dict[tuple[tuple[int, ...], int], DeviceBuffer] = {}
         self._buffers: dict[tuple[int, int], DeviceBuffer] = {}
         self._kernels: dict[CompileOptions, tuple[Kernel, str]] = {}
@@ -341,9 +349,10 @@ class Dispatcher:
     @functools.cached_property
     def _tile(self) -> ModuleOp:
         """The tile IR of this kernel alone (lowering each specialization clones it)."""
-        from tawa_xdsl.api import parse
+        from tawa_xdsl.api import parse_kernel
 
-        found = find_kernel(parse(self.text, self.source_name), self.name)
+        module = parse_kernel(self.text, self.name, self.source_name)
+        found = find_kernel(module, self.name)
         found.detach()
         return ModuleOp([found])
 
@@ -368,9 +377,12 @@ class Dispatcher:
 
     # --------------------------------------------------------------- planning
 
-    def plan(self, key: DispatchKey | None, split: bool = True) -> Plan:
+    def plan(
+        self, key: DispatchKey | None, split: bool = True, stream: bool = True
+    ) -> Plan:
         """The options `key` is compiled with (no compilation); with `split`,
-        K may be split (never for a kernel of a pair already)."""
+        K may be split, and with `stream` too streamed (never for a kernel of a
+        pair already)."""
         _, outputs = self.off_grid(key)
         requested = self.requested
         if outputs:  # an output TMA cannot describe: stores from registers
@@ -378,7 +390,7 @@ class Dispatcher:
         pair = record(self.tile_kernel) is not None
         splitter = split_count if split and not outputs and not pair else None
         decision = shape_decision(
-            self.structure, key, requested, Device.current().sms, splitter
+            self.structure, key, requested, Device.current().sms, splitter, stream
         )
         options, sources = requested.resolve_sources(self.tile_kernel, decision.options)
         return Plan(key, decision, options, sources)
@@ -426,90 +438,112 @@ class Dispatcher:
         the disk cache when another process compiled it; how it was made."""
         if options in self._kernels:
             return self._kernels[options]
+        from tawa_xdsl.compiled import CompiledKernel, from_lowered
         from tawa_xdsl.kernel_cache import DiskCache
-        from tawa_xdsl.runtime.kernel import Kernel, from_lowered
+        from tawa_xdsl.runtime.kernel import Kernel
 
         cache, key = DiskCache("ptx"), self._ptx_key(options)
-
-        def read(value: Mapping[str, Any]) -> Kernel:
-            from tawa_xdsl.api import parse
-
-            ptx, record = value["ptx"], value["record"]
-            if not isinstance(ptx, str) or not isinstance(record, str):
-                raise TypeError("a ptx entry holds two strings")
-            lowered = find_kernel(parse(record), self.name)
-            return Kernel(
-                self.name,
-                ptx,
-                lowered,
-                allow_spills=self.allow_spills,
-                options=options.as_dict(),
-            )
-
-        kernel = cache.load(key, read)
+        compiled = cache.load(key, CompiledKernel.from_json)
         origin = "disk cache"
-        if kernel is None:
+        if compiled is None:
             module = self._tile.clone()
             lower(module, options)
-            kernel = from_lowered(
-                module, self.name, self.allow_spills, options.as_dict()
-            )
-            cache.store(
-                key, {"ptx": kernel.ptx, "record": launch_record(kernel.lowered)}
-            )
+            compiled = from_lowered(module, self.name, options.as_dict())
+            cache.store(key, compiled.to_json())
             origin = "compiled"
+        kernel = Kernel(compiled, allow_spills=self.allow_spills)
         self._kernels[options] = kernel, origin
         return kernel, origin
 
-    def _compiled(self, key: DispatchKey | None, split: bool = True) -> Specialization:
-        plan = self.plan(key, split)
-        if plan.decision.split_k > 1:
-            return self._split(plan)
+    def _compiled(
+        self, key: DispatchKey | None, split: bool = True, stream: bool = True
+    ) -> Specialization:
+        plan = self.plan(key, split, stream)
+        if plan.decision.split_k > 1 or plan.decision.stream_k:
+            return self._pair(plan)
         kernel, origin = self._build(plan.options)
         return Specialization(plan, kernel, f"rules, {origin}")
 
-    def _split(self, plan: Plan) -> Specialization:
-        """A plan that splits K: the pair's kernels, each compiled by its own
-        dispatcher for the key's extents and the plan's slot count."""
+    def _pair(self, plan: Plan) -> Specialization:
+        """A plan that splits or streams K: the pair's kernels, each compiled by
+        its own dispatcher for the key's extents and the plan's slot count. A
+        kernel the pass refuses runs as the rules plan it without the pass
+        (unsplit, or split where stream-K was refused), with the pass's reason."""
         assert plan.key is not None
-        splits = plan.decision.split_k
-        if splits not in self._pairs:
+        streamed = plan.decision.stream_k
+        if streamed:
+            mode, what = f"stream-k{{group-m={plan.options.group_m}}}", "streamed"
+        else:
+            mode, what = f"split-k{{splits={plan.decision.split_k}}}", "split"
+        if mode not in self._pairs:
             module = self._tile.clone()
             try:
-                apply_passes(module, f"split-k{{splits={splits}}}")
+                apply_passes(module, mode)
             except (OpDiagnostic, PassFailedException) as e:
-                unsplit = self._compiled(plan.key, split=False)
-                why = Reason("split-K", f"the kernel cannot be split: {e}")
+                other = self._compiled(plan.key, split=streamed, stream=False)
+                rule = "stream-K" if streamed else "split-K"
+                why = Reason(rule, f"the kernel cannot be {what}: {e}")
+                reasons = [
+                    r for r in other.plan.decision.reasons if r.rule != "stream-K"
+                ]
                 decision = dataclasses.replace(
-                    unsplit.plan.decision,
-                    reasons=(*unsplit.plan.decision.reasons, why),
+                    other.plan.decision, reasons=(*reasons, why)
                 )
                 return dataclasses.replace(
-                    unsplit, plan=dataclasses.replace(unsplit.plan, decision=decision)
+                    other, plan=dataclasses.replace(other.plan, decision=decision)
                 )
             text = str(module)
-            tiles = {  # the partials kernel keeps the tile shape the split assumed
+            tiles = {  # the partials kernel keeps the tile shape the plan assumed
                 option: value
                 for _, option in TILE_OPTIONS
                 if (value := getattr(plan.options, option))
             }
             partials_options = dataclasses.replace(self.requested, **tiles)
-            names = [f"{self.name}_split_k", f"{self.name}_split_k_reduce"]
-            self._pairs[splits] = (
+            suffix = "_stream_k" if streamed else "_split_k"
+            names = [f"{self.name}{suffix}", f"{self.name}{suffix}_reduce"]
+            self._pairs[mode] = (
                 Dispatcher(text, names[0], partials_options, self.allow_spills),
                 Dispatcher(text, names[1], self.requested, self.allow_spills),
             )
-        specs = []
-        for d in self._pairs[splits]:
-            ws = d.params[record(d.tile_kernel).workspace]
-            extents = {**plan.key.problem, ws.dims[0]: splits}
-            named = {n for p in d.params for n in p.dims}
-            specs.append(
-                d.for_shape(**{n: e for n, e in extents.items() if n in named})
-            )
-        partials, reduce = specs
-        origin = f"rules, K split {splits} ways ({partials.origin}; {reduce.origin})"
+        pair = self._pairs[mode]
+        slots = plan.decision.split_k
+        if streamed:  # the slots of the bucket's upper ends (its key's extents)
+            partials = pair[0].for_shape(**self._pair_extents(pair[0], plan.key, 1))
+            slots, programs = self.stream_k_launch(partials.kernel, plan.key.problem)
+            how = f"K streamed over up to {programs} programs"
+        else:
+            how = f"K split {slots} ways"
+        partials, reduce = (
+            d.for_shape(**self._pair_extents(d, plan.key, slots)) for d in pair
+        )
+        origin = f"rules, {how} ({partials.origin}; {reduce.origin})"
         return Specialization(plan, partials.kernel, origin, reduce=reduce.kernel)
+
+    @staticmethod
+    def _pair_extents(d: Dispatcher, key: DispatchKey, slots: int) -> dict[str, int]:
+        """The extents `d` (a kernel of a pair) specializes for: the key's,
+        with `slots` workspace slots."""
+        ws = d.params[record(d.tile_kernel).workspace]
+        extents = {**key.problem, ws.dims[0]: slots}
+        named = {n for p in d.params for n in p.dims}
+        return {n: e for n, e in extents.items() if n in named}
+
+    def stream_k_launch(
+        self, partials: Kernel, extents: Mapping[str, int]
+    ) -> tuple[int, int]:
+        """The workspace slots and the programs of a stream-K launch of the
+        `partials` kernel for these extents (by dimension name): its tiles and
+        K steps as it was lowered, one program per SM."""
+        lowered = {
+            name: partials.options.get(option) or 0 for name, option in TILE_OPTIONS
+        }
+        axes = [*self.structure.output, self.structure.loop]
+        sizes = {a.tile: lowered[a.tile] or a.size for a in axes if a and a.tile}
+        tiles = self.structure.tiles(extents, sizes)
+        assert tiles is not None, "internal error: stream-K without a tile count"
+        iterations = self.structure.iterations(extents, sizes)
+        programs = stream_k_programs(tiles, iterations, Device.current().sms)
+        return stream_k_slots(tiles, iterations, programs), programs
 
     # ------------------------------------------------------------- autotuning
 
@@ -605,17 +639,31 @@ class Dispatcher:
         return spec
 
     def _launches(
-        self, spec: Specialization, values: Sequence[Any], stream: int
-    ) -> list[tuple[Kernel, list[Any]]]:
-        """The kernels `spec` launches, in order, each with its arguments."""
+        self, spec: Specialization, values: Sequence[Any], stream: int, grid: Any
+    ) -> list[tuple[Kernel, list[Any], Any]]:
+        """The kernels `spec` launches, in order, each with its arguments and
+        grid (a split's: the call's `grid`, None; a stream-K partials kernel:
+        one program per SM)."""
         if spec.reduce is None:
-            return [(spec.kernel, list(values))]
+            return [(spec.kernel, list(values), grid)]
         out = next(
             v
             for p, v in zip(self.params, values, strict=True)
             if p.is_tensor and p.written
         )
-        shape = (spec.plan.decision.split_k, *out.shape)
+        slots, partials_grid = spec.plan.decision.split_k, grid
+        if spec.plan.decision.stream_k:
+            extents = call_extents(self.params, values)
+            slots, programs = self.stream_k_launch(spec.kernel, extents)
+            partials_grid = (programs,)
+        ws = self._workspace((slots, *out.shape), stream)
+        return [
+            (k, original_arguments(k.contract.split, values, ws), g)
+            for k, g in ((spec.kernel, partials_grid), (spec.reduce, grid))
+        ]
+
+    def _workspace(self, shape: tuple[int, ...], stream: int) -> Any:
+        """The f32 workspace of this shape on `stream`, allocated once."""
         key = (shape, stream)
         if key not in self._workspaces:
             from tawa_xdsl.runtime.arrays import compact_strides
@@ -623,11 +671,7 @@ class Dispatcher:
 
             view = ArrayView("f32", shape, compact_strides(shape))
             self._workspaces[key] = DeviceBuffer(view)
-        ws = self._workspaces[key].array
-        return [
-            (k, original_arguments(record(k.lowered), values, ws))
-            for k in (spec.kernel, spec.reduce)
-        ]
+        return self._workspaces[key].array
 
     def realigned(self, spec: Specialization, values: Sequence[Any]) -> list[int]:
         """The parameters (by index) whose arrays a call of `spec` hands to the
@@ -704,8 +748,10 @@ class Dispatcher:
         values, copies_in, copies_out = self._realign(spec, values, stream)
         for copy in copies_in:
             copy()
-        for kernel, kernel_args in self._launches(spec, values, stream):
-            kernel(*kernel_args, grid=grid, stream=stream)
+        for kernel, kernel_args, kernel_grid in self._launches(
+            spec, values, stream, grid
+        ):
+            kernel(*kernel_args, grid=kernel_grid, stream=stream)
         for copy in copies_out:
             copy()
 
@@ -718,8 +764,10 @@ class Dispatcher:
         steps = [
             *copies_in,
             *(
-                kernel.bind(*kernel_args, grid=grid, stream=stream)
-                for kernel, kernel_args in self._launches(spec, values, stream)
+                kernel.bind(*kernel_args, grid=kernel_grid, stream=stream)
+                for kernel, kernel_args, kernel_grid in self._launches(
+                    spec, values, stream, grid
+                )
             ),
             *copies_out,
         ]

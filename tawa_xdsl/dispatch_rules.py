@@ -10,12 +10,18 @@ whole kernel: 128 x 128 x 8192 with 128 x 128 tiles is one tile, so one SM of
 132 runs all 128 K iterations. Splitting K S ways (`split-k`) runs T * S
 programs of about I / S iterations each, plus a reduction over S f32 partial
 tiles per output tile.
+
+Stream-K (`stream-k`) cuts the same work into units of one K iteration of one
+tile and deals the T * I units evenly to one program per SM: every SM runs
+ceil(T * I / P) iterations, whatever T is, and a tile that programs share is
+summed from its R partial slots by the reduce kernel (`partials.stream_k_slots`).
+Where T * S programs of a split cannot fill whole waves (48 tiles split 2 ways
+are 96 programs on 132 SMs), stream-K keeps every SM busy.
 """
 
 from __future__ import annotations
 
-H100_SMS = 132
-"""Streaming multiprocessors of an H100 SXM: programs that run at once."""
+from tawa_xdsl.target import SM_COUNT
 
 MIN_SLICE_ITERATIONS = 4
 """The fewest K iterations a slice keeps. A slice runs its loop through a ring
@@ -59,7 +65,7 @@ def split_count(
     block_m: int,
     block_n: int,
     block_k: int,
-    sms: int = H100_SMS,
+    sms: int = SM_COUNT,
 ) -> int:
     """How many ways to split K for an M x N x K GEMM with block_m x block_n
     output tiles and block_k-wide K steps on `sms` SMs; 1: do not split.
@@ -74,3 +80,27 @@ def split_count(
     if tiles >= sms:
         return 1
     return max(1, min(sms // tiles, iterations // MIN_SLICE_ITERATIONS))
+
+
+STREAM_K_GAIN = 0.15
+"""How much cheaper (as a fraction) the wave model must predict stream-K to be
+than the best of the unsplit kernel and split-K before a call picks it by
+default (`CompileOptions.stream_k` None). Above `heuristics.MARGIN` because
+stream-K adds what the model does not see: every program starts and drains its
+ring once per tile it touches, and its first and last tiles are partial."""
+
+STREAM_K_SLOWDOWN = 2.0
+"""How much longer our stream-K partials kernel takes per unit of work than the
+tile kernel it streams (the model's rates are the tile kernel's). Measured on
+the H100 (`benchmarks/stream_k_sweep.py`, NOTES 3.46): forced stream-K ran 1.1x
+to 2.1x slower than the split or unsplit pick on all 17 rows, and the rule
+without this factor streamed 768x3072x8192, 1024x2560x8192 and
+1536x1536x16384 at 0.53, 0.41 and 0.41 of cuBLAS against 0.66-0.73 unsplit.
+With it the rule streams nothing the sweep measured: stream-K stays an option
+to force (`stream_k=True`) until its kernel pipelines across tiles."""
+
+
+def stream_k_programs(tiles: int, iterations: int, sms: int = SM_COUNT) -> int:
+    """Programs a stream-K launch runs: one per SM, but no more than there are
+    units of work (a program without units would only store zeros)."""
+    return max(1, min(sms, tiles * max(iterations, 1)))

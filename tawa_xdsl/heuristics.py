@@ -18,6 +18,12 @@ costs its tile's MMA work over the rate at which that tile shape runs:
 
     cost = ceil(P / SMs) * BM * BN * (loop iterations per program) / rate
 
+With T output tiles of I loop iterations, a K split S ways runs T * S programs
+of I / S iterations; stream-K runs P = min(SMs, T * I) programs of
+ceil(T * I / P) iterations each, one wave; both pay their partial sums' trip
+through memory (`split_overhead_us`, S or the stream-K workspace's slots), and
+stream-K must win by `STREAM_K_GAIN`.
+
 The rates are relative and measured where they could be (`GEMM_RATES`,
 `ATTENTION_RATES`). A rule leaves the tuned tile shape unless another candidate
 costs less by more than `MARGIN`, the model's own error. The model knows nothing
@@ -37,14 +43,19 @@ from xdsl.ir import BlockArgument
 from tawa_xdsl.analysis.shapes import KernelShape
 from tawa_xdsl.compiler import TILE_OPTIONS
 from tawa_xdsl.dialects import tile
+from tawa_xdsl.dialects.tile import is_fp8
 from tawa_xdsl.dispatch_rules import (
-    H100_SMS,
+    STREAM_K_GAIN,
+    STREAM_K_SLOWDOWN,
     TILE_ITERATION_US,
     split_count,
     split_overhead_us,
+    stream_k_programs,
 )
 from tawa_xdsl.grid import GridInferenceError, grid_rule
+from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.signature import params
+from tawa_xdsl.target import SM_COUNT
 from tawa_xdsl.tuning import default_options, equal_work, kind, main_loops
 
 MARGIN = 0.10
@@ -106,6 +117,22 @@ short blocks that one program per tile leaves is a large share of the run.
 Measured (NOTES 3.41, tawa/cuDNN): 0.757 against 0.672 at 512 keys, 0.761
 against 0.739 at 1024; at head dim 128 it lost (0.652 against 0.806)."""
 
+FP8_CAUSAL_WALK: dict[int, tuple[int, int]] = {
+    64: (512, 4096),
+    128: (512, 8192),
+    256: (2048, 4096),
+}
+"""Per head dim, the key lengths over which FP8 causal attention walks its
+blocks in a persistent grid, longest first. 8-bit wgmmas halve a block's time,
+so the tail of short blocks that one program per tile leaves weighs more than
+in bf16 (where the walk lost at head dim 128, NOTES 3.41); past these lengths
+the tail is a small share and the plain grid in reverse order was as fast or
+faster. Measured (NOTES 3.45, H100, TFLOP/s, walk against the tuned grid):
+d128 294.6 -> 320.1 at 512 keys, 514.2 -> 565.4 at 2048, 653.9 -> 677.8 at
+8192, slower at 16384; d64 353.3 -> 385.9 at 2048, 415.9 -> 437.1 at 4096;
+d256 635.4 -> 672.9 at 2048, 738.3 -> 748.8 at 4096, slower at 512, 1024
+and 8192."""
+
 OPTION_OF = dict(TILE_OPTIONS)
 """The option that sizes each tile dimension name ("BM": "block_m", ...)."""
 
@@ -149,6 +176,8 @@ class Structure:
     equal_work: bool
     tuned: Mapping[str, Any]
     tunable: frozenset[str] = field(default_factory=frozenset)
+    fp8: bool = False
+    """Its dots read 8-bit floats."""
 
     @classmethod
     def of(cls, kernel: func.FuncOp) -> Structure:
@@ -202,6 +231,10 @@ class Structure:
             equal_work(kernel),
             default_options(kernel),
             frozenset(name for name, _ in shape.names.values()),
+            any(
+                isinstance(o, tile.DotOp) and is_fp8(o.lhs.type.element_type)
+                for o in kernel.walk()
+            ),
         )
 
     def block(self, axis: Axis, sizes: Mapping[str, int]) -> int:
@@ -271,20 +304,31 @@ class Decision:
     reasons: tuple[Reason, ...]
     split_k: int = 1
     considered: tuple[Mapping[str, int], ...] = ()
+    stream_k: bool = False
+    """Whether K is streamed: the kernel runs as its `stream-k` pair."""
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One tile shape under the wave model."""
+    """One tile shape under the wave model: unsplit, K split `splits` ways, or
+    streamed (`streamed` programs share the units; `splits` is then the
+    workspace's slot count)."""
 
     sizes: Mapping[str, int]
     tiles: int
     splits: int
     waves: int
     cost: float
+    streamed: int = 0
+
+    @property
+    def programs(self) -> int:
+        return self.streamed or self.tiles * self.splits
 
     def label(self) -> str:
         shape = "x".join(str(v) for v in self.sizes.values()) or "as written"
+        if self.streamed:
+            return f"{shape}, stream-K ({_count(self.splits, 'slot')})"
         split = f", K split {self.splits} ways" if self.splits > 1 else ""
         return f"{shape}{split}"
 
@@ -299,28 +343,33 @@ def _count(n: int, noun: str) -> str:
 
 @dataclass
 class _Choice:
-    """What one kind's rules chose: options, reasons, the K split, and the
-    other tile shapes they weighed (as options)."""
+    """What one kind's rules chose: options, reasons, the K split (or stream),
+    and the other tile shapes they weighed (as options)."""
 
     options: dict[str, Any] = field(default_factory=dict)
     reasons: list[Reason] = field(default_factory=list)
     splits: int = 1
     others: list[dict[str, int]] = field(default_factory=list)
+    programs: int | None = None
+    """The programs of the chosen launch, when the rules counted them."""
+    stream: bool = False
 
 
 def decide(
     structure: Structure,
     extents: Mapping[str, int],
     given: Mapping[str, Any] | None = None,
-    sms: int = H100_SMS,
+    sms: int = SM_COUNT,
     splitter: Splitter | None = None,
 ) -> Decision:
     """The shape rules for `structure` on a problem of `extents` (by dimension
     name; the dispatcher passes each bucket's upper end) over `sms` SMs. Options
     in `given` are the caller's: no rule chooses them, and a tile size given
     is the only candidate for it. `splitter` chooses the K split of each tile
-    shape; without one nothing is split (`SPLIT_PENDING`), and the reasons say
-    what `split_count` would have done."""
+    shape; without one nothing is split or streamed (`SPLIT_PENDING`), and the
+    reasons say what `split_count` would have done. With one, a GEMM may run
+    as its stream-K pair (`_stream_k_rule`; `given["stream_k"]` False: never,
+    True: always)."""
     given = given or {}
     if structure.kind == "gemm":
         choice = _gemm_tiles(structure, extents, given, sms, splitter)
@@ -335,9 +384,8 @@ def decide(
     }
     tiles = structure.tiles(extents, sizes)
     if tiles is not None:
-        choice.reasons += _persistent(
-            structure, tiles * choice.splits, given, sms, choice.options
-        )
+        programs = choice.programs or tiles * choice.splits
+        choice.reasons += _persistent(structure, programs, given, sms, choice.options)
     if not choice.reasons:
         choice.reasons.append(
             Reason(
@@ -347,7 +395,11 @@ def decide(
             )
         )
     return Decision(
-        choice.options, tuple(choice.reasons), choice.splits, tuple(choice.others)
+        choice.options,
+        tuple(choice.reasons),
+        choice.splits,
+        tuple(choice.others),
+        choice.stream,
     )
 
 
@@ -359,13 +411,7 @@ def _wave_choice(
     others go to `choice.others`."""
     tuned, best = candidates[0], min(candidates, key=lambda c: c.cost)
     pick = best if best.cost < tuned.cost * (1 - MARGIN) else tuned
-    table = "; ".join(
-        f"{c.label()}: {_count(c.tiles * c.splits, 'program')} in "
-        f"{_count(c.waves, 'wave')} of {sms} SMs "
-        f"({c.tiles * c.splits / (c.waves * sms):.0%} busy), cost "
-        f"{c.cost / tuned.cost:.2f}"
-        for c in candidates
-    )
+    table = "; ".join(_row(c, sms, tuned) for c in candidates)
     if pick is tuned:
         verdict = f"keeps {what} {tuned.label()}"
     else:
@@ -380,6 +426,17 @@ def _wave_choice(
         if c is not pick
     ]
     return pick
+
+
+def _row(c: Candidate, sms: int, reference: Candidate) -> str:
+    """One candidate's line of a reason: programs, waves, busy SMs, cost
+    relative to `reference`."""
+    return (
+        f"{c.label()}: {_count(c.programs, 'program')} in "
+        f"{_count(c.waves, 'wave')} of {sms} SMs "
+        f"({c.programs / (c.waves * sms):.0%} busy), cost "
+        f"{c.cost / reference.cost:.2f}"
+    )
 
 
 def _gemm_tiles(
@@ -413,11 +470,14 @@ def _gemm_tiles(
             return (first,)
         return tuple(dict.fromkeys((first, *choices)))
 
+    def sized(bm: int, bn: int) -> dict[str, int]:
+        return fixed | {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile}
+
     def candidates(bm: int, bn: int) -> list[Candidate]:
         """The tile shape unsplit, then split as `splitter` says (if at all)."""
         if (bm, bn) not in GEMM_RATES:
             return []
-        sizes = fixed | {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile}
+        sizes = sized(bm, bn)
         tiles = structure.tiles(extents, sizes)
         assert tiles is not None
         bk = structure.block(loop, sizes)
@@ -432,21 +492,60 @@ def _gemm_tiles(
             found.append(Candidate(sizes, tiles, splits, programs, cost))
         return found
 
+    def streamed(bm: int, bn: int) -> list[Candidate]:
+        """The tile shape streamed over one program per SM: each runs its even
+        share of the units, and the reduce kernel reads every slot."""
+        if (bm, bn) not in GEMM_RATES:
+            return []
+        sizes = sized(bm, bn)
+        tiles = structure.tiles(extents, sizes)
+        assert tiles is not None
+        iterations = structure.iterations(extents, sizes)
+        programs = stream_k_programs(tiles, iterations, sms)
+        slots = stream_k_slots(tiles, iterations, programs)
+        per_program = -(-tiles * iterations // programs)
+        cost = STREAM_K_SLOWDOWN * bm * bn * per_program / GEMM_RATES[bm, bn]
+        cost += split_overhead_us(m, n, slots) * UNITS_PER_US
+        return [Candidate(sizes, tiles, slots, 1, cost, programs)]
+
+    def shapes(make: Callable[[int, int], list[Candidate]]) -> list[Candidate]:
+        return [
+            c
+            for bm in blocks(rows, (128, 64))
+            for bn in blocks(cols, (256, 128))
+            for c in make(bm, bn)
+        ]
+
     tuned = (structure.block(rows, fixed), structure.block(cols, fixed))
-    found = [
-        c
-        for bm in blocks(rows, (128, 64))
-        for bn in blocks(cols, (256, 128))
-        for c in candidates(bm, bn)
-    ]
+    found = shapes(candidates)
     if not found or tuned not in GEMM_RATES:
         return choice  # the tuned tile has no rate: nothing to compare with
-    pick = _wave_choice(found, "tile", sms, choice)
+    mode = given.get("stream_k")
+    clustered = (given.get("cluster") or 1) > 1
+    streams = (
+        shapes(streamed) if splitter and mode is not False and not clustered else []
+    )
+    if mode and streams:
+        pick = _wave_choice(streams, "tile", sms, choice)
+        choice.reasons.append(Reason("stream-K", "stream_k=True: K is streamed"))
+    else:
+        pick = _wave_choice(found, "tile", sms, choice)
+        if splitter:
+            pick = _stream_k_rule(pick, streams, mode, clustered, sms, choice)
+        elif mode:
+            choice.reasons.append(
+                Reason("stream-K", f"stream_k=True, but {SPLIT_PENDING}")
+            )
     choice.options = {
         OPTION_OF[name]: size
         for name, size in pick.sizes.items()
         if size != found[0].sizes[name]
     }
+    if pick.streamed:
+        choice.stream, choice.programs = True, pick.programs
+        if mode is None:
+            choice.options["stream_k"] = True
+        return choice
     choice.splits = pick.splits
     bm, bn, bk = (structure.block(a, pick.sizes) for a in (rows, cols, loop))
     wanted = pick.splits if splitter else split_count(m, n, k, bm, bn, bk, sms)
@@ -461,6 +560,57 @@ def _gemm_tiles(
             )
         )
     return choice
+
+
+def _stream_k_rule(
+    pick: Candidate,
+    streams: list[Candidate],
+    mode: bool | None,
+    clustered: bool,
+    sms: int,
+    choice: _Choice,
+) -> Candidate:
+    """`pick` (the wave model's choice unsplit or split), unless the cheapest of
+    `streams` is cheaper by more than `STREAM_K_GAIN`: then that one; the
+    reason says which and by how much. Never with clusters given: a stream-K
+    program walks tiles its cluster's neighbours do not share."""
+    if mode is False:
+        choice.reasons.append(Reason("stream-K", "off: stream_k=False"))
+        return pick
+    if clustered:
+        choice.reasons.append(
+            Reason(
+                "stream-K", "off: clusters (cluster > 1) share tiles stream-K splits"
+            )
+        )
+        return pick
+    if not streams:
+        return pick
+    best = min(streams, key=lambda c: c.cost)
+    numbers = f"{_row(best, sms, pick)}; {_row(pick, sms, pick)}"
+    if best.cost < pick.cost * (1 - STREAM_K_GAIN):
+        choice.reasons.append(
+            Reason(
+                "stream-K",
+                f"{best.label()}, predicted {pick.cost / best.cost:.2f}x faster than "
+                f"{pick.label()} (the gain needed: {STREAM_K_GAIN:.0%} of the "
+                f"cost; {numbers})",
+            )
+        )
+        if best.sizes != pick.sizes:
+            choice.others.append(
+                {OPTION_OF[name]: size for name, size in pick.sizes.items()}
+            )
+        return best
+    choice.reasons.append(
+        Reason(
+            "stream-K",
+            f"not chosen: the best, {best.label()}, is predicted at "
+            f"{best.cost / pick.cost:.2f} of the cost of {pick.label()}, not "
+            f"below {1 - STREAM_K_GAIN:.2f} ({numbers})",
+        )
+    )
+    return pick
 
 
 def _attention(
@@ -497,6 +647,22 @@ def _attention(
                 f"{seq} keys <= {SHORT_CAUSAL_SEQ}: no two-stage overlap, 2 stages, "
                 "128-row blocks, grid in order (tuning_attention.csv, seq 1024 "
                 f"causal: 225.1 vs 211.3 TFLOP/s at d64, 308.6 vs 289.1 at d128){walk}",
+            )
+        )
+    window = FP8_CAUSAL_WALK.get(head_dim or 0) if structure.fp8 else None
+    if (
+        not structure.equal_work
+        and seq is not None
+        and window is not None
+        and window[0] <= seq <= window[1]
+    ):
+        walk = {"persistent": True, "longest_first": True}
+        choice.options |= {o: v for o, v in walk.items() if o not in given}
+        choice.reasons.append(
+            Reason(
+                "fp8 causal walk",
+                f"{seq} keys at head dim {head_dim}, within {window[0]}-{window[1]}: "
+                "a persistent grid, longest blocks first (FP8_CAUSAL_WALK, NOTES 3.45)",
             )
         )
     rows = structure.rows

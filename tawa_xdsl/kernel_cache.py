@@ -4,17 +4,17 @@ process launches without compiling or searching.
 Layout (`cache_dir()`: `$TAWA_XDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/tawa-xdsl`,
 else `~/.cache/tawa-xdsl`):
 
-    v1/ptx/<sha256>.json    {"key": {...}, "value": {"ptx": ..., "record": ...}}
-    v1/tuned/<sha256>.json  {"key": {...}, "value": {"options": ..., "timings": ...}}
+    v2/ptx/<sha256>.json    {"key": {...}, "value": <a CompiledKernel as JSON>}
+    v2/tuned/<sha256>.json  {"key": {...}, "value": {"options": ..., "timings": ...}}
 
 An entry's file name is the SHA-256 of its key (canonical JSON); the key is
 stored whole beside the value and compared on load, so a hash collision or an
 entry of another format reads as a miss. A `ptx` entry is keyed by the tile
 kernel's IR, the resolved options, the GPU's name, the driver's version, the
 package's version and a fingerprint of the compiler's sources (an editable
-install changes the code without changing the version); its value is the PTX
-and the launch record (the lowered kernel's signature and attributes, an MLIR
-function with an empty body: what `runtime.Kernel` reads to launch). A `tuned`
+install changes the code without changing the version); its value is the
+compiled-kernel record (`compiled.CompiledKernel.to_json`: the PTX, the launch
+contract and the options; no IR), all `runtime.Kernel` reads to launch. A `tuned`
 entry is keyed by the same facts with the caller's options and the dispatch
 key in place of the resolved options; its value is the winning options and
 the timings of every candidate.
@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 CACHE_ENV = "TAWA_XDSL_CACHE_DIR"
 """Overrides where the cache lives."""
 
-LAYOUT = "v1"
+LAYOUT = "v2"
 """Bumped when the entries' layout changes: old entries are then never read."""
 
 T = TypeVar("T")
@@ -98,7 +98,7 @@ class DiskCache:
         """`read(value)` of the entry for `key`, or None when there is none or it
         is unreadable, of another key, or refused by `read`. Whatever `read`
         raises is a miss: an entry of an older compiler may fail in ways of the
-        reader's own (a launch record that no longer parses), and the caller
+        reader's own (a record of a contract that no longer reads), and the caller
         then compiles and rewrites it."""
         try:
             entry = json.loads(self.path(key).read_text())

@@ -22,6 +22,7 @@ from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.diagnostics import each_kernel
 from tawa_xdsl.kernel import kernels, params
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
+from tawa_xdsl.target import SM_COUNT
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
 from tawa_xdsl.transforms.cluster import ClusterPass
 from tawa_xdsl.transforms.cluster import check_size as check_cluster_size
@@ -49,7 +50,8 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
     Its options are the fields of `CompileOptions`; those not given are resolved
     for each kernel as `compile` resolves them (tuning rules unless
     `tuned=false`, then the kernel's structure, then the static defaults), so the
-    PTX printed after this pipeline is the kernel `compile` runs. Each kernel is
+    PTX printed after this pipeline is the kernel `compile` runs; but for
+    `stream-k`, which is refused (a call's choice: run the stream-k pass). Each kernel is
     lowered in a module of its own with its own options.
 
     `shape="M=512,N=4096,K=4096"` (extents by `tile.dims` name) lowers each
@@ -72,6 +74,12 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
         """Each kernel through the passes of its own resolved options, `between`
         called around each pass (`tawa-opt` verifies, times and dumps there);
         the kernels refused are reported together, after the others."""
+        if self.stream_k is not None:
+            raise PassFailedException(
+                "tawa-hopper-pipeline: stream-k is a choice of compile()'s calls "
+                "(which run a GEMM as its stream-K pair); the pipeline lowers the "
+                "kernels it is given: run the stream-k pass first"
+            )
         if self.cluster is not None:
             check_cluster_size(self.cluster, self.name, "cluster")
         extents = self._extents(op)
@@ -109,13 +117,12 @@ def _shaped(
 ) -> dict[str, Any]:
     """The shape rules' options for `kernel` on `extents` (those it names)."""
     from tawa_xdsl.dispatch import shape_decision, shape_key
-    from tawa_xdsl.dispatch_rules import H100_SMS
     from tawa_xdsl.heuristics import Structure
 
     ps = params(kernel)
     own = {n: e for n, e in extents.items() if any(n in p.dims for p in ps)}
     key = shape_key(ps, own)
-    return dict(shape_decision(Structure.of(kernel), key, options, H100_SMS).options)
+    return dict(shape_decision(Structure.of(kernel), key, options, SM_COUNT).options)
 
 
 def hopper_passes(options: CompileOptions) -> list[ModulePass]:

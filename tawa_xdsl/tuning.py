@@ -59,10 +59,10 @@ from tawa_xdsl.analysis.kernel_plan import stages_that_fit
 from tawa_xdsl.analysis.shapes import KernelShape, split_tiles
 from tawa_xdsl.analysis.uniformity import depends_on_program_id
 from tawa_xdsl.compiler import DEFAULTS
-from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import is_fp8, tile_bytes
 from tawa_xdsl.grid import GridInferenceError, recorded_grid_rule
+from tawa_xdsl.target import SLOT_ALIGN
 
 
 def _stages(per_stage: int, fixed: int, most: int) -> int:
@@ -147,7 +147,7 @@ def default_options(
     shape = KernelShape(kernel)
     names = {name for name, _ in shape.names.values()}
 
-    align = nv.SLOT_ALIGN
+    align = SLOT_ALIGN
 
     def size(values: list, sizes: dict[str, int]) -> int:
         """Shared memory of the tiles of `values`, each slot 1024-byte aligned."""

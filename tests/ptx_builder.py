@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.ir import Block, Region, SSAValue
 
 from tawa_xdsl.dialects import ptx
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, LaunchAttr
 from tawa_xdsl.dialects.tile import KERNEL_ATTR
 from tawa_xdsl.interp.thread_sim import ParamValue, ThreadFunctions, run_threads
 
@@ -33,13 +33,7 @@ class Kernel:
         self.block = Block()
         self.kernel = func.FuncOp("k", ((), ()), Region(self.block))
         self.kernel.attributes[KERNEL_ATTR] = UnitAttr()
-        self.kernel.attributes[LAUNCH_ATTR] = DictionaryAttr(
-            {
-                "threads": IntegerAttr(threads, 64),
-                "smem": IntegerAttr(smem, 64),
-                "cluster": IntegerAttr(cluster, 64),
-            }
-        )
+        self.kernel.attributes[LAUNCH_ATTR] = LaunchAttr(threads, smem, cluster)
         self._builder = ImplicitBuilder(self.block)
         self._builder.__enter__()
         self._module: ModuleOp | None = None

@@ -20,12 +20,12 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
+from tawa_xdsl.contract import launch_contract
 from tawa_xdsl.dtypes import bfloat16
-from tawa_xdsl.grid import GRID_ATTR, decode_rules, grid_rule, infer_grid
+from tawa_xdsl.grid import grid_rule, infer_grid
 from tawa_xdsl.kernel import KernelArgumentError, find_kernel
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import to_ptx
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLES
@@ -219,10 +219,10 @@ def test_compiled_kernels_take_their_grid_from_the_fold(tuned, causal) -> None:
     persistent full ones; either way the fold's blocks times the kv heads."""
     p = Problem(2, 3, 4, 100, 64, 64)
     args = kernel_args(*p.arrays(seed=0), 0.1, causal)
-    rules = find_kernel(tuned, name(64, causal)).attributes[
-        GRID_ATTR if causal else PERSISTENT_ATTR
-    ]
-    assert infer_grid(decode_rules(rules), args) == (3, 6, 1)  # 400 rows / 192
+    contract = launch_contract(find_kernel(tuned, name(64, causal)))
+    rules = contract.grid if causal else contract.persistent
+    assert rules is not None
+    assert infer_grid(rules, args) == (3, 6, 1)  # 400 rows / 192
 
 
 def test_tuned_ptx_assembles_without_remarks(tuned) -> None:

@@ -17,7 +17,7 @@ from tawa_xdsl.compiler import CompileOptions, describe
 from tawa_xdsl.dispatch import Dispatcher
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import KernelArgumentError
-from tawa_xdsl.kernel_cache import CACHE_ENV
+from tawa_xdsl.kernel_cache import CACHE_ENV, LAYOUT
 
 from .conftest import example_module
 
@@ -140,7 +140,7 @@ def test_a_damaged_tuning_entry_means_searching_again(
 ) -> None:
     lines: list[str] = []
     tuner(lambda values, grid, stream: FakeBench({}), lines).specialize(*ARGS)
-    (entry,) = (tmp_path / "v1" / "tuned").glob("*.json")
+    (entry,) = (tmp_path / LAYOUT / "tuned").glob("*.json")
     entry.write_text('{"key": ')
     again = tuner(lambda values, grid, stream: FakeBench({}), lines)
     assert again.specialize(*ARGS).origin == "autotune, disk cache"  # PTX kept

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
 from xdsl.rewriter import Rewriter
@@ -182,9 +182,11 @@ def _move(kernel: FuncOp, kind: type[Operation], which: int, offset: int) -> Non
 
 
 def _launch_smem(kernel: FuncOp, smem: int) -> None:
-    launch = dict(kernel.attributes[nv.LAUNCH_ATTR].data)
-    launch["smem"] = IntegerAttr(smem, 64)
-    kernel.attributes[nv.LAUNCH_ATTR] = DictionaryAttr(launch)
+    launch = kernel.attributes[nv.LAUNCH_ATTR]
+    assert isinstance(launch, nv.LaunchAttr)
+    kernel.attributes[nv.LAUNCH_ATTR] = nv.LaunchAttr(
+        launch.threads.data, smem, launch.cluster.data
+    )
 
 
 SMEM_MUTATIONS: dict[str, tuple[Callable[[FuncOp], None], str]] = {

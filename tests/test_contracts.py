@@ -16,6 +16,7 @@ import pytest
 from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp, f32, i1, i32, i64
 
 import tawa_xdsl
+from tawa_xdsl.compiled import from_lowered
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import (
@@ -25,7 +26,7 @@ from tawa_xdsl.kernel import (
     kernels,
     params,
 )
-from tawa_xdsl.runtime.kernel import from_lowered
+from tawa_xdsl.runtime.kernel import Kernel
 from tawa_xdsl.tawa_opt import main as tawa_opt
 
 from .conftest import EXAMPLE_FILES, EXAMPLES
@@ -103,7 +104,7 @@ def executors(levels: dict[str, ModuleOp], name: str) -> Runs:
                 lambda *a, m=module, **kw: tawa_xdsl.simulate(m, name, *a, **kw),
             )
         )
-    runs.append(("compiled", from_lowered(levels["lowered"], name)))
+    runs.append(("compiled", Kernel(from_lowered(levels["lowered"], name))))
     return runs
 
 
@@ -384,7 +385,7 @@ def test_cpu_dlpack_arrays_are_run_in_place() -> None:
 
 
 def test_bind_refuses_host_arrays(levels) -> None:
-    compiled = from_lowered(levels["lowered"], "gemm_nt")
+    compiled = Kernel(from_lowered(levels["lowered"], "gemm_nt"))
     with pytest.raises(KernelArgumentError, match="'a', 'b', 'c' live on the host"):
         compiled.bind(*gemm_arrays(128, 128, 64), grid=(1, 1))
 

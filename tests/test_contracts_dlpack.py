@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 
 import tawa_xdsl
+from tawa_xdsl.compiled import from_lowered
 from tawa_xdsl.dlpack import ArrayError, export, host_view, read_capsule
 from tawa_xdsl.dtypes import DTYPES, bfloat16, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.kernel import KernelArgumentError
 from tawa_xdsl.runtime.arrays import device_array, row_strides
-from tawa_xdsl.runtime.kernel import from_lowered
+from tawa_xdsl.runtime.kernel import Kernel
 
 from .conftest import EXAMPLES
 
@@ -384,7 +385,7 @@ def compiled():
     lowered = tawa_xdsl.apply(
         tawa_xdsl.parse(EXAMPLES / "gemm.mlir"), "tawa-hopper-pipeline{num-consumers=1}"
     )
-    return from_lowered(lowered, "gemm_nt")
+    return Kernel(from_lowered(lowered, "gemm_nt"))
 
 
 def gpu(shape: tuple[int, ...], address: int = 0x100000, **kw: Any) -> Producer:

@@ -25,12 +25,13 @@ from tawa_xdsl.dispatch import (
     bucket_floor,
     parse_shape,
 )
-from tawa_xdsl.dispatch_rules import H100_SMS, split_count
+from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
 from tawa_xdsl.kernel import ArrayView, KernelArgumentError, find_kernel
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.runtime.arrays import DeviceArray
+from tawa_xdsl.target import SM_COUNT
 
 from .conftest import example_module
 
@@ -102,7 +103,7 @@ def test_a_split_is_reckoned_on_the_given_tile(given, tiles) -> None:
     d = dispatcher("gemm.mlir", "gemm_nt", **given)
     plan = d.plan(d.key_for(M=128, N=1024, K=8192))
     expected = split_count(128, 1024, 8192, given["block_m"], given["block_n"], 64)
-    assert expected == min(H100_SMS // tiles, 8192 // 64 // 4)
+    assert expected == min(SM_COUNT // tiles, 8192 // 64 // 4)
     assert plan.decision.split_k == expected
     assert (plan.options.block_m, plan.options.block_n) == tuple(given.values())
 
@@ -124,7 +125,8 @@ def test_one_long_tile_splits_k() -> None:
     assert spec.kernel.name == "gemm_nt_split_k"
     assert spec.reduce.name == "gemm_nt_split_k_reduce"
     assert spec.kernel.options["block_m"] == plan.options.block_m
-    assert "splits = 32" in str(spec.kernel.lowered.attributes["tile.split_k"])
+    split = spec.kernel.contract.split
+    assert split is not None and split.splits == 32
     unsplit = d.plan(key, split=False)
     assert unsplit.decision.split_k == 1
     (reason,) = [r for r in unsplit.decision.reasons if r.rule == "split-K"]
@@ -257,6 +259,32 @@ def test_attention_rules(kernel, extents, expected, rule) -> None:
     assert rule in rules
 
 
+@pytest.mark.parametrize(
+    ("kernel", "keys", "walks"),
+    [
+        # inside the measured windows (NOTES 3.45): the walk, on top of the
+        # short-causal options at 512 keys and of the tuned ones beyond
+        ("attention_causal_d128_fp8", 512, True),
+        ("attention_causal_d128_fp8", 8192, True),
+        ("attention_causal_d64_fp8", 4096, True),
+        ("attention_causal_d256_fp8", 2048, True),
+        # outside them, and never where every block does equal work
+        ("attention_causal_d128_fp8", 16384, False),
+        ("attention_causal_d256_fp8", 1024, False),
+        ("attention_d128_fp8", 2048, False),
+    ],
+)
+def test_fp8_causal_attention_walks_longest_first_within_its_window(
+    kernel: str, keys: int, walks: bool
+) -> None:
+    d = dispatcher("attention_fp8.mlir", kernel)
+    head_dim = int(kernel.split("_d")[-1].split("_")[0])
+    options, rules = planned(d, BH=64, SQ=keys, SK=keys, D=head_dim)
+    assert ("fp8 causal walk" in rules) == walks
+    if walks:
+        assert options["persistent"] and options["longest_first"]
+
+
 @given(
     st.integers(1, 70_000), st.integers(1, 70_000), st.integers(1, 70_000)
 )  # fmt: skip
@@ -270,7 +298,7 @@ def test_the_gemm_rules_hold_on_any_shape(m: int, n: int, k: int) -> None:
     assert tile in GEMM_RATES
     tiles = d.structure.tiles(extents, {"BM": tile[0], "BN": tile[1]})
     assert tiles is not None
-    assert decision.options.get("persistent", True) == (tiles > H100_SMS)
+    assert decision.options.get("persistent", True) == (tiles > SM_COUNT)
     assert decision.split_k == 1
 
 

@@ -17,7 +17,7 @@ from tawa_xdsl import dispatch
 from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.dispatch import Dispatcher
 from tawa_xdsl.dtypes import bfloat16
-from tawa_xdsl.kernel_cache import CACHE_ENV, DiskCache, cache_dir
+from tawa_xdsl.kernel_cache import CACHE_ENV, LAYOUT, DiskCache, cache_dir
 
 from .conftest import example_module
 
@@ -51,7 +51,7 @@ def fresh() -> Dispatcher:
 
 
 def entries(cache: Path) -> list[Path]:
-    return sorted((cache / "v1" / "ptx").glob("*.json"))
+    return sorted((cache / LAYOUT / "ptx").glob("*.json"))
 
 
 def test_a_new_process_reuses_the_ptx(cache: Path, lowerings: list[Any]) -> None:
@@ -64,6 +64,7 @@ def test_a_new_process_reuses_the_ptx(cache: Path, lowerings: list[Any]) -> None
     assert spec.ptx == first.ptx and spec.options == first.options
     assert spec.kernel.threads == first.kernel.threads
     assert spec.kernel.params == first.kernel.params
+    assert spec.kernel.contract == first.kernel.contract  # the whole contract
     # a kernel read back is not loaded yet and keeps the dispatcher's settings
     # (a positional slip once handed allow_spills over as the CUDA function)
     assert spec.kernel._function is None and spec.kernel.num_regs == 0
@@ -73,6 +74,9 @@ def test_a_new_process_reuses_the_ptx(cache: Path, lowerings: list[Any]) -> None
     assert "(rules, disk cache)" in second.explain()
     stored = json.loads(entry.read_text())
     assert stored["key"]["options"] == first.options
+    # the record, not IR: the PTX, the contract as data, the options
+    assert set(stored["value"]) == {"name", "ptx", "contract", "options"}
+    assert "func.func" not in json.dumps(stored["value"])
     assert set(stored["key"]) == {
         "ir", "kernel", "options", "gpu", "driver", "package", "compiler"
     }  # fmt: skip
@@ -90,10 +94,14 @@ def test_a_new_process_reuses_the_ptx(cache: Path, lowerings: list[Any]) -> None
             {"key": json.loads(text)["key"], "value": {"ptx": 1, "record": "x"}}
         ),
         lambda text: json.dumps(
-            {"key": json.loads(text)["key"], "value": {"ptx": "", "record": "junk"}}
+            {
+                "key": json.loads(text)["key"],
+                "value": {**json.loads(text)["value"], "contract": {"abi": "junk"}},
+            }
         ),
+        lambda text: text.replace("tensor_map", "tensor_mop"),  # a type no more
     ],
-    ids=["torn", "garbage", "other-key", "ill-typed", "bad-record"],
+    ids=["torn", "garbage", "other-key", "ill-typed", "bad-contract", "bad-type"],
 )
 def test_a_damaged_entry_is_compiled_again_and_rewritten(
     cache: Path, lowerings: list[Any], damage

@@ -10,18 +10,21 @@ import re
 
 import pytest
 from xdsl.dialects import func
+from xdsl.dialects.builtin import DYNAMIC_INDEX, BFloat16Type
 
 import tawa_xdsl
-from tawa_xdsl.analysis.kernel_plan import SMEM_BUDGET, KernelPlan, ParamKind
+from tawa_xdsl.analysis.kernel_plan import SMEM_BUDGET, KernelPlan
 from tawa_xdsl.compiler import CompileOptions, default_registers
 from tawa_xdsl.diagnostics import DiagnosticException
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.dialects.tile import tile_bytes
 from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
 from tawa_xdsl.pipelines import hopper_passes
 from tawa_xdsl.registry import make_context
+from tawa_xdsl.target import SLOT_ALIGN
 
 from .conftest import EXAMPLES
 from .gpu.test_runtime_gpu import SHIFTED_GEMM
@@ -76,7 +79,7 @@ def test_shared_memory_is_aligned_disjoint_and_fits(file, kernel, options) -> No
     for a, b in itertools.pairwise(allocations):
         assert a.end <= b.offset, f"{a} overlaps {b}"
     for a in allocations:
-        align = nv.SLOT_ALIGN if isinstance(a.type, nv.SmemType) else 8
+        align = SLOT_ALIGN if isinstance(a.type, nv.SmemType) else 8
         assert a.offset % align == 0, a
     assert plan.smem_end == max(a.end for a in allocations) <= SMEM_BUDGET
     assert plan.smem_bytes == plan.smem_end + nv.SMEM_ALIGN_SLACK
@@ -99,7 +102,13 @@ def test_gemm_plan() -> None:
     """Two 3-slot rings of 128x64 bf16 tiles, the 128x128 staging tile of C,
     then the barriers; A, B and C are tensor maps, K an extent."""
     plan = planned("gemm.mlir", "gemm_nt", num_stages=3, mma_depth=2)
-    assert plan.abi == ["map:0", "dim:0:1", "map:1", "map:2"]
+    assert [(p.param_kind, p.arg.data, p.axis_index) for p in plan.abi] == [
+        (ParamKind.MAP, 0, None),
+        (ParamKind.DIM, 0, 1),
+        (ParamKind.MAP, 1, None),
+        (ParamKind.MAP, 2, None),
+    ]
+    assert isinstance(plan.abi[0].type, nv.TensorMapType)
     assert [(a.offset, a.name) for a in plan.allocations] == [
         (0, "ring0"),
         (49152, "ring0"),
@@ -121,7 +130,9 @@ def test_register_stores() -> None:
     """tma-store=false: C is a global tensor stored from registers, no staging."""
     plan = planned("gemm.mlir", "gemm_nt", tma_store=False, num_stages=3)
     assert plan.staging == {}
-    assert plan.abi[-1] == "global:2"
+    assert plan.abi[-1] == nv.ParamAttr(
+        ParamKind.GLOBAL, 2, nv.GlobalTensorType((DYNAMIC_INDEX,) * 2, BFloat16Type())
+    )
     (c,) = [p for p in plan.params if p.arg == 2]
     assert c.kind == ParamKind.GLOBAL and isinstance(c.type, nv.GlobalTensorType)
 
@@ -184,4 +195,8 @@ def test_stores_take_tma_only_where_it_cannot_fault(store, col, tma) -> None:
     (ws,) = [o for o in kernel.walk() if isinstance(o, aref.WarpSpecializeOp)]
     plan = KernelPlan.of(kernel, ws)
     assert bool(plan.staging) == tma
-    assert plan.abi[-1] == ("map:2" if tma else "global:2")
+    last = plan.abi[-1]
+    assert (last.param_kind, last.arg.data) == (
+        ParamKind.MAP if tma else ParamKind.GLOBAL,
+        2,
+    )

@@ -5,6 +5,7 @@ outside the source tree; `tawa-opt` imports only what a round trip needs."""
 from __future__ import annotations
 
 import email
+import json
 import os
 import shutil
 import subprocess
@@ -14,6 +15,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+import tawa_xdsl
 
 from .conftest import EXAMPLE_FILES, REPO
 
@@ -203,3 +206,40 @@ def test_import_tawa_xdsl_is_lazy() -> None:
     first, second = result.stdout.splitlines()
     assert first.split() == ["tawa_xdsl"]
     assert second == "True False"
+
+
+# What the runtime must not import: the compiler's passes and lowering. It
+# loads and launches compiled-kernel records (`tawa_xdsl.compiled`), which a
+# process may read from the disk cache without compiling anything.
+COMPILER = ("tawa_xdsl.transforms", "tawa_xdsl.lowering", "tawa_xdsl.pipelines")
+
+
+def test_the_runtime_launches_records_without_the_compiler(tmp_path: Path) -> None:
+    from tawa_xdsl.compiled import from_lowered
+    from tawa_xdsl.kernel import find_kernel
+
+    from .conftest import example_module
+
+    module = example_module("gemm.mlir", "gemm_nt")
+    lowered = tawa_xdsl.apply(module, "tawa-hopper-pipeline")
+    record = from_lowered(lowered, "gemm_nt")
+    assert find_kernel(lowered, "gemm_nt")  # the record was made of this kernel
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record.to_json()))
+    script = (
+        "import json, sys\n"
+        "import tawa_xdsl.runtime, tawa_xdsl.runtime.kernel, tawa_xdsl.runtime.realign\n"
+        "from tawa_xdsl.compiled import CompiledKernel\n"
+        "from tawa_xdsl.runtime import Kernel\n"
+        f"record = CompiledKernel.from_json(json.loads(open({str(path)!r}).read()))\n"
+        "kernel = Kernel(record)\n"
+        "print(kernel.name, kernel.threads, sorted(kernel.tensor_maps))\n"
+        "print(*sorted(sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    first, modules = result.stdout.splitlines()
+    assert first == f"gemm_nt {record.contract.launch.threads} ['a', 'b', 'c']"
+    compiler = [m for m in modules.split() if m.startswith(COMPILER)]
+    assert not compiler, f"the runtime imports {compiler}"

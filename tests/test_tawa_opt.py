@@ -331,3 +331,12 @@ def test_kernels_without_loads_store_uniform_tiles(kernel, args, grid, tma_store
     np.testing.assert_array_equal(
         got.astype(np.float32), expected[0].astype(np.float32)
     )
+
+
+def test_every_pass_states_the_level_it_takes() -> None:
+    """The drivers check a pass's input level (`analysis.levels`): a pass of
+    ours missing from the table would take any IR unchecked."""
+    from tawa_xdsl.analysis.levels import PASS_LEVELS
+    from tawa_xdsl.registry import all_passes
+
+    assert set(all_passes()) == set(PASS_LEVELS)

@@ -11,7 +11,7 @@ from xdsl.passes import PassPipeline
 
 import tawa_xdsl
 from tawa_xdsl.compiler import DEFAULTS, CompileOptions
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.contract import kernel_launch
 from tawa_xdsl.kernel import find_kernel, kernels
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
@@ -214,7 +214,7 @@ def test_the_cli_pipeline_lowers_what_compile_runs() -> None:
     lowered = tawa_xdsl.apply(module, "tawa-hopper-pipeline")
     for name, threads in zip(names, (512, 384), strict=True):
         kernel = find_kernel(lowered, name)
-        assert kernel.attributes[LAUNCH_ATTR].data["threads"].value.data == threads
+        assert kernel_launch(kernel).threads == threads
         ptx = kernel_ptx(kernel)
         assert ptx == tawa_xdsl.compile(text, name).ptx
         result = assemble(ptx)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import tawa_xdsl
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.contract import is_lowered
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import grid_rule, infer_grid
 from tawa_xdsl.kernel import find_kernel
@@ -118,7 +118,7 @@ def test_lowered_kernel_computes_the_reference(kernel: str, options: str) -> Non
             lowered, kernel, *inputs, out, *run.scalars, grid=run.grid, seed=seed
         )
         assert np.array_equal(out.view(np.uint16), expected.view(np.uint16))
-    if LAUNCH_ATTR not in find_kernel(lowered, kernel).attributes:
+    if not is_lowered(find_kernel(lowered, kernel)):
         return  # aref level: no PTX yet
     result = assemble(kernel_ptx(find_kernel(lowered, kernel)))
     assert result.ok, result.log[-3000:]

@@ -38,8 +38,8 @@ from xdsl.utils.exceptions import PassFailedException
 from tawa_xdsl.analysis.uniformity import cluster_uniform, rank_varying
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.dialects.nvgpu_async import MAX_CLUSTER
 from tawa_xdsl.kernel import CLUSTER_ATTR, kernels
+from tawa_xdsl.target import MAX_CLUSTER
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
 

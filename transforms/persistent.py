@@ -43,6 +43,7 @@ from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.grid import (
+    PERSISTENT_ATTR,
     GridInferenceError,
     Rule,
     encode_rules,
@@ -50,8 +51,6 @@ from tawa_xdsl.grid import (
 )
 from tawa_xdsl.kernel import cluster_size, kernels
 from tawa_xdsl.partials import self_scheduled
-
-PERSISTENT_ATTR = "tile.persistent"
 
 
 @dataclass(frozen=True)

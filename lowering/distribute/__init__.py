@@ -44,9 +44,9 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from tawa_xdsl.contract import is_lowered
 from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel
 from tawa_xdsl.dialects import ptx
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.lowering.distribute import (
     barriers,
@@ -100,7 +100,7 @@ def lowered_kernels(module: ModuleOp) -> list[func.FuncOp]:
     return [
         k
         for k in kernels(module)
-        if LAUNCH_ATTR in k.attributes and ptx.PARAMS_ATTR not in k.attributes
+        if is_lowered(k) and ptx.PARAMS_ATTR not in k.attributes
     ]
 
 

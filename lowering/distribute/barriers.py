@@ -22,7 +22,6 @@ from xdsl.pattern_rewriter import (
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import element_bytes
 from tawa_xdsl.lowering.distribute.context import (
     KernelState,
@@ -31,12 +30,12 @@ from tawa_xdsl.lowering.distribute.context import (
     int_value,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
+from tawa_xdsl.target import MBARRIER_BYTES, THREADS_PER_WARPGROUP
 
 CONSUMER_BARRIER = 1
 """Named barrier of all consumer warpgroups (0 is the CTA's)."""
 TURN_BARRIER0 = 2
 """Consumer warpgroup w's MMA turn barrier is TURN_BARRIER0 + w."""
-BARRIER_BYTES = 8
 
 
 def element_address(ops: Ops, base: SSAValue, index: Lowered, stride: int) -> SSAValue:
@@ -62,7 +61,7 @@ def barrier_address(
         ops,
         ops.k.lowered(barriers, user).value,
         ops.k.lowered(index, user),
-        BARRIER_BYTES,
+        MBARRIER_BYTES,
     )
 
 
@@ -124,7 +123,7 @@ class MBarrierInit(DistributePattern):
         rewriter.replace(
             op,
             [
-                ptx.MBarrierInitOp(base, count, BARRIER_BYTES * i, pred=self.k.leader)
+                ptx.MBarrierInitOp(base, count, MBARRIER_BYTES * i, pred=self.k.leader)
                 for i in range(op.barriers.type.count.data)
             ],
             [],

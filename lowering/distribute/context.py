@@ -48,9 +48,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
 from tawa_xdsl.dialects.tile import is_fp8
 from tawa_xdsl.lowering.fragments import Geometry
+from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
 MOV = {cls: f"mov.{cls}" for cls in ("f32", "b32", "b64", "b16", "pred")}
 """The copy of each register class."""

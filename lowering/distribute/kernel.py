@@ -4,9 +4,9 @@ Parameters: the kernel's block arguments become `ptx.param` reads at the top
 of the kernel (a tensor map its generic address, a global tensor its pointer,
 extents and strides), declared in order by `#ptx.param_decl`s on the kernel
 (`ptx.params`, names as the PTX printer spells them), so the kernel has no
-block arguments and the type `() -> ()`. A tensor map's declaration says
-nothing of its box and swizzle: its type is kept by name (`ptx.tensor_maps`)
-for the thread simulator.
+block arguments and the type `() -> ()`. The parameters' meaning stays in the
+launch contract (`nvgpu_async.abi`, read through `tawa_xdsl.contract`), which
+the thread simulator fills them from.
 
 Thread ids, after the parameters: `%tid.x`, the shared-memory base rounded up
 to 1024 bytes, the leader predicate (thread 0), constant false and true
@@ -19,28 +19,26 @@ start with their coordinates (`ConsumerIds`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    DictionaryAttr,
     FunctionType,
-    StringAttr,
 )
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir import Block, Operation, Region
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
+from tawa_xdsl.contract import AbiParam, launch_contract
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx, tile
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.lowering.distribute.context import (
     ConsumerIds,
     KernelState,
@@ -49,6 +47,7 @@ from tawa_xdsl.lowering.distribute.context import (
     int_value,
     scalar_class,
 )
+from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
 PARAM_LOADS = {"b32": "u32", "f32": "f32"}
 """Scalar parameters: register class -> `.param` type."""
@@ -57,18 +56,14 @@ PARAM_LOADS = {"b32": "u32", "f32": "f32"}
 def begin_kernel(kernel: func.FuncOp) -> KernelState:
     """Read the kernel's parameters and thread ids at its top (see the module
     docstring); returns the state the patterns share."""
-    launch = kernel.attributes[LAUNCH_ATTR]
-    assert isinstance(launch, DictionaryAttr)
-    cluster = launch.data.get("cluster")
+    contract = launch_contract(kernel)
     k = KernelState(
-        kernel,
-        threads=int_value(launch.data["threads"]),
-        cluster=int_value(cluster) if cluster is not None else 1,
+        kernel, threads=contract.launch.threads, cluster=contract.launch.cluster
     )
     body = kernel.body.block.first_op
     assert body is not None, "a lowered kernel ends with func.return"
     ops = Ops(k)
-    _lower_params(k, ops)
+    _lower_params(k, contract.abi, ops)
     k.tid = ops.add(ptx.SpecialOp("%tid.x")).results[0]
     base = ops.add(ptx.SpecialOp("smem")).results[0]
     base = ops.alu("add.u32", base, k.imm(1023, "b32"))
@@ -83,13 +78,10 @@ def begin_kernel(kernel: func.FuncOp) -> KernelState:
     return k
 
 
-def _lower_params(k: KernelState, ops: Ops) -> None:
+def _lower_params(k: KernelState, abi: Sequence[AbiParam], ops: Ops) -> None:
     kernel = k.kernel
-    abi = kernel.attributes[ABI_ATTR]
-    assert isinstance(abi, ArrayAttr)
     block = kernel.body.block
     decls: list[ptx.ParamDeclAttr] = []
-    maps: dict[str, Attribute] = {}
 
     def param(name: str, ptx_type: str, length: int = 0, align: int = 0) -> str:
         """Declare a parameter under a name no other parameter has."""
@@ -99,24 +91,15 @@ def _lower_params(k: KernelState, ops: Ops) -> None:
         decls.append(ptx.ParamDeclAttr(name, ptx_type, length, align))
         return name
 
-    if len(abi.data) != len(block.args):
-        raise OpDiagnostic(
-            kernel,
-            f"{ABI_ATTR} lists {len(abi.data)} parameters, the kernel has "
-            f"{len(block.args)}",
-        )
-    for arg, entry in zip(block.args, abi.data, strict=True):
-        assert isinstance(entry, StringAttr)
+    for arg, entry in zip(block.args, abi, strict=True):
         hint = arg.name_hint or "arg"
         base = "p_" + "".join(c if c.isalnum() else "_" for c in hint)
-        kind = entry.data.split(":")[0]
         t = arg.type
-        if kind == "map":
+        if entry.kind == ParamKind.MAP:
             name = param(base, "b8", 128, 64)
             tmap = ops.add(ptx.ParamOp(name, "b64", generic=True)).results[0]
             k.values[arg] = Lowered(tmap)
-            maps[name] = t
-        elif kind == "global":
+        elif entry.kind == ParamKind.GLOBAL:
             assert isinstance(t, nv.GlobalTensorType)
             rank = len(t.get_shape())
             ptr = ops.add(ptx.ParamOp(param(f"{base}_ptr", "u64"), "b64")).results[0]
@@ -141,7 +124,6 @@ def _lower_params(k: KernelState, ops: Ops) -> None:
     k.old_args += block.args
     kernel.function_type = FunctionType.from_lists([], [])
     kernel.attributes[ptx.PARAMS_ATTR] = ArrayAttr(decls)
-    kernel.attributes[ptx.TENSOR_MAPS_ATTR] = DictionaryAttr(maps)
 
 
 class DistributePattern(RewritePattern):

@@ -52,6 +52,7 @@ from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from tawa_xdsl.lowering.fragments import Geometry
 from tawa_xdsl.lowering.quad_transpose import quad_transpose_bundle
 from tawa_xdsl.lowering.select_store_path import store_paths
+from tawa_xdsl.target import NARROW_SWIZZLES, SWIZZLE_BYTES
 
 
 class SmemSlot(DistributePattern):
@@ -107,7 +108,7 @@ def _element_offset(view: nv.SmemViewType, position: tuple[int, ...]) -> int:
     rows, cols = view.get_shape()
     r, c = position
     row_bytes = cols * esize
-    span = row_bytes if row_bytes in nv.NARROW_SWIZZLES else nv.SWIZZLE_BYTES
+    span = row_bytes if row_bytes in NARROW_SWIZZLES else SWIZZLE_BYTES
     chunk, within = divmod(c * esize, span)
     linear = chunk * rows * span + r * span + within
     return linear ^ (((linear >> 7) & (span // 16 - 1)) << 4)
@@ -253,9 +254,9 @@ def _swizzled_pairs(
     k = ops.k
     ids = k.consumer_ids(op)
     geom, esize = geometry(t), element_bytes(t.element_type)
-    rows, chunk_cols = geom.rows, nv.SWIZZLE_BYTES // esize
+    rows, chunk_cols = geom.rows, SWIZZLE_BYTES // esize
     row_addr = ops.alu(  # this thread's first row, 128 bytes per row
-        "mad.lo.u32", k.row0(rows, op, ops), ops.imm(nv.SWIZZLE_BYTES, "b32"), base
+        "mad.lo.u32", k.row0(rows, op, ops), ops.imm(SWIZZLE_BYTES, "b32"), base
     )
     g16 = ops.alu("shl.b32", ids.g, ops.imm(4, "b32"))
     t_bytes = ops.alu("mul.lo.u32", ids.t, ops.imm(2 * esize, "b32"))
@@ -271,7 +272,7 @@ def _swizzled_pairs(
         _Pair(
             b * half + 4 * j + 2 * h,
             j,
-            (chunk * rows + 64 * b + 8 * h) * nv.SWIZZLE_BYTES,
+            (chunk * rows + 64 * b + 8 * h) * SWIZZLE_BYTES,
         )
         for j, (chunk, _) in enumerate(groups)
         for b in range(geom.blocks)

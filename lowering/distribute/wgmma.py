@@ -41,10 +41,9 @@ from tawa_xdsl.lowering.distribute.context import (
     register_type,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
+from tawa_xdsl.target import NARROW_SWIZZLES, SWIZZLE_BYTES, WGMMA_K_BYTES
 
-ROW_BYTES = nv.SWIZZLE_BYTES
-STEP_BYTES = 32
-"""K bytes one instruction reads per row, for either input width."""
+ROW_BYTES = SWIZZLE_BYTES
 SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}
 """The descriptor's swizzle mode (bits 62-63) for each row width in bytes."""
 PTX_TYPES = {"bf16": "bf16", "f16": "f16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
@@ -66,7 +65,7 @@ def row_span(view: nv.SmemViewType) -> int:
     shape = view.get_shape()
     stored_row = shape[0] if view.is_transposed else shape[-1]
     row = stored_row * element_bytes(view.element_type)
-    return row if row in nv.NARROW_SWIZZLES else ROW_BYTES
+    return row if row in NARROW_SWIZZLES else ROW_BYTES
 
 
 def descriptor(ops: Ops, addr: SSAValue, const: int) -> SSAValue:
@@ -112,7 +111,7 @@ class Wgmma(DistributePattern):
         a_elem = op.lhs.type.element_type
         a_kind, b_kind = (PTX_TYPES[t.name] for t in (a_elem, rhs_type.element_type))
         kind = f"{a_kind}.{b_kind}" if is_fp8(a_elem) else a_kind
-        k_step = STEP_BYTES // element_bytes(a_elem)
+        k_step = WGMMA_K_BYTES // element_bytes(a_elem)
         acc = self.k.lowered(op.acc, op)
         zero_init = acc.cls == "f32" and _positive_zero(acc.imm_value())
         chain: SSAValue | ptx.RegType = (
@@ -180,8 +179,8 @@ class Wgmma(DistributePattern):
 def _k_offset(step: int, rows: int, span: int) -> int:
     """Bytes from a K-major tile of `rows` rows to k step `step`: 32 bytes
     along a swizzled row, then the next chunk of `rows` rows."""
-    per_row = span // STEP_BYTES
-    return (step // per_row) * rows * span + (step % per_row) * STEP_BYTES
+    per_row = span // WGMMA_K_BYTES
+    return (step // per_row) * rows * span + (step % per_row) * WGMMA_K_BYTES
 
 
 @dataclass(frozen=True)

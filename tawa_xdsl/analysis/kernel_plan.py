@@ -4,7 +4,7 @@ The lowering decides everything about a kernel here, before it rewrites an op,
 so that the decisions can be read and tested on their own and its rewrite
 patterns only build what the plan says:
 
-- Parameters (`Param`, recorded in `nvgpu_async.abi` for the runtime): each
+- Parameters (`Param`, recorded as `#nvgpu_async.param`s in `nvgpu_async.abi`): each
   `!tile.desc` becomes what its uses need: a TMA tensor map if the producer
   loads it or a consumer stores it through TMA, a plain global tensor if a
   consumer stores it from registers, and an index parameter per `tile.dim`;
@@ -44,7 +44,6 @@ from dataclasses import dataclass, field
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.utils.str_enum import StrEnum
 
 from tawa_xdsl.analysis.carried import uses_through_loops
 from tawa_xdsl.analysis.coordinates import multiple_of, non_negative
@@ -53,31 +52,24 @@ from tawa_xdsl.compiler import default_registers
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import SLOT_ALIGN, SMEM_ALIGN_SLACK
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
+from tawa_xdsl.dialects.nvgpu_async import SMEM_ALIGN_SLACK, ParamKind
 from tawa_xdsl.dialects.tile import element_bytes, tile_bytes
 from tawa_xdsl.grid import GridInferenceError, encode_rules, recorded_grid_rule
 from tawa_xdsl.kernel import cluster_size
 from tawa_xdsl.signature import Param as CallerParam
 from tawa_xdsl.signature import params as caller_params
+from tawa_xdsl.target import (
+    MAX_SMEM_BYTES,
+    MBARRIER_BYTES,
+    NARROW_SWIZZLES,
+    SLOT_ALIGN,
+    SWIZZLE_BYTES,
+    THREADS_PER_WARPGROUP,
+    TMA_ALIGN,
+)
 
-ABI_ATTR = "nvgpu_async.abi"
-"""A lowered kernel's parameters for the runtime: one `Param.abi` entry each."""
-
-SMEM_BUDGET = nv.MAX_SMEM_BYTES - SMEM_ALIGN_SLACK
+SMEM_BUDGET = MAX_SMEM_BYTES - SMEM_ALIGN_SLACK
 """Bytes a block's allocations may take (`launch_smem_bytes` adds the slack)."""
-
-
-class ParamKind(StrEnum):
-    """What a lowered parameter passes (the `kind` of its ABI entry)."""
-
-    SCALAR = "scalar"
-    MAP = "map"
-    """A TMA tensor map of the descriptor."""
-    GLOBAL = "global"
-    """The descriptor's tensor in global memory, stored from registers."""
-    DIM = "dim"
-    """One extent of the descriptor's tensor."""
 
 
 @dataclass(frozen=True)
@@ -91,11 +83,9 @@ class Param:
     axis: int | None = None
 
     @property
-    def abi(self) -> str:
-        """`kind:arg` (`dim:arg:axis` for an extent), how the runtime fills it."""
-        return f"{self.kind}:{self.arg}" + (
-            "" if self.axis is None else f":{self.axis}"
-        )
+    def abi(self) -> nv.ParamAttr:
+        """Its entry in the kernel's ABI: how the launch fills it."""
+        return nv.ParamAttr(self.kind, self.arg, self.type, self.axis)
 
 
 @dataclass(frozen=True)
@@ -146,7 +136,7 @@ def ring_bytes(depth: int, slot_bytes: int) -> int:
     """Shared memory a ring of `depth` slots takes with its `full` and `empty`
     barriers, before the slots are padded to `SLOT_ALIGN`: what the store policy
     (and the tuning, choosing a depth) count before the offsets are laid out."""
-    return depth * (slot_bytes + 2 * nv.MBARRIER_BYTES)
+    return depth * (slot_bytes + 2 * MBARRIER_BYTES)
 
 
 STAGED_BUDGET = SMEM_BUDGET - SLOT_ALIGN
@@ -227,7 +217,7 @@ class KernelPlan:
         return self.ws.registers or default_registers(self.num_consumers)
 
     @property
-    def abi(self) -> list[str]:
+    def abi(self) -> list[nv.ParamAttr]:
         return [p.abi for p in self.params]
 
     @property
@@ -477,11 +467,11 @@ def _check_box_start(load: tile.LoadOp) -> None:
     (the H100 stops with an illegal instruction otherwise), and loads have no
     other path: the innermost coordinate must provably be a multiple of 16 bytes."""
     esize = element_bytes(load.result.type.element_type)
-    if not multiple_of(load.indices[-1], nv.TMA_ALIGN // esize):
+    if not multiple_of(load.indices[-1], TMA_ALIGN // esize):
         raise OpDiagnostic(
             load,
             f"tile.load: the innermost coordinate must be a provable multiple of "
-            f"{nv.TMA_ALIGN // esize} elements ({nv.TMA_ALIGN} bytes): TMA starts a "
+            f"{TMA_ALIGN // esize} elements ({TMA_ALIGN} bytes): TMA starts a "
             "box only on a 16-byte boundary (round it down and pick the element "
             "out of the tile)",
         )
@@ -497,7 +487,7 @@ def _tma_storable(store: tile.StoreOp) -> bool:
     return (
         len(t.get_shape()) >= 2
         and t.get_shape()[-2] > 1
-        and t.get_shape()[-1] * esize % nv.SWIZZLE_BYTES == 0
+        and t.get_shape()[-1] * esize % SWIZZLE_BYTES == 0
         and all(non_negative(i) for i in store.indices)
         and multiple_of(store.indices[-1], 16 // esize)
     )
@@ -519,14 +509,14 @@ def _tensor_map(
         return nv.TensorMapType((1, *desc.get_shape()), desc.element_type, (1, *box), 0)
     if tile_rank == 1:
         return nv.TensorMapType(desc.get_shape(), desc.element_type, box, 0)
-    if inner_bytes in nv.NARROW_SWIZZLES:
+    if inner_bytes in NARROW_SWIZZLES:
         return nv.TensorMapType(desc.get_shape(), desc.element_type, box, inner_bytes)
-    if inner_bytes % nv.SWIZZLE_BYTES:
+    if inner_bytes % SWIZZLE_BYTES:
         raise OpDiagnostic(
             where,
             f"tile rows of {inner_bytes} bytes: the swizzled TMA path needs rows of "
-            f"{' or '.join(map(str, nv.NARROW_SWIZZLES))} bytes or a multiple of "
-            f"{nv.SWIZZLE_BYTES} bytes ({nv.SWIZZLE_BYTES // esize} elements)",
+            f"{' or '.join(map(str, NARROW_SWIZZLES))} bytes or a multiple of "
+            f"{SWIZZLE_BYTES} bytes ({SWIZZLE_BYTES // esize} elements)",
         )
-    box[-1] = nv.SWIZZLE_BYTES // esize
-    return nv.TensorMapType(desc.get_shape(), desc.element_type, box, nv.SWIZZLE_BYTES)
+    box[-1] = SWIZZLE_BYTES // esize
+    return nv.TensorMapType(desc.get_shape(), desc.element_type, box, SWIZZLE_BYTES)

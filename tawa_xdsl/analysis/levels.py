@@ -21,9 +21,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
+from tawa_xdsl.contract import is_lowered
 from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel
 from tawa_xdsl.dialects import aref
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
 from tawa_xdsl.signature import kernels
 
 
@@ -67,7 +67,12 @@ PASS_LEVELS: dict[str, Level] = {
         ("ping-pong", "select-store-path", "distribute-fragments"), Level.NVGPU
     ),
     **dict.fromkeys(
-        ("ptx-skip-unit-scale", "ptx-allocate", "ptx-lower-control-flow"),
+        (
+            "ptx-skip-unit-scale",
+            "ptx-contract-fma",
+            "ptx-allocate",
+            "ptx-lower-control-flow",
+        ),
         Level.THREAD,
     ),
 }
@@ -91,7 +96,7 @@ def kernel_level(kernel: func.FuncOp) -> Level:
     top = list(kernel.body.ops)
     if PARAMS_ATTR in kernel.attributes or any(o.dialect_name() == "ptx" for o in top):
         return Level.THREAD
-    if LAUNCH_ATTR in kernel.attributes:
+    if is_lowered(kernel):
         return Level.NVGPU
     if any(isinstance(op, aref.WarpSpecializeOp) for op in top):
         return Level.AREF

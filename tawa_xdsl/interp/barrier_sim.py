@@ -68,7 +68,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -79,9 +79,10 @@ from xdsl.interpreter import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.scoped_dict import ScopedDict
 
+from tawa_xdsl.contract import LaunchContract, launch_contract
 from tawa_xdsl.diagnostics import format_at
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP, entry_register_cap
+from tawa_xdsl.dialects.roles import entry_register_cap
 from tawa_xdsl.dtypes import numpy_dtype
 from tawa_xdsl.interp.reference import make_interpreter
 from tawa_xdsl.interp.scheduler import (
@@ -92,6 +93,7 @@ from tawa_xdsl.interp.scheduler import (
 )
 from tawa_xdsl.interp.tile import read_box, write_box
 from tawa_xdsl.kernel import clusters
+from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
 TMA_ENGINE = "tma"
 
@@ -1013,16 +1015,12 @@ class RegisterTiles(Interpreter.Listener):
                 )
 
 
-def abi_arguments(kernel: func.FuncOp, args: Sequence[Any]) -> list[Any]:
+def abi_arguments(contract: LaunchContract, args: Sequence[Any]) -> list[Any]:
     """The lowered kernel's parameters, from the tile-level arguments."""
-    abi = kernel.attributes["nvgpu_async.abi"]
-    assert isinstance(abi, ArrayAttr)
-    values = []
-    for entry in abi.data:
-        kind, index, *axis = entry.data.split(":")
-        value = args[int(index)]
-        values.append(value.shape[int(axis[0])] if kind == "dim" else value)
-    return values
+    return [
+        args[p.arg].shape[p.axis] if p.axis is not None else args[p.arg]
+        for p in contract.abi
+    ]
 
 
 def run_lowered(
@@ -1039,8 +1037,8 @@ def run_lowered(
     if problems:
         op, message = problems[0]
         raise Hazard(f"{name}: {format_at(op, message)}")
-    launch = nv.Launch.of(kernel)
-    assert launch is not None, "run_lowered runs lowered kernels"
+    contract = launch_contract(kernel)
+    launch = contract.launch
     interpreter, tile_functions = make_interpreter(module)
     scheduler = RoleScheduler(seed)
     size = launch.cluster
@@ -1049,7 +1047,7 @@ def run_lowered(
     )
     interpreter.register_implementations(hopper)
     interpreter = dataclasses.replace(interpreter, listeners=(RegisterTiles(hopper),))
-    params = abi_arguments(kernel, checked)
+    params = abi_arguments(contract, checked)
     tile_functions.grid = grid3
     tile_functions.cluster = size
     for programs in clusters(grid3, size, name):

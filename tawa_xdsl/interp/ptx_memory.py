@@ -28,6 +28,7 @@ import numpy as np
 
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dtypes import numpy_dtype
+from tawa_xdsl.target import SWIZZLE_BYTES
 
 GLOBAL_BASE = 1 << 32
 """The first array's device address; 0 and small addresses are never mapped."""
@@ -47,7 +48,7 @@ SWIZZLE_SPANS = (32, 64, 128)
 """The swizzle modes TMA and wgmma share, by their row width in bytes."""
 
 
-def swizzle(addr: np.ndarray, span: int = nv.SWIZZLE_BYTES) -> np.ndarray:
+def swizzle(addr: np.ndarray, span: int = SWIZZLE_BYTES) -> np.ndarray:
     """The `span`-byte swizzle of shared addresses: the 16-byte piece bits [4, 4+b)
     XOR the row bits [7, 7+b), b = log2(span / 16) (3 bits for 128 bytes, 2 for
     64, 1 for 32), on the absolute address (so the +32-byte k step of wgmma stays

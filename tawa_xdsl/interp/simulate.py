@@ -17,7 +17,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.contract import is_lowered
 from tawa_xdsl.dialects.ptx import PARAMS_ATTR
 from tawa_xdsl.interp.aref_sim import run_aref_level
 from tawa_xdsl.interp.barrier_sim import run_lowered
@@ -56,7 +56,7 @@ def simulate(
         for index, copy in realigned:
             if written[index]:
                 checked[index][...] = copy
-    elif LAUNCH_ATTR in kernel.attributes:
+    elif is_lowered(kernel):
         run_lowered(module, kernel, checked, grid3, seed)
     else:
         run_aref_level(module, kernel_name, checked, grid3, seed)

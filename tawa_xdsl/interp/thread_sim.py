@@ -80,7 +80,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -95,13 +95,13 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.utils.scoped_dict import ScopedDict
 
-from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
+from tawa_xdsl.contract import kernel_launch, launch_contract
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR
+from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.dialects.ptx import map_values
-from tawa_xdsl.dialects.roles import REGISTERS_PER_SM, entry_register_cap
+from tawa_xdsl.dialects.roles import entry_register_cap
 from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.interp.barrier_sim import Hazard, MBarrier, PredictedHang
 from tawa_xdsl.interp.ptx_alu import ALU, BYTES, CLUSTER_WINDOW, DTYPES, f32_bits
@@ -147,6 +147,7 @@ from tawa_xdsl.interp.thread_state import (
 )
 from tawa_xdsl.interp.tile import read_box, write_box
 from tawa_xdsl.kernel import KernelArgumentError, clusters
+from tawa_xdsl.target import REGISTERS_PER_SM, TMA_ALIGN
 
 TMA_ENGINE = "tma"
 WGMMA_DTYPES = {
@@ -970,10 +971,10 @@ class ThreadFunctions(InterpreterFunctions):
         """TMA moves a box only from a 16-byte boundary of its innermost
         dimension: the H100 stops with an illegal instruction otherwise."""
         inner = offsets[-1] * tmap.array.itemsize
-        if inner % nv.TMA_ALIGN:
+        if inner % TMA_ALIGN:
             raise Hazard(
                 f"{Who(self.actor.name, op)}: the box of tensor map '{tmap.name}' "
-                f"starts {inner} bytes into its rows, not on a {nv.TMA_ALIGN}-byte "
+                f"starts {inner} bytes into its rows, not on a {TMA_ALIGN}-byte "
                 "boundary (the GPU faults: illegal instruction)"
             )
 
@@ -1558,27 +1559,25 @@ def launch_parameters(
     `realigned` list, replaced by an `aligned_copy` recorded there with its
     argument index (as `tawa_xdsl.compile`'s dispatcher does)."""
     decls = kernel.attributes[ptx.PARAMS_ATTR]
-    abi = kernel.attributes[ABI_ATTR]
-    assert isinstance(decls, ArrayAttr) and isinstance(abi, ArrayAttr)
-    maps = kernel.attributes.get(ptx.TENSOR_MAPS_ATTR)
+    assert isinstance(decls, ArrayAttr)
     values: list[object] = []
-    for entry in abi.data:
-        kind, index, *axis = entry.data.split(":")
-        arg = args[int(index)]
-        if kind == "map":
+    for entry in launch_contract(kernel).abi:
+        arg = args[entry.arg]
+        if entry.kind == ParamKind.MAP:
             if realigned is not None and any(
                 stride % ROW_ALIGN for stride in arg.strides[:-1]
             ):
                 arg = aligned_copy(arg)
-                realigned.append((int(index), arg))
-            _check_row_alignment(kernel, int(index), arg)
-            values.append(arg)
-        elif kind == "global":
+                realigned.append((entry.arg, arg))
+            _check_row_alignment(kernel, entry.arg, arg)
+            values.append((arg, entry.type))
+        elif entry.kind == ParamKind.GLOBAL:
             assert isinstance(arg, np.ndarray)
             values += [Pointer(arg), *arg.shape]
             values += [s // arg.itemsize for s in arg.strides[:-1]]
-        elif kind == "dim":
-            values.append(arg.shape[int(axis[0])])
+        elif entry.kind == ParamKind.DIM:
+            assert entry.axis is not None
+            values.append(arg.shape[entry.axis])
         else:
             values.append(arg)
     if len(values) != len(decls.data):
@@ -1591,14 +1590,14 @@ def launch_parameters(
     for decl, value in zip(decls.data, values, strict=True):
         name = decl.param.data
         if decl.type.data == "b8":
-            t = maps.data.get(name) if isinstance(maps, DictionaryAttr) else None
-            if not isinstance(t, nv.TensorMapType):
+            if not isinstance(value, tuple):
                 raise OpDiagnostic(
                     kernel,
-                    f"tensor-map parameter '{name}' has no `{ptx.TENSOR_MAPS_ATTR}` entry "
-                    "(its box and swizzle)",
+                    f"tensor-map parameter '{name}' takes no tensor map of the ABI",
                 )
-            params[name] = MapParam(value, t, name)
+            array, t = value
+            assert isinstance(t, nv.TensorMapType)
+            params[name] = MapParam(array, t, name)
         elif isinstance(value, Pointer):
             params[name] = Pointer(value.array, name)
         elif decl.type.data == "f32":
@@ -1629,10 +1628,8 @@ def run_threads(
     blocks at a time, with the parameter values `params` (by PTX name); returns
     the machine (its global memory counts every byte written). An allocated
     kernel also has its registers checked (`RegisterFile`)."""
-    launch = kernel.attributes[LAUNCH_ATTR]
-    threads = launch.data["threads"].value.data
-    smem = launch.data["smem"].value.data
-    size = launch.data["cluster"].value.data if "cluster" in launch.data else 1
+    launch = kernel_launch(kernel)
+    threads, smem, size = launch.threads, launch.smem, launch.cluster
     scheduler = RoleScheduler(seed)
     registers = allocated_registers(kernel)
     machine = ThreadFunctions(

@@ -13,9 +13,9 @@ from xdsl.dialects import func
 
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
-from tawa_xdsl.dialects.roles import THREADS_PER_WARPGROUP
 from tawa_xdsl.interp.barrier_sim import Hazard, MBarrier
 from tawa_xdsl.interp.ptx_memory import SharedMemory, TensorMap
+from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
 LANES = THREADS_PER_WARPGROUP
 WARP = 32

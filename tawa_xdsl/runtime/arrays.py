@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from tawa_xdsl.dialects.nvgpu_async import TMA_ALIGN
 from tawa_xdsl.dlpack import (
     GPU_DEVICES,
     ArrayError,
@@ -35,6 +34,7 @@ from tawa_xdsl.dlpack import (
 from tawa_xdsl.dtypes import DTYPES, type_name
 from tawa_xdsl.kernel import ArrayView
 from tawa_xdsl.runtime.driver import check, context
+from tawa_xdsl.target import TMA_ALIGN
 
 DEVICE = 0
 """The CUDA device kernels run on (`driver.context` uses device 0)."""

@@ -1,7 +1,8 @@
 """`Kernel`: a compiled kernel, loaded and launched through cuda-python.
 
-`tawa_xdsl.compiler.compile` lowers a tile kernel and hands its PTX here
-(`from_lowered`); the kernel is loaded with the driver JIT on first launch. Each
+`tawa_xdsl.compile` lowers a tile kernel into a compiled-kernel record
+(`tawa_xdsl.compiled.CompiledKernel`: PTX and launch contract, no IR) and
+hands it here; the kernel is loaded with the driver JIT on first launch. Each
 call checks its arguments before anything reaches the GPU, with the checks
 `interpret` and `simulate` run too (`tawa_xdsl.kernel.check_arguments`: dtype,
 rank, static extents, the shape contract of `tile.dims`, scalar types and
@@ -18,34 +19,27 @@ import ctypes
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    Float32Type,
-    IntegerAttr,
-    ModuleOp,
-    StringAttr,
-)
+from xdsl.dialects.builtin import Float32Type
 
-from tawa_xdsl.analysis.kernel_plan import ABI_ATTR
+from tawa_xdsl.contract import LaunchContract
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import LAUNCH_ATTR, TMA_ALIGN
+from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.dialects.tile import DescType, element_bytes
-from tawa_xdsl.grid import GRID_ATTR, Rule, decode_rules, infer_grid
+from tawa_xdsl.grid import infer_grid
 from tawa_xdsl.kernel import (
     KernelArgumentError,
     Param,
     check_arguments,
-    find_kernel,
     normalize_grid,
-    params,
 )
-from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
+from tawa_xdsl.target import TMA_ALIGN
+
+if TYPE_CHECKING:
+    from tawa_xdsl.compiled import CompiledKernel
 
 
 class ResourceError(CudaError):
@@ -53,29 +47,6 @@ class ResourceError(CudaError):
 
 
 U32_MAX = 2**32 - 1
-
-
-def from_lowered(
-    module: ModuleOp,
-    kernel_name: str,
-    allow_spills: bool = False,
-    options: dict[str, Any] | None = None,
-) -> Kernel:
-    """A GPU kernel from a module already lowered to nvgpu_async (e.g. by a
-    pass order of your own); `compile` ends here."""
-    lowered_kernel = find_kernel(module, kernel_name)
-    if ABI_ATTR not in lowered_kernel.attributes:
-        raise KernelArgumentError(
-            f"@{kernel_name} is not lowered to nvgpu_async; run "
-            "convert-aref-to-nvgpu-async (or tawa-hopper-pipeline) first"
-        )
-    return Kernel(
-        kernel_name,
-        kernel_ptx(lowered_kernel),
-        lowered_kernel,
-        allow_spills=allow_spills,
-        options=dict(options or {}),
-    )
 
 
 def check_device_array(kernel_name: str, p: Param, array: DeviceArray) -> None:
@@ -104,15 +75,6 @@ def check_device_array(kernel_name: str, p: Param, array: DeviceArray) -> None:
             )
 
 
-def tensor_map_params(lowered: func.FuncOp) -> frozenset[int]:
-    """The tile-level parameters a lowered kernel takes as TMA tensor maps (its
-    ABI's "map:i" entries); the others it reads or writes through pointers."""
-    abi = lowered.attributes[ABI_ATTR]
-    assert isinstance(abi, ArrayAttr)
-    entries = [e.data.split(":") for e in abi.data if isinstance(e, StringAttr)]
-    return frozenset(int(e[1]) for e in entries if e[0] == "map")
-
-
 def tma_problem(p: Param, array: DeviceArray) -> str | None:
     """Why TMA cannot describe `array` (after `check_device_array`), or None:
     its base address and row pitches must be multiples of `TMA_ALIGN` bytes.
@@ -131,34 +93,51 @@ def tma_problem(p: Param, array: DeviceArray) -> str | None:
 
 @dataclass
 class Kernel:
-    """A compiled kernel: its PTX, its ABI, and (after the first launch) its CUDA
-    function. Call it like the tile kernel, with arrays for the tensors."""
+    """A compiled kernel: its record (PTX and launch contract) and, after the
+    first launch, its CUDA function. Call it like the tile kernel, with arrays
+    for the tensors."""
 
-    name: str
-    ptx: str
-    lowered: func.FuncOp
+    compiled: CompiledKernel
     allow_spills: bool = False
-    options: dict[str, Any] = field(default_factory=dict)
     _function: Any = field(default=None, init=False)
     jit_log: str = field(default="", init=False)
     num_regs: int = field(default=0, init=False)
-    params: list[Param] = field(init=False)
-    grid_rules: list[Rule] | None = field(init=False)
-    persistent_rules: list[Rule] | None = field(init=False)
 
     def __post_init__(self) -> None:
-        self.params = params(self.lowered)
-        attrs = self.lowered.attributes
-        self.grid_rules = decode_rules(attrs[GRID_ATTR]) if GRID_ATTR in attrs else None
-        self.persistent_rules = (
-            decode_rules(attrs[PERSISTENT_ATTR]) if PERSISTENT_ATTR in attrs else None
-        )
-        launch = self.lowered.attributes[LAUNCH_ATTR]
-        self.threads = launch.data["threads"].value.data
-        self.smem = launch.data["smem"].value.data
-        cluster = launch.data.get("cluster")
-        self.cluster = cluster.value.data if isinstance(cluster, IntegerAttr) else 1
         self._resident_clusters = 0
+
+    @property
+    def name(self) -> str:
+        return self.compiled.name
+
+    @property
+    def ptx(self) -> str:
+        return self.compiled.ptx
+
+    @property
+    def contract(self) -> LaunchContract:
+        return self.compiled.contract
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The resolved compile options."""
+        return dict(self.compiled.options)
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        return self.contract.params
+
+    @property
+    def threads(self) -> int:
+        return self.contract.launch.threads
+
+    @property
+    def smem(self) -> int:
+        return self.contract.launch.smem
+
+    @property
+    def cluster(self) -> int:
+        return self.contract.launch.cluster
 
     # ------------------------------------------------------------ loading
 
@@ -217,7 +196,7 @@ class Kernel:
     @functools.cached_property
     def tensor_maps(self) -> frozenset[str]:
         """The names of the parameters the kernel takes as TMA tensor maps."""
-        return frozenset(self.params[i].name for i in tensor_map_params(self.lowered))
+        return frozenset(self.params[i].name for i in self.contract.tensor_maps)
 
     def _tensor_map(self, array: DeviceArray, t: nv.TensorMapType, name: str) -> Any:
         cu, _ = context()
@@ -266,23 +245,22 @@ class Kernel:
 
     def _pack(self, values: Sequence[Any]) -> Packed:
         """The kernel parameters as a `void**` array, in the order of the PTX ABI."""
-        abi = self.lowered.attributes[ABI_ATTR]
-        assert isinstance(abi, ArrayAttr)
         packed = Packed()
-        for entry, arg in zip(abi.data, self.lowered.body.block.args, strict=True):
-            kind, index, *axis = entry.data.split(":")
-            p, value = self.params[int(index)], values[int(index)]
-            if kind == "map":
-                packed.add_object(self._tensor_map(value, arg.type, p.name))
-            elif kind == "global":
+        for entry in self.contract.abi:
+            p, value = self.params[entry.arg], values[entry.arg]
+            if entry.kind == ParamKind.MAP:
+                assert isinstance(entry.type, nv.TensorMapType)
+                packed.add_object(self._tensor_map(value, entry.type, p.name))
+            elif entry.kind == ParamKind.GLOBAL:
                 packed.add(ctypes.c_uint64(value.ptr))
                 for d in value.shape:
                     packed.add(ctypes.c_uint32(d))
                 for stride in value.strides[:-1]:
                     packed.add(ctypes.c_uint32(stride))
-            elif kind == "dim":
-                packed.add(ctypes.c_uint32(value.shape[int(axis[0])]))
-            elif isinstance(arg.type, Float32Type):
+            elif entry.kind == ParamKind.DIM:
+                assert entry.axis is not None
+                packed.add(ctypes.c_uint32(value.shape[entry.axis]))
+            elif isinstance(entry.type, Float32Type):
                 packed.add(ctypes.c_float(value))
             else:  # index and integers: range-checked for 32-bit signed registers
                 packed.add(ctypes.c_int32(value))
@@ -377,16 +355,16 @@ class Kernel:
         if grid is not None:
             return normalize_grid(grid, self.name, self.cluster)
         size = self.cluster
-        if self.persistent_rules is not None:
-            x, y, z = infer_grid(self.persistent_rules, values)
+        if self.contract.persistent is not None:
+            x, y, z = infer_grid(self.contract.persistent, values)
             tiles = -(-x // size) * y * z  # of clusters
             return min(tiles, self.resident_clusters()) * size, 1, 1
-        if self.grid_rules is None:
+        if self.contract.grid is None:
             raise KernelArgumentError(
                 f"{self.name}: the launch grid cannot be read off the kernel's "
                 "stores; pass grid="
             )
-        x, y, z = infer_grid(self.grid_rules, values)
+        x, y, z = infer_grid(self.contract.grid, values)
         return -(-x // size) * size, y, z  # the last cluster may run past the edge
 
     def resident_clusters(self) -> int:
@@ -461,6 +439,5 @@ __all__ = [
     "Kernel",
     "ResourceError",
     "check_device_array",
-    "from_lowered",
     "tma_problem",
 ]

@@ -46,6 +46,19 @@ def gemm_inputs(torch, m: int, n: int, k: int, layout: str = "nt"):
     return a, b, c, a.double() @ b_nk.double().t()
 
 
+def check_unsplit_with_a_grid(torch, kernel, a, b, c, ref) -> None:
+    """A call given `grid=` runs the kernel unsplit, on that grid, and is right
+    (the output poisoned first)."""
+    (m, k), n = a.shape, c.shape[1]
+    c.fill_(float("nan"))
+    unsplit = kernel.for_shape(split=False, M=m, N=n, K=k).options
+    bm, bn = unsplit["block_m"] or 128, unsplit["block_n"] or 128  # 0: as written
+    kernel(a, b, c, grid=(-(-m // bm), -(-n // bn)))
+    torch.cuda.synchronize()
+    assert kernel.current.reduce is None
+    assert rel_err(c, ref) < 1e-2
+
+
 @pytest.mark.parametrize("layout", ["nt", "nn"])
 @pytest.mark.parametrize("shape", list(SHAPES), ids=str)
 def test_each_specialization_computes_the_product(torch, shape, layout) -> None:
@@ -199,13 +212,7 @@ def test_a_split_call_launches_the_pair(torch, shape) -> None:
     out = np.full((m, n), np.nan, bfloat16)
     kernel(host(a), host(b), out)
     assert rel_err(torch.from_numpy(out.astype(np.float64)).cuda(), ref) < 1e-2
-    c.fill_(float("nan"))
-    unsplit = kernel.for_shape(split=False, M=m, N=n, K=k).options
-    bm, bn = unsplit["block_m"] or 128, unsplit["block_n"] or 128  # 0: as written
-    kernel(a, b, c, grid=(-(-m // bm), -(-n // bn)))
-    torch.cuda.synchronize()
-    assert kernel.current.reduce is None
-    assert rel_err(c, ref) < 1e-2
+    check_unsplit_with_a_grid(torch, kernel, a, b, c, ref)
 
 
 def test_a_split_epilogue_reads_its_residual_after_the_sum(torch) -> None:

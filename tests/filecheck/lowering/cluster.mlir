@@ -10,7 +10,7 @@
 // the two consumer warpgroups of both blocks.
 // CHECK-LABEL: func.func @gemm_nt
 // CHECK-SAME:    tile.cluster = 2 : i64
-// CHECK-SAME:    nvgpu_async.launch = {threads = 384 : i64, smem = {{[0-9]+}} : i64, cluster = 2 : i64}
+// CHECK-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 384, smem = {{[0-9]+}}, cluster = 2>
 // CHECK:         nvgpu_async.mbarrier_init %ring0_full, count = 1
 // CHECK-NEXT:    nvgpu_async.mbarrier_init %ring0_empty, count = 4
 // CHECK-NEXT:    nvgpu_async.fence_mbarrier_init

@@ -10,8 +10,8 @@
 // GEMM-LABEL: func.func @gemm_nt(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %a_dim1: index, %b: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %c: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>)
 // The launch grid: x covers dim 0 of C (argument 2) in blocks of 128, y dim 1.
 // GEMM-SAME:    tile.grid = {{\[}}[0 : i64, 2 : i64, 0 : i64, 128 : i64], [1 : i64, 2 : i64, 1 : i64, 128 : i64]]
-// GEMM-SAME:    nvgpu_async.abi = ["map:0", "dim:0:1", "map:1", "map:2"]
-// GEMM-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 132144 : i64, cluster = 1 : i64}
+// GEMM-SAME:    nvgpu_async.abi = [#nvgpu_async.param<map 0 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>, #nvgpu_async.param<dim 0 axis 1 : index>, #nvgpu_async.param<map 1 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>, #nvgpu_async.param<map 2 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>]
+// GEMM-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 132144, cluster = 1>
 // One 3-slot ring per tile, 1024-byte aligned, the staging tile of C, then
 // full/empty barriers.
 // GEMM-NEXT:    %[[A:.*]] = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<3x128x64xbf16>
@@ -77,8 +77,8 @@
 // tma-store=false: C is a plain global tensor stored from registers.
 // DIRECT-LABEL: func.func @gemm_nt
 // DIRECT-SAME:    %c: !nvgpu_async.global<?x?xbf16>)
-// DIRECT-SAME:    nvgpu_async.abi = ["map:0", "dim:0:1", "map:1", "global:2"]
-// DIRECT-SAME:    smem = 99376 : i64
+// DIRECT-SAME:    nvgpu_async.abi = [#nvgpu_async.param<map 0 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>, #nvgpu_async.param<dim 0 axis 1 : index>, #nvgpu_async.param<map 1 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>, #nvgpu_async.param<global 2 : !nvgpu_async.global<?x?xbf16>>]
+// DIRECT-SAME:    smem = 99376,
 // DIRECT-NOT:     smem_store
 // DIRECT:         nvgpu_async.store_global %{{.*}}, %c[%{{.*}}, %{{.*}}] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.global<?x?xbf16>
 
@@ -91,7 +91,7 @@
 // Two consumer warpgroups: the empty barriers expect two arrivals, or 256 where
 // every thread reads the slot (the bias, loaded into registers).
 // EPI-LABEL: func.func @gemm_scale_bias_relu
-// EPI-SAME:    nvgpu_async.launch = {threads = 384 : i64
+// EPI-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 384,
 // EPI:         nvgpu_async.mbarrier_init %{{.*}}, count = 2
 // EPI:         nvgpu_async.mbarrier_init %{{.*}}, count = 256
 // EPI:         nvgpu_async.role_dispatch consumers = 2 registers = [24, 240] producer {

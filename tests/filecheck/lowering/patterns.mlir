@@ -8,9 +8,9 @@
 // launch (a producer and one consumer warpgroup; rings, staging tile, barriers
 // plus 1024 bytes of alignment slack) are recorded.
 // CHECK-LABEL: func.func @ring(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [64, 64], swizzle = 128>, %a_dim1: index, %b: !nvgpu_async.tensor_map<?x?xbf16, box = [64, 64], swizzle = 128>, %c: !nvgpu_async.tensor_map<?x?xf32, box = [64, 32], swizzle = 128>)
-// CHECK-SAME:    nvgpu_async.abi = ["map:0", "dim:0:1", "map:1", "map:2"]
+// CHECK-SAME:    nvgpu_async.abi = [#nvgpu_async.param<map 0 : !nvgpu_async.tensor_map<?x?xbf16, box = [64, 64], swizzle = 128>>, #nvgpu_async.param<dim 0 axis 1 : index>, #nvgpu_async.param<map 1 : !nvgpu_async.tensor_map<?x?xbf16, box = [64, 64], swizzle = 128>>, #nvgpu_async.param<map 2 : !nvgpu_async.tensor_map<?x?xf32, box = [64, 32], swizzle = 128>>]
 // CHECK-SAME:    tile.signature = (!tile.desc<?x?xbf16, box = [64, 64]>, !tile.desc<?x?xbf16, box = [64, 64]>, !tile.desc<?x?xf32, box = [64, 64]>) -> ()
-// CHECK-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 50208 : i64, cluster = 1 : i64}
+// CHECK-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 50208, cluster = 1>
 // LowerWarpSpecialize: one ring per payload tile, the staging tile, full/empty
 // barriers, their init and fences, then the role dispatch; the producer lowers
 // its budget and warms every tensor map.
@@ -167,7 +167,7 @@ func.func @threads(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %v: !tile.desc<?xf3
 // before exit. A view the loop carries (B of the previous iteration) becomes a
 // view-typed loop argument and result.
 // CHECK-LABEL: func.func @carried(
-// CHECK-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 42016 : i64, cluster = 2 : i64}
+// CHECK-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 42016, cluster = 2>
 // CHECK:         nvgpu_async.mbarrier_init %[[EMPTY:.*]], count = 2 : !nvgpu_async.mbarrier<2>
 // CHECK-NEXT:    nvgpu_async.fence_mbarrier_init
 // CHECK-NEXT:    nvgpu_async.cta_barrier

@@ -35,7 +35,7 @@
 // PTX:         bra L_loop_
 // PTX-NOT:     vote.sync
 // PTX:         ret;
-func.func @rescale() attributes {tile.kernel, nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64}, ptx.params = [#ptx.param_decl<"p_n" : u32>]} {
+func.func @rescale() attributes {tile.kernel, nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>, ptx.params = [#ptx.param_decl<"p_n" : u32>]} {
   %c0 = ptx.imm() {value = 0 : i64} : () -> !ptx.imm<b32>
   %c64 = ptx.imm() {value = 64 : i64} : () -> !ptx.imm<b32>
   %zero = ptx.imm() {value = 0.0 : f32} : () -> !ptx.imm<f32>

@@ -40,7 +40,7 @@
 // CHECK-NEXT:     cvt.rn.f32.s32 %f3, %r1;
 // CHECK-NEXT:     ret;
 // CHECK-NEXT: }
-func.func @k() attributes {tile.kernel, nvgpu_async.launch = {threads = 256 : i64, smem = 1024 : i64, cluster = 2 : i64}, ptx.params = [#ptx.param_decl<"p_a" : b8[128], align 64>, #ptx.param_decl<"p_n" : u32>]} {
+func.func @k() attributes {tile.kernel, nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 1024, cluster = 2>, ptx.params = [#ptx.param_decl<"p_a" : b8[128], align 64>, #ptx.param_decl<"p_n" : u32>]} {
   %map = ptx.param() {param = "p_a", generic} : () -> !ptx.reg<b64>
   %n = ptx.param() {param = "p_n"} : () -> !ptx.reg<b32>
   %tid = ptx.special() {register = "%tid.x"} : () -> !ptx.reg<b32>

@@ -12,24 +12,24 @@
 // persistent (the tile count is read at launch).
 // TUNED-LABEL: func.func @gemm_nt(
 // TUNED-SAME:    tile.persistent
-// TUNED-SAME:    nvgpu_async.launch = {threads = 384 : i64
+// TUNED-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 384,
 
 // tuned=false: the options given and the static defaults, whatever the shape.
 // UNTUNED-LABEL: func.func @gemm_nt(
 // UNTUNED-NOT:     tile.persistent
-// UNTUNED-SAME:    nvgpu_async.launch = {threads = 384 : i64
+// UNTUNED-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 384,
 
 // M = 64: 64x128 tiles (the wave model), one consumer warpgroup, 4 stages, and
 // 32 tiles fit one wave: not persistent.
 // SMALL-LABEL: func.func @gemm_nt(
 // SMALL-NOT:     tile.persistent
-// SMALL-SAME:    nvgpu_async.launch = {threads = 256 : i64, smem = 115776 : i64
+// SMALL-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 115776,
 
 // M = 512: 128x128 tiles make 128 programs (one wave of 132 SMs) where
 // 128x256 made 64: two consumer warpgroups, 4 stages.
 // WAVE-LABEL: func.func @gemm_nt(
 // WAVE-NOT:     tile.persistent
-// WAVE-SAME:    nvgpu_async.launch = {threads = 384 : i64, smem = 164928 : i64
+// WAVE-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 384, smem = 164928,
 
 // PTX: .visible .entry gemm_nt(
 // PTX: .maxntid 256, 1, 1

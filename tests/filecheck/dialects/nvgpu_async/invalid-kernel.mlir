@@ -30,7 +30,7 @@ func.func @k() {
 
 // -----
 
-func.func @k() attributes {nvgpu_async.launch = {threads = 256 : i64, smem = 33000 : i64, cluster = 1 : i64}} {
+func.func @k() attributes {nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 33000, cluster = 1>} {
   %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x64xbf16>
   func.return
 }
@@ -38,7 +38,7 @@ func.func @k() attributes {nvgpu_async.launch = {threads = 256 : i64, smem = 330
 
 // -----
 
-func.func @k() attributes {nvgpu_async.launch = {threads = 128 : i64, smem = 2048 : i64, cluster = 1 : i64}} {
+func.func @k() attributes {nvgpu_async.launch = #nvgpu_async.launch<threads = 128, smem = 2048, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
   }
@@ -48,7 +48,7 @@ func.func @k() attributes {nvgpu_async.launch = {threads = 128 : i64, smem = 204
 
 // -----
 
-func.func @k() attributes {nvgpu_async.launch = {threads = 512 : i64, smem = 2048 : i64, cluster = 1 : i64}} {
+func.func @k() attributes {nvgpu_async.launch = #nvgpu_async.launch<threads = 512, smem = 2048, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 2 producer {
   } consumer {
   }
@@ -58,13 +58,15 @@ func.func @k() attributes {nvgpu_async.launch = {threads = 512 : i64, smem = 204
 
 // -----
 
-func.func @k() attributes {nvgpu_async.launch = {threads = 200 : i64, smem = 2048 : i64}} {
+func.func @k() attributes {nvgpu_async.launch = #nvgpu_async.launch<threads = 200, smem = 2048, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
   }
   func.return
 }
-// CHECK: error: nvgpu_async.role_dispatch: nvgpu_async.launch: 200 threads are not whole warpgroups of 128
+// The launch attribute checks itself where it is written.
+// CHECK: invalid-kernel.mlir:[[# @LINE - 7]]:68
+// CHECK: nvgpu_async.launch: 200 threads are not whole warpgroups of 128
 
 // -----
 
@@ -74,17 +76,17 @@ func.func @k() attributes {nvgpu_async.launch = {threads = 256 : i64}} {
   }
   func.return
 }
-// CHECK: error: nvgpu_async.role_dispatch: nvgpu_async.launch needs integer threads, smem and cluster, got {threads = 256 : i64}
+// CHECK: error: nvgpu_async.role_dispatch: nvgpu_async.launch needs a #nvgpu_async.launch<threads = .., smem = .., cluster = ..>, got {threads = 256 : i64}
 
 // -----
 
-func.func @k() attributes {nvgpu_async.launch = {threads = 256 : i64, smem = 300000 : i64}} {
+func.func @k() attributes {nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 300000, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
   }
   func.return
 }
-// CHECK: error: nvgpu_async.role_dispatch: nvgpu_async.launch: 300000 bytes of shared memory; a block can have 0 to 232448
+// CHECK: nvgpu_async.launch: 300000 bytes of shared memory; a block can have 0 to 232448
 
 // -----
 

@@ -37,7 +37,7 @@ func.func @while_copy_missing() attributes {tile.kernel} {
 // CF: error: ptx.if: ptx-lower-control-flow: registers are not allocated (run ptx-allocate)
 // SKIP-NOT: error
 // PRINT: error: func.func: PTX printer: the kernel lists no parameters (ptx.params: run distribute-fragments)
-func.func @unallocated() attributes {tile.kernel, nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64}} {
+func.func @unallocated() attributes {tile.kernel, nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   %tid = ptx.special() {register = "%tid.x"} : () -> !ptx.reg<b32>
   %c1 = ptx.imm() {value = 1 : i64} : () -> !ptx.imm<b32>
   %p = ptx.alu(%tid, %c1) {opcode = "setp.eq.u32"} : (!ptx.reg<b32>, !ptx.imm<b32>) -> !ptx.reg<pred>

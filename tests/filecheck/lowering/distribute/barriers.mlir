@@ -10,9 +10,11 @@
 // the boxes and thread r of a warpgroup arrives in block r through mapa.
 // RUN: tawa-opt %s --split-input-file -p distribute-fragments | filecheck %s
 
+// The tensor maps' boxes and swizzles stay in the launch contract (the ABI),
+// where the thread simulator reads them.
 // CHECK-LABEL: func.func @pipeline()
+// CHECK-SAME:    nvgpu_async.abi = [#nvgpu_async.param<map 0 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>, #nvgpu_async.param<map 1 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>, #nvgpu_async.param<scalar 2 : index>]
 // CHECK-SAME:    ptx.params = [#ptx.param_decl<"p_a" : b8[128], align 64>, #ptx.param_decl<"p_c" : b8[128], align 64>, #ptx.param_decl<"p_i" : u32>]
-// CHECK-SAME:    ptx.tensor_maps = {p_a = !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, p_c = !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>}
 // CHECK:         %[[A:.*]] = ptx.param() {param = "p_a", generic} : () -> !ptx.reg<b64>
 // CHECK-NEXT:    %[[C:.*]] = ptx.param() {param = "p_c", generic} : () -> !ptx.reg<b64>
 // CHECK-NEXT:    %[[I:.*]] = ptx.param() {param = "p_i"} : () -> !ptx.reg<b32>
@@ -79,7 +81,7 @@
 // CHECK-NEXT:      ptx.tma_store(%[[C]], %[[COL]], %[[I]], %[[SRC]]) if %[[CLEADER]] {offset = 16384 : i64}
 // CHECK-NEXT:      ptx.bulk_commit() if %[[CLEADER]]
 // CHECK-NEXT:    }
-func.func @pipeline(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %c: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) attributes {tile.kernel, nvgpu_async.abi = ["map:0", "map:1", "scalar:2"], nvgpu_async.launch = {threads = 384 : i64, smem = 132096 : i64, cluster = 1 : i64}} {
+func.func @pipeline(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %c: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<map 0 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>, #nvgpu_async.param<map 1 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>, #nvgpu_async.param<scalar 2 : index>], nvgpu_async.launch = #nvgpu_async.launch<threads = 384, smem = 132096, cluster = 1>} {
   %ring = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x128xbf16>
   %full = nvgpu_async.mbarrier_alloc offset = 65536 : !nvgpu_async.mbarrier<2>
   %empty = nvgpu_async.mbarrier_alloc offset = 65552 : !nvgpu_async.mbarrier<2>
@@ -129,7 +131,7 @@ func.func @pipeline(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizz
 // CHECK-NEXT:      ptx.mbarrier_arrive(%[[REMOTE]]) if %[[SIGNALS]] {offset = 0 : i64, remote}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ptx.cluster_barrier()
-func.func @cluster(%b: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) attributes {tile.kernel, nvgpu_async.abi = ["map:0", "scalar:1"], nvgpu_async.launch = {threads = 384 : i64, smem = 66592 : i64, cluster = 2 : i64}} {
+func.func @cluster(%b: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %i: index) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<map 0 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>, #nvgpu_async.param<scalar 1 : index>], nvgpu_async.launch = #nvgpu_async.launch<threads = 384, smem = 66592, cluster = 2>} {
   %ring = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x128xbf16>
   %full = nvgpu_async.mbarrier_alloc offset = 65536 : !nvgpu_async.mbarrier<2>
   %empty = nvgpu_async.mbarrier_alloc offset = 65552 : !nvgpu_async.mbarrier<2>

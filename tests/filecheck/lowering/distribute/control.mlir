@@ -28,7 +28,7 @@
 // CHECK-NEXT:    ptx.if %[[BIG]] : !ptx.reg<pred> {
 // CHECK-NEXT:      ptx.wgmma_wait() {pending = 0 : i64} : () -> ()
 // CHECK-NEXT:    }
-func.func @loops(%x: f32, %n: index) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0", "scalar:1"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @loops(%x: f32, %n: index) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>, #nvgpu_async.param<scalar 1 : index>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     %c0 = arith.constant 0 : index

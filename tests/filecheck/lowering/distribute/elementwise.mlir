@@ -44,7 +44,7 @@
 // CHECK-NEXT:    ptx.alu(%[[LG]], %{{.*}}) {opcode = "mul.f32"} : (!ptx.reg<f32>, !ptx.imm<f32>) -> !ptx.reg<f32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.return
-func.func @elementwise(%scale: f32, %n: index) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0", "scalar:1"], nvgpu_async.launch = {threads = 384 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @elementwise(%scale: f32, %n: index) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>, #nvgpu_async.param<scalar 1 : index>], nvgpu_async.launch = #nvgpu_async.launch<threads = 384, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 2 producer {
   } consumer {
     %c4 = arith.constant 4 : index

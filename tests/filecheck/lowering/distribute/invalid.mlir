@@ -3,7 +3,7 @@
 // RUN: tawa-opt %s --split-input-file --verify-diagnostics -p distribute-fragments | filecheck %s
 
 // CHECK: error: arith.mulf: fold tile constants before lowering (run canonicalize)
-func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     %a = tile.splat %x : f32 -> tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
@@ -17,7 +17,7 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 // -----
 
 // CHECK: error: arith.truncf is supported on f32 register tiles to bf16, f16, f8E4M3FN or f8E5M2
-func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     // expected-error@+1 {{arith.truncf is supported on f32 register tiles to bf16, f16, f8E4M3FN or f8E5M2}}
@@ -29,7 +29,7 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 // -----
 
 // CHECK: error: arith.addf on bf16 values: compute in f32 (arith.extf first, arith.truncf after)
-func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     %rows = tile.iota : tensor<64xi32, #nvgpu_async.frag<row, warpgroups = 1>>
@@ -50,7 +50,7 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 // -----
 
 // CHECK: error: tile.reduce is supported on accumulator-layout tiles
-func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     %a = tile.splat %x : f32 -> tensor<64xf32, #nvgpu_async.frag<row, warpgroups = 1>>
@@ -64,7 +64,7 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 // -----
 
 // CHECK: error: arith.floordivsi has no thread-level form; write it with the arith ops that do: addf, addi,
-func.func @k(%x: i32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @k(%x: i32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : i32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     // expected-error@+1 {{arith.floordivsi has no thread-level form}}
@@ -76,7 +76,7 @@ func.func @k(%x: i32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 // -----
 
 // CHECK: error: tile.iota: per-thread tile coordinates exist in the consumer role only
-func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
     // expected-error@+1 {{per-thread tile coordinates exist in the consumer role only}}
     %rows = tile.iota : tensor<64xi32, #nvgpu_async.frag<row, warpgroups = 1>>
@@ -89,7 +89,7 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], n
 
 // CHECK: error: func.func: kernel parameters of type tensor<4xf32> are not supported
 // expected-error@+1 {{kernel parameters of type tensor<4xf32> are not supported}}
-func.func @k(%x: tensor<4xf32>) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @k(%x: tensor<4xf32>) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : tensor<4xf32>>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   func.return
 }
 
@@ -97,7 +97,7 @@ func.func @k(%x: tensor<4xf32>) attributes {tile.kernel, nvgpu_async.abi = ["sca
 
 // CHECK: error: func.func: nvgpu_async.abi lists 0 parameters, the kernel has 1
 // expected-error@+1 {{nvgpu_async.abi lists 0 parameters, the kernel has 1}}
-func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   func.return
 }
 
@@ -106,7 +106,7 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async
 // A transposed view read into registers: column-major elements, which the
 // accumulator layout's element pairs cannot load.
 // CHECK: error: nvgpu_async.smem_load: a transposed shared tile cannot be read into registers: load the tile in the orientation the epilogue uses
-func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 9216 : i64, cluster = 1 : i64}} {
+func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 9216, cluster = 1>} {
   %t = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64x64xbf16>
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
@@ -123,7 +123,7 @@ func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch
 
 // One value per row (a vector in the row layout, a row scale) is read as f32.
 // CHECK: error: nvgpu_async.smem_load: row vectors are read from shared memory as f32
-func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 2048 : i64, cluster = 1 : i64}} {
+func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 2048, cluster = 1>} {
   %t = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64xbf16>
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {

@@ -50,7 +50,7 @@
 // CHECK-NEXT:      ptx.setmaxnreg() {action = "inc", regs = 232 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return
-func.func @params(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %a_dim1: index, %p: !nvgpu_async.global<?x?xf32>, %p_ptr: i32) attributes {tile.kernel, nvgpu_async.abi = ["map:0", "dim:0:1", "global:1", "scalar:2"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @params(%a: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>, %a_dim1: index, %p: !nvgpu_async.global<?x?xf32>, %p_ptr: i32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<map 0 : !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], swizzle = 128>>, #nvgpu_async.param<dim 0 axis 1 : index>, #nvgpu_async.param<global 1 : !nvgpu_async.global<?x?xf32>>, #nvgpu_async.param<scalar 2 : i32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
     %x = tile.program_id x
     %ny = tile.num_programs y

@@ -102,7 +102,7 @@
 // CHECK-NEXT:        ptx.st(%{{.*}}, %{{.*}}) if %{{.*}} {space = "global", offset = 0 : i64,
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
-func.func @stores(%c: !nvgpu_async.global<?x?x?xbf16>, %d: !nvgpu_async.global<?x?xf32>, %i: index, %x: f32) attributes {tile.kernel, nvgpu_async.abi = ["global:0", "global:1", "scalar:2", "scalar:3"], nvgpu_async.launch = {threads = 256 : i64, smem = 10240 : i64, cluster = 1 : i64}} {
+func.func @stores(%c: !nvgpu_async.global<?x?x?xbf16>, %d: !nvgpu_async.global<?x?xf32>, %i: index, %x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<global 0 : !nvgpu_async.global<?x?x?xbf16>>, #nvgpu_async.param<global 1 : !nvgpu_async.global<?x?xf32>>, #nvgpu_async.param<scalar 2 : index>, #nvgpu_async.param<scalar 3 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 10240, cluster = 1>} {
   %staging = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64x64xbf16>
   %bias = nvgpu_async.smem_alloc offset = 8192 : !nvgpu_async.smem<1x16xf32>
   nvgpu_async.role_dispatch consumers = 1 producer {
@@ -148,7 +148,7 @@ func.func @stores(%c: !nvgpu_async.global<?x?x?xbf16>, %d: !nvgpu_async.global<?
 // CHECK:         %[[ADDR32:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "add.u32"} : (!ptx.reg<b32 x 8>, !ptx.reg<b32>) -> !ptx.reg<b32 x 8>
 // CHECK-NEXT:    %{{.*}} = ptx.ld(%[[ADDR32]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 0, 1024, 0, 1024, 0, 1024, 0, 1024, 8192, 9216, 8192, 9216, 8192, 9216, 8192, 9216>, addr_map = array<i32: 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7>} : (!ptx.reg<b32 x 8>) -> !ptx.reg<f32 x 32>
 // CHECK-NEXT:  }
-func.func @matrix_loads() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 34816 : i64, cluster = 1 : i64}} {
+func.func @matrix_loads() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 34816, cluster = 1>} {
   %res = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x128x64xbf16>
   %part = nvgpu_async.smem_alloc offset = 16384 : !nvgpu_async.smem<1x64x64xf32>
   nvgpu_async.role_dispatch consumers = 1 producer {

@@ -21,7 +21,7 @@
 // the broadcast of the row maximum: element k reads its row's register
 // CHECK-NEXT:    ptx.alu(%[[S]], %[[MAX]]) {opcode = "sub.f32", maps = [array<i32>, array<i32: 0, 0, 1, 1, 0, 0, 1, 1>]} : (!ptx.reg<f32 x 8>, !ptx.reg<f32 x 2>) -> !ptx.reg<f32 x 8>
 // CHECK-NEXT:  }
-func.func @reduce_broadcast(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @reduce_broadcast(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     %rows = tile.iota : tensor<64xi32, #nvgpu_async.frag<row, warpgroups = 1>>
@@ -50,7 +50,7 @@ func.func @reduce_broadcast(%x: f32) attributes {tile.kernel, nvgpu_async.abi = 
 // CHECK-NEXT:    %[[L2:.*]] = ptx.alu(%[[L1]], %[[L1]]) {opcode = "add.f32", maps = [array<i32: 0, 1>, array<i32: 2, 3>]} : (!ptx.reg<f32 x 6>, !ptx.reg<f32 x 6>) -> !ptx.reg<f32 x 2>
 // CHECK-NEXT:    %[[L3:.*]] = ptx.alu(%[[L2]], %[[L1]]) {opcode = "add.f32", maps = [array<i32>, array<i32: 4, 5>]} : (!ptx.reg<f32 x 2>, !ptx.reg<f32 x 6>) -> !ptx.reg<f32 x 2>
 // CHECK-NEXT:    ptx.shfl_bfly(%[[L3]]) {lane_mask = 1 : i32}
-func.func @odd_rows(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @odd_rows(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     %cols = tile.iota : tensor<24xi32, #nvgpu_async.frag<col, warpgroups = 1>>

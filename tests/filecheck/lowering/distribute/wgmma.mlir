@@ -47,7 +47,7 @@
 // the next k step of an MN-major B: 16 rows of 128 bytes further
 // CHECK-NEXT:    %[[VK:.*]] = ptx.alu(%[[VD]], %{{.*}}) {opcode = "add.s64"}
 // CHECK-NEXT:    %{{.*}} = ptx.wgmma(%[[R1]], %[[P]], %[[VK]], %[[TRUE]]) {a_map = array<i32: 4, 5, 6, 7>,
-func.func @wgmma() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = {threads = 256 : i64, smem = 33792 : i64, cluster = 1 : i64}} {
+func.func @wgmma() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 33792, cluster = 1>} {
   %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x128x64xbf16>
   %b = nvgpu_async.smem_alloc offset = 16384 : !nvgpu_async.smem<1x64x64xbf16>
   nvgpu_async.role_dispatch consumers = 1 producer {

@@ -1,6 +1,6 @@
 // Two lowered kernels that the thread level refuses (arithmetic on bf16
 // register tiles), for kernels.mlir's -t ptx run.
-func.func @first(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @first(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     %xs = tile.splat %x : f32 -> tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
@@ -10,7 +10,7 @@ func.func @first(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"
   func.return
 }
 
-func.func @second(%x: f32) attributes {tile.kernel, nvgpu_async.abi = ["scalar:0"], nvgpu_async.launch = {threads = 256 : i64, smem = 0 : i64, cluster = 1 : i64}} {
+func.func @second(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     %xs = tile.splat %x : f32 -> tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>

@@ -1,0 +1,60 @@
+"""The Hopper facts the compiler relies on (sm_90a, the H100 SXM), in one place.
+
+Every pass, analysis, simulator and the runtime read these here: a limit
+written twice drifts. Where a fact comes from (the PTX ISA, the CUDA driver
+API, a measurement) is in docs/hopper.md.
+"""
+
+from __future__ import annotations
+
+SM_COUNT = 132
+"""Streaming multiprocessors of an H100 SXM: the wave model's default when no
+GPU is there to ask (the runtime asks the driver)."""
+
+# ---------------------------------------------------------------- registers
+
+REGISTERS_PER_SM = 65536
+"""32-bit registers of one SM, shared by the threads of its resident blocks."""
+MAX_REGISTERS_PER_THREAD = 255
+"""The most registers ptxas gives one thread."""
+MIN_REGS, MAX_REGS = 24, 256
+"""The range `setmaxnreg` accepts (in steps of 8)."""
+THREADS_PER_WARPGROUP = 128
+"""Four warps: the unit that issues one wgmma and that `setmaxnreg` sizes."""
+
+# ------------------------------------------------------------ shared memory
+
+MAX_SMEM_BYTES = 232448
+"""Opt-in dynamic shared memory per block (227 KB)."""
+MBARRIER_BYTES = 8
+"""One mbarrier object in shared memory."""
+SWIZZLE_BYTES = 128
+"""Width of one swizzle span: a chunk row of a shared-memory tile."""
+NARROW_SWIZZLES = (32, 64)
+"""Row widths in bytes of matrix tiles swizzled at their own width (TMA and wgmma
+have 32- and 64-byte swizzle modes too); other rows must be 128-byte multiples."""
+SLOT_ALIGN = 1024
+"""128-byte swizzling repeats every 8 rows of 128 bytes; tiles start on that boundary."""
+
+# ---------------------------------------------------------------------- TMA
+
+TMA_ALIGN = 16
+"""TMA describes a tensor whose base address and row pitches are multiples of
+this many bytes (cuTensorMapEncodeTiled refuses any other), and starts a box
+only on a 16-byte boundary of its rows."""
+MAX_BOX_DIM = 256
+"""Largest box extent a TMA tensor map accepts, per dimension."""
+
+# -------------------------------------------------------------------- wgmma
+
+WGMMA_ROWS = 64
+"""Rows of one wgmma: the slice of a tile one consumer warpgroup computes at once."""
+WGMMA_K_BYTES = 32
+"""K bytes one wgmma reads per row: k16 for 16-bit inputs, k32 for 8-bit ones."""
+MAX_PENDING = 7
+"""`wgmma.wait_group` takes 0..7; waiting with fewer pending groups is always safe."""
+
+# ----------------------------------------------------------------- clusters
+
+MAX_CLUSTER = 8
+"""The largest portable cluster."""
