@@ -777,8 +777,12 @@ _alu("f32", "f32 f32 f32", "fma.rn.f32")
 _alu("f32", "f32", "neg.f32", "abs.f32", "ex2.approx.ftz.f32", "lg2.approx.ftz.f32")
 _alu("f32", "f32", "tanh.approx.f32", "sqrt.rn.f32", "rsqrt.approx.ftz.f32")
 _alu("f32", "f32", "rcp.approx.ftz.f32", "cvt.rpi.f32.f32", "cvt.rmi.f32.f32")
+_alu("f32", "f32", "cvt.rzi.f32.f32", "cvt.rni.f32.f32")
+_alu("f32", "f32", "sin.approx.ftz.f32", "cos.approx.ftz.f32")
+_alu("f32", "f32 f32", "copysign.f32")
 _alu("f32", "f32", "mov.f32")
-_alu("f32", "b32", "cvt.rn.f32.s32")
+_alu("f32", "b32", "cvt.rn.f32.s32", "cvt.rn.f32.u32")
+_alu("b32", "f32", "cvt.rzi.s32.f32", "cvt.rzi.u32.f32")
 _alu("f32", "b16", "cvt.f32.bf16", "cvt.f32.f16")
 _alu("b32", "f32 f32", "cvt.rn.bf16x2.f32", "cvt.rn.f16x2.f32")
 _alu("b16", "f32 f32", "cvt.rn.satfinite.e4m3x2.f32", "cvt.rn.satfinite.e5m2x2.f32")
@@ -805,7 +809,14 @@ _alu("pred", "pred pred", "and.pred", "or.pred", "xor.pred")
 for _cmp in ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"):
     _alu("pred", "b32 b32", f"setp.{_cmp}.s32", f"setp.{_cmp}.u32")
     _alu("pred", "b32 b32 pred", f"setp.{_cmp}.and.s32", f"setp.{_cmp}.and.u32")
-for _cmp in ("eq", "ne", "lt", "le", "gt", "ge", "neu"):
+F32_COMPARISONS = (
+    *("eq", "ne", "lt", "le", "gt", "ge"),
+    *("equ", "neu", "ltu", "leu", "gtu", "geu"),
+    *("num", "nan"),
+)
+"""`setp.<cmp>.f32`: ordered, unordered (true where either side is NaN),
+and the NaN tests."""
+for _cmp in F32_COMPARISONS:
     _alu("pred", "f32 f32", f"setp.{_cmp}.f32")
     _alu("pred", "f32 f32 pred", f"setp.{_cmp}.or.f32")
 

@@ -55,12 +55,24 @@ from xdsl.traits import IsTerminator
 
 from tawa_xdsl.analysis.carried import STRUCTURED
 from tawa_xdsl.analysis.kernel_plan import Allocation, ChannelPlan, KernelPlan
-from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem, is_polymorphic
+from tawa_xdsl.analysis.layouts import (
+    ConsumerLayouts,
+    Smem,
+    is_polymorphic,
+    kind_of_matrix,
+    read_layout,
+)
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.nvgpu_async import ABI_ATTR, LAUNCH_ATTR, ParamKind
-from tawa_xdsl.dialects.roles import entry_register_cap
+from tawa_xdsl.dialects.nvgpu_async import (
+    ABI_ATTR,
+    LAUNCH_ATTR,
+    FragmentKind,
+    FragmentLayoutAttr,
+    ParamKind,
+)
+from tawa_xdsl.dialects.roles import RoleRegionsOp, entry_register_cap
 from tawa_xdsl.dialects.tile import splat_value
 from tawa_xdsl.grid import GRID_ATTR
 from tawa_xdsl.signature import signature_record
@@ -453,6 +465,23 @@ class LowerDot(RewritePattern):
         )
 
 
+def _read_into_registers(store: tile.StoreOp, rewriter: PatternRewriter) -> None:
+    """A store of a shared tile (a loaded tile stored as it is) stores it from
+    registers: read it into the layout of its shape first."""
+    view = store.value.type
+    assert isinstance(view, nv.SmemViewType)
+    roles = store.parent_op()
+    while not isinstance(roles, RoleRegionsOp):
+        assert roles is not None
+        roles = roles.parent_op()
+    shape = view.get_shape()
+    kind = kind_of_matrix(shape) if len(shape) == 2 else FragmentKind.COL
+    layout = FragmentLayoutAttr(kind, roles.num_consumers.value.data)
+    load = nv.SmemLoadOp(store.value, TensorType(view.element_type, shape, layout))
+    rewriter.insert(load, InsertPoint.before(store))
+    store.operands[0] = load.result
+
+
 @dataclass
 class LowerStore(RewritePattern):
     """A store from registers, or registers -> swizzled staging tile -> one TMA
@@ -466,6 +495,8 @@ class LowerStore(RewritePattern):
     def match_and_rewrite(self, store: tile.StoreOp, rewriter: PatternRewriter, /):
         if store not in self.lowering.consumer_ops:
             return
+        if isinstance(store.value.type, nv.SmemViewType):  # a loaded tile, copied
+            _read_into_registers(store, rewriter)
         staging = self.lowering.staging.get(store)
         if staging is None:
             rewriter.replace(
@@ -526,8 +557,8 @@ class RetypeTiles(RewritePattern):
 @dataclass
 class LoadSharedOperands(RewritePattern):
     """A shared-memory tile an op reads as registers is loaded into the layout
-    of the op's result first (wgmma reads views in place, and loops, branches
-    and their terminators pass them on)."""
+    the op reads it in first (`read_layout`; wgmma reads views in place, and
+    loops, branches and their terminators pass them on)."""
 
     lowering: Lowering
 
@@ -544,12 +575,9 @@ class LoadSharedOperands(RewritePattern):
         for i, v in enumerate(op.operands):
             if isinstance(v.type, nv.SmemViewType):
                 assert target is not None, "KernelPlan refuses such reads"
-                load = nv.SmemLoadOp(
-                    v,
-                    TensorType(
-                        v.type.element_type, v.type.get_shape(), target.encoding
-                    ),
-                )
+                shape = v.type.get_shape()
+                layout = read_layout(op, shape, target.encoding)
+                load = nv.SmemLoadOp(v, TensorType(v.type.element_type, shape, layout))
                 rewriter.insert(load, InsertPoint.before(op))
                 op.operands[i] = load.result
                 rewriter.notify_op_modified(op)

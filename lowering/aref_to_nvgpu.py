@@ -95,7 +95,7 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lowering = Lowering()
-        for ws in warp_specialized(op, self.name):
+        for ws in warp_specialized(op):
             kernel = ws.parent_op()
             assert isinstance(kernel, func.FuncOp), "aref-partition nests it directly"
             plan = KernelPlan.of(kernel, ws, self.tma_store)
@@ -155,8 +155,8 @@ def _walk_once(
 def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
     """What the placed consumer asks that wgmma and the register path cannot do:
     a B operand in registers, a transposed A operand, a register constant that is
-    not a splat, a shared tile read where no register tile results (a store of a
-    tile straight from its slot). Reported in that order, as each kind is met
+    not a splat, a shared tile read where no register tile results (a store
+    of a loaded tile reads it into registers first). Reported in that order, as each kind is met
     first in the consumer."""
     ops = list(consumer.walk())
     for op in ops:
@@ -193,10 +193,12 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
         ):
             raise OpDiagnostic(op, "only splat constants can live in register tiles")
     for op in ops:
+        if isinstance(op, tile.StoreOp) and layouts.in_smem(op.value):
+            _refuse_late_copy(op)
         if isinstance(
-            op, tile.DotOp | tile.TransOp | tile.ExtractOp | STRUCTURED
+            op, tile.DotOp | tile.TransOp | tile.ExtractOp | tile.StoreOp | STRUCTURED
         ) or op.has_trait(IsTerminator):
-            continue  # wgmma, transposes and extracts read views; structured ops pass them on
+            continue  # wgmma, transposes, extracts and copies read views; structured ops pass them on
         if any(layouts.in_smem(v) for v in op.operands) and not any(
             isinstance(r.type, TensorType) and not layouts.in_smem(r)
             for r in op.results
@@ -205,3 +207,32 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
             raise OpDiagnostic(
                 op, f"cannot read the shared tile %{shared.name_hint} here"
             )
+
+
+def _refuse_late_copy(store: tile.StoreOp) -> None:
+    """A loaded tile stored as it is is read from its slot at the store: the
+    store must read a slot `aref.get` returned in its block, before the
+    `aref.consumed` that frees it."""
+    get = store.value.owner
+    if (
+        not isinstance(get, aref.GetOp)
+        or get.parent_block() is not store.parent_block()
+    ):
+        raise OpDiagnostic(
+            store,
+            f"tile.store of %{store.value.name_hint}, a loaded tile carried through "
+            "a loop or a branch: store it where it is loaded",
+        )
+    op = get.next_op
+    while op is not None and op is not store:
+        if (
+            isinstance(op, aref.ConsumedOp)
+            and op.aref is get.aref
+            and op.index is get.index
+        ):
+            raise OpDiagnostic(
+                store,
+                f"tile.store reads %{store.value.name_hint} from its slot after "
+                "aref.consumed released it: store it first",
+            )
+        op = op.next_op

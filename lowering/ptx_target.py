@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
 from tawa_xdsl.contract import is_lowered
-from tawa_xdsl.diagnostics import OpDiagnostic, stage
+from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel, stage
 from tawa_xdsl.dialects.ptx import PTX, STRUCTURED, RegType
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.lowering import get_all_lowering_passes
@@ -87,18 +87,22 @@ def lower_to_ptx(ctx: Context, module: ModuleOp) -> list[func.FuncOp]:
             with stage(f"-t ptx: {name}"):
                 passes[name]()().apply(ctx, module)
         lowered = lowered_kernels(module)
-    for kernel in lowered:
-        if not is_allocated(kernel):
-            with stage("-t ptx: ptx-skip-unit-scale"):
-                skip_unit_scale(kernel)
-            with stage("-t ptx: ptx-contract-fma"):
-                contract_fma(kernel)
-            with stage("-t ptx: ptx-allocate"):
-                allocate_kernel(kernel)
-        if any(isinstance(op, STRUCTURED) for op in kernel.body.walk()):
-            with stage("-t ptx: ptx-lower-control-flow"):
-                lower_control_flow(kernel)
+    each_kernel(lowered, _finish)
     return lowered
+
+
+def _finish(kernel: func.FuncOp) -> None:
+    """Allocate a thread-level kernel's registers and lower its control flow."""
+    if not is_allocated(kernel):
+        with stage("-t ptx: ptx-skip-unit-scale"):
+            skip_unit_scale(kernel)
+        with stage("-t ptx: ptx-contract-fma"):
+            contract_fma(kernel)
+        with stage("-t ptx: ptx-allocate"):
+            allocate_kernel(kernel)
+    if any(isinstance(op, STRUCTURED) for op in kernel.body.walk()):
+        with stage("-t ptx: ptx-lower-control-flow"):
+            lower_control_flow(kernel)
 
 
 def _ptx(ctx: Context, module: ModuleOp) -> str:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import PassPipeline
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from tawa_xdsl.diagnostics import LocatingParser, decode_source, verify_located
 from tawa_xdsl.kernel_text import only_kernel
-from tawa_xdsl.pass_pipeline import build_passes
+from tawa_xdsl.pass_pipeline import build_passes, check_input
 from tawa_xdsl.registry import all_passes_with_xdsl, make_context
 
 
@@ -41,10 +41,13 @@ def parse_kernel(text: str, kernel: str, name: str | None = None) -> ModuleOp:
 def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
     """Run a pass pipeline (`tawa-opt -p` syntax) on `module` in place; verify after
     every pass (a named pipeline as a whole: verifying between its passes, as
-    `tawa-opt` does, would double its cost); return the module."""
+    `tawa-opt` does, would double its cost) and refuse input a pass does not
+    take (`check_input`); return the module."""
+
+    def between(done: ModulePass | None, op: ModuleOp, upcoming: ModulePass | None):
+        verify_located(op)
+        check_input(upcoming, op)
 
     passes = build_passes(all_passes_with_xdsl(), pipeline)
-    PassPipeline(tuple(passes), lambda prev, op, nxt: verify_located(op)).apply(
-        make_context(), module
-    )
+    PassPipeline(tuple(passes), between).apply(make_context(), module)
     return module

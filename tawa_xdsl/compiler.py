@@ -289,12 +289,13 @@ def default_registers(num_consumers: int) -> tuple[int, int]:
 def default_consumers(rows: Iterable[int]) -> int:
     """The most consumer warpgroups (up to 3) that split tiles of these row counts
     into whole 64-row wgmma slices each: 1 for 64 rows, 2 for 128 or 256, 3 for 192.
-    One when no tile has a whole number of slices (the passes then say why)."""
+    One when no tile has a whole number of slices (the passes then say why), or
+    when there is no such tile."""
     rows = list(rows)
     return max(
         n
         for n in range(1, MAX_CONSUMERS + 1)
-        if n == 1 or all(r % (WGMMA_ROWS * n) == 0 for r in rows)
+        if n == 1 or (rows and all(r % (WGMMA_ROWS * n) == 0 for r in rows))
     )
 
 

@@ -15,10 +15,11 @@ steps).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyDenseElement,
     BFloat16Type,
@@ -63,6 +64,52 @@ class OpDiagnostic(DiagnosticException):
         self.op = op
         self.message = message
         super().__init__(format_at(op, message))
+
+
+class KernelDiagnostics(DiagnosticException):
+    """The refusals of several kernels of one module, reported together: each
+    kernel is compiled on its own, so one refused kernel does not hide the
+    next one's refusal (as mlir-opt reports every function a pass fails on)."""
+
+    def __init__(self, errors: Sequence[DiagnosticException]):
+        self.errors = list(errors)
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+
+def each_kernel(
+    kernels: Iterable[func.FuncOp], run: Callable[[func.FuncOp], None]
+) -> None:
+    """`run` on every kernel; the diagnostics of those it refuses are raised
+    together once all ran, each naming its kernel when there are several.
+    Anything else (a bug of ours) escapes at once."""
+    kernels = list(kernels)
+    errors: list[DiagnosticException] = []
+    for kernel in kernels:
+        try:
+            run(kernel)
+        except DiagnosticException as e:
+            if isinstance(e, VerifyException | KernelDiagnostics):
+                raise
+            errors.append(e if len(kernels) == 1 else _naming(e, kernel))
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise KernelDiagnostics(errors)
+
+
+def _naming(error: DiagnosticException, kernel: func.FuncOp) -> DiagnosticException:
+    """`error`, its message naming `kernel` (unless it does already)."""
+    name = f"@{kernel.sym_name.data}"
+    if isinstance(error, OpDiagnostic):
+        if name in error.message:
+            return error
+        named = OpDiagnostic(error.op, f"{error.message} (in kernel {name})")
+    elif name in str(error):
+        return error
+    else:
+        named = DiagnosticException(f"{error} (in kernel {name})")
+    named.__cause__ = error.__cause__
+    return named
 
 
 def format_at(op: Operation, message: str) -> str:

@@ -90,6 +90,16 @@ def build_passes(
     return passes
 
 
+def check_input(upcoming: ModulePass | None, module: ModuleOp) -> None:
+    """Before a pass: refuse a kernel at a level it does not take, or holding
+    an op no level compiles (`analysis.levels`); the drivers call this between
+    passes, so each pass states its level once, in one table."""
+    if upcoming is not None:
+        from tawa_xdsl.analysis.levels import check_pass_input
+
+        check_pass_input(upcoming.name, module)
+
+
 def instantiate(cls: type[Configured], spec: ArgSpec) -> Configured:
     """`cls` (a pass or a target) configured by `spec`; a bad option is reported
     as written."""
@@ -113,6 +123,13 @@ def _option_problem(cls: type[ArgSpecConvertible], spec: ArgSpec) -> str:
             expected = _type_words(field.type)
             got = ",".join(_value(v) for v in values) or "nothing"
             return f"{written}: {name} takes {expected}, got {got}"
+    for name, field in fields.items():
+        given = option_name(name) in spec.parameters
+        if not given and field.default is field.default_factory is dataclasses.MISSING:
+            return (
+                f"{spec.name} needs option {option_name(name)}, "
+                f"{_type_words(field.type)}: {spec.name}{{{option_name(name)}=...}}"
+            )
     return f"{spec}: invalid options for {spec.name}"
 
 

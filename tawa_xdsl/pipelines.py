@@ -19,6 +19,7 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.compiler import CompileOptions
+from tawa_xdsl.diagnostics import each_kernel
 from tawa_xdsl.kernel import kernels, params
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
 from tawa_xdsl.target import SM_COUNT
@@ -71,7 +72,8 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
         self, ctx: Context, op: ModuleOp, between: PassPipelineCallbackType | None
     ) -> None:
         """Each kernel through the passes of its own resolved options, `between`
-        called around each pass (`tawa-opt` verifies, times and dumps there)."""
+        called around each pass (`tawa-opt` verifies, times and dumps there);
+        the kernels refused are reported together, after the others."""
         if self.stream_k is not None:
             raise PassFailedException(
                 "tawa-hopper-pipeline: stream-k is a choice of compile()'s calls "
@@ -81,11 +83,14 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
         if self.cluster is not None:
             check_cluster_size(self.cluster, self.name, "cluster")
         extents = self._extents(op)
-        for kernel in list(kernels(op)):
+
+        def lower(kernel: func.FuncOp) -> None:
             shaped = {} if extents is None else _shaped(kernel, extents, self)
             passes = hopper_passes(self.resolve(kernel, shaped))
             with _alone(kernel) as module:
                 PassPipeline(tuple(passes), between).apply(ctx, module)
+
+        each_kernel(list(kernels(op)), lower)
 
     def _extents(self, op: ModuleOp) -> dict[str, int] | None:
         """The `shape` option's extents, each named by some kernel's tile.dims."""

@@ -104,6 +104,12 @@ def params(kernel: func.FuncOp) -> list[Param]:
 def _tile_params(kernel: func.FuncOp) -> list[Param]:
     if len(kernel.body.blocks) != 1:
         raise OpDiagnostic(kernel, "a tile kernel needs a body of one block")
+    if kernel.function_type.outputs.data:
+        raise OpDiagnostic(
+            kernel,
+            f"@{kernel.sym_name.data} returns a value; a tile kernel returns "
+            "nothing and writes its outputs with tile.store",
+        )
     args = kernel.body.block.args
     stored = {op.desc for op in kernel.walk() if isinstance(op, StoreOp)}
     if not stored <= set(args):  # a descriptor passed on (not by our passes)

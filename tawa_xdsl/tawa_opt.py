@@ -40,6 +40,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from tawa_xdsl import examples, registry
 from tawa_xdsl.diagnostics import (
     STAGE_ATTR,
+    KernelDiagnostics,
     LocatingParser,
     OpDiagnostic,
     decode_source,
@@ -47,7 +48,13 @@ from tawa_xdsl.diagnostics import (
     location_prefix,
     verify_located,
 )
-from tawa_xdsl.pass_pipeline import Stepped, build_passes, instantiate, option_name
+from tawa_xdsl.pass_pipeline import (
+    Stepped,
+    build_passes,
+    check_input,
+    instantiate,
+    option_name,
+)
 
 VERIFIER = "the verifier"
 """The stage before the first pass: verifying the input."""
@@ -251,6 +258,7 @@ class TawaOptMain(xDSLOptMain):
             Printer(stream=sys.stderr).print_op(module)
             print(file=sys.stderr)
         self._stage = upcoming.name if upcoming is not None else VERIFIER
+        check_input(upcoming, module)
         self._started = time.perf_counter()
 
     def apply_passes(self, prog: ModuleOp) -> None:
@@ -326,6 +334,8 @@ def list_passes() -> str:
 def _default(value: object) -> str:
     if value is None:  # resolved for each kernel (CompileOptions)
         return "unset"
+    if value is dataclasses.MISSING:  # the user must give it
+        return "required"
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
@@ -338,8 +348,9 @@ def main(args: Sequence[str] | None = None) -> int:
     except ParseError as e:
         print(f"tawa-opt: {format_parse_error(e)}", file=sys.stderr)
         return EXIT_DIAGNOSTIC
-    except DiagnosticException as e:
-        print(f"tawa-opt: {e}", file=sys.stderr)
+    except DiagnosticException as e:  # several kernels': one line each
+        for error in e.errors if isinstance(e, KernelDiagnostics) else [e]:
+            print(f"tawa-opt: {error}", file=sys.stderr)
         return EXIT_DIAGNOSTIC
     except Exception as e:  # a bug of ours: one line, the traceback on request
         if os.environ.get("TAWA_TRACEBACK"):

@@ -56,7 +56,7 @@ from xdsl.dialects import func, scf
 from xdsl.ir import Block, OpResult, SSAValue
 
 from tawa_xdsl.analysis.kernel_plan import stages_that_fit
-from tawa_xdsl.analysis.shapes import KernelShape
+from tawa_xdsl.analysis.shapes import KernelShape, split_tiles
 from tawa_xdsl.analysis.uniformity import depends_on_program_id
 from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.dialects import tile
@@ -221,13 +221,9 @@ def _has_tiles(kernel: func.FuncOp) -> bool:
 
 
 def tile_rows(kernel: func.FuncOp, sizes: dict[str, int]) -> list[int]:
-    """The rows of the tiles the consumer warpgroups split (every dot's result and
-    every stored matrix), once the named dimensions take `sizes`."""
-    tiles = [op.result for op in kernel.walk() if isinstance(op, tile.DotOp)] + [
-        op.value
-        for op in kernel.walk()
-        if isinstance(op, tile.StoreOp) and len(op.value.type.get_shape()) == 2
-    ]
+    """The rows of the tiles the consumer warpgroups split (`split_tiles`),
+    once the named dimensions take `sizes`."""
+    tiles = [t for _, t in split_tiles(kernel.walk())]
     if not sizes:
         return [t.type.get_shape()[0] for t in tiles]
     shape = KernelShape(kernel)

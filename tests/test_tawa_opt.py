@@ -179,6 +179,7 @@ def test_list_passes(capsys) -> None:
         "pipeline{num-stages=3 mma-depth=1 two-stage=false outer-stages=2}"
     )
     assert lines[entry + 1].startswith("    Deepen aref rings")
+    assert "split-k{splits=required}" in lines  # no default: the user gives it
     assert "aref-partition" in lines and any(
         line.startswith("tawa-hopper-pipeline{") for line in lines
     )
@@ -224,6 +225,7 @@ def test_named_pipelines_run_pass_by_pass(capsys) -> None:
             "pipeline{stages=3}: pipeline has no option 'stages' (it takes num-stages, mma-depth, two-stage, outer-stages)",
         ),
         ("pipelin", "unknown pass 'pipelin' (did you mean 'pipeline'?)"),
+        ("split-k", "split-k needs option splits, an integer: split-k{splits=...}"),
         ("cluster{size=0}", "cluster{size=0}: size must be a power of two from 1 to 8"),
         (
             "tawa-hopper-pipeline{cluster=0}",
@@ -329,3 +331,12 @@ def test_kernels_without_loads_store_uniform_tiles(kernel, args, grid, tma_store
     np.testing.assert_array_equal(
         got.astype(np.float32), expected[0].astype(np.float32)
     )
+
+
+def test_every_pass_states_the_level_it_takes() -> None:
+    """The drivers check a pass's input level (`analysis.levels`): a pass of
+    ours missing from the table would take any IR unchecked."""
+    from tawa_xdsl.analysis.levels import PASS_LEVELS
+    from tawa_xdsl.registry import all_passes
+
+    assert set(all_passes()) == set(PASS_LEVELS)

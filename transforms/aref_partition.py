@@ -55,9 +55,8 @@ class ArefPartitionPass(ModulePass):
     name = "aref-partition"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in list(kernels(op)):
-            if not any(isinstance(o, aref.WarpSpecializeOp) for o in kernel.walk()):
-                Partitioner(kernel).run()
+        for kernel in list(kernels(op)):  # tile kernels (`analysis.levels`)
+            Partitioner(kernel).run()
 
 
 @dataclass(eq=False)

@@ -37,7 +37,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.analysis.uniformity import cluster_uniform, rank_varying
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects import tile
 from tawa_xdsl.kernel import CLUSTER_ATTR, kernels
 from tawa_xdsl.target import MAX_CLUSTER
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
@@ -66,12 +66,6 @@ class ClusterPass(ModulePass):
         if self.size == 1:
             return
         for kernel in kernels(op):
-            if any(isinstance(o, aref.WarpSpecializeOp) for o in kernel.walk()):
-                raise OpDiagnostic(
-                    kernel,
-                    f"cluster: kernel @{kernel.sym_name.data} is already "
-                    "warp-specialized; run cluster before aref-partition",
-                )
             if PERSISTENT_ATTR in kernel.attributes:
                 raise OpDiagnostic(
                     kernel,

@@ -7,7 +7,8 @@ warpgroup needs for an accumulator, which is what lets a 128 x 256 tile fit.
 Without `num-consumers`, N follows from the tile rows
 (`compiler.default_consumers`: 1 for 64 rows, 2 for 128, 3 for 192).
 Precondition, checked with a diagnostic: every `tile.dot` has M divisible by 64 N,
-and with N > 1 so has every stored matrix tile.
+and with N > 1 so has every other tile the warpgroups split (a reduced or a
+stored matrix).
 """
 
 from __future__ import annotations
@@ -19,11 +20,19 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
+from tawa_xdsl.analysis.shapes import split_tiles
 from tawa_xdsl.compiler import default_consumers
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.roles import check_register_budget
 from tawa_xdsl.transforms.specialized import warp_specialized
+
+_ROLE = {
+    tile.DotOp: "M = {} rows",
+    tile.ReduceOp: "the reduced tile's {} rows",
+    tile.StoreOp: "the stored tile's {} rows",
+}
+"""How a message names the tile `split_tiles` found at an op of each type."""
 
 
 @dataclass(frozen=True)
@@ -39,26 +48,18 @@ class CooperativePass(ModulePass):
             raise PassFailedException(
                 f"cooperative: num-consumers must be 1, 2 or 3, got {self.num_consumers}"
             )
-        for ws in warp_specialized(op, self.name):
+        for ws in warp_specialized(op):
             n = self.num_consumers or default_consumers(consumer_rows(ws))
-            for op in ws.consumer.walk():
-                if isinstance(op, tile.DotOp):
-                    m = op.lhs.type.get_shape()[0]
-                    if m % (64 * n):
-                        raise OpDiagnostic(
-                            op,
-                            f"cooperative: M = {m} rows cannot be split into 64-row "
-                            f"wgmma blocks over {n} warpgroups",
-                        )
-                elif isinstance(op, tile.StoreOp) and n > 1:
-                    # a kernel without dots: its stored tiles are what is split
-                    shape = op.value.type.get_shape()
-                    if len(shape) == 2 and shape[0] % (64 * n):
-                        raise OpDiagnostic(
-                            op,
-                            f"cooperative: the stored tile's {shape[0]} rows cannot "
-                            f"be split into 64-row blocks over {n} warpgroups",
-                        )
+            for op, t in split_tiles(ws.consumer.walk()):
+                rows = t.type.get_shape()[0]
+                dot = isinstance(op, tile.DotOp)  # other tiles may be short
+                if rows % (64 * n) and (dot or n > 1):
+                    raise OpDiagnostic(
+                        op,
+                        f"cooperative: {_ROLE[type(op)].format(rows)} cannot be "
+                        f"split into 64-row {'wgmma ' if dot else ''}blocks over {n} "
+                        "warpgroups",
+                    )
             ws.properties["num_consumers"] = IntegerAttr(n, 64)
             if ws.registers is not None:
                 try:
@@ -70,17 +71,5 @@ class CooperativePass(ModulePass):
 
 
 def consumer_rows(ws: aref.WarpSpecializeOp) -> list[int]:
-    """The rows of the tiles the consumer warpgroups split: every dot's result and
-    every stored matrix."""
-    return [
-        t.type.get_shape()[0]
-        for op in ws.consumer.walk()
-        for t in (
-            [op.result]
-            if isinstance(op, tile.DotOp)
-            else [op.value]
-            if isinstance(op, tile.StoreOp)
-            else []
-        )
-        if len(t.type.get_shape()) == 2
-    ]
+    """The rows of the tiles the consumer warpgroups split (`split_tiles`)."""
+    return [t.type.get_shape()[0] for _, t in split_tiles(ws.consumer.walk())]

@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects import tile
 from tawa_xdsl.grid import (
     PERSISTENT_ATTR,
     GridInferenceError,
@@ -70,12 +70,6 @@ class PersistentPass(ModulePass):
         for kernel in kernels(op):
             if PERSISTENT_ATTR in kernel.attributes or self_scheduled(kernel):
                 continue  # it walks its tiles already
-            if any(isinstance(o, aref.WarpSpecializeOp) for o in kernel.walk()):
-                raise OpDiagnostic(
-                    kernel,
-                    f"persistent: kernel @{kernel.sym_name.data} is already "
-                    "warp-specialized; run persistent before aref-partition",
-                )
             try:
                 rules = recorded_grid_rule(kernel)
             except GridInferenceError as e:

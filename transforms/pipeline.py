@@ -70,7 +70,7 @@ class PipelinePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
-        for ws in warp_specialized(op, self.name):
+        for ws in warp_specialized(op):
             self._pipeline(ws)
 
     def _pipeline(self, ws: aref.WarpSpecializeOp) -> None:

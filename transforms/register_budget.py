@@ -34,7 +34,7 @@ class RegisterBudgetPass(ModulePass):
     consumer: int | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for ws in warp_specialized(op, self.name):
+        for ws in warp_specialized(op):
             num_consumers = ws.num_consumers.value.data
             default = default_registers(num_consumers)
             producer = default[0] if self.producer is None else self.producer

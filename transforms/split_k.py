@@ -72,7 +72,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.analysis.carried import copied_into
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects import tile
 from tawa_xdsl.grid import GRID_ATTR, constant_value
 from tawa_xdsl.kernel import CLUSTER_ATTR, kernels
 from tawa_xdsl.partials import SPLIT_ATTR, WORKSPACE, Record, record
@@ -115,12 +115,6 @@ class KLoop:
 def k_loop(kernel: func.FuncOp, pass_name: str) -> KLoop:
     """The K loop structure of `kernel`, or a diagnostic at the op that breaks it."""
     name = kernel.sym_name.data
-    if any(isinstance(o, aref.WarpSpecializeOp) for o in kernel.walk()):
-        raise OpDiagnostic(
-            kernel,
-            f"{pass_name}: kernel @{name} is already warp-specialized; run "
-            f"{pass_name} on tile IR, before aref-partition",
-        )
     for attr, later in LATER_PASSES:
         if attr in kernel.attributes:
             raise OpDiagnostic(

@@ -42,7 +42,7 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from tawa_xdsl.analysis.shapes import BOX_ATTR, NAMES, KernelShape, is_shaped, shape_of
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.dialects import aref, tile
+from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import splat_value
 from tawa_xdsl.grid import GRID_ATTR
 from tawa_xdsl.kernel import kernels
@@ -75,12 +75,6 @@ class TileShapePass(ModulePass):
                     f"tile-shape: {name} must be at least 2, got {size}"
                 )
         for kernel in kernels(op):
-            if any(isinstance(o, aref.WarpSpecializeOp) for o in kernel.walk()):
-                raise OpDiagnostic(
-                    kernel,
-                    f"tile-shape: kernel @{kernel.sym_name.data} is already "
-                    "warp-specialized; run tile-shape before aref-partition",
-                )
             for attr, after in (
                 (PERSISTENT_ATTR, "persistent"),
                 (GRID_ATTR, "reverse-grid"),

@@ -45,7 +45,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from tawa_xdsl.contract import is_lowered
-from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.lowering.distribute import (
@@ -111,5 +111,4 @@ class DistributeFragmentsPass(ModulePass):
     name = "distribute-fragments"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel_op in lowered_kernels(op):
-            distribute_kernel(kernel_op)
+        each_kernel(lowered_kernels(op), distribute_kernel)

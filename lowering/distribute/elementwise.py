@@ -11,7 +11,7 @@ left side) an immediate is moved into one first, as the printer did.
 (`mov.b32 {lo, hi}`) and converts each half. 8-bit tiles hold pairs in one
 `b16`: `cvt.rn.satfinite.e4m3x2.f32` (or e5m2) packs and saturates, and
 `cvt.rn.f16x2.e4m3x2` widens a pair to two f16 halves on the way back.
-Arithmetic on 16- or 8-bit values is refused: compute in f32.
+Arithmetic on 16- or 8-bit values is refused (`refuse_narrow`): compute in f32.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     IntegerType,
     TensorType,
@@ -33,6 +34,7 @@ from xdsl.pattern_rewriter import (
     PatternRewriter,
 )
 
+from tawa_xdsl.analysis.elementwise import narrow_arithmetic
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import ptx, tile
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind
@@ -56,7 +58,11 @@ F32_BINARY: dict[type[Operation], str] = {
     arith.MinimumfOp: "min.NaN.f32",
     arith.MaxnumfOp: "max.f32",
     arith.MinnumfOp: "min.f32",
+    mathd.CopySignOp: "copysign.f32",
 }
+SWAPPED = (mathd.CopySignOp,)
+"""Ops whose PTX instruction takes the operands the other way round
+(`copysign.f32 d, a, b` gives b's magnitude with a's sign)."""
 I32_BINARY: dict[type[Operation], str] = {
     arith.AddiOp: "add.s32",
     arith.SubiOp: "sub.s32",
@@ -83,21 +89,57 @@ def _f32(bits: int) -> float:
 
 
 LOG2E, LN2 = _f32(0x3FB8AA3B), _f32(0x3F317218)
-F32_UNARY: dict[type[Operation], list[tuple[str, float | None]]] = {
-    arith.NegfOp: [("neg.f32", None)],
-    mathd.Exp2Op: [("ex2.approx.ftz.f32", None)],
-    mathd.ExpOp: [("mul.f32", LOG2E), ("ex2.approx.ftz.f32", None)],
-    mathd.TanhOp: [("tanh.approx.f32", None)],
-    mathd.Log2Op: [("lg2.approx.ftz.f32", None)],
-    mathd.LogOp: [("lg2.approx.ftz.f32", None), ("mul.f32", LN2)],
-    mathd.SqrtOp: [("sqrt.rn.f32", None)],
-    mathd.RsqrtOp: [("rsqrt.approx.ftz.f32", None)],
-    mathd.AbsFOp: [("abs.f32", None)],
-    mathd.CeilOp: [("cvt.rpi.f32.f32", None)],
-    mathd.FloorOp: [("cvt.rmi.f32.f32", None)],
+LOG10_2 = _f32(0x3E9A209B)
+INV_2PI, TWO_PI_HI, TWO_PI_LO = _f32(0x3E22F983), _f32(0x40C90FDB), -1.7484555e-07
+"""1 / (2 pi), and 2 pi as the f32 nearest it plus the rest (Cody and Waite)."""
+
+X = "x"
+"""In a step's operands: the op's operand (an int is an earlier step's result,
+a float an f32 literal)."""
+Step = tuple[str, tuple[str | int | float, ...]]
+
+
+def _chain(*steps: tuple[str, float | None]) -> list[Step]:
+    """Instructions each on the previous result (the first on the operand),
+    with an f32 literal as second source where given."""
+    return [
+        (opcode, (i - 1 if i else X, *(() if literal is None else (literal,))))
+        for i, (opcode, literal) in enumerate(steps)
+    ]
+
+
+def _periodic(opcode: str) -> list[Step]:
+    """sin or cos of x reduced into [-pi, pi] first: x - 2 pi rint(x / 2 pi),
+    2 pi in two parts so the reduction loses no bits the `.approx`
+    instruction (absolute error 2^-20.5 in that range) could keep."""
+    return [
+        ("mul.f32", (X, INV_2PI)),
+        ("cvt.rni.f32.f32", (0,)),
+        ("fma.rn.f32", (1, -TWO_PI_HI, X)),
+        ("fma.rn.f32", (1, -TWO_PI_LO, 2)),
+        (opcode, (3,)),
+    ]
+
+
+F32_UNARY: dict[type[Operation], list[Step]] = {
+    arith.NegfOp: _chain(("neg.f32", None)),
+    mathd.Exp2Op: _chain(("ex2.approx.ftz.f32", None)),
+    mathd.ExpOp: _chain(("mul.f32", LOG2E), ("ex2.approx.ftz.f32", None)),
+    mathd.TanhOp: _chain(("tanh.approx.f32", None)),
+    mathd.Log2Op: _chain(("lg2.approx.ftz.f32", None)),
+    mathd.LogOp: _chain(("lg2.approx.ftz.f32", None), ("mul.f32", LN2)),
+    mathd.Log10Op: _chain(("lg2.approx.ftz.f32", None), ("mul.f32", LOG10_2)),
+    mathd.SqrtOp: _chain(("sqrt.rn.f32", None)),
+    mathd.RsqrtOp: _chain(("rsqrt.approx.ftz.f32", None)),
+    mathd.AbsFOp: _chain(("abs.f32", None)),
+    mathd.CeilOp: _chain(("cvt.rpi.f32.f32", None)),
+    mathd.FloorOp: _chain(("cvt.rmi.f32.f32", None)),
+    mathd.TruncOp: _chain(("cvt.rzi.f32.f32", None)),
+    mathd.RoundEvenOp: _chain(("cvt.rni.f32.f32", None)),
+    mathd.SinOp: _periodic("sin.approx.ftz.f32"),
+    mathd.CosOp: _periodic("cos.approx.ftz.f32"),
 }
-"""Each op as instructions on its operand (then on the previous result),
-with an f32 literal as second source where given: e^x = 2^(x log2 e)."""
+"""Each op as instructions on its operand and earlier results: e^x = 2^(x log2 e)."""
 
 CMP = {
     "eq": "eq",
@@ -112,6 +154,13 @@ CMP = {
     "uge": "hs",
 }
 """arith/tile comparison -> PTX `setp` comparison."""
+
+
+def refuse_narrow(op: Operation) -> None:
+    """Arithmetic on 16- or 8-bit floats (held in pairs) has no thread-level
+    form (the tile passes refuse it first: `analysis.levels`)."""
+    if (why := narrow_arithmetic(op)) is not None:
+        raise OpDiagnostic(op, why)
 
 
 def element_type(t: Attribute) -> Attribute:
@@ -195,11 +244,10 @@ class Binary(DistributePattern):
     def rewrite(self, op: Operation, rewriter: PatternRewriter):
         opcode = F32_BINARY.get(type(op)) or I32_BINARY[type(op)]
         t = op.results[0].type
-        if is_16bit(element_type(t)):
-            raise OpDiagnostic(
-                op, f"'{op.name}' on 16-bit values: compute in f32 (arith.extf) first"
-            )
+        refuse_narrow(op)
         a, b = (self.k.lowered(v, op) for v in op.operands)
+        if isinstance(op, SWAPPED):
+            a, b = b, a
         ops = Ops(self.k)
         if isinstance(t, TensorType) and a.uniform and b.uniform:
             raise OpDiagnostic(
@@ -222,21 +270,47 @@ class Binary(DistributePattern):
 
 
 class Unary(DistributePattern):
-    """f32 `arith.negf` and `math` ops: one or two instructions per element."""
+    """f32 `arith.negf` and one-operand `math` ops: the instructions
+    `F32_UNARY` lists, per element."""
 
     OPS = tuple(F32_UNARY)
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter):
-        steps = F32_UNARY[type(op)]
         t = op.results[0].type
+        refuse_narrow(op)
         a = self.k.lowered(op.operands[0], op)
         ops = Ops(self.k)
         count = 1 if a.uniform else fragment_count(t)
         x: Lowered = Lowered(ops.reg(a)) if a.uniform else a
-        for opcode, literal in steps:
-            args = [x] if literal is None else [x, Lowered(ops.imm(literal, "f32"))]
-            x = Lowered(ops.alu(opcode, *args, count=count))
-        self.k.define(rewriter, op, ops, x)
+        results: list[Lowered] = []
+        for opcode, operands in F32_UNARY[type(op)]:
+            args = [
+                x
+                if v == X
+                else results[v]
+                if isinstance(v, int)
+                else Lowered(ops.imm(v, "f32"))
+                for v in operands
+            ]
+            results.append(Lowered(ops.alu(opcode, *args, count=count)))
+        self.k.define(rewriter, op, ops, results[-1])
+
+
+class Fma(DistributePattern):
+    """`math.fma` on f32: one `fma.rn.f32` per element."""
+
+    OPS = (mathd.FmaOp,)
+
+    def rewrite(self, op: mathd.FmaOp, rewriter: PatternRewriter):
+        t = op.result.type
+        refuse_narrow(op)
+        a, b, c = (self.k.lowered(v, op) for v in (op.a, op.b, op.c))
+        ops = Ops(self.k)
+        uniform = a.uniform and b.uniform and c.uniform
+        count = 1 if uniform or not isinstance(t, TensorType) else fragment_count(t)
+        first = Lowered(ops.reg(a)) if a.uniform else a
+        d = ops.alu("fma.rn.f32", first, b, c, count=count)
+        self.k.define(rewriter, op, ops, Lowered(d))
 
 
 class CeilDiv(DistributePattern):
@@ -272,6 +346,56 @@ class Cmpi(DistributePattern):
         lhs = ops.reg(self.k.lowered(op.lhs, op))
         p = ops.alu(f"setp.{pred}.{kind}", lhs, self.k.lowered(op.rhs, op))
         self.k.define(rewriter, op, ops, Lowered(p))
+
+
+CMPF = {
+    "oeq": "eq",
+    "ogt": "gt",
+    "oge": "ge",
+    "olt": "lt",
+    "ole": "le",
+    "one": "ne",
+    "ord": "num",
+    "ueq": "equ",
+    "ugt": "gtu",
+    "uge": "geu",
+    "ult": "ltu",
+    "ule": "leu",
+    "une": "neu",
+    "uno": "nan",
+}
+"""arith.cmpf predicate -> PTX `setp.<cmp>.f32` (`false` and `true` are the
+constant predicates)."""
+
+
+class Cmpf(DistributePattern):
+    """`arith.cmpf` of f32 scalars (xDSL's takes no tiles): one `setp`."""
+
+    OPS = (arith.CmpfOp,)
+
+    def rewrite(self, op: arith.CmpfOp, rewriter: PatternRewriter):
+        name = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+        if scalar_class(op.lhs.type) != "f32":
+            raise OpDiagnostic(
+                op, f"arith.cmpf of {op.lhs.type} is not supported: compare f32 values"
+            )
+        if name in ("false", "true"):
+            self.k.define(rewriter, op, [], Lowered(getattr(self.k, name)))
+            return
+        ops = Ops(self.k)
+        lhs = ops.reg(self.k.lowered(op.lhs, op))
+        d = ops.alu(f"setp.{CMPF[name]}.f32", lhs, self.k.lowered(op.rhs, op))
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
+CONVERSIONS: dict[type[Operation], str] = {
+    arith.SIToFPOp: "cvt.rn.f32.s32",
+    arith.UIToFPOp: "cvt.rn.f32.u32",
+    arith.FPToSIOp: "cvt.rzi.s32.f32",
+    arith.FPToUIOp: "cvt.rzi.u32.f32",
+}
+"""Conversions between f32 and 32-bit integers (float to integer rounds
+towards zero and saturates, as the interpreter does)."""
 
 
 SELECT = {"f32": "selp.f32", "b32": "selp.b32"}
@@ -358,16 +482,26 @@ class ExtF(DistributePattern):
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
-class SIToFP(DistributePattern):
-    OPS = (arith.SIToFPOp,)
+class Convert(DistributePattern):
+    """f32 <-> i32 scalars (and tiles, should xDSL's ops take them): one
+    `cvt` per element."""
 
-    def rewrite(self, op: arith.SIToFPOp, rewriter: PatternRewriter):
-        a = self.k.lowered(op.input, op)
+    OPS = tuple(CONVERSIONS)
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter):
+        source, result = op.operands[0].type, op.results[0].type
+        classes = {scalar_class(element_type(t)) for t in (source, result)}
+        if classes != {"f32", "b32"} or element_type(result) == IndexType():
+            raise OpDiagnostic(
+                op, f"{op.name} converts between f32 and 32-bit integers only"
+            )
+        a = self.k.lowered(op.operands[0], op)
         ops = Ops(self.k)
+        opcode = CONVERSIONS[type(op)]
         if a.uniform:
-            d = ops.alu("cvt.rn.f32.s32", ops.reg(a))
+            d = ops.alu(opcode, ops.reg(a))
         else:
-            d = ops.alu("cvt.rn.f32.s32", a, count=fragment_count(op.result.type))
+            d = ops.alu(opcode, a, count=fragment_count(result))
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
@@ -431,12 +565,14 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         IndexCast(k),
         Binary(k),
         Unary(k),
+        Fma(k),
         CeilDiv(k),
         Cmpi(k),
         Select(k),
         TruncF(k),
         ExtF(k),
-        SIToFP(k),
+        Cmpf(k),
+        Convert(k),
         Iota(k),
         TileCmpi(k),
         TileSelect(k),

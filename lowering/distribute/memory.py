@@ -314,8 +314,7 @@ class StoreGlobal(DistributePattern):
         t = op.value.type
         assert isinstance(t, TensorType)
         value = self.k.lowered(op.value, op)
-        if geometry(t).kind != FragmentKind.ACC:
-            raise OpDiagnostic(op, "stores of accumulator-layout tiles are supported")
+        kind = geometry(t).kind
         k, ops = self.k, Ops(self.k)
         if value.uniform:  # a splat: every store reads its one register
             value = Lowered(ops.reg(value))
@@ -323,6 +322,10 @@ class StoreGlobal(DistributePattern):
             raise OpDiagnostic(
                 op, "stores from registers go to a global tensor parameter"
             )
+        if kind != FragmentKind.ACC:
+            _store_vector(ops, op, t, value)
+            rewriter.replace(op, ops, [])
+            return
         if is_fp8(t.element_type):
             raise OpDiagnostic(
                 op,
@@ -396,6 +399,61 @@ class StoreGlobal(DistributePattern):
         else:
             _store_pairs(ops, s, paired=path == StorePath.PAIR)
         return ops
+
+
+def _store_vector(
+    ops: Ops, op: nv.StoreGlobalOp, t: TensorType, value: Lowered
+) -> None:
+    """A row tile (one value per accumulator row: a row reduction, a row
+    scale) or a column tile (one value per column: a bias), stored as a vector
+    along the tensor's last axis, or along the rows of an M x 1 tile. Threads
+    that hold the same elements store them once: lane t = 0 of each quad a
+    row tile's rows, the first quad of the first warp a column tile's
+    columns; each element masked by the bounds."""
+    k = ops.k
+    ptr, dims, strides = k.tensors[op.target]
+    idx = [ops.reg(k.lowered(i, op)) for i in op.indices]
+    rank, geom, esize = len(idx), geometry(t), element_bytes(t.element_type)
+    ids = k.consumer_ids(op)
+    rows = geom.kind == FragmentKind.ROW
+    axis = rank - 2 if rows and len(t.get_shape()) == 2 else rank - 1
+    if rows:
+        ok = ops.alu("setp.eq.u32", ids.t, ops.imm(0, "b32"))
+        first = ops.alu("add.s32", idx[axis], k.row0(geom.rows, op, ops))
+        offsets = [geom.row_offset(i) for i in range(geom.count)]
+    else:
+        ok = ops.alu("setp.lt.u32", ids.ctid, ops.imm(4, "b32"))
+        first = ops.alu("add.s32", idx[axis], ids.col0)
+        offsets = [geom.col_offset(i) for i in range(geom.count)]
+    offset = ops.alu("mov.u64", ops.imm(0, "b64"))
+    for dim in (d for d in range(rank) if d != axis):  # extent 1: inside or not
+        inside = ops.alu("setp.lt.u32", idx[dim], dims[dim])  # negative: outside
+        ok = ops.alu("and.pred", ok, inside)
+        pitch = strides[dim] if dim < rank - 1 else ops.imm(1, "b32")
+        offset = ops.alu("mad.wide.u32", idx[dim], pitch, offset)
+    element = ops.alu("add.s32", first, ops.imm(offsets, "b32"))
+    inside = ops.alu("setp.lt.u32", element, dims[axis])
+    inside = ops.alu("and.pred", inside, ok)
+    pitch = strides[axis] if axis < rank - 1 else ops.imm(1, "b32")
+    addr = ops.alu("mad.wide.u32", element, pitch, offset)
+    addr = ops.alu("mad.lo.u64", addr, ops.imm(esize, "b64"), ptr)
+    if is_16bit(t.element_type):  # element pairs share a register: unpack them
+        rt = register_type(t)
+        assert rt is not None
+        value = Lowered(ops.add(ptx.UnpackOp(ops.materialize(value, rt))).results[0])
+    n = geom.count
+    ops.add(
+        ptx.StoreOp(
+            "global",
+            addr,
+            value.value,
+            [value.element(i) for i in range(n)],
+            pred=inside,
+            offsets=[0] * n,
+            addr_elements=list(range(n)),
+            pred_elements=list(range(n)),
+        )
+    )
 
 
 def _branch(cond: SSAValue, then: list, otherwise: list) -> ptx.IfOp:

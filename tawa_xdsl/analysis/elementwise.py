@@ -12,6 +12,7 @@ registers.
 from __future__ import annotations
 
 from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, TensorType
 from xdsl.ir import Operation
 
 from tawa_xdsl.dialects import tile
@@ -23,4 +24,113 @@ def is_elementwise(op: Operation) -> bool:
     return isinstance(op, tile.CmpiOp | tile.SelectOp) or (
         op.dialect_name() in (arith.Arith.name, math.Math.name)
         and not isinstance(op, arith.ConstantOp)
+    )
+
+
+LOWERED: dict[str, frozenset[str]] = {
+    arith.Arith.name: frozenset(
+        [
+            "addf",
+            "addi",
+            "andi",
+            "ceildivsi",
+            "ceildivui",
+            "cmpf",
+            "cmpi",
+            "constant",
+            "divf",
+            "divsi",
+            "divui",
+            "extf",
+            "fptosi",
+            "fptoui",
+            "index_cast",
+            "maximumf",
+            "maxnumf",
+            "maxsi",
+            "maxui",
+            "minimumf",
+            "minnumf",
+            "minsi",
+            "minui",
+            "mulf",
+            "muli",
+            "negf",
+            "ori",
+            "remsi",
+            "remui",
+            "select",
+            "shli",
+            "shrsi",
+            "shrui",
+            "sitofp",
+            "subf",
+            "subi",
+            "truncf",
+            "uitofp",
+            "xori",
+        ]
+    ),
+    math.Math.name: frozenset(
+        [
+            "absf",
+            "ceil",
+            "copysign",
+            "cos",
+            "exp",
+            "exp2",
+            "floor",
+            "fma",
+            "log",
+            "log10",
+            "log2",
+            "roundeven",
+            "rsqrt",
+            "sin",
+            "sqrt",
+            "tanh",
+            "trunc",
+        ]
+    ),
+}
+"""The `arith` and `math` ops the thread level lowers, by dialect
+(`lowering/distribute/elementwise.py` has their instructions; a test keeps
+the two in step)."""
+
+
+CONVERSIONS = (arith.ExtFOp, arith.TruncFOp, arith.ConstantOp)
+"""The arith ops that take or make 16- and 8-bit floats (in registers, those
+are packed in pairs: arithmetic on them has no thread-level form)."""
+
+
+def narrow_arithmetic(op: Operation) -> str | None:
+    """Why an `arith` or `math` op computing 16- or 8-bit floats cannot be
+    compiled, or None (conversions and constants are fine; the thread level
+    refuses a comparison or a conversion of them where it meets one)."""
+    if op.dialect_name() not in (arith.Arith.name, math.Math.name) or isinstance(
+        op, CONVERSIONS
+    ):
+        return None
+    for v in op.results:
+        t = v.type.element_type if isinstance(v.type, TensorType) else v.type
+        if isinstance(t, BFloat16Type | Float16Type) or tile.is_fp8(t):
+            return (
+                f"{op.name} on {t} values: compute in f32 (arith.extf first, "
+                "arith.truncf after)"
+            )
+    return None
+
+
+def unsupported_elementwise(op: Operation) -> str | None:
+    """Why an `arith` or `math` op cannot be compiled (the thread level has
+    no instructions for it), or None."""
+    dialect = op.dialect_name()
+    lowered = LOWERED.get(dialect)
+    name = op.name.removeprefix(f"{dialect}.")
+    if lowered is None or name in lowered:
+        return None
+    why = " (PTX has no instruction for it)" if dialect == math.Math.name else ""
+    return (
+        f"{op.name} has no thread-level form{why}; write it with the {dialect} "
+        f"ops that do: {', '.join(sorted(lowered))}"
     )

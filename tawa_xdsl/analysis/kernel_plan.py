@@ -478,13 +478,15 @@ def _check_box_start(load: tile.LoadOp) -> None:
 
 
 def _tma_storable(store: tile.StoreOp) -> bool:
-    """A matrix tile of whole 128-byte rows, at coordinates a TMA store takes:
-    none negative (TMA faults below 0), the innermost 16-byte aligned (TMA
-    faults off a 16-byte boundary)."""
+    """A matrix tile (of more than one row: staging takes the accumulator
+    layout) of whole 128-byte rows, at coordinates a TMA store takes: none
+    negative (TMA faults below 0), the innermost 16-byte aligned (TMA faults
+    off a 16-byte boundary)."""
     t = store.value.type
     esize = element_bytes(t.element_type)
     return (
         len(t.get_shape()) >= 2
+        and t.get_shape()[-2] > 1
         and t.get_shape()[-1] * esize % SWIZZLE_BYTES == 0
         and all(non_negative(i) for i in store.indices)
         and multiple_of(store.indices[-1], 16 // esize)

@@ -7,7 +7,8 @@
   one value per accumulator row, a 1 x N tile one value per column. Rank-1 tiles
   take the kind their context gives them: a row reduction gives rows,
   `expand_dims` at axis 1 wants rows, at axis 0 columns; elementwise ops, loop
-  arguments and branch results share one kind.
+  arguments and branch results share one kind; with no context at all (a
+  vector loaded, computed on and stored) a vector is a column tile.
 
 Shape-polymorphic producers (`tile.iota`, `tile.splat`, dense constants:
 `is_polymorphic`) must have one use each (the lowering copies them per use first),
@@ -159,7 +160,7 @@ class ConsumerLayouts:
                 continue
             shape = v.type.get_shape()
             if len(shape) == 2:
-                want(v, _kind_of_matrix(shape))
+                want(v, kind_of_matrix(shape))
         for op in consumer.walk():
             if isinstance(op, tile.ReduceOp):
                 want(
@@ -177,6 +178,8 @@ class ConsumerLayouts:
             if v in self.placement:
                 continue
             found = kinds.get(groups.find(v), set())
+            if not found and _free_vector(v.type.get_shape()):
+                found = {FragmentKind.COL}
             if len(found) != 1:
                 owner = v.owner if isinstance(v, OpResult) else v.block.parent_op()
                 why = (
@@ -204,7 +207,26 @@ class ConsumerLayouts:
         return isinstance(self.placement.get(v), Smem)
 
 
-def _kind_of_matrix(shape: tuple[int, ...]) -> FragmentKind:
+def _free_vector(shape: tuple[int, ...]) -> bool:
+    """A vector tile nothing ties to rows or columns (loaded, computed on,
+    stored) is held as a column tile: each thread its 8-column groups' pairs."""
+    return len(shape) == 1 and shape[0] % 8 == 0
+
+
+def read_layout(
+    op: Operation, shape: tuple[int, ...], result_layout: FragmentLayoutAttr
+) -> FragmentLayoutAttr:
+    """The register layout `op` reads a shared tile of `shape` in: an
+    elementwise op reads it in its result's layout, any other op (a reduction
+    or a broadcast of a loaded tile) in the layout of the tile's own shape (a
+    row reduction of an M x N tile reads the accumulator layout, not the
+    layout of its M results)."""
+    if is_elementwise(op) or len(shape) != 2:
+        return result_layout
+    return FragmentLayoutAttr(kind_of_matrix(shape), result_layout.warpgroups.data)
+
+
+def kind_of_matrix(shape: tuple[int, ...]) -> FragmentKind:
     rows, cols = shape
     if cols == 1 and rows > 1:
         return FragmentKind.ROW

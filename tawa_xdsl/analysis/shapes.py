@@ -10,7 +10,7 @@ tile would take under given sizes without resizing anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, TensorType
@@ -184,3 +184,18 @@ class KernelShape:
             if named is not None and named[0] in sizes:
                 shape[i] = sizes[named[0]]
         return tuple(shape)
+
+
+def split_tiles(ops: Iterable[Operation]) -> list[tuple[Operation, SSAValue]]:
+    """The matrix tiles consumer warpgroups split by rows, each with the op that
+    makes or reads it: every dot's result, every reduced tile, every stored
+    matrix. Their rows decide how many warpgroups can share the work."""
+    found: list[tuple[Operation, SSAValue]] = []
+    for op in ops:
+        if isinstance(op, tile.DotOp):
+            found.append((op, op.result))
+        elif isinstance(op, tile.ReduceOp):
+            found.append((op, op.source))
+        elif isinstance(op, tile.StoreOp):
+            found.append((op, op.value))
+    return [(op, t) for op, t in found if len(t.type.get_shape()) == 2]

@@ -100,10 +100,35 @@ def _cast(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues
     return (to_type(args[0], op.results[0].type),)
 
 
+def _int_bits(t: Attribute) -> int | None:
+    """Bits of a fixed-width integer type (or tile of them); None for index."""
+    et = t.element_type if isinstance(t, TensorType) else t
+    return None if isinstance(et, IndexType) else np.iinfo(numpy_dtype(et)).bits
+
+
 def _fptoi(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
-    return (
-        to_type(np.trunc(np.asarray(args[0], dtype=np.float64)), op.results[0].type),
-    )
+    """Towards zero, saturating to the result's range (signed for fptosi,
+    unsigned for fptoui, whose bits the signless result holds), NaN to 0, as
+    the GPU's `cvt.rzi` does."""
+    x = np.nan_to_num(np.trunc(np.asarray(args[0], dtype=np.float64)), nan=0.0)
+    t = op.results[0].type
+    if (bits := _int_bits(t)) is not None:
+        signed = isinstance(op, arith.FPToSIOp)
+        low, high = (
+            (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+        )
+        x = np.clip(x, low, high)
+        if not signed:  # the unsigned value's bits, as the signless type holds them
+            x = np.where(x > 2 ** (bits - 1) - 1, x - 2**bits, x)
+    return (to_type(x, t),)
+
+
+def _uitofp(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+    """The integer's bits read as an unsigned number."""
+    x = _wide(args[0])
+    if (bits := _int_bits(op.operands[0].type)) is not None:
+        x = x % (1 << bits)
+    return (to_type(x, op.results[0].type),)
 
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -150,6 +175,18 @@ class ElementwiseFunctions(InterpreterFunctions):
     run_shli = impl(arith.ShLIOp)(_binary(lambda a, b: _wide(a) << _wide(b)))
     run_shrsi = impl(arith.ShRSIOp)(_binary(lambda a, b: _wide(a) >> _wide(b)))
 
+    @impl(arith.ShRUIOp)
+    def run_shrui(
+        self, interpreter: Interpreter, op: arith.ShRUIOp, args: PythonValues
+    ) -> PythonValues:
+        """The bits of the left side as an unsigned number of its type's width
+        (index: 32 bits, the registers it lives in), shifted."""
+        t = op.result.type
+        et = t.element_type if isinstance(t, TensorType) else t
+        width = 32 if isinstance(et, IndexType) else et.width.data
+        a, b = _wide(args[0]), _wide(args[1])
+        return (to_type((a & ((1 << width) - 1)) >> b, t),)
+
     run_addf = impl(arith.AddfOp)(_binary(np.add))
     run_subf = impl(arith.SubfOp)(_binary(np.subtract))
     run_mulf = impl(arith.MulfOp)(_binary(np.multiply))
@@ -163,7 +200,7 @@ class ElementwiseFunctions(InterpreterFunctions):
     run_extf = impl(arith.ExtFOp)(_cast)
     run_truncf = impl(arith.TruncFOp)(_cast)
     run_sitofp = impl(arith.SIToFPOp)(_cast)
-    run_uitofp = impl(arith.UIToFPOp)(_cast)
+    run_uitofp = impl(arith.UIToFPOp)(_uitofp)
     run_fptosi = impl(arith.FPToSIOp)(_fptoi)
     run_fptoui = impl(arith.FPToUIOp)(_fptoi)
     run_index_cast = impl(arith.IndexCastOp)(_cast)
@@ -210,3 +247,16 @@ class ElementwiseFunctions(InterpreterFunctions):
     run_absf = impl(mathd.AbsFOp)(_unary(np.abs))
     run_floor = impl(mathd.FloorOp)(_unary(np.floor))
     run_ceil = impl(mathd.CeilOp)(_unary(np.ceil))
+    run_trunc = impl(mathd.TruncOp)(_unary(np.trunc))
+    run_roundeven = impl(mathd.RoundEvenOp)(_unary(np.rint))
+    run_sin = impl(mathd.SinOp)(_unary(np.sin))
+    run_cos = impl(mathd.CosOp)(_unary(np.cos))
+    run_log10 = impl(mathd.Log10Op)(_unary(np.log10))
+    run_copysign = impl(mathd.CopySignOp)(_binary(np.copysign))
+
+    @impl(mathd.FmaOp)
+    def run_fma(
+        self, interpreter: Interpreter, op: mathd.FmaOp, args: PythonValues
+    ) -> PythonValues:
+        a, b, c = (np.asarray(x, dtype=np.float64) for x in args)
+        return (to_type(a * b + c, op.result.type),)  # the product exact, as fma.rn

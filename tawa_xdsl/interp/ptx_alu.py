@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tawa_xdsl.dialects.ptx import F32_COMPARISONS
 from tawa_xdsl.dtypes import bfloat16, cast, float8_e4m3fn, float8_e5m2
 
 DTYPES: dict[str, np.dtype] = {
@@ -211,12 +212,32 @@ def _compare_int(cmp: str, kind: str) -> Callable[[np.ndarray, np.ndarray], np.n
     return lambda a, b: fn(_wide(a, signed), _wide(b, signed))
 
 
+def _to_int(dtype: type) -> Fn:
+    """`cvt.rzi.<s32|u32>.f32`: towards zero, saturating to the integer range,
+    NaN to 0 (as the PTX ISA says for float-to-integer conversions)."""
+    info = np.iinfo(dtype)
+
+    def run(a: np.ndarray) -> np.ndarray:
+        x = np.nan_to_num(np.trunc(f32(a).astype(np.float64)), nan=0.0)
+        return np.clip(x, info.min, info.max).astype(dtype).view(np.uint32)
+
+    return run
+
+
 def _compare_f32(cmp: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    if cmp == "neu":
-        return lambda a, b: f32(a) != f32(b)
+    """`setp.<cmp>.f32`: false where either side is NaN, but true there for the
+    unordered forms (`equ`, `ltu`, ..., `neu`); `num` and `nan` test for NaN."""
+
+    def unordered(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.isnan(f32(a)) | np.isnan(f32(b))
+
+    if cmp in ("num", "nan"):
+        return lambda a, b: unordered(a, b) == (cmp == "nan")
+    if cmp == "neu" or (cmp.endswith("u") and cmp[:-1] in COMPARE):
+        fn = COMPARE[cmp[:-1]]
+        return lambda a, b: fn(f32(a), f32(b)) | unordered(a, b)
     fn = COMPARE[cmp]
-    ordered = lambda a, b: ~(np.isnan(a) | np.isnan(b))  # noqa: E731
-    return lambda a, b: fn(f32(a), f32(b)) & ordered(f32(a), f32(b))
+    return lambda a, b: fn(f32(a), f32(b)) & ~unordered(a, b)
 
 
 COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
@@ -261,8 +282,16 @@ def _table() -> dict[str, Fn]:
         "rcp.approx.ftz.f32": _float1(lambda x: 1 / x, ftz=True),
         "cvt.rpi.f32.f32": _float1(np.ceil),
         "cvt.rmi.f32.f32": _float1(np.floor),
+        "cvt.rzi.f32.f32": _float1(np.trunc),
+        "cvt.rni.f32.f32": _float1(np.rint),
+        "sin.approx.ftz.f32": _float1(np.sin, ftz=True),
+        "cos.approx.ftz.f32": _float1(np.cos, ftz=True),
+        "copysign.f32": _float2(lambda a, b: np.copysign(b, a)),
         "mov.f32": _identity,
         "cvt.rn.f32.s32": lambda a: f32_bits(s32(a).astype(np.float32)),
+        "cvt.rn.f32.u32": lambda a: f32_bits(a.astype(np.float32)),
+        "cvt.rzi.s32.f32": _to_int(np.int32),
+        "cvt.rzi.u32.f32": _to_int(np.uint32),
         "cvt.f32.bf16": _unpack16(bfloat16),
         "cvt.f32.f16": _unpack16(np.dtype(np.float16)),
         "cvt.rn.bf16x2.f32": _pack16(bfloat16),
@@ -321,7 +350,7 @@ def _table() -> dict[str, Fn]:
             c = _compare_int(cmp, kind)
             table[f"setp.{cmp}.{kind}"] = c
             table[f"setp.{cmp}.and.{kind}"] = lambda a, b, p, c=c: c(a, b) & p
-    for cmp in ("eq", "ne", "lt", "le", "gt", "ge", "neu"):
+    for cmp in F32_COMPARISONS:
         c = _compare_f32(cmp)
         table[f"setp.{cmp}.f32"] = c
         table[f"setp.{cmp}.or.f32"] = lambda a, b, p, c=c: c(a, b) | p

@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.interp.elementwise import ElementwiseFunctions
 from tawa_xdsl.interp.tile import TileFunctions
 from tawa_xdsl.kernel import (
@@ -36,6 +38,15 @@ def make_interpreter(module: ModuleOp) -> tuple[Interpreter, TileFunctions]:
     return interpreter, tile_functions
 
 
+def refuse_unknown_ops(interpreter: Interpreter, kernel: func.FuncOp) -> None:
+    """A diagnostic at the first op of `kernel` the interpreter has no meaning
+    for (xDSL's says 'Could not find interpretation function', at no line)."""
+    known = interpreter._impls._impl_dict  # xDSL has no public query
+    for op in kernel.body.walk():
+        if type(op) not in known:
+            raise OpDiagnostic(op, f"{op.name} has no meaning in the interpreter")
+
+
 def interpret(
     module: ModuleOp, kernel_name: str, *args: Any, grid: Sequence[int] = (1,)
 ) -> None:
@@ -47,6 +58,7 @@ def interpret(
     checked = check_host_arguments(kernel, args)
     grid3 = normalize_grid(grid, kernel_name, cluster_size(kernel))
     interpreter, tile_functions = make_interpreter(module)
+    refuse_unknown_ops(interpreter, kernel)
     tile_functions.grid = grid3
     tile_functions.cluster = cluster_size(kernel)
     for pid in program_ids(grid3):

@@ -1537,14 +1537,11 @@ def aligned_copy(array: np.ndarray) -> np.ndarray:
     """`array`'s values in a zeroed buffer whose rows lie a multiple of
     `ROW_ALIGN` bytes apart: what a call through `tawa_xdsl.compile` hands a
     tensor map in place of an array TMA cannot describe (`runtime/realign.py`)."""
-    from tawa_xdsl.runtime.arrays import row_strides
+    from tawa_xdsl.runtime.arrays import row_strides, strided
 
     strides = row_strides(array.shape, array.itemsize)
     span = 1 + sum((d - 1) * s for d, s in zip(array.shape, strides, strict=True))
-    buffer = np.zeros(span, array.dtype)
-    copy = np.lib.stride_tricks.as_strided(
-        buffer, array.shape, tuple(s * array.itemsize for s in strides)
-    )
+    copy = strided(np.zeros(span, array.dtype), array.shape, strides)
     copy[...] = array
     return copy
 

@@ -17,6 +17,7 @@ the kernel reads them) and a pointer, which the shared argument checks of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,11 +119,7 @@ class DeviceArray:
         shape, strides = self.host.shape, self.view.strides
         span = 1 + sum((d - 1) * s for d, s in zip(shape, strides, strict=True))
         padded = np.zeros(span if all(shape) else 1, self.host.dtype)
-        itemsize = padded.itemsize
-        inside = np.lib.stride_tricks.as_strided(
-            padded, shape, tuple(s * itemsize for s in strides)
-        )
-        return padded, inside
+        return padded, strided(padded, shape, strides)
 
     def free(self) -> None:
         if self.owned:
@@ -166,6 +163,18 @@ def device_array(value: Any, stream: int) -> tuple[DeviceArray, ArrayView]:
     )
 
 
+def strided(
+    buffer: np.ndarray, shape: Sequence[int], strides: Sequence[int]
+) -> np.ndarray:
+    """A view of the flat `buffer` with `shape` and `strides` in elements.
+    Taken over the buffer's raw bits: numpy's `as_strided` cannot rebuild some
+    ml_dtypes types from their array interface (float8_e5m2's '<f1')."""
+    bits = buffer.view(f"u{buffer.itemsize}")
+    byte_strides = tuple(s * buffer.itemsize for s in strides)
+    view = np.lib.stride_tricks.as_strided(bits, tuple(shape), byte_strides)
+    return view.view(buffer.dtype)
+
+
 def _device_span(array: DeviceArray) -> tuple[np.ndarray, np.ndarray]:
     """A device array's memory from its first to its last element, copied to
     the host, and the view of it through the array's strides."""
@@ -173,8 +182,7 @@ def _device_span(array: DeviceArray) -> tuple[np.ndarray, np.ndarray]:
     span = 1 + sum((d - 1) * s for d, s in zip(array.shape, array.strides, strict=True))
     flat = np.empty(span, DTYPES[array.dtype])
     check(cu.cuMemcpyDtoH(flat.ctypes.data, array.ptr, flat.nbytes), "cuMemcpyDtoH")
-    strides = tuple(s * flat.itemsize for s in array.strides)
-    return flat, np.lib.stride_tricks.as_strided(flat, array.shape, strides)
+    return flat, strided(flat, array.shape, array.strides)
 
 
 def read(array: DeviceArray) -> np.ndarray:

@@ -6,7 +6,7 @@
 // RUN: not tawa-opt %examples/gemm.mlir -t ptx 2>&1 | filecheck %s --check-prefix=PTX
 // RUN: tawa-opt %s --split-input-file --verify-diagnostics -p 'aref-partition,convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=SHAPE
 
-// ORDER: error: func.func: convert-aref-to-nvgpu-async: kernel @gemm_nt is not warp-specialized; run aref-partition first
+// ORDER: error: func.func: convert-aref-to-nvgpu-async takes aref IR (made by aref-partition), but kernel @gemm_nt is tile IR: run aref-partition first
 // COOP: error: tile.dot: cooperative: M = 128 rows cannot be split into 64-row wgmma blocks over 3 warpgroups
 // COOPN: tawa-opt: cooperative: num-consumers must be 1, 2 or 3, got 4
 // SMEM: error: func.func: the aref rings need {{[0-9]+}} bytes of shared memory; a block can have 231424. Use fewer stages or smaller tiles

@@ -23,7 +23,7 @@ func.func @foreign() attributes {tile.kernel} {
 
 // -----
 
-// ALLOC: error: func.func: ptx-allocate: a thread-level kernel takes no block arguments (it reads its parameters with ptx.param)
+// ALLOC: error: func.func: ptx-allocate takes thread-level IR (made by distribute-fragments), but kernel @args is tile IR: run distribute-fragments first
 func.func @args(%x: i32) attributes {tile.kernel} {
   func.return
 }

@@ -153,7 +153,7 @@ func.func @put(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16
       %i = arith.constant 0 : index
       %c0 = arith.constant 0 : index
       %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
-      %t2 = arith.addf %ta, %ta : tensor<64x64xbf16>
+      %t2 = tile.trans %ta : tensor<64x64xbf16> -> tensor<64x64xbf16>
       aref.put %ra[%i], %t2 : !aref.aref<[tensor<64x64xbf16>], depth = 1>
       %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
       aref.put %rb[%i], %tb : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -325,8 +325,8 @@ func.func @atrans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xb
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:349:7: error: tile.store: cannot read the shared tile %ta here
-// DIRECT: {{.*}}refusals.mlir:349:7: error: tile.store: cannot read the shared tile %ta here
+// CHECK: {{.*}}refusals.mlir:349:7: error: tile.store reads %ta from its slot after aref.consumed released it: store it first
+// DIRECT: {{.*}}refusals.mlir:349:7: error: tile.store reads %ta from its slot after aref.consumed released it: store it first
 func.func @read(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>

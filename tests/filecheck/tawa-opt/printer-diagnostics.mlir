@@ -9,4 +9,4 @@ func.func @copy(%a: !tile.desc<?x?xbf16, box = [128, 64]>, %c: !tile.desc<?x?xbf
   tile.store %u, %c[%c0, %c0] : tensor<128x64xbf16> -> !tile.desc<?x?xbf16, box = [128, 64]>
   func.return
 }
-// CHECK: tawa-opt: {{.*}}printer-diagnostics.mlir:8:3: error: arith.addf: 'arith.addf' on 16-bit values: compute in f32 (arith.extf) first
+// CHECK: tawa-opt: {{.*}}printer-diagnostics.mlir:8:3: error: arith.addf on bf16 values: compute in f32 (arith.extf first, arith.truncf after)

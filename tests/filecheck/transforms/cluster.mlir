@@ -43,7 +43,7 @@
 
 // SIZE: tawa-opt: cluster{size=3}: size must be a power of two from 1 to 8
 // AFTER: error: func.func: cluster: kernel @gemm_nt is already persistent; run cluster before persistent
-// ORDER: error: func.func: cluster: kernel @gemm_nt is already warp-specialized; run cluster before aref-partition
+// ORDER: error: func.func: cluster takes tile IR, but kernel @gemm_nt is aref IR (made by aref-partition): run cluster before aref-partition
 
 // Every load depends on program_id(x): nothing for a cluster to share.
 // NOTHING: error: tile.load: cluster: no tile.load of @rows is the same in every block of a cluster

@@ -17,4 +17,4 @@
 
 // ROWS: tawa-opt: {{.*}}gemm_epilogue.mlir:{{[0-9]+}}:{{[0-9]+}}: error: tile.dot: cooperative: M = 128 rows cannot be split into 64-row wgmma blocks over 3 warpgroups
 // COUNT: tawa-opt: cooperative: num-consumers must be 1, 2 or 3, got 4
-// ORDER: tawa-opt: {{.*}}gemm.mlir:9:1: error: func.func: cooperative: kernel @gemm_nt is not warp-specialized; run aref-partition first
+// ORDER: tawa-opt: {{.*}}gemm.mlir:9:1: error: func.func: cooperative takes aref IR (made by aref-partition), but kernel @gemm_nt is tile IR: run aref-partition first

@@ -58,7 +58,7 @@
 
 // OUTER: tawa-opt: pipeline: outer-stages must be at least 1, got 0
 // GROUP: tawa-opt: persistent: group-m must be at least 1, got 0
-// ORDER: error: func.func: persistent: kernel @gemm_nt is already warp-specialized; run persistent before aref-partition
+// ORDER: error: func.func: persistent takes tile IR, but kernel @gemm_nt is aref IR (made by aref-partition): run persistent before aref-partition
 // A store at program_id(x) + n (n a scalar that may be anything) tells nothing
 // about the grid: the diagnostic points at the store and says what to write.
 // GRID: persistent.mlir:{{[0-9]+}}:3: error: tile.store: persistent: kernel @no_grid: cannot tell how many programs axis x needs: no coordinate of this store is program_id(x) * B (+ an offset that is non-negative and does not depend on program ids), B a constant or a scalar argument. A persistent kernel computes its tile count from that rule; write the store's coordinates so, or leave the kernel non-persistent (then the launch takes grid=)

@@ -10,5 +10,5 @@
 // DEEP: tawa-opt: pipeline: mma-depth must be between 1 and num-stages (2), got 3: each MMA in flight holds a slot
 // NOMMA: tawa-opt: pipeline: mma-depth must be between 1 and num-stages (2), got 0
 // TWO: tawa-opt: pipeline: two-stage holds mma-depth + 1 = 3 slots; num-stages is 2
-// ORDER: tawa-opt: {{.*}}gemm.mlir:9:1: error: func.func: pipeline: kernel @gemm_nt is not warp-specialized; run aref-partition first
+// ORDER: tawa-opt: {{.*}}gemm.mlir:9:1: error: func.func: pipeline takes aref IR (made by aref-partition), but kernel @gemm_nt is tile IR: run aref-partition first
 // NAME: tawa-opt: pipeline{stages=3}: pipeline has no option 'stages' (it takes num-stages, mma-depth, two-stage, outer-stages)

@@ -25,4 +25,4 @@
 // FULL: tawa-opt: {{.*}}gemm.mlir:9:1: error: aref.warp_specialize: register-budget: budgets 24 + 2 x 256 registers per thread need 68608 registers; an SM has 65536
 // EIGHT: tawa-opt: {{.*}}gemm.mlir:9:1: error: aref.warp_specialize: register-budget: producer register budget 44 must be a multiple of 8 in [24, 256]
 // AFTER: error: aref.warp_specialize: cooperative: budgets 40 + 2 x 240 registers per thread need 66560 registers; an SM has 65536; run register-budget after cooperative
-// ORDER: tawa-opt: {{.*}}gemm.mlir:9:1: error: func.func: register-budget: kernel @gemm_nt is not warp-specialized; run aref-partition first
+// ORDER: tawa-opt: {{.*}}gemm.mlir:9:1: error: func.func: register-budget takes aref IR (made by aref-partition), but kernel @gemm_nt is tile IR: run aref-partition first

@@ -6,7 +6,7 @@
 // RUN: not tawa-opt %examples/attention.mlir -p 'split-k{splits=2}' 2>&1 | filecheck %s --check-prefix=ATTENTION
 
 // SPLITS: split-k: splits must be at least 1, got 0
-// PARTITIONED: gemm.mlir:{{[0-9]+}}:1: error: func.func: split-k: kernel @gemm_nt is already warp-specialized; run split-k on tile IR, before aref-partition
+// PARTITIONED: gemm.mlir:{{[0-9]+}}:1: error: func.func: split-k takes tile IR, but kernel @gemm_nt is aref IR (made by aref-partition): run split-k before aref-partition
 // PERSISTENT: gemm.mlir:{{[0-9]+}}:1: error: func.func: split-k: kernel @gemm_nt went through persistent, which works on its grid; run split-k before persistent
 // ATTENTION: attention.mlir:{{[0-9]+}}:{{[0-9]+}}: error: tile.dot: split-k: a second tile.dot in the K loop; only loops with one accumulating tile.dot can be split
 

@@ -28,7 +28,7 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.p
 
 // -----
 
-// CHECK: error: arith.addf: 'arith.addf' on 16-bit values: compute in f32 (arith.extf) first
+// CHECK: error: arith.addf on bf16 values: compute in f32 (arith.extf first, arith.truncf after)
 func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
@@ -41,7 +41,7 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.p
     %zero = arith.constant dense<0.0> : tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
     %f = tile.select %top, %xs, %zero : tensor<64x16xi1, #nvgpu_async.frag<acc, warpgroups = 1>>, tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
     %h = arith.truncf %f : tensor<64x16xf32, #nvgpu_async.frag<acc, warpgroups = 1>> to tensor<64x16xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
-    // expected-error@+1 {{'arith.addf' on 16-bit values: compute in f32 (arith.extf) first}}
+    // expected-error@+1 {{arith.addf on bf16 values: compute in f32 (arith.extf first, arith.truncf after)}}
     %c = arith.addf %h, %h : tensor<64x16xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
   }
   func.return
@@ -63,12 +63,12 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.p
 
 // -----
 
-// CHECK: error: arith.cmpf: the thread level does not handle 'arith.cmpf'
-func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
+// CHECK: error: arith.floordivsi has no thread-level form; write it with the arith ops that do: addf, addi,
+func.func @k(%x: i32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : i32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
-    // expected-error@+1 {{the thread level does not handle 'arith.cmpf'}}
-    %y = arith.cmpf olt, %x, %x : f32
+    // expected-error@+1 {{arith.floordivsi has no thread-level form}}
+    %y = arith.floordivsi %x, %x : i32
   }
   func.return
 }

@@ -1,0 +1,152 @@
+"""The IR level a kernel is at, and the check every pass makes of its input.
+
+A kernel goes down four levels: tile IR, aref IR (`aref-partition` made its
+roles), nvgpu_async IR (`convert-aref-to-nvgpu-async` lowered it: it carries the
+launch contract) and thread-level IR (`distribute-fragments`: it reads its
+parameters with `ptx.param`). Each pass takes one level (`PASS_LEVELS`); the
+pipeline drivers (`tawa-opt`, `tawa_xdsl.apply`) call `check_pass_input` before
+each pass, so a pass run on IR above or below its level is refused at the
+kernel, naming the pass and the level it takes, instead of failing inside on
+ops it does not know. Below the thread level, an op no level lowers to PTX (a
+`math` op without an instruction) is refused where it is written, before any
+pass works on it.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
+from tawa_xdsl.contract import is_lowered
+from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel
+from tawa_xdsl.dialects import aref
+from tawa_xdsl.signature import kernels
+
+
+class Level(IntEnum):
+    TILE = 0
+    AREF = 1
+    NVGPU = 2
+    THREAD = 3
+
+
+DESCRIPTION = {
+    Level.TILE: "tile IR",
+    Level.AREF: "aref IR (made by aref-partition)",
+    Level.NVGPU: "nvgpu_async IR (made by convert-aref-to-nvgpu-async)",
+    Level.THREAD: "thread-level IR (made by distribute-fragments)",
+}
+
+PARAMS_ATTR = "ptx.params"
+"""What `distribute-fragments` sets on a kernel (`dialects.ptx.PARAMS_ATTR`,
+not imported: the ptx dialect is large and tile passes never need it)."""
+
+PASS_LEVELS: dict[str, Level] = {
+    **dict.fromkeys(
+        (
+            "split-k",
+            "stream-k",
+            "tile-shape",
+            "reverse-grid",
+            "cluster",
+            "persistent",
+            "aref-partition",
+            "tawa-hopper-pipeline",
+        ),
+        Level.TILE,
+    ),
+    **dict.fromkeys(
+        ("cooperative", "register-budget", "pipeline", "convert-aref-to-nvgpu-async"),
+        Level.AREF,
+    ),
+    **dict.fromkeys(
+        ("ping-pong", "select-store-path", "distribute-fragments"), Level.NVGPU
+    ),
+    **dict.fromkeys(
+        (
+            "ptx-skip-unit-scale",
+            "ptx-contract-fma",
+            "ptx-allocate",
+            "ptx-lower-control-flow",
+        ),
+        Level.THREAD,
+    ),
+}
+"""The level each of our passes takes (xDSL's own, such as canonicalize, take
+any)."""
+
+_MADE_BY = {
+    Level.AREF: "aref-partition",
+    Level.NVGPU: "convert-aref-to-nvgpu-async",
+    Level.THREAD: "distribute-fragments",
+}
+"""The pass that takes a kernel down to each level."""
+LOWERINGS = {"tawa-hopper-pipeline", *_MADE_BY.values()}
+"""Passes that leave the level they take."""
+
+
+def kernel_level(kernel: func.FuncOp) -> Level:
+    """Where `kernel` is: what the last lowering that ran on it left there (a
+    thread-level kernel written by hand may lack the parameter list: its ops
+    tell)."""
+    top = list(kernel.body.ops)
+    if PARAMS_ATTR in kernel.attributes or any(o.dialect_name() == "ptx" for o in top):
+        return Level.THREAD
+    if is_lowered(kernel):
+        return Level.NVGPU
+    if any(isinstance(op, aref.WarpSpecializeOp) for op in top):
+        return Level.AREF
+    return Level.TILE
+
+
+def check_pass_input(pass_name: str, module: ModuleOp) -> None:
+    """Refuse a kernel that `pass_name` cannot take: one at another level than
+    the pass's, or (below the thread level) one holding an op that no level
+    lowers (see `unsupported_op`). Every kernel is checked; their refusals are reported together.
+    Passes not in `PASS_LEVELS` take any level."""
+    wanted = PASS_LEVELS.get(pass_name)
+    if wanted is None:
+        return
+
+    def check(kernel: func.FuncOp) -> None:
+        level = kernel_level(kernel)
+        if level != wanted:
+            raise OpDiagnostic(kernel, _wrong_level(pass_name, wanted, kernel, level))
+        if level < Level.THREAD:
+            refuse_unsupported_ops(kernel)
+
+    each_kernel(kernels(module), check)
+
+
+def refuse_unsupported_ops(kernel: func.FuncOp) -> None:
+    """A diagnostic at the first op of `kernel` that no level lowers to PTX."""
+    for op in kernel.walk():
+        if (why := unsupported_op(op)) is not None:
+            raise OpDiagnostic(op, why)
+
+
+def unsupported_op(op: Operation) -> str | None:
+    """Why `op` cannot be compiled, or None."""
+    if isinstance(op, func.CallOp):  # each kernel is lowered in a module alone
+        return (
+            f"func.call of @{op.callee.string_value()}: a tile kernel calls no "
+            "functions; inline it"
+        )
+    return unsupported_elementwise(op) or narrow_arithmetic(op)
+
+
+def _wrong_level(pass_name: str, wanted: Level, kernel: func.FuncOp, at: Level) -> str:
+    name = kernel.sym_name.data
+    what = (
+        f"{pass_name} takes {DESCRIPTION[wanted]}, but kernel @{name} is "
+        f"{DESCRIPTION[at]}"
+    )
+    if at > wanted and pass_name in LOWERINGS:
+        return f"{what}: it is lowered already"
+    if at > wanted:
+        return f"{what}: run {pass_name} before {_MADE_BY[Level(wanted + 1)]}"
+    return f"{what}: run {_MADE_BY[wanted]} first"

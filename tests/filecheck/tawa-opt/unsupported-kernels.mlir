@@ -1,0 +1,27 @@
+// Kernels that tawa-xdsl cannot compile are refused where the problem is
+// written, by the first pass or the parser (found by the outside-user sweep: a
+// kernel that returned a value was an internal error in aref-partition, a call
+// a 'symbol table' error in tile-shape).
+// RUN: tawa-opt %s --split-input-file --verify-diagnostics -p tawa-hopper-pipeline | filecheck %s
+
+// CHECK: error: func.func: @ret returns a value; a tile kernel returns nothing and writes its outputs with tile.store
+func.func @ret(%x: !tile.desc<?x?xf32, box = [64, 128]>) -> f32 attributes {tile.kernel} {
+  %c = arith.constant 1.0 : f32
+  func.return %c : f32
+}
+
+// -----
+
+// CHECK: error: func.call of @helper: a tile kernel calls no functions; inline it
+func.func private @helper(%a: f32) -> f32 {
+  %r = arith.mulf %a, %a : f32
+  func.return %r : f32
+}
+func.func @calls(%o: !tile.desc<?x?xf32, box = [64, 128]>, %a: f32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+1 {{func.call of @helper: a tile kernel calls no functions; inline it}}
+  %v = func.call @helper(%a) : (f32) -> f32
+  %t = tile.splat %v : f32 -> tensor<64x128xf32>
+  tile.store %t, %o[%c0, %c0] : tensor<64x128xf32> -> !tile.desc<?x?xf32, box = [64, 128]>
+  func.return
+}
