@@ -11,7 +11,7 @@ mask or address is off by the size of the values), not bit for bit."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import tawa_xdsl
@@ -22,6 +22,13 @@ from .test_lowering_generated import hopper_options
 
 
 def check(program: TileProgram, options: str, seed: int) -> None:
+    # exp2 maps an absolute difference d of its argument to a relative one of
+    # about 0.7 d: after a chain, where the tolerance above allows differences
+    # of a 128th of the largest value, an element cancelled near zero may differ
+    # by hundreds (275 against -65 in one seed), and exp2 turns that into inf
+    # against 2e-20. Such programs are not comparable at any tolerance.
+    chained = any(d[0] == "chain" for loop in program.loops for d in loop.dots)
+    assume(not (chained and "exp2" in program.epilogue))
     args = program.make_args(seed)
     out = len(args) - 2
     tawa_xdsl.interpret(
