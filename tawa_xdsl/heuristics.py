@@ -473,13 +473,20 @@ def _gemm_tiles(
     def sized(bm: int, bn: int) -> dict[str, int]:
         return fixed | {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile}
 
-    def candidates(bm: int, bn: int) -> list[Candidate]:
-        """The tile shape unsplit, then split as `splitter` says (if at all)."""
+    def tiled(bm: int, bn: int) -> tuple[dict[str, int], int] | None:
+        """The sizes and tile count of a measured tile shape (None: unmeasured)."""
         if (bm, bn) not in GEMM_RATES:
-            return []
+            return None
         sizes = sized(bm, bn)
         tiles = structure.tiles(extents, sizes)
         assert tiles is not None
+        return sizes, tiles
+
+    def candidates(bm: int, bn: int) -> list[Candidate]:
+        """The tile shape unsplit, then split as `splitter` says (if at all)."""
+        if (found_tiles := tiled(bm, bn)) is None:
+            return []
+        sizes, tiles = found_tiles
         bk = structure.block(loop, sizes)
         split = splitter(m, n, k, bm, bn, bk, sms) if splitter else 1
         found = []
@@ -495,11 +502,9 @@ def _gemm_tiles(
     def streamed(bm: int, bn: int) -> list[Candidate]:
         """The tile shape streamed over one program per SM: each runs its even
         share of the units, and the reduce kernel reads every slot."""
-        if (bm, bn) not in GEMM_RATES:
+        if (found_tiles := tiled(bm, bn)) is None:
             return []
-        sizes = sized(bm, bn)
-        tiles = structure.tiles(extents, sizes)
-        assert tiles is not None
+        sizes, tiles = found_tiles
         iterations = structure.iterations(extents, sizes)
         programs = stream_k_programs(tiles, iterations, sms)
         slots = stream_k_slots(tiles, iterations, programs)

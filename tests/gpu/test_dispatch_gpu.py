@@ -46,6 +46,17 @@ def gemm_inputs(torch, m: int, n: int, k: int, layout: str = "nt"):
     return a, b, c, a.double() @ b_nk.double().t()
 
 
+def residual_inputs(torch, m: int, n: int, k: int):
+    """gemm_residual_gelu's A, B, bias, residual and a poisoned output."""
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    a = torch.randn(m, k, device="cuda", generator=gen).bfloat16()
+    b = torch.randn(n, k, device="cuda", generator=gen).bfloat16()
+    bias = torch.randn(n, device="cuda", generator=gen).bfloat16()
+    r = (8 * torch.randn(m, n, device="cuda", generator=gen)).bfloat16()
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    return a, b, bias, r, c
+
+
 def check_unsplit_with_a_grid(torch, kernel, a, b, c, ref) -> None:
     """A call given `grid=` runs the kernel unsplit, on that grid, and is right
     (the output poisoned first)."""
@@ -219,12 +230,7 @@ def test_a_split_epilogue_reads_its_residual_after_the_sum(torch) -> None:
     """gemm_residual_gelu at one row of tiles and a long K splits; the reduce
     kernel runs the whole epilogue (scale, bias, GELU, residual) on the sum."""
     m, n, k = 128, 256, 8192
-    gen = torch.Generator(device="cuda").manual_seed(5)
-    a = torch.randn(m, k, device="cuda", generator=gen).bfloat16()
-    b = torch.randn(n, k, device="cuda", generator=gen).bfloat16()
-    bias = torch.randn(n, device="cuda", generator=gen).bfloat16()
-    r = (8 * torch.randn(m, n, device="cuda", generator=gen)).bfloat16()
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    a, b, bias, r, c = residual_inputs(torch, m, n, k)
     kernel = tawa_xdsl.compile(EXAMPLES / "gemm_epilogue.mlir", "gemm_residual_gelu")
     kernel(a, b, bias, r, c, 0.5)
     torch.cuda.synchronize()

@@ -15,7 +15,7 @@ import tawa_xdsl
 from tawa_xdsl.runtime.driver import sm_count
 
 from .conftest import rel_err
-from .test_dispatch_gpu import check_unsplit_with_a_grid, gemm_inputs
+from .test_dispatch_gpu import check_unsplit_with_a_grid, gemm_inputs, residual_inputs
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 GEMM = EXAMPLES / "gemm.mlir"
@@ -92,12 +92,7 @@ def test_a_streamed_epilogue_runs_after_the_sum(torch) -> None:
     """gemm_residual_gelu streamed: the reduce kernel runs the whole epilogue
     (scale, bias, GELU, residual) on the sum of the slots."""
     m, n, k = 999, 3008, 2000  # an output TMA can describe: K may be split
-    gen = torch.Generator(device="cuda").manual_seed(5)
-    a = torch.randn(m, k, device="cuda", generator=gen).bfloat16()
-    b = torch.randn(n, k, device="cuda", generator=gen).bfloat16()
-    bias = torch.randn(n, device="cuda", generator=gen).bfloat16()
-    r = (8 * torch.randn(m, n, device="cuda", generator=gen)).bfloat16()
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    a, b, bias, r, c = residual_inputs(torch, m, n, k)
     kernel = tawa_xdsl.compile(
         EXAMPLES / "gemm_epilogue.mlir", "gemm_residual_gelu", stream_k=True
     )
