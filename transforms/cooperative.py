@@ -58,7 +58,7 @@ class CooperativePass(ModulePass):
                         op,
                         f"cooperative: {_ROLE[type(op)].format(rows)} cannot be "
                         f"split into 64-row {'wgmma ' if dot else ''}blocks over {n} "
-                        "warpgroups",
+                        f"warpgroup{'s' if n > 1 else ''}",
                     )
             ws.properties["num_consumers"] = IntegerAttr(n, 64)
             if ws.registers is not None:

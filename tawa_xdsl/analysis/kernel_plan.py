@@ -252,7 +252,7 @@ class KernelPlan:
                     raise OpDiagnostic(
                         op,
                         f"tile.dot with M = {m} cannot be split into 64-row wgmma "
-                        f"blocks over {consumers} consumer warpgroup(s)",
+                        f"blocks over {consumers} consumer warpgroup{'s' if consumers > 1 else ''}",
                     )
                 if n % 8 or n > 256:
                     raise OpDiagnostic(

@@ -26,7 +26,7 @@ func.func @k24(%a: !tile.desc<?x?xbf16, box = [64, 24]>, %b: !tile.desc<?x?xbf16
 
 // -----
 
-// SHAPE: error: tile.dot with M = 32 cannot be split into 64-row wgmma blocks over 1 consumer warpgroup(s)
+// SHAPE: error: tile.dot with M = 32 cannot be split into 64-row wgmma blocks over 1 consumer warpgroup
 func.func @m32(%a: !tile.desc<?x?xbf16, box = [32, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
                %c: !tile.desc<?x?xf32, box = [32, 64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
