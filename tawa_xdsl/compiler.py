@@ -87,6 +87,12 @@ class CompileOptions:
     shape rules decide (`heuristics`, `dispatch_rules.STREAM_K_GAIN`), False
     never, True whenever the call may split K. A choice of the calls, not of
     the lowering: `tawa-hopper-pipeline` lowers the kernels it is given."""
+    split_k: int | None = None
+    """How many ways a `compile()` call splits a GEMM's K (its `split-k`
+    pair): None (or 0) as the shape rules decide (`dispatch_rules.split_count`
+    and the wave model), 1 never, S > 1 always S ways where the call may split
+    (not with grid=; the tile shape the rules still choose, for S slices).
+    Like `stream_k`, a choice of the calls, not of the lowering."""
     tuned: bool = True
     """Whether the tuning rules take part in resolving the options."""
 
@@ -103,6 +109,13 @@ class CompileOptions:
                 raise TypeError(
                     f"option {f.name} must be {wanted.__name__}, got {value!r}"
                 )
+        if self.split_k is not None and self.split_k < 0:
+            raise ValueError(f"option split_k must be 0 or more, got {self.split_k}")
+        if (self.split_k or 0) > 1 and self.stream_k:
+            raise ValueError(
+                "options split_k and stream_k=True both choose how K is cut: "
+                "give one of them"
+            )
 
     @classmethod
     def of(cls, options: CompileOptions) -> Self:
@@ -217,8 +230,9 @@ DEFAULTS = CompileOptions(
     cluster=1,
     reverse_x=False,
     stream_k=False,
+    split_k=0,
 )
-"""The static defaults. The consumer count and the register budgets are left to
+"""The static defaults (`split_k` 0: as the rules decide). The consumer count and the register budgets are left to
 the kernel's structure (`default_consumers`, `default_registers`)."""
 
 TILE_OPTIONS = (("BM", "block_m"), ("BN", "block_n"), ("BK", "block_k"))
@@ -243,7 +257,7 @@ def describe(options: Mapping[str, Any]) -> str:
     """A short name for compile options: D3-P1-W2-BN256-rx-c2-pers-g1-q1-2s-pp
     (rx: program ids along x reversed; c2: clusters of two blocks; q1: the
     once-per-tile rings, Q, in one slot; sk: a call runs the kernel's
-    stream-K pair, `stream_k`). Options not given (or None) read as the static
+    stream-K pair, `stream_k`; s4: its K split 4 ways, `split_k`). Options not given (or None) read as the static
     defaults (`Kernel.options` gives them all, resolved). The benchmarks' CSV
     files and the autotuner's progress lines name configurations so."""
     options = {
@@ -278,6 +292,8 @@ def describe(options: Mapping[str, Any]) -> str:
         parts.append("direct")
     if options.get("stream_k"):
         parts.append("sk")
+    if options.get("split_k"):
+        parts.append(f"s{options['split_k']}")
     return "-".join(parts)
 
 
@@ -333,7 +349,7 @@ def lower(module: ModuleOp, options: CompileOptions) -> ModuleOp:
     from tawa_xdsl.pipelines import TawaHopperPipeline
     from tawa_xdsl.registry import make_context
 
-    call_only = dataclasses.replace(options, stream_k=None)  # not the lowering's
+    call_only = dataclasses.replace(options, stream_k=None, split_k=None)
     TawaHopperPipeline.of(call_only).apply(make_context(), module)
     verify_located(module)
     return module

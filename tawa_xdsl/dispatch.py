@@ -337,7 +337,8 @@ class Dispatcher:
         self._report = report or to_stderr
         self._specs: dict[DispatchKey | None, Specialization] = {}
         self._unsplit: dict[DispatchKey, Specialization] = {}
-        self._pairs: dict[str, tuple[Dispatcher, Dispatcher]] = {}
+        # per pass (split-k / stream-k with its parameters) and partials tile
+        self._pairs: dict[tuple[str, tuple], tuple[Dispatcher, Dispatcher]] = {}
         """The dispatchers of each pair, by the pass that made it."""
         self._workspaces: dict[tuple[tuple[int, ...], int], DeviceBuffer] = {}
         self._buffers: dict[tuple[int, int], DeviceBuffer] = {}
@@ -475,7 +476,13 @@ class Dispatcher:
             mode, what = f"stream-k{{group-m={plan.options.group_m}}}", "streamed"
         else:
             mode, what = f"split-k{{splits={plan.decision.split_k}}}", "split"
-        if mode not in self._pairs:
+        tiles = {  # the partials kernel keeps the tile shape the plan assumed
+            option: value
+            for _, option in TILE_OPTIONS
+            if (value := getattr(plan.options, option))
+        }
+        pair_key = (mode, tuple(sorted(tiles.items())))
+        if pair_key not in self._pairs:
             module = self._tile.clone()
             try:
                 apply_passes(module, mode)
@@ -493,19 +500,14 @@ class Dispatcher:
                     other, plan=dataclasses.replace(other.plan, decision=decision)
                 )
             text = str(module)
-            tiles = {  # the partials kernel keeps the tile shape the plan assumed
-                option: value
-                for _, option in TILE_OPTIONS
-                if (value := getattr(plan.options, option))
-            }
             partials_options = dataclasses.replace(self.requested, **tiles)
             suffix = "_stream_k" if streamed else "_split_k"
             names = [f"{self.name}{suffix}", f"{self.name}{suffix}_reduce"]
-            self._pairs[mode] = (
+            self._pairs[pair_key] = (
                 Dispatcher(text, names[0], partials_options, self.allow_spills),
                 Dispatcher(text, names[1], self.requested, self.allow_spills),
             )
-        pair = self._pairs[mode]
+        pair = self._pairs[pair_key]
         slots = plan.decision.split_k
         if streamed:  # the slots of the bucket's upper ends (its key's extents)
             partials = pair[0].for_shape(**self._pair_extents(pair[0], plan.key, 1))

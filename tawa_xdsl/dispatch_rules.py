@@ -46,6 +46,65 @@ HBM_BYTES_PER_US = 3.0e6
 """Bytes per microsecond a streaming kernel moves through an H100 SXM's HBM3
 (3.35 TB/s peak)."""
 
+GEMM_STREAM_BYTES_PER_US = 2.0e6
+"""Bytes per microsecond a GEMM's K loop reads from HBM when every program waits
+on memory (few output rows, long K: `128 x 6144 x 4096` reads 51 MB of B for
+1 MFLOP per 8 KB). Measured on the H100 (benchmarks/results/tile_widths.csv):
+our best tile shapes took 29-39 us on the M = 128 and 256 rows, 1.6-1.9 TB/s
+after `PROGRAM_FIXED_US`; cuBLAS reached 1.7-2.2 TB/s on the same rows."""
+
+MEMORY_ROUND_TRIP_US = 3.6
+"""How long a ring slot takes from its TMA load's issue to its data's arrival
+when HBM is the bottleneck (queued, not idle, latency). A program waiting on
+memory streams its loads in flight (all ring slots but the one being
+consumed) once per round trip. Fitted on the H100 at 128 x 4096 x 4096: 86
+programs of 64x96 tiles (20 KB per slot, 4 slots) streamed 1.45 TB/s, 17 GB/s
+each (benchmarks/results/tile_widths.csv)."""
+
+RING_BYTES = 160 * 1024
+"""Shared memory a GEMM's ring gets, the epilogue's staging and barriers aside:
+the tuning rules fit 3 slots of a 128x256 bf16 tile's operands (48 KB) and 4
+of smaller ones."""
+
+
+def ring_slots(slot_bytes: int) -> int:
+    """The slots a ring of `slot_bytes` slots has (2 to 4, as the tuning rules
+    count them)."""
+    return max(2, min(4, RING_BYTES // slot_bytes))
+
+
+def stream_bytes_per_us(programs: int, slot_bytes: int, read_bytes: int) -> float:
+    """What `programs` running at once, each through a ring of `slot_bytes`
+    slots of which `read_bytes` come from HBM (rows past the operand's end are
+    filled with zeros, not read), stream per microsecond: Little's law per
+    program, capped by HBM (`GEMM_STREAM_BYTES_PER_US`)."""
+    per_program = (ring_slots(slot_bytes) - 1) * read_bytes / MEMORY_ROUND_TRIP_US
+    return min(GEMM_STREAM_BYTES_PER_US, programs * per_program)
+
+
+UNHIDDEN_SHARE = 0.1
+"""The share of the shorter of a K loop's MMA time and its operands' stream
+from HBM that the ring does not hide behind the longer. Without it every tile
+shape of a problem few rows tall costs the same (the stream), and the model
+picked 128-row tiles at M = 16 and 64, whose MMAs are mostly padding; with
+0.1 it picks 64-row tiles there, as measured best (tile_widths.csv)."""
+
+
+def loop_time_us(mma_us: float, stream_us: float) -> float:
+    """A launch's K loops: MMAs and the operands' stream overlap, but not
+    entirely (`UNHIDDEN_SHARE`)."""
+    return max(mma_us, stream_us) + UNHIDDEN_SHARE * min(mma_us, stream_us)
+
+
+PROGRAM_FIXED_US = 7.2
+"""What one launch of a GEMM costs besides its K loop: the launch, the ring's
+first fill and the epilogue's stores. Fitted on the H100 at 1000 x 1000 x 1000
+(16 K iterations), where 128x128 tiles (64 programs) ran 1.43x faster than
+128x256 (32 programs) against 1.84x for their K loops alone; it predicts the
+same pair at 768 x 3072 x 8192 within 2% (benchmarks/results/tile_widths.csv).
+A persistent program pays it once, since its next tile's loads overlap the last
+one's epilogue."""
+
 SPLIT_LAUNCH_US = 5.0
 """A K split's fixed cost: the reduce kernel's launch after the partials
 kernel's, and its own fill and drain."""

@@ -13,21 +13,35 @@ shape, the structure and the SM count, and cites what it rests on.
 slices when K is split); the GPU runs one per SM at a time (our kernels take
 most of an SM's shared memory), so they finish in ceil(P / SMs) waves, and a
 last wave of P mod SMs programs leaves the other SMs idle (a persistent kernel
-walks its tiles round-robin, so its busiest program has as many). A program
-costs its tile's MMA work over the rate at which that tile shape runs:
+walks its tiles round-robin, so its busiest program has as many). A program's
+K loop takes its tile's MMA work at the rate that tile shape runs, and the
+whole loop cannot beat HBM streaming the operands once:
 
-    cost = ceil(P / SMs) * BM * BN * (loop iterations per program) / rate
+    time = PROGRAM_FIXED_US + loop_time_us(ceil(P / SMs) * I_P * t(BM, BN),
+                                           (M + N) * K * operand bytes / stream rate)
+    t(BM, BN) = TILE_ITERATION_US * BM * BN / (128 * 256) / rate(BM, BN)
+    stream rate = min(GEMM_STREAM_BYTES_PER_US, min(P, SMs) * ring bytes in flight
+                                                / MEMORY_ROUND_TRIP_US)
 
-With T output tiles of I loop iterations, a K split S ways runs T * S programs
-of I / S iterations; stream-K runs P = min(SMs, T * I) programs of
-ceil(T * I / P) iterations each, one wave; both pay their partial sums' trip
-through memory (`split_overhead_us`, S or the stream-K workspace's slots), and
-stream-K must win by `STREAM_K_GAIN`.
+where I_P is a program's loop iterations. With T output tiles of I
+iterations, a K split S ways runs T * S programs of I / S iterations;
+stream-K runs P = min(SMs, T * I) programs of ceil(T * I / P) iterations
+each, one wave; both pay their partial sums' trip through memory
+(`split_overhead_us`, S or the stream-K workspace's slots), and stream-K
+must win by `STREAM_K_GAIN`.
+
+The fixed cost favours fewer, larger tiles on short K loops. The HBM floor
+rules problems of few output rows, whose tile shapes all read the same bytes:
+there what counts is how many programs stream at once (a K split adds them)
+against what a split costs. Tile widths that are not a multiple of 64 (96,
+160) are candidates only where every loaded matrix tile's rows stay a width
+the swizzled TMA path takes, and 8-bit outputs whole 128-byte rows
+(`Structure.lowerable`).
 
 The rates are relative and measured where they could be (`GEMM_RATES`,
 `ATTENTION_RATES`). A rule leaves the tuned tile shape unless another candidate
 costs less by more than `MARGIN`, the model's own error. The model knows nothing
-of memory-bound problems, L2 reuse or epilogue cost; `autotune=True` measures
+of L2 reuse or of epilogue cost beyond the fixed one; `autotune=True` measures
 what it cannot predict.
 """
 
@@ -43,19 +57,22 @@ from xdsl.ir import BlockArgument
 from tawa_xdsl.analysis.shapes import KernelShape
 from tawa_xdsl.compiler import TILE_OPTIONS
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.dialects.tile import is_fp8
+from tawa_xdsl.dialects.tile import element_bytes, is_fp8
 from tawa_xdsl.dispatch_rules import (
+    PROGRAM_FIXED_US,
     STREAM_K_GAIN,
     STREAM_K_SLOWDOWN,
     TILE_ITERATION_US,
+    loop_time_us,
     split_count,
     split_overhead_us,
+    stream_bytes_per_us,
     stream_k_programs,
 )
 from tawa_xdsl.grid import GridInferenceError, grid_rule
 from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.signature import params
-from tawa_xdsl.target import SM_COUNT
+from tawa_xdsl.target import NARROW_SWIZZLES, SM_COUNT, SWIZZLE_BYTES
 from tawa_xdsl.tuning import default_options, equal_work, kind, main_loops
 
 MARGIN = 0.10
@@ -72,19 +89,29 @@ GEMM_RATES: dict[tuple[int, int], float] = {
     # each takes exactly twice the waves in 128x128 tiles (2048^3: 2 vs 1), so
     # the throughput ratio is the rate itself
     (128, 128): 0.92,
-    # issue 16's 64 x 4096 x 4096 row: 64-row tiles (the tuned BN=256, so as many
-    # tiles as 128x256) ran at 0.57 of cuBLAS vs 0.46, doing half the MMA work:
-    # 0.5 * 0.57 / 0.46 = 0.62; one consumer warpgroup per tile
-    (64, 256): 0.62,
-    # not measured: 64 rows cost what they cost at BN=256, times the 128/256 rate
-    # ratio of the 128-row tiles (0.62 * 0.92)
-    (64, 128): 0.57,
+    # the other widths from benchmarks/results/tile_widths.csv (NOTES 3.47): each
+    # tile shape forced on the H100 at rows where it and 128x256 each fill whole
+    # waves, its rate the one that makes the model's time ratio the measured one
+    # (768x3072x8192, 1024x2560x8192, 1536x1536x16384, 512x6144x4096)
+    (128, 192): 0.94,  # 0.96, 0.95, 0.94, 0.89
+    (128, 160): 0.85,  # 0.82, 0.87, 0.86; rows of 320 bytes: register stores
+    # 64-row tiles have one consumer warpgroup: no second warpgroup's MMAs
+    # overlap one's epilogue or its waits
+    (64, 256): 0.78,  # 0.78 (1000^3), 0.82 (512x6144x4096), 0.72 (1024x2560x8192)
+    (64, 192): 0.68,  # 0.73 (512x6144x4096), 0.64 (1024x2560x8192)
+    (64, 160): 0.60,  # 0.59 (1024x2560x8192), 0.62 (768x3072x8192)
+    (64, 128): 0.53,  # 0.60, 0.53, 0.34 (512x6144x4096, 1024x2560x8192, 1000^3)
+    (64, 96): 0.48,  # 0.51 (512x6144x4096), 0.45 (768x3072x8192)
 }
-"""Throughput of GEMM tile shapes (BM, BN) per SM, relative to 128x256."""
+"""Throughput of GEMM tile shapes (BM, BN) per SM, relative to 128x256: the
+MMA work of a program's K loop over its time, on problems where the loop's
+time dominates."""
 
-UNITS_PER_US = 128 * 256 / TILE_ITERATION_US
-"""The wave model's cost units (output elements times K iterations at the
-128x256 rate, on one SM) per microsecond: what a K split's overhead adds."""
+TILE_SHAPES = tuple(GEMM_RATES)
+"""The GEMM tile shapes the wave model weighs. Not 128x96: its rows of 192
+bytes are stored from registers, it ran at a rate of 0.70 at K = 4096 but
+0.53 at 1000 x 1000 x 1000, and on no row of tile_widths.csv was it more than
+2% ahead of the best other shape."""
 
 ATTENTION_RATES: dict[int, float] = {
     # head dim 64 (tuning_attention.csv): 128-row blocks at 0.95, 0.91, 0.95, 0.90
@@ -178,6 +205,14 @@ class Structure:
     tunable: frozenset[str] = field(default_factory=frozenset)
     fp8: bool = False
     """Its dots read 8-bit floats."""
+    operand_bytes: int = 2
+    """Bytes per element of the operands its main loop loads (the widest)."""
+    matrix_loads: tuple[tuple[Axis, int], ...] = ()
+    """Per matrix tile it loads from a parameter: the box axis along its rows
+    (the innermost) and the element's bytes."""
+    byte_stores: tuple[Axis, ...] = ()
+    """Per 8-bit matrix tile it stores to a parameter: the box axis along its
+    rows."""
 
     @classmethod
     def of(cls, kernel: func.FuncOp) -> Structure:
@@ -223,6 +258,25 @@ class Structure:
                 ),
                 None,
             )
+        matrices = [
+            (o.desc, element_bytes(o.desc.type.element_type))
+            for o in kernel.walk()
+            if isinstance(o, tile.LoadOp)
+            and isinstance(o.desc, BlockArgument)
+            and len(o.result.type.get_shape()) >= 2
+        ]
+        byte_matrices = [
+            o.desc
+            for o in stores
+            if isinstance(o.desc, BlockArgument)
+            and len(o.value.type.get_shape()) >= 2
+            and element_bytes(o.desc.type.element_type) == 1
+        ]
+        looped = [
+            element_bytes(o.desc.type.element_type)
+            for o in (loops[0].body.block.ops if loops else ())
+            if isinstance(o, tile.LoadOp)
+        ]
         return cls(
             kernel.sym_name.data,
             kind(kernel),
@@ -235,6 +289,12 @@ class Structure:
                 isinstance(o, tile.DotOp) and is_fp8(o.lhs.type.element_type)
                 for o in kernel.walk()
             ),
+            max(looped, default=2),
+            tuple(
+                (written(desc, len(desc.type.get_shape()) - 1), size)
+                for desc, size in matrices
+            ),
+            tuple(written(d, len(d.type.get_shape()) - 1) for d in byte_matrices),
         )
 
     def block(self, axis: Axis, sizes: Mapping[str, int]) -> int:
@@ -245,6 +305,21 @@ class Structure:
         if axis.tile in sizes:
             return sizes[axis.tile]
         return self.tuned.get(OPTION_OF[axis.tile]) or axis.size
+
+    def lowerable(self, sizes: Mapping[str, int]) -> bool:
+        """Whether the lowering takes the kernel's tiles under `sizes`: every
+        matrix tile it loads has rows the swizzled TMA path takes (32 or 64
+        bytes, or whole 128-byte rows: `kernel_plan`), and every 8-bit matrix
+        tile it stores whole 128-byte rows (8-bit tiles are stored through TMA
+        only)."""
+        loads = all(
+            (row := self.block(axis, sizes) * size) in NARROW_SWIZZLES
+            or row % SWIZZLE_BYTES == 0
+            for axis, size in self.matrix_loads
+        )
+        return loads and all(
+            self.block(axis, sizes) % SWIZZLE_BYTES == 0 for axis in self.byte_stores
+        )
 
     @property
     def rows(self) -> Axis | None:
@@ -455,6 +530,7 @@ def _gemm_tiles(
     if m is None or n is None or k is None:
         return choice
 
+    forced = given.get("split_k") or 0  # 0: the rules split
     # the tile sizes the caller fixed: every candidate has them, so a split is
     # reckoned on the tile that runs
     fixed = {
@@ -482,21 +558,36 @@ def _gemm_tiles(
         assert tiles is not None
         return sizes, tiles
 
+    streamed_bytes = (m + n) * k * structure.operand_bytes
+
+    def time_us(bm: int, bn: int, programs: int, per_program: float) -> float:
+        """The launch's time under the wave model, without a split's overhead."""
+        k_loops = waves(programs, sms) * per_program * TILE_ITERATION_US
+        k_loops *= bm * bn / (128 * 256) / GEMM_RATES[bm, bn]
+        step = structure.block(loop, sized(bm, bn)) * structure.operand_bytes
+        slot, read = (bm + bn) * step, (min(bm, m) + min(bn, n)) * step
+        floor = streamed_bytes / stream_bytes_per_us(min(programs, sms), slot, read)
+        return PROGRAM_FIXED_US + loop_time_us(k_loops, floor)
+
     def candidates(bm: int, bn: int) -> list[Candidate]:
         """The tile shape unsplit, then split as `splitter` says (if at all)."""
         if (found_tiles := tiled(bm, bn)) is None:
             return []
         sizes, tiles = found_tiles
         bk = structure.block(loop, sizes)
-        split = splitter(m, n, k, bm, bn, bk, sms) if splitter else 1
+        if forced and splitter:
+            counts: tuple[int, ...] = (forced,)
+        else:
+            split = splitter(m, n, k, bm, bn, bk, sms) if splitter else 1
+            counts = tuple(dict.fromkeys((1, split)))
         found = []
-        for splits in dict.fromkeys((1, split)):
+        for splits in counts:
             per_program = -(-structure.iterations(extents, sizes) // splits)
-            programs = waves(tiles * splits, sms)
-            cost = programs * bm * bn * per_program / GEMM_RATES[bm, bn]
+            count = waves(tiles * splits, sms)
+            cost = time_us(bm, bn, tiles * splits, per_program)
             if splits > 1:  # the partial sums through memory, a second launch
-                cost += split_overhead_us(m, n, splits) * UNITS_PER_US
-            found.append(Candidate(sizes, tiles, splits, programs, cost))
+                cost += split_overhead_us(m, n, splits)
+            found.append(Candidate(sizes, tiles, splits, count, cost))
         return found
 
     def streamed(bm: int, bn: int) -> list[Candidate]:
@@ -509,15 +600,19 @@ def _gemm_tiles(
         programs = stream_k_programs(tiles, iterations, sms)
         slots = stream_k_slots(tiles, iterations, programs)
         per_program = -(-tiles * iterations // programs)
-        cost = STREAM_K_SLOWDOWN * bm * bn * per_program / GEMM_RATES[bm, bn]
-        cost += split_overhead_us(m, n, slots) * UNITS_PER_US
+        cost = time_us(bm, bn, programs, STREAM_K_SLOWDOWN * per_program)
+        cost += split_overhead_us(m, n, slots)
         return [Candidate(sizes, tiles, slots, 1, cost, programs)]
 
     def shapes(make: Callable[[int, int], list[Candidate]]) -> list[Candidate]:
+        """Every tile shape's candidates, the given or tuned one first; the
+        others only where the kernel's loads can take them."""
+        first = (structure.block(rows, fixed), structure.block(cols, fixed))
         return [
             c
-            for bm in blocks(rows, (128, 64))
-            for bn in blocks(cols, (256, 128))
+            for bm in blocks(rows, tuple(dict.fromkeys(r for r, _ in TILE_SHAPES)))
+            for bn in blocks(cols, tuple(dict.fromkeys(c for _, c in TILE_SHAPES)))
+            if (bm, bn) == first or structure.lowerable(sized(bm, bn))
             for c in make(bm, bn)
         ]
 
@@ -527,15 +622,16 @@ def _gemm_tiles(
         return choice  # the tuned tile has no rate: nothing to compare with
     mode = given.get("stream_k")
     clustered = (given.get("cluster") or 1) > 1
-    streams = (
-        shapes(streamed) if splitter and mode is not False and not clustered else []
-    )
+    weigh_streams = mode or (mode is None and not forced)
+    streams = shapes(streamed) if splitter and weigh_streams and not clustered else []
     if mode and streams:
         pick = _wave_choice(streams, "tile", sms, choice)
         choice.reasons.append(Reason("stream-K", "stream_k=True: K is streamed"))
     else:
         pick = _wave_choice(found, "tile", sms, choice)
-        if splitter:
+        if splitter and forced and not mode:
+            choice.reasons.append(Reason("stream-K", f"off: split_k={forced}"))
+        elif splitter:
             pick = _stream_k_rule(pick, streams, mode, clustered, sms, choice)
         elif mode:
             choice.reasons.append(
@@ -553,17 +649,23 @@ def _gemm_tiles(
         return choice
     choice.splits = pick.splits
     bm, bn, bk = (structure.block(a, pick.sizes) for a in (rows, cols, loop))
-    wanted = pick.splits if splitter else split_count(m, n, k, bm, bn, bk, sms)
+    if forced:
+        wanted = forced
+        why = f"split_k={forced}"
+    else:
+        wanted = pick.splits if splitter else split_count(m, n, k, bm, bn, bk, sms)
+        why = f"{pick.tiles} tiles fill {pick.tiles / sms:.0%} of a wave"
     if wanted > 1:
         tail = "" if splitter else f", but {SPLIT_PENDING}"
+        iterations = structure.iterations(extents, pick.sizes)
         choice.reasons.append(
             Reason(
                 "split-K",
-                f"{pick.tiles} tiles fill {pick.tiles / sms:.0%} of a wave: K's "
-                f"{structure.iterations(extents, pick.sizes)} iterations split "
-                f"{wanted} ways{tail}",
+                f"{why}: K's {iterations} iterations split {wanted} ways{tail}",
             )
         )
+    elif forced:
+        choice.reasons.append(Reason("split-K", "off: split_k=1"))
     return choice
 
 

@@ -51,7 +51,8 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
     for each kernel as `compile` resolves them (tuning rules unless
     `tuned=false`, then the kernel's structure, then the static defaults), so the
     PTX printed after this pipeline is the kernel `compile` runs; but for
-    `stream-k`, which is refused (a call's choice: run the stream-k pass). Each kernel is
+    `stream-k` and `split-k`, which are refused (a call's choice: run the
+    stream-k or split-k pass). Each kernel is
     lowered in a module of its own with its own options.
 
     `shape="M=512,N=4096,K=4096"` (extents by `tile.dims` name) lowers each
@@ -79,6 +80,12 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
                 "tawa-hopper-pipeline: stream-k is a choice of compile()'s calls "
                 "(which run a GEMM as its stream-K pair); the pipeline lowers the "
                 "kernels it is given: run the stream-k pass first"
+            )
+        if self.split_k is not None:
+            raise PassFailedException(
+                "tawa-hopper-pipeline: split-k is a choice of compile()'s calls "
+                "(which run a GEMM as its split-K pair); the pipeline lowers the "
+                "kernels it is given: run the split-k pass first"
             )
         if self.cluster is not None:
             check_cluster_size(self.cluster, self.name, "cluster")

@@ -28,13 +28,18 @@ GEMM = EXAMPLES / "gemm.mlir"
 # issue 16's rows, with what the rules pick there (tests/test_dispatch.py)
 SHAPES = {
     (512, 4096, 4096): {"block_n": 128, "persistent": False},
-    (64, 4096, 4096): {"block_m": 64, "block_n": 128, "persistent": False},
+    (64, 4096, 4096): {"block_m": 64, "persistent": False},
     (3000, 5000, 4096): {"block_n": 256, "persistent": True},
-    (2000, 3000, 1024): {"block_n": 128, "persistent": True},
-    (128, 128, 8192): {"block_m": 64, "block_n": 128},
+    (2000, 3000, 1024): {"block_n": 192, "persistent": True},
+    (128, 128, 8192): {"block_m": 64},
     (16, 6144, 4096): {"block_m": 64},
     (4096, 4096, 4096): {"block_n": 256, "persistent": True},
+    (512, 10240, 8192): {"block_m": 0, "persistent": True},
 }
+NT_WIDTHS = {(64, 4096, 4096): 96, (512, 10240, 8192): 160}
+"""Tile widths only B stored N x K can take (its tiles' rows run along K; B
+stored K x N is loaded in rows BN wide, which must be 64 or 128 bytes or a
+multiple of 128: `Structure.lowerable`)."""
 
 
 def gemm_inputs(torch, m: int, n: int, k: int, layout: str = "nt"):
@@ -80,6 +85,11 @@ def test_each_specialization_computes_the_product(torch, shape, layout) -> None:
     assert rel_err(c, ref) < 1e-2
     chosen = SHAPES[shape]
     assert {k: kernel.options[k] for k in chosen} == chosen, kernel.explain()
+    width = kernel.options["block_n"]
+    if layout == "nt" and shape in NT_WIDTHS:
+        assert width == NT_WIDTHS[shape], kernel.explain()
+    if layout == "nn":
+        assert width % 64 == 0, kernel.explain()
 
 
 def median_ms(launch) -> float:
