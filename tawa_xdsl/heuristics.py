@@ -452,6 +452,8 @@ def decide(
         choice = _attention(structure, extents, given, sms)
     else:
         choice = _Choice()
+    if structure.kind != "gemm":
+        choice.reasons += _not_a_gemm(structure, given)
     sizes = {  # the tiles the kernel will have: chosen here or given
         n: v
         for n, o in OPTION_OF.items()
@@ -476,6 +478,31 @@ def decide(
         tuple(choice.others),
         choice.stream,
     )
+
+
+def _not_a_gemm(structure: Structure, given: Mapping[str, Any]) -> list[Reason]:
+    """Why a K split or stream given to a kernel that is not GEMM-like does
+    nothing (the passes cut a GEMM's K loop)."""
+    asked = [
+        (rule, text)
+        for rule, text, on in (
+            (
+                "split-K",
+                f"split_k={given.get('split_k')}",
+                (given.get("split_k") or 0) > 1,
+            ),
+            ("stream-K", "stream_k=True", given.get("stream_k")),
+        )
+        if on
+    ]
+    return [
+        Reason(
+            rule,
+            f"{text} given, but @{structure.name} is not GEMM-like (a K loop of "
+            "dots over loaded tiles): nothing is cut",
+        )
+        for rule, text in asked
+    ]
 
 
 def _wave_choice(

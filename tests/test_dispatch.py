@@ -635,3 +635,14 @@ def test_the_pipeline_refuses_split_k() -> None:
     module = tawa_xdsl.parse(text_of("gemm.mlir", "gemm_nt"))
     with pytest.raises(Exception, match="run the split-k pass first"):
         tawa_xdsl.apply(module, "tawa-hopper-pipeline{split-k=2}")
+
+
+@pytest.mark.parametrize(
+    ("options", "rule"), [({"split_k": 2}, "split-K"), ({"stream_k": True}, "stream-K")]
+)
+def test_a_cut_given_to_a_kernel_that_is_not_a_gemm_says_so(options, rule) -> None:
+    d = dispatcher("attention.mlir", "attention_d64", **options)
+    plan = d.plan(d.key_for(BH=16, SQ=4096, SK=4096, D=64))
+    assert plan.decision.split_k == 1 and not plan.decision.stream_k
+    (why,) = [r.text for r in plan.decision.reasons if r.rule == rule]
+    assert "@attention_d64 is not GEMM-like" in why and "nothing is cut" in why
