@@ -266,14 +266,6 @@ class KernelPlan:
                         f"tile.dot with K = {k}: wgmma needs a multiple of {step} "
                         f"for {op.lhs.type.element_type} inputs",
                     )
-            if (
-                isinstance(op, tile.ReduceOp)
-                and op.axis.value.data != op.source.type.get_num_dims() - 1
-            ):
-                raise OpDiagnostic(
-                    op,
-                    "only reductions along rows (the last axis) are supported in registers",
-                )
 
     def _check_puts(self) -> None:
         for put in self.ws.producer.walk():

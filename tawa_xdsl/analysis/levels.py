@@ -23,7 +23,7 @@ from xdsl.ir import Operation
 from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
 from tawa_xdsl.contract import is_lowered
 from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel
-from tawa_xdsl.dialects import aref
+from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.signature import kernels
 
 
@@ -136,6 +136,10 @@ def unsupported_op(op: Operation) -> str | None:
             f"func.call of @{op.callee.string_value()}: a tile kernel calls no "
             "functions; inline it"
         )
+    if isinstance(op, tile.ReduceOp) and (
+        op.axis.value.data != op.source.type.get_num_dims() - 1
+    ):
+        return "only reductions along rows (the last axis) are supported in registers"
     return unsupported_elementwise(op) or narrow_arithmetic(op)
 
 
