@@ -65,3 +65,32 @@ def test_every_plan_lowers(file: str, kernel: str, shape: tuple[int, int, int]) 
     assert spec.plan.options.block_n in (0, spec.kernel.options["block_n"])
     if spec.plan.decision.split_k > 1 or spec.plan.decision.stream_k:
         assert spec.reduce is not None and spec.reduce.ptx.strip()
+
+
+ATTENTION = [
+    ("attention.mlir", "attention_d64", 64),
+    ("attention.mlir", "attention_causal_d64", 64),
+    ("attention.mlir", "attention_causal_d128", 128),
+    ("attention_d256.mlir", "attention_causal_d256", 256),
+    ("attention_fp8.mlir", "attention_causal_d128_fp8", 128),
+    ("attention_fp8.mlir", "attention_d256_fp8", 256),
+]
+SEQUENCES = [(64, 512), (16, 1024), (8, 4096), (1, 16384)]
+"""(batch x heads, sequence): short causal rows (their own rules), the FP8
+causal walk's window, and one wave or fewer of query blocks."""
+
+ATTENTION_CASES = [(f, k, d, s) for f, k, d in ATTENTION for s in SEQUENCES]
+ATTENTION_FAST = {c for c in ATTENTION_CASES if c[3] == (64, 512)}
+
+
+@pytest.mark.parametrize(
+    ("file", "kernel", "head_dim", "rows"),
+    sweep(ATTENTION_CASES, ATTENTION_FAST, lambda c: f"{c[1]}-{c[3][0]}x{c[3][1]}"),
+)
+def test_every_attention_plan_lowers(
+    file: str, kernel: str, head_dim: int, rows: tuple[int, int]
+) -> None:
+    d = Dispatcher(path(file).read_text(), kernel, CompileOptions())
+    bh, seq = rows
+    spec = d.for_shape(BH=bh, SQ=seq, SK=seq, D=head_dim)
+    assert spec.kernel.ptx.strip() and spec.reduce is None
