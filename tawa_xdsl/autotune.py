@@ -8,7 +8,8 @@ with each other tile shape they weighed held fixed (`Decision.considered`),
 then the neighbours of their choice: the persistent grid flipped, one stage
 fewer and one more, the other MMA depth, and for attention the two-stage
 overlap flipped (and, for a grid in launch order, the reversed one). Options
-the caller gave are never varied. A candidate that fails to compile, load, run
+the caller gave are never varied. Candidates are single kernels: a bucket the
+rules split or stream K for is not searched (`Dispatcher` runs the pair). A candidate that fails to compile, load, run
 or match is reported and skipped; the fastest of the rest wins.
 
 `search` only orders the work and keeps the books; what builds a kernel and what

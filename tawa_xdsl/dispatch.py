@@ -569,8 +569,17 @@ class Dispatcher:
         from tawa_xdsl.autotune import Trial, candidates, fastest, search
         from tawa_xdsl.kernel_cache import DiskCache
 
-        cache, tuned_key = DiskCache("tuned"), self._tuned_key(key)
         plan = self.plan(key)
+        if plan.decision.split_k > 1 or plan.decision.stream_k:
+            spec = self._compiled(key)
+            if spec.reduce is not None:  # the pair runs: there is no single kernel
+                self._report(
+                    f"@{self.name} [{key}]: not searched: the rules cut K "
+                    f"({spec.origin.removeprefix('rules, ')}), and autotuning times "
+                    "single kernels only; the rules' plan runs"
+                )
+                return dataclasses.replace(spec, origin=f"{spec.origin}; not autotuned")
+        cache, tuned_key = DiskCache("tuned"), self._tuned_key(key)
 
         def read(value: Mapping[str, Any]) -> tuple[CompileOptions, tuple[Trial, ...]]:
             trials = tuple(

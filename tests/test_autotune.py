@@ -164,3 +164,20 @@ def test_timing_needs_device_arrays() -> None:
         KernelArgumentError, match="autotune times launches on device arrays"
     ):
         CudaBench("gemm_nt", d.params, values, None, 0)
+
+
+def test_a_plan_that_cuts_k_runs_unsearched(lowerings: list[Any]) -> None:
+    """Candidates are single kernels: a search where the rules split K (one
+    128x128 tile, K of 8192) would time only unsplit kernels, each far slower
+    than the split. The rules' pair runs, and the report says why."""
+    lines: list[str] = []
+    d = tuner(NoBench, lines)
+    args = [np.zeros(s, bfloat16) for s in ((128, 8192), (128, 8192), (128, 128))]
+    spec = d.specialize(*args)
+    assert spec.reduce is not None and spec.plan.decision.split_k > 1
+    assert spec.origin.startswith("rules, K split") and spec.origin.endswith(
+        "; not autotuned"
+    )
+    (line,) = lines
+    assert "not searched: the rules cut K (K split" in line
+    assert "autotuning times single kernels only" in line
