@@ -3,7 +3,7 @@ model's rates and memory terms are fitted on (`tawa_xdsl/heuristics.py`,
 `tawa_xdsl/dispatch_rules.py`; NOTES 3.47).
 
     python benchmarks/tile_widths.py [--shapes MxNxK,...] [--rows PATTERNS]
-                                     [--out DIR] [--list]
+                                     [--config key=value,...] [--out DIR] [--list]
 
 Per row: cuBLAS, the dispatcher's default pick, then `compile(examples/gemm.mlir,
 "gemm_nt", block_m=BM, block_n=BN, split_k=S)` for BM in 64 and 128 (128 only
@@ -13,7 +13,8 @@ and the fewest that fill it; never fewer than 4 K iterations a slice). Every
 kernel is checked against cuBLAS (output poisoned with NaN) before it is
 timed (`common.median_ms`). The CSV (results/tile_widths.csv) has one line
 per kernel: the plan that ran (tile, split, stages, consumers, persistent) and
-its speed over cuBLAS's.
+its speed over cuBLAS's. `--config` adds options to every forced kernel (for
+example `num_stages=8`: deeper rings on the rows that wait on HBM).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from common import (
     attempt,
     check,
     median_ms,
+    parse_options,
     pick,
     print_plan,
     warm_up,
@@ -108,7 +110,7 @@ def plan_of(kernel: Any) -> str:
     )
 
 
-def measure(row: Row, log: CsvLog) -> None:
+def measure(row: Row, log: CsvLog, extra: dict[str, Any]) -> None:
     import torch
 
     import tawa_xdsl
@@ -122,7 +124,8 @@ def measure(row: Row, log: CsvLog) -> None:
     base = {"label": row.label, "m": row.m, "n": row.n, "k": row.k}
     base["cublas_tflops"] = cublas_ms and round(flop / cublas_ms / 1e9, 1)
     forced: list[dict[str, Any]] = [{}] + [
-        {"block_m": bm, "block_n": bn, "split_k": s} for bm, bn, s in row.configs()
+        {"block_m": bm, "block_n": bn, "split_k": s, **extra}
+        for bm, bn, s in row.configs()
     ]
     for options in forced:
         errors = []
@@ -160,8 +163,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--shapes", default="", help="MxNxK,... instead of the rows")
     parser.add_argument("--rows", default="", help="shell patterns of row names")
+    parser.add_argument("--config", default="", help="options for every forced kernel")
     parser.add_argument("--list", action="store_true", help="print rows and exit")
     args = parser.parse_args()
+    extra = parse_options(args.config)
     shapes = [Row(*(int(x) for x in s.split("x"))) for s in args.shapes.split(",") if s]
     rows = pick(shapes or ROWS, args.rows, None)
     print_plan(
@@ -177,7 +182,7 @@ def main() -> None:
     warm_up()
     with CsvLog(args.out / "tile_widths.csv", FIELDS) as log:
         for row in rows:
-            measure(row, log)
+            measure(row, log, extra)
 
 
 if __name__ == "__main__":

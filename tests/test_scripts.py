@@ -232,6 +232,8 @@ def test_attention_fp8_suite_is_the_multi_head_grid() -> None:
         (["gemm.py", "--dtype", "fp8", "--rows", "*-fp8-block"], 6),
         (["attention.py", "--dtype", "fp8"], 36),
         (["attention.py", "--dtype", "fp8", "--quick"], 5),
+        (["tile_widths.py"], 12),
+        (["tile_widths.py", "--config", "num_stages=8", "--rows", "128x*"], 2),
     ],
 )
 def test_benchmarks_list_rows_and_time_without_a_gpu(args, rows) -> None:
