@@ -7,12 +7,14 @@ CPU-only benchmarks (compile time) and `--list` run without them."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import fnmatch
 import time
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TextIO, TypeVar
+from typing import Any, Protocol, Self, TextIO, TypeVar
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
@@ -142,6 +144,33 @@ class Row(Protocol):
 
 
 R = TypeVar("R", bound=Row)
+
+
+@dataclass(frozen=True)
+class GemmRow:
+    """One GEMM problem, C[M, N] = A[M, K] @ B[N, K]^T, named M x N x K."""
+
+    m: int
+    n: int
+    k: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.m}x{self.n}x{self.k}"
+
+    @classmethod
+    def parse(cls, text: str) -> Self:
+        return cls(*(int(x) for x in text.split("x")))
+
+
+def row_arguments(description: str) -> argparse.ArgumentParser:
+    """The options of a sweep over GEMM rows: --out, --shapes, --rows, --list."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--shapes", default="", help="MxNxK,... instead of the rows")
+    parser.add_argument("--rows", default="", help="shell patterns of row names")
+    parser.add_argument("--list", action="store_true", help="print rows and exit")
+    return parser
 
 
 def pick(rows: Sequence[R], patterns: str, quick: Collection[str] | None) -> list[R]:

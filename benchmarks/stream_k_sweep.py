@@ -22,20 +22,18 @@ is tuned against.
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from common import (
     EXAMPLES,
-    RESULTS,
     CsvLog,
+    GemmRow,
     attempt,
     check,
     median_ms,
     pick,
     print_plan,
+    row_arguments,
     warm_up,
 )
 
@@ -43,15 +41,7 @@ COLUMNS = {"default": None, "split": False, "stream": True}
 """The tawa columns: the `stream_k` option each compiles with."""
 
 
-@dataclass(frozen=True)
-class Row:
-    m: int
-    n: int
-    k: int
-
-    @property
-    def label(self) -> str:
-        return f"{self.m}x{self.n}x{self.k}"
+Row = GemmRow
 
 
 SMALL_M = [
@@ -171,13 +161,9 @@ def print_row(row: dict) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--shapes", default="", help="MxNxK,... instead of the rows")
-    parser.add_argument("--rows", default="", help="shell patterns of row names")
-    parser.add_argument("--list", action="store_true", help="print rows and exit")
+    parser = row_arguments(__doc__.splitlines()[0])
     args = parser.parse_args()
-    shapes = [Row(*(int(x) for x in s.split("x"))) for s in args.shapes.split(",") if s]
+    shapes = [Row.parse(s) for s in args.shapes.split(",") if s]
     rows = pick(shapes or SMALL_M + WAVE_AND_A_BIT, args.rows, None)
     print_plan([r.label for r in rows], 4 * 1.5 * len(rows), args.list)
     if args.list or not rows:

@@ -19,21 +19,19 @@ example `num_stages=8`: deeper rings on the rows that wait on HBM).
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from common import (
     EXAMPLES,
-    RESULTS,
     CsvLog,
+    GemmRow,
     attempt,
     check,
     median_ms,
     parse_options,
     pick,
     print_plan,
+    row_arguments,
     warm_up,
 )
 
@@ -41,15 +39,8 @@ SMS = 132
 WIDTHS = (96, 128, 160, 192, 256)
 
 
-@dataclass(frozen=True)
-class Row:
-    m: int
-    n: int
-    k: int
-
-    @property
-    def label(self) -> str:
-        return f"{self.m}x{self.n}x{self.k}"
+class Row(GemmRow):
+    """A row, and the tile shapes and splits it forces."""
 
     def configs(self) -> list[tuple[int, int, int]]:
         """(BM, BN, S) to force, the default pick aside."""
@@ -68,7 +59,7 @@ class Row:
 
 
 ROWS = [
-    Row(*(int(x) for x in s.split("x")))
+    Row.parse(s)
     for s in [
         "128x6144x4096",
         "128x4096x4096",
@@ -159,15 +150,11 @@ def measure(row: Row, log: CsvLog, extra: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--shapes", default="", help="MxNxK,... instead of the rows")
-    parser.add_argument("--rows", default="", help="shell patterns of row names")
+    parser = row_arguments(__doc__.splitlines()[0])
     parser.add_argument("--config", default="", help="options for every forced kernel")
-    parser.add_argument("--list", action="store_true", help="print rows and exit")
     args = parser.parse_args()
     extra = parse_options(args.config)
-    shapes = [Row(*(int(x) for x in s.split("x"))) for s in args.shapes.split(",") if s]
+    shapes = [Row.parse(s) for s in args.shapes.split(",") if s]
     rows = pick(shapes or ROWS, args.rows, None)
     print_plan(
         [r.label for r in rows],
