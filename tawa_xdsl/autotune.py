@@ -7,9 +7,11 @@ reference every other candidate must match), then the choice the rules make
 with each other tile shape they weighed held fixed (`Decision.considered`),
 then the neighbours of their choice: the persistent grid flipped, one stage
 fewer and one more, the other MMA depth, and for attention the two-stage
-overlap flipped (and, for a grid in launch order, the reversed one). Options
-the caller gave are never varied. Candidates are single kernels: a bucket the
-rules split or stream K for is not searched (`Dispatcher` runs the pair). A candidate that fails to compile, load, run
+overlap flipped (and, for a grid in launch order, the reversed one); and for
+a GEMM call that may split K, each tile shape with the rules' split for it
+(`split_k`: the split pair runs) and the pick's split halved, doubled and
+undone. Options the caller gave are never varied. A bucket the rules stream
+K for is not searched (`Dispatcher` runs the stream-K pair). A candidate that fails to compile, load, run
 or match is reported and skipped; the fastest of the rest wins.
 
 `search` only orders the work and keeps the books; what builds a kernel and what
@@ -30,7 +32,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from tawa_xdsl.compiler import CompileOptions, describe
-from tawa_xdsl.heuristics import OPTION_OF, Decision, Structure, decide
+from tawa_xdsl.dispatch_rules import MIN_SLICE_ITERATIONS
+from tawa_xdsl.heuristics import OPTION_OF, Decision, Splitter, Structure, decide
 from tawa_xdsl.kernel import KernelArgumentError, Param
 
 if TYPE_CHECKING:
@@ -77,19 +80,33 @@ def candidates(
     sms: int,
     decision: Decision,
     resolve: Callable[[Mapping[str, Any]], CompileOptions],
+    splitter: Splitter | None = None,
 ) -> list[CompileOptions]:
-    """The configurations to try, the rules' choice first, without repeats."""
-    shaped = [decision.options]
+    """The configurations to try, the rules' choice first, without repeats.
+    With `splitter` (a call that may split K) a candidate's K split is its
+    `split_k` (> 1: the split pair runs): the rules' split of each tile shape,
+    and the pick's split halved, doubled and undone."""
+    shaped = [_with_split(decision.options, decision.split_k)]
     names = {option: name for name, option in OPTION_OF.items()}
     for tile in decision.considered:
-        fixed = decide(structure, extents, {**given, **tile}, sms)  # this tile's rules
+        # this tile's rules
+        fixed = decide(
+            structure, extents, {"stream_k": False, **given, **tile}, sms, splitter
+        )
         resized = {o: v for o, v in tile.items() if v != structure.tuned_size(names[o])}
-        shaped.append({**fixed.options, **resized})
+        shaped.append(_with_split({**fixed.options, **resized}, fixed.split_k))
+    if splitter and "split_k" not in given and structure.kind == "gemm":
+        most = _most_splits(structure, extents, decision, sms)
+        pick, split = shaped[0], decision.split_k
+        for other in (1, split // 2, split * 2):
+            if 1 <= other <= most and other != split:
+                shaped.append(_with_split(pick, other))
     found = [resolve(s) for s in shaped]
     pick = found[0]
 
     def vary(option: str, *values: Any) -> None:
-        if option not in given:
+        # a split pair's kernels resolve their own stages and grids
+        if option not in given and not pick.split_k:
             for value in values:
                 found.append(dataclasses.replace(pick, **{option: value}))
 
@@ -97,7 +114,7 @@ def candidates(
         "num_stages", *(s for s in (pick.num_stages - 1, pick.num_stages + 1) if s >= 2)
     )
     vary("mma_depth", 2 if pick.mma_depth == 1 else 1)
-    if "persistent" not in given and "reverse_x" not in given:
+    if "persistent" not in given and "reverse_x" not in given and not pick.split_k:
         found.append(
             dataclasses.replace(pick, persistent=not pick.persistent, reverse_x=False)
         )
@@ -106,6 +123,28 @@ def candidates(
         if not pick.persistent:
             vary("reverse_x", not pick.reverse_x)
     return list(dict.fromkeys(found))
+
+
+def _with_split(options: Mapping[str, Any], splits: int) -> dict[str, Any]:
+    """`options` with K split `splits` ways (1: not split)."""
+    return {**options, "split_k": splits if splits > 1 else 0}
+
+
+def _most_splits(
+    structure: Structure, extents: Mapping[str, int], decision: Decision, sms: int
+) -> int:
+    """The most K slices of the rules' tile that keep one wave of programs and
+    `MIN_SLICE_ITERATIONS` iterations a slice (1: none)."""
+    sizes = {
+        name: size
+        for name, option in OPTION_OF.items()
+        if (size := decision.options.get(option))
+    }
+    tiles = structure.tiles(extents, sizes)
+    if not tiles:
+        return 1
+    iterations = structure.iterations(extents, sizes)
+    return max(1, min(sms // tiles, iterations // MIN_SLICE_ITERATIONS))
 
 
 def search(

@@ -268,6 +268,33 @@ class Launchers:
             launch()
 
 
+@dataclass(frozen=True)
+class Runner:
+    """A specialization as autotuning builds, runs and names it: its options
+    (with its K split), its kernel's name, and `bind` like a kernel's (a split
+    pair's two kernels run in order, through the call's workspace)."""
+
+    dispatcher: Dispatcher
+    spec: Specialization
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return {**self.spec.kernel.options, "split_k": self.spec.plan.options.split_k}
+
+    @property
+    def name(self) -> str:
+        return self.spec.kernel.name
+
+    def bind(self, *values: Any, grid: Any = None, stream: int = 0) -> Any:
+        steps = [
+            kernel.bind(*args, grid=kernel_grid, stream=stream)
+            for kernel, args, kernel_grid in self.dispatcher._launches(
+                self.spec, values, stream, grid
+            )
+        ]
+        return steps[0] if len(steps) == 1 else Launchers(tuple(steps))
+
+
 def shape_decision(
     structure: Structure,
     key: DispatchKey | None,
@@ -570,13 +597,13 @@ class Dispatcher:
         from tawa_xdsl.kernel_cache import DiskCache
 
         plan = self.plan(key)
-        if plan.decision.split_k > 1 or plan.decision.stream_k:
+        if plan.decision.stream_k:
             spec = self._compiled(key)
-            if spec.reduce is not None:  # the pair runs: there is no single kernel
+            if spec.reduce is not None:  # the stream-K pair runs
                 self._report(
-                    f"@{self.name} [{key}]: not searched: the rules cut K "
-                    f"({spec.origin.removeprefix('rules, ')}), and autotuning times "
-                    "single kernels only; the rules' plan runs"
+                    f"@{self.name} [{key}]: not searched: the rules stream K "
+                    f"({spec.origin.removeprefix('rules, ')}), which autotuning "
+                    "does not time; the rules' plan runs"
                 )
                 return dataclasses.replace(spec, origin=f"{spec.origin}; not autotuned")
         cache, tuned_key = DiskCache("tuned"), self._tuned_key(key)
@@ -591,9 +618,11 @@ class Dispatcher:
         stored = cache.load(tuned_key, read)
         if stored is not None:
             options, trials = stored
-            kernel, origin = self._build(options)
-            tuned = Plan(key, plan.decision, options, _tuned_sources(plan, options))
-            return Specialization(tuned, kernel, f"autotune (stored), {origin}", trials)
+            spec = self._candidate(key, plan, options)
+            return dataclasses.replace(
+                spec, origin=f"autotune (stored), {spec.origin}", trials=trials
+            )
+        may_split = not self.off_grid(key)[1] and record(self.tile_kernel) is None
         configurations = candidates(
             self.structure,
             key.problem,
@@ -601,11 +630,12 @@ class Dispatcher:
             Device.current().sms,
             plan.decision,
             lambda shaped: self.requested.resolve(self.tile_kernel, shaped),
+            split_count if may_split else None,
         )
         self._report(f"@{self.name} [{key}]: {len(configurations)} candidates")
         trials = search(
             configurations,
-            lambda options: self._build(options)[0],
+            lambda options: Runner(self, self._candidate(key, plan, options)),
             self._bench(values, grid, stream),
             self._report,
         )
@@ -619,11 +649,28 @@ class Dispatcher:
                 ],
             },
         )
-        kernel, origin = self._build(best.options)
-        tuned = Plan(
-            key, plan.decision, best.options, _tuned_sources(plan, best.options)
+        spec = self._candidate(key, plan, best.options)
+        return dataclasses.replace(
+            spec, origin=f"autotune, {spec.origin}", trials=tuple(trials)
         )
-        return Specialization(tuned, kernel, f"autotune, {origin}", tuple(trials))
+
+    def _candidate(
+        self, key: DispatchKey, plan: Plan, options: CompileOptions
+    ) -> Specialization:
+        """An autotuning candidate of `key` as it runs: `options`' kernel, or
+        with `split_k` > 1 the split pair on `options`' tile shape. Its origin
+        ends with how its code came ("compiled" or "disk cache")."""
+        tuned = Plan(key, plan.decision, options, _tuned_sources(plan, options))
+        splits = options.split_k or 1
+        if splits > 1:
+            decision = dataclasses.replace(
+                plan.decision, split_k=splits, stream_k=False
+            )
+            spec = self._pair(dataclasses.replace(tuned, decision=decision))
+            made = "disk cache" if "disk cache" in spec.origin else "compiled"
+            return dataclasses.replace(spec, origin=f"K split {splits} ways, {made}")
+        kernel, origin = self._build(options)
+        return Specialization(tuned, kernel, origin)
 
     # ---------------------------------------------------------------- calling
 

@@ -166,18 +166,41 @@ def test_timing_needs_device_arrays() -> None:
         CudaBench("gemm_nt", d.params, values, None, 0)
 
 
-def test_a_plan_that_cuts_k_runs_unsearched(lowerings: list[Any]) -> None:
-    """Candidates are single kernels: a search where the rules split K (one
-    128x128 tile, K of 8192) would time only unsplit kernels, each far slower
-    than the split. The rules' pair runs, and the report says why."""
+class HalvedSplitWins(FakeBench):
+    """The rules' choice with its K split halved runs fastest."""
+
+    def __init__(self, splits: int) -> None:
+        super().__init__({})
+        self.splits = splits
+
+    def time(self, kernel: Any) -> float:
+        label = describe(kernel.options)
+        prefix = self.referenced[0].removesuffix(f"-s{self.splits}")
+        return 0.5 if label == f"{prefix}-s{self.splits // 2}" else 1.0
+
+
+def test_a_split_plan_searches_split_counts_and_tiles(lowerings: list[Any]) -> None:
+    """One 128x128 output tile with K of 8192: the rules split K; the search
+    times split pairs (the rules' split of each tile shape, the pick's halved)
+    and the pick unsplit, and the winner runs as its pair, stored for the next
+    process."""
     lines: list[str] = []
-    d = tuner(NoBench, lines)
     args = [np.zeros(s, bfloat16) for s in ((128, 8192), (128, 8192), (128, 128))]
+    d = tuner(NoBench, lines)
+    splits = d.plan(d.key(*args)).decision.split_k
+    assert splits >= 4
+    bench = HalvedSplitWins(splits)
+    d = tuner(lambda values, grid, stream: bench, lines)
     spec = d.specialize(*args)
-    assert spec.reduce is not None and spec.plan.decision.split_k > 1
-    assert spec.origin.startswith("rules, K split") and spec.origin.endswith(
-        "; not autotuned"
-    )
-    (line,) = lines
-    assert "not searched: the rules cut K (K split" in line
-    assert "autotuning times single kernels only" in line
+    (reference,) = bench.referenced
+    assert reference.endswith(f"-s{splits}")
+    labels = [t.label for t in spec.trials]
+    unsplit = reference.removesuffix(f"-s{splits}")
+    assert labels[0] == reference and unsplit in labels
+    assert sum(label.endswith(f"-s{splits}") for label in labels) > 2  # other tiles
+    assert spec.reduce is not None and spec.plan.options.split_k == splits // 2
+    assert spec.origin == f"autotune, K split {splits // 2} ways, compiled"
+    assert spec.kernel.contract.split.splits == splits // 2
+    stored = tuner(NoBench, lines).specialize(*args)
+    assert stored.reduce is not None and stored.plan.options.split_k == splits // 2
+    assert stored.origin.startswith(f"autotune (stored), K split {splits // 2} ways")

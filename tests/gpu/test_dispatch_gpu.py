@@ -149,7 +149,9 @@ def test_autotune_searches_once_and_stores_the_winner(
     torch.cuda.synchronize()
     assert rel_err(c, ref) < 1e-2
     spec = tuned.last
-    assert spec is not None and spec.origin == "autotune, compiled"
+    # the winner may be a split pair: "autotune, K split 2 ways, compiled"
+    assert spec is not None and spec.origin.startswith("autotune, ")
+    assert spec.origin.endswith("compiled")
     ran = [t for t in spec.trials if t.ms is not None]
     assert ran and all(t.ms > 0 for t in ran)
     assert min(t.ms for t in ran) == next(
@@ -167,7 +169,8 @@ def test_autotune_searches_once_and_stores_the_winner(
     fresh(a, b, c)
     torch.cuda.synchronize()
     assert runs == [] and fresh.last is not None
-    assert fresh.last.origin == "autotune (stored), disk cache"
+    assert fresh.last.origin.startswith("autotune (stored), ")
+    assert fresh.last.origin.endswith("disk cache")
     assert fresh.last.options == spec.options
     assert rel_err(c, ref) < 1e-2
     assert capsys.readouterr().err == ""  # no search, no progress lines
