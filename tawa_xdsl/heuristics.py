@@ -395,6 +395,9 @@ class Candidate:
     waves: int
     cost: float
     streamed: int = 0
+    in_us: bool = False
+    """Whether `cost` is a predicted time in microseconds (GEMM), not a
+    relative one (attention)."""
 
     @property
     def programs(self) -> int:
@@ -538,6 +541,7 @@ def _row(c: Candidate, sms: int, reference: Candidate) -> str:
         f"{_count(c.waves, 'wave')} of {sms} SMs "
         f"({c.programs / (c.waves * sms):.0%} busy), cost "
         f"{c.cost / reference.cost:.2f}"
+        + (f" (model: {c.cost:.1f} us)" if c.in_us else "")
     )
 
 
@@ -614,7 +618,7 @@ def _gemm_tiles(
             cost = time_us(bm, bn, tiles * splits, per_program)
             if splits > 1:  # the partial sums through memory, a second launch
                 cost += split_overhead_us(m, n, splits)
-            found.append(Candidate(sizes, tiles, splits, count, cost))
+            found.append(Candidate(sizes, tiles, splits, count, cost, in_us=True))
         return found
 
     def streamed(bm: int, bn: int) -> list[Candidate]:
@@ -629,7 +633,7 @@ def _gemm_tiles(
         per_program = -(-tiles * iterations // programs)
         cost = time_us(bm, bn, programs, STREAM_K_SLOWDOWN * per_program)
         cost += split_overhead_us(m, n, slots)
-        return [Candidate(sizes, tiles, slots, 1, cost, programs)]
+        return [Candidate(sizes, tiles, slots, 1, cost, programs, in_us=True)]
 
     def shapes(make: Callable[[int, int], list[Candidate]]) -> list[Candidate]:
         """Every tile shape's candidates, the given or tuned one first; the
