@@ -364,9 +364,9 @@ class Dispatcher:
         self._report = report or to_stderr
         self._specs: dict[DispatchKey | None, Specialization] = {}
         self._unsplit: dict[DispatchKey, Specialization] = {}
-        # per pass (split-k / stream-k with its parameters) and partials tile
         self._pairs: dict[tuple[str, tuple], tuple[Dispatcher, Dispatcher]] = {}
-        """The dispatchers of each pair, by the pass that made it."""
+        """The dispatchers of each pair, by the pass that made it (with its
+        parameters) and the partials kernel's tile sizes."""
         self._workspaces: dict[tuple[tuple[int, ...], int], DeviceBuffer] = {}
         self._buffers: dict[tuple[int, int], DeviceBuffer] = {}
         self._kernels: dict[CompileOptions, tuple[Kernel, str]] = {}
@@ -415,13 +415,20 @@ class Dispatcher:
         requested = self.requested
         if outputs:  # an output TMA cannot describe: stores from registers
             requested = dataclasses.replace(requested, tma_store=False)
-        pair = record(self.tile_kernel) is not None
-        splitter = split_count if split and not outputs and not pair else None
+        splitter = self._splitter(key) if split else None
         decision = shape_decision(
             self.structure, key, requested, Device.current().sms, splitter, stream
         )
         options, sources = requested.resolve_sources(self.tile_kernel, decision.options)
         return Plan(key, decision, options, sources)
+
+    def _splitter(self, key: DispatchKey | None) -> Splitter | None:
+        """How calls of `key` may split K: not where an output is stored from
+        registers (the reduce kernel stores through TMA), nor a kernel of a
+        pair already."""
+        if self.off_grid(key)[1] or record(self.tile_kernel) is not None:
+            return None
+        return split_count
 
     def off_grid(self, key: DispatchKey | None) -> tuple[list[str], list[str]]:
         """The inputs and the outputs, by name, that TMA cannot describe in calls
@@ -622,7 +629,6 @@ class Dispatcher:
             return dataclasses.replace(
                 spec, origin=f"autotune (stored), {spec.origin}", trials=trials
             )
-        may_split = not self.off_grid(key)[1] and record(self.tile_kernel) is None
         configurations = candidates(
             self.structure,
             key.problem,
@@ -630,7 +636,7 @@ class Dispatcher:
             Device.current().sms,
             plan.decision,
             lambda shaped: self.requested.resolve(self.tile_kernel, shaped),
-            split_count if may_split else None,
+            self._splitter(key),
         )
         self._report(f"@{self.name} [{key}]: {len(configurations)} candidates")
         trials = search(

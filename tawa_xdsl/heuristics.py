@@ -486,18 +486,11 @@ def decide(
 def _not_a_gemm(structure: Structure, given: Mapping[str, Any]) -> list[Reason]:
     """Why a K split or stream given to a kernel that is not GEMM-like does
     nothing (the passes cut a GEMM's K loop)."""
-    asked = [
-        (rule, text)
-        for rule, text, on in (
-            (
-                "split-K",
-                f"split_k={given.get('split_k')}",
-                (given.get("split_k") or 0) > 1,
-            ),
-            ("stream-K", "stream_k=True", given.get("stream_k")),
-        )
-        if on
-    ]
+    asked = []
+    if (given.get("split_k") or 0) > 1:
+        asked.append(("split-K", f"split_k={given['split_k']}"))
+    if given.get("stream_k"):
+        asked.append(("stream-K", "stream_k=True"))
     return [
         Reason(
             rule,
