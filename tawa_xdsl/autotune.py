@@ -11,8 +11,9 @@ overlap flipped (and, for a grid in launch order, the reversed one); and for
 a GEMM call that may split K, each tile shape with the rules' split for it
 (`split_k`: the split pair runs) and the pick's split halved, doubled and
 undone. Options the caller gave are never varied. A bucket the rules stream
-K for is not searched (`Dispatcher` runs the stream-K pair). A candidate that fails to compile, load, run
-or match is reported and skipped; the fastest of the rest wins.
+K for is not searched (`Dispatcher` runs the stream-K pair). A candidate that
+fails to compile, load, run or match is reported and skipped; the fastest of
+the rest wins.
 
 `search` only orders the work and keeps the books; what builds a kernel and what
 runs and times it are passed in (`Bench`), so the bookkeeping is tested on a
@@ -27,17 +28,13 @@ import statistics
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from tawa_xdsl.compiler import CompileOptions, describe
-from tawa_xdsl.dispatch_rules import MIN_SLICE_ITERATIONS
 from tawa_xdsl.heuristics import OPTION_OF, Decision, Splitter, Structure, decide
 from tawa_xdsl.kernel import KernelArgumentError, Param
-
-if TYPE_CHECKING:
-    from tawa_xdsl.runtime.kernel import Kernel
 
 WARMUP = 3
 """Launches before timing: the first loads the module and warms the caches."""
@@ -62,13 +59,26 @@ class Trial:
     error: str = ""
 
 
-class Bench(Protocol):
-    """Runs kernels on one call's arguments."""
+class Runnable(Protocol):
+    """What a candidate is built as: a kernel, or a split pair run as one
+    (`dispatch.Runner`)."""
 
-    def reference(self, kernel: Kernel) -> None:
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+    def bind(self, *values: Any, grid: Any = None, stream: int = 0) -> Any: ...
+
+
+class Bench(Protocol):
+    """Runs candidates on one call's arguments."""
+
+    def reference(self, kernel: Runnable) -> None:
         """Run the rules' kernel and keep its outputs."""
 
-    def time(self, kernel: Kernel) -> float:
+    def time(self, kernel: Runnable) -> float:
         """Run `kernel`, check its outputs against the reference (`Mismatch`),
         return its median time in milliseconds."""
 
@@ -96,7 +106,7 @@ def candidates(
         resized = {o: v for o, v in tile.items() if v != structure.tuned_size(names[o])}
         shaped.append(_with_split({**fixed.options, **resized}, fixed.split_k))
     if splitter and "split_k" not in given and structure.kind == "gemm":
-        most = _most_splits(structure, extents, decision, sms)
+        most = _most_splits(structure, extents, decision, sms, splitter)
         pick, split = shaped[0], decision.split_k
         for other in (1, split // 2, split * 2):
             if 1 <= other <= most and other != split:
@@ -131,25 +141,32 @@ def _with_split(options: Mapping[str, Any], splits: int) -> dict[str, Any]:
 
 
 def _most_splits(
-    structure: Structure, extents: Mapping[str, int], decision: Decision, sms: int
+    structure: Structure,
+    extents: Mapping[str, int],
+    decision: Decision,
+    sms: int,
+    splitter: Splitter,
 ) -> int:
-    """The most K slices of the rules' tile that keep one wave of programs and
-    `MIN_SLICE_ITERATIONS` iterations a slice (1: none)."""
+    """The most K slices `splitter` gives the rules' tile (1: none)."""
+    rows, cols, loop = structure.rows, structure.cols, structure.loop
+    if rows is None or cols is None or loop is None:
+        return 1
+    axes = (rows, cols, loop)
+    if any(a.dim not in extents for a in axes):
+        return 1
     sizes = {
         name: size
         for name, option in OPTION_OF.items()
         if (size := decision.options.get(option))
     }
-    tiles = structure.tiles(extents, sizes)
-    if not tiles:
-        return 1
-    iterations = structure.iterations(extents, sizes)
-    return max(1, min(sms // tiles, iterations // MIN_SLICE_ITERATIONS))
+    m, n, k = (extents[a.dim] for a in axes)
+    bm, bn, bk = (structure.block(a, sizes) for a in axes)
+    return splitter(m, n, k, bm, bn, bk, sms)
 
 
 def search(
     configurations: Sequence[CompileOptions],
-    build: Callable[[CompileOptions], Kernel],
+    build: Callable[[CompileOptions], Runnable],
     bench: Bench,
     report: Callable[[str], None],
 ) -> list[Trial]:
@@ -215,7 +232,7 @@ class CudaBench:
         self.grid, self.stream = grid, stream
         self.expected: list[np.ndarray] = []
 
-    def _run(self, kernel: Kernel) -> tuple[Callable[[], None], list[np.ndarray]]:
+    def _run(self, kernel: Runnable) -> tuple[Callable[[], None], list[np.ndarray]]:
         from tawa_xdsl.runtime.arrays import fill, read
         from tawa_xdsl.runtime.driver import check, context
 
@@ -227,10 +244,10 @@ class CudaBench:
         check(cu.cuStreamSynchronize(self.stream), f"{kernel.name}: running")
         return launch, [read(out).astype(np.float64) for out in self.outputs]
 
-    def reference(self, kernel: Kernel) -> None:
+    def reference(self, kernel: Runnable) -> None:
         self.expected = self._run(kernel)[1]
 
-    def time(self, kernel: Kernel) -> float:
+    def time(self, kernel: Runnable) -> float:
         from tawa_xdsl.runtime.driver import event_times
 
         launch, got = self._run(kernel)
