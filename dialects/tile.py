@@ -152,7 +152,10 @@ class DescType(ParametrizedAttribute, TypeAttribute):
 
     The shape may be dynamic (`?`); the runtime reads it off the array it is given.
     The box is the tile one load or store moves; the runtime builds the TMA tensor
-    map from it, so it obeys TMA's limits.
+    map from it, so it obeys TMA's limits on each dimension (1 to 256). Its rows
+    need a multiple of 16 bytes only where TMA moves them: every load (refused
+    by the first pass otherwise, `analysis.levels`); a tensor only stored may
+    have any box (an M x 1 column is stored from registers).
     """
 
     name = "tile.desc"
@@ -227,11 +230,6 @@ class DescType(ParametrizedAttribute, TypeAttribute):
         if any(not 1 <= b <= MAX_BOX_DIM for b in box):
             raise VerifyException(
                 f"!tile.desc box dimensions must be in [1, {MAX_BOX_DIM}], got {list(box)}"
-            )
-        inner_bytes = box[-1] * element_bytes(self.element_type)
-        if inner_bytes % 16:
-            raise VerifyException(
-                f"!tile.desc box inner extent is {inner_bytes} bytes; TMA needs a multiple of 16"
             )
 
     def tile_shape(self) -> tuple[int, ...]:

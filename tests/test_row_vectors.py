@@ -24,6 +24,7 @@ KERNELS = Path(__file__).parent / "kernels"
 
 CASES = {  # kernel: (inputs, output, grid, tolerance relative to the largest)
     "row_sums": ([(200, 64, np.float32)], (200, np.float32), (2,), 1e-6),  # sums
+    "row_sums_column": ([(200, 64, np.float32)], (200, 1, np.float32), (2,), 1e-6),
     "gemm_row_max": (
         [(200, 136, bfloat16), (128, 136, bfloat16)],
         (200, bfloat16),

@@ -136,11 +136,21 @@ def unsupported_op(op: Operation) -> str | None:
             f"func.call of @{op.callee.string_value()}: a tile kernel calls no "
             "functions; inline it"
         )
+    if isinstance(op, tile.LoadOp) and (row := tma_row_bytes(op.desc.type)) % 16:
+        return (
+            f"box rows of {row} bytes: loads go through TMA, which moves rows of a "
+            "multiple of 16 bytes (a tensor only stored may have any box)"
+        )
     if isinstance(op, tile.ReduceOp) and (
         op.axis.value.data != op.source.type.get_num_dims() - 1
     ):
         return "only reductions along rows (the last axis) are supported in registers"
     return unsupported_elementwise(op) or narrow_arithmetic(op)
+
+
+def tma_row_bytes(desc: tile.DescType) -> int:
+    """Bytes of one row (the innermost extent) of a descriptor's box."""
+    return desc.get_box()[-1] * tile.element_bytes(desc.element_type)
 
 
 def _wrong_level(pass_name: str, wanted: Level, kernel: func.FuncOp, at: Level) -> str:

@@ -28,6 +28,15 @@ def test_row_sums_of_a_loaded_tile(torch) -> None:
     assert rel_err(o, x.double().sum(-1)) < 1e-5
 
 
+def test_row_sums_kept_as_a_column(torch) -> None:
+    """An M x 1 output (4 bytes a row: no TMA box) stored from registers."""
+    x = torch.randn(1000, 64, device="cuda")
+    o = torch.full((1000, 1), float("nan"), device="cuda")
+    tawa_xdsl.compile(KERNELS / "row_vectors.mlir", "row_sums_column")(x, o)
+    torch.cuda.synchronize()
+    assert rel_err(o, x.double().sum(-1, keepdim=True)) < 1e-5
+
+
 def test_gemm_row_maxima_in_bf16(torch) -> None:
     a = torch.randn(1000, 328, device="cuda").to(torch.bfloat16)
     b = torch.randn(128, 328, device="cuda").to(torch.bfloat16)

@@ -210,12 +210,6 @@ func.func @k(%m: tensor<8xi1>, %x: tensor<4xf32>) {
 }
 // CHECK: error: tile.select needs an i1 mask of shape 4, got 8xi1
 
-// -----
-
-func.func @k(%d: !tile.desc<?x?xbf16, box = [128, 60]>) {
-  func.return
-}
-// CHECK: !tile.desc box inner extent is 120 bytes; TMA needs a multiple of 16
 
 // -----
 
@@ -245,13 +239,6 @@ func.func @k(%d: !tile.desc<0x?xf32, box = [64, 64]>) {
 }
 // CHECK: !tile.desc dimensions must be positive or '?', got 0x?
 
-// -----
-
-// a box row of 8 one-byte elements is 8 bytes: TMA moves multiples of 16
-func.func @k(%d: !tile.desc<?x?xf8E4M3FN, box = [64, 8]>) {
-  func.return
-}
-// CHECK: !tile.desc box inner extent is 8 bytes; TMA needs a multiple of 16
 
 // -----
 
