@@ -67,7 +67,14 @@ from tawa_xdsl.compiler import TILE_OPTIONS, CompileOptions, describe, lower
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.tile import DescType
 from tawa_xdsl.dispatch_rules import split_count, stream_k_programs
-from tawa_xdsl.heuristics import Decision, Reason, Splitter, Structure, decide
+from tawa_xdsl.heuristics import (
+    OPTION_OF,
+    Decision,
+    Reason,
+    Splitter,
+    Structure,
+    decide,
+)
 from tawa_xdsl.kernel import (
     ArrayView,
     KernelArgumentError,
@@ -322,6 +329,14 @@ def shape_decision(
     return decide(structure, key.problem, given, sms, splitter)
 
 
+def reduce_options(requested: CompileOptions) -> CompileOptions:
+    """The options a pair's reduce kernel is compiled with: `requested` less
+    those of a dot's main loop. It loads no tile two blocks share and issues
+    no wgmma, so `cluster` (multicast) and `ping_pong` would refuse it: a
+    kernel compiled with either ran no split call."""
+    return dataclasses.replace(requested, cluster=None, ping_pong=None)
+
+
 def _tuned_sources(plan: Plan, options: CompileOptions) -> dict[str, str]:
     """Where the options autotuning chose came from: the plan's sources where
     it kept the plan's value, else "autotune"."""
@@ -416,10 +431,14 @@ class Dispatcher:
         if outputs:  # an output TMA cannot describe: stores from registers
             requested = dataclasses.replace(requested, tma_store=False)
         splitter = self._splitter(key) if split else None
+        pair = record(self.tile_kernel) is not None
+        written = self._written_tile(requested) if pair else {}
+        rules = dataclasses.replace(requested, **written)
         decision = shape_decision(
-            self.structure, key, requested, Device.current().sms, splitter, stream
+            self.structure, key, rules, Device.current().sms, splitter, stream
         )
-        options, sources = requested.resolve_sources(self.tile_kernel, decision.options)
+        options, sources = rules.resolve_sources(self.tile_kernel, decision.options)
+        options = dataclasses.replace(options, **dict.fromkeys(written, 0))
         return Plan(key, decision, options, sources)
 
     def _splitter(self, key: DispatchKey | None) -> Splitter | None:
@@ -429,6 +448,19 @@ class Dispatcher:
         if self.off_grid(key)[1] or record(self.tile_kernel) is not None:
             return None
         return split_count
+
+    def _written_tile(self, requested: CompileOptions) -> dict[str, int]:
+        """The output tile sizes `requested` leaves unset, as written. A kernel
+        of a split or stream pair is given its plan's tile sizes but not the
+        written ones (0): `plan` holds those too (and reads them back as 0),
+        or its rules would size them anew (counting the workspace slots as
+        programs) and the tuning rules widen them, and the pair runs a tile
+        its plan does not name."""
+        return {
+            OPTION_OF[a.tile]: a.size
+            for a in self.structure.output
+            if a.tile and not getattr(requested, OPTION_OF[a.tile])
+        }
 
     def off_grid(self, key: DispatchKey | None) -> tuple[list[str], list[str]]:
         """The inputs and the outputs, by name, that TMA cannot describe in calls
@@ -539,7 +571,9 @@ class Dispatcher:
             names = [f"{self.name}{suffix}", f"{self.name}{suffix}_reduce"]
             self._pairs[pair_key] = (
                 Dispatcher(text, names[0], partials_options, self.allow_spills),
-                Dispatcher(text, names[1], self.requested, self.allow_spills),
+                Dispatcher(
+                    text, names[1], reduce_options(self.requested), self.allow_spills
+                ),
             )
         pair = self._pairs[pair_key]
         slots = plan.decision.split_k

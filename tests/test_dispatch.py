@@ -619,6 +619,33 @@ def test_a_given_split_runs_the_pair_on_the_given_tile() -> None:
     assert describe(spec.kernel.options).endswith("-s3")
 
 
+def test_a_given_split_keeps_the_plans_written_tile() -> None:
+    """`split_k=64` on one 128x128 tile: the plan keeps the written 128 rows
+    (block_m=0). The partials kernel's own dispatcher sized the tile it left
+    unset anew (64 rows: it counted the 64 slots as programs), so the pair
+    ran a tile, and a consumer count, that explain() did not name."""
+    d = dispatcher("gemm.mlir", "gemm_nt", split_k=64)
+    spec = d.for_shape(M=128, N=128, K=256)
+    planned = (spec.plan.options.block_m, spec.plan.options.block_n)
+    assert spec.reduce is not None and planned[0] == 0
+    assert (spec.kernel.options["block_m"], spec.kernel.options["block_n"]) == planned
+    assert spec.kernel.options["num_consumers"] == spec.plan.options.num_consumers
+
+
+@pytest.mark.parametrize("options", [{"cluster": 2}, {"ping_pong": True}])
+def test_a_split_of_a_clustered_or_ping_pong_kernel_lowers(options) -> None:
+    """The rules split one 128x128 tile with K of 8192: the partials kernel
+    keeps `cluster` or `ping_pong`; the reduce kernel was compiled with them
+    too and refused them (it multicasts no load and issues no wgmma): a
+    diagnostic about @gemm_nt_split_k_reduce, a kernel the caller never
+    wrote, at a line of a text they never saw."""
+    d = dispatcher("gemm.mlir", "gemm_nt", **options)
+    spec = d.for_shape(M=128, N=128, K=8192)
+    assert spec.reduce is not None and spec.kernel.contract.split.splits > 1
+    ((name, value),) = options.items()
+    assert spec.kernel.options[name] == value and spec.reduce.ptx.strip()
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
