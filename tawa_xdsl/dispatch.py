@@ -25,7 +25,8 @@ plan's tile shape), and a call launches the partials kernel, then the reduce
 kernel, on its stream, through an f32 workspace of S output-sized slots that
 the dispatcher allocates once per shape and stream. A call that passes `grid=`
 fixes the launch of one kernel: it runs the kernel unsplit. Autotuning
-searches unsplit configurations.
+searches K splits too, each built as its pair (`Runner`); a kernel the pass
+refuses is searched unsplit.
 
 Stream K. Where the tiles times the split still leave SMs idle and the wave
 model predicts a clear gain (`dispatch_rules.STREAM_K_GAIN`), or always with
@@ -638,9 +639,12 @@ class Dispatcher:
         from tawa_xdsl.kernel_cache import DiskCache
 
         plan = self.plan(key)
-        if plan.decision.stream_k:
+        may_split = not self.off_grid(key)[1] and record(self.tile_kernel) is None
+        if plan.decision.split_k > 1 or plan.decision.stream_k:
             spec = self._compiled(key)
-            if spec.reduce is not None:  # the stream-K pair runs
+            if spec.reduce is None:  # the pass refuses the kernel: search it unsplit
+                plan, may_split = spec.plan, False
+            elif plan.decision.stream_k:  # the stream-K pair runs
                 self._report(
                     f"@{self.name} [{key}]: not searched: the rules stream K "
                     f"({spec.origin.removeprefix('rules, ')}), which autotuning "

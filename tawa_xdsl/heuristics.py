@@ -168,8 +168,8 @@ Splitter = Callable[[int, int, int, int, int, int, int], int]
 (`dispatch_rules.split_count` is the rule)."""
 
 SPLIT_PENDING = (
-    "nothing is split here: compile()'s calls split K (without grid= or "
-    "autotuning); the CLI lowers the kernel it is given (run split-k first)"
+    "nothing is split here: compile()'s calls split K (without grid=); the "
+    "CLI lowers the kernel it is given (run split-k first)"
 )
 """Why `decide` splits nothing unless given a splitter."""
 

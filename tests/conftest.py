@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,27 @@ def _kernel_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 SLOW = pytest.mark.slow
+
+
+def two_loop_gemm() -> str:
+    """tests/kernels/gemm_two_loops.mlir with `tile.dims` (M, N, K1, K2): a
+    GEMM-like kernel the rules would split and the split-k pass refuses (two
+    K loops into separate accumulators)."""
+    text = (Path(__file__).parent / "kernels" / "gemm_two_loops.mlir").read_text()
+    for arg, dims in (
+        ("a1", '"M", "K1"'),
+        ("b1", '"N", "K1"'),
+        ("a2", '"M", "K2"'),
+        ("b2", '"N", "K2"'),
+        ("c", '"M", "N"'),
+    ):
+        text = re.sub(
+            rf"(%{arg}: !tile.desc<[^>]*>)",
+            rf"\1 {{tile.dims = [{dims}]}}",
+            text,
+            count=1,
+        )
+    return text
 
 
 def sweep(

@@ -19,7 +19,7 @@ from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import KernelArgumentError
 from tawa_xdsl.kernel_cache import CACHE_ENV, LAYOUT
 
-from .conftest import example_module
+from .conftest import example_module, two_loop_gemm
 
 TEXT = str(example_module("gemm.mlir", "gemm_nt"))
 ARGS = [np.zeros(s, bfloat16) for s in ((512, 4096), (4096, 4096), (512, 4096))]
@@ -204,3 +204,26 @@ def test_a_split_plan_searches_split_counts_and_tiles(lowerings: list[Any]) -> N
     stored = tuner(NoBench, lines).specialize(*args)
     assert stored.reduce is not None and stored.plan.options.split_k == splits // 2
     assert stored.origin.startswith(f"autotune (stored), K split {splits // 2} ways")
+
+
+def test_a_kernel_split_k_refuses_is_searched_unsplit(lowerings: list[Any]) -> None:
+    """Two K loops into separate accumulators: the rules would split K and
+    the pass refuses. Split candidates ran the kernel unsplit under split
+    labels ("D4-P1-W2-s32"), and their winner said "K split 32 ways"."""
+    lines: list[str] = []
+    d = Dispatcher(
+        two_loop_gemm(),
+        "gemm_two_loops",
+        CompileOptions(),
+        autotune=True,
+        bench=lambda values, grid, stream: FakeBench({}),
+        report=lines.append,
+    )
+    shapes = [(128, 8192), (128, 8192), (128, 8192), (128, 8192), (128, 128)]
+    args = [np.zeros(s, bfloat16) for s in shapes]
+    assert d.plan(d.key(*args)).decision.split_k > 1
+    spec = d.specialize(*args)
+    assert spec.reduce is None and not spec.plan.options.split_k
+    assert spec.trials and all("-s" not in t.label for t in spec.trials)
+    assert "split" not in spec.origin
+    assert any("cannot be split" in r.text for r in spec.plan.decision.reasons)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,9 +33,7 @@ from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.runtime.arrays import DeviceArray
 from tawa_xdsl.target import SM_COUNT
 
-from .conftest import example_module
-
-KERNELS = Path(__file__).parent / "kernels"
+from .conftest import example_module, two_loop_gemm
 
 
 @functools.cache
@@ -148,21 +145,9 @@ def test_a_kernel_split_k_refuses_runs_unsplit() -> None:
     """Two K loops into separate accumulators: the rules would split K, the
     pass cannot, and the specialization is the kernel unsplit, with the pass's
     reason."""
-    text = (KERNELS / "gemm_two_loops.mlir").read_text()
-    for arg, dims in (
-        ("a1", '"M", "K1"'),
-        ("b1", '"N", "K1"'),
-        ("a2", '"M", "K2"'),
-        ("b2", '"N", "K2"'),
-        ("c", '"M", "N"'),
-    ):
-        text = re.sub(
-            rf"(%{arg}: !tile.desc<[^>]*>)",
-            rf"\1 {{tile.dims = [{dims}]}}",
-            text,
-            count=1,
-        )
-    d = Dispatcher(text, "gemm_two_loops", tawa_xdsl.compiler.CompileOptions())
+    d = Dispatcher(
+        two_loop_gemm(), "gemm_two_loops", tawa_xdsl.compiler.CompileOptions()
+    )
     assert d.plan(d.key_for(M=128, N=128, K1=8192, K2=8192)).decision.split_k > 1
     spec = d.for_shape(M=128, N=128, K1=8192, K2=8192)
     assert spec.reduce is None
