@@ -551,8 +551,8 @@ def _gemm_tiles(
     if rows is None or cols is None or loop is None:
         return choice
     m, n, k = (extents.get(a.dim) for a in (rows, cols, loop))
-    if m is None or n is None or k is None:
-        return choice
+    if m is None or n is None or k is None or structure.tiles(extents, {}) is None:
+        return choice  # no tile count without every output extent (a batch's too)
 
     forced = given.get("split_k") or 0  # 0: the rules split
     # the tile sizes the caller fixed: every candidate has them, so a split is

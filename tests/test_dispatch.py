@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -152,6 +153,19 @@ def test_a_kernel_split_k_refuses_runs_unsplit() -> None:
     spec = d.for_shape(M=128, N=128, K1=8192, K2=8192)
     assert spec.reduce is None
     assert any("cannot be split" in r.text for r in spec.plan.decision.reasons)
+
+
+def test_a_shape_without_a_batch_extent_plans_no_tile() -> None:
+    """A batched GEMM planned for M, N and K alone (the CLI's shape= on a file
+    of GEMMs, explain(M=...)): the wave model cannot count its tiles without
+    B; it asserted it could (an internal error). No shape rule sizes a
+    tile then (the tuned tile stands); with B given, one does."""
+    text = (Path(__file__).parent / "kernels" / "gemm_batched.mlir").read_text()
+    d = Dispatcher(text, "bgemm", tawa_xdsl.compiler.CompileOptions())
+    plan = d.plan(d.key_for(M=999, N=777, K=4096))
+    assert "shape" not in (plan.sources["block_m"], plan.sources["block_n"])
+    full = d.plan(d.key_for(B=3, M=999, N=777, K=4096))
+    assert "shape" in (full.sources["block_m"], full.sources["block_n"])
 
 
 def test_the_wave_model_weighs_every_tile_shape() -> None:
