@@ -557,8 +557,12 @@ class Dispatcher:
                 other = self._compiled(plan.key, split=streamed, stream=False)
                 rule = "stream-K" if streamed else "split-K"
                 why = Reason(rule, f"the kernel cannot be {what}: {e}")
+                # the unsplit plan's own split-K reason points at grid= and
+                # the CLI: the pass's reason replaces it
                 reasons = [
-                    r for r in other.plan.decision.reasons if r.rule != "stream-K"
+                    r
+                    for r in other.plan.decision.reasons
+                    if r.rule not in {"stream-K", rule}
                 ]
                 decision = dataclasses.replace(
                     other.plan.decision, reasons=(*reasons, why)

@@ -145,14 +145,16 @@ def test_one_long_tile_splits_k() -> None:
 def test_a_kernel_split_k_refuses_runs_unsplit() -> None:
     """Two K loops into separate accumulators: the rules would split K, the
     pass cannot, and the specialization is the kernel unsplit, with the pass's
-    reason."""
+    reason alone (the unsplit plan's own split-K reason, which sends the
+    reader to grid= and the CLI, is dropped)."""
     d = Dispatcher(
         two_loop_gemm(), "gemm_two_loops", tawa_xdsl.compiler.CompileOptions()
     )
     assert d.plan(d.key_for(M=128, N=128, K1=8192, K2=8192)).decision.split_k > 1
     spec = d.for_shape(M=128, N=128, K1=8192, K2=8192)
     assert spec.reduce is None
-    assert any("cannot be split" in r.text for r in spec.plan.decision.reasons)
+    (why,) = [r.text for r in spec.plan.decision.reasons if r.rule == "split-K"]
+    assert why.startswith("the kernel cannot be split: ")  # not "run split-k first"
 
 
 def test_a_shape_without_a_batch_extent_plans_no_tile() -> None:
