@@ -313,21 +313,37 @@ def shape_decision(
 ) -> Decision:
     """The shape rules' decision for `key` (None: no shape known), unless the
     tuning rules are off (`tuned=False`: the options given and the static
-    defaults, exactly). `Dispatcher` and `tawa-hopper-pipeline{shape=...}`
+    defaults, exactly; a K split or stream given is made, on that tile).
+    `Dispatcher` and `tawa-hopper-pipeline{shape=...}`
     both decide here, so the CLI prints the PTX a call of that shape runs (of
     the kernel unsplit: the CLI lowers the kernels it is given, and a split
     is the pass `split-k` run first). `splitter` may split K (`decide`) and,
     unless not `stream`, stream it."""
     if key is None:
         return Decision({}, (Reason("none", "no shape given"),))
-    if not requested.tuned:
-        return Decision(
-            {}, (Reason("none", "tuned=False: the given and static options"),)
-        )
     given = requested.given()
     if not stream:
         given["stream_k"] = False
-    return decide(structure, key.problem, given, sms, splitter)
+    if requested.tuned:
+        return decide(structure, key.problem, given, sms, splitter)
+    untuned = Reason("none", "tuned=False: the given and static options")
+    if not ((given.get("split_k") or 0) > 1 or given.get("stream_k")):
+        return Decision({}, (untuned,))
+    # a cut given is the caller's to keep: reckoned on the tile that runs (the
+    # given or written one), the rules' other choices left out
+    written = (*structure.output, structure.loop)
+    tile = {
+        OPTION_OF[a.tile]: given.get(OPTION_OF[a.tile]) or a.size
+        for a in written
+        if a is not None and a.tile
+    }
+    cut = decide(structure, key.problem, given | tile, sms, splitter)
+    return Decision(
+        {},
+        (untuned, *(r for r in cut.reasons if r.rule in ("split-K", "stream-K"))),
+        split_k=cut.split_k,
+        stream_k=cut.stream_k,
+    )
 
 
 def reduce_options(requested: CompileOptions) -> CompileOptions:

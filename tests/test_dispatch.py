@@ -647,6 +647,25 @@ def test_a_split_of_a_clustered_or_ping_pong_kernel_lowers(options) -> None:
     assert spec.kernel.options[name] == value and spec.reduce.ptx.strip()
 
 
+@pytest.mark.parametrize("cut", [{"split_k": 4}, {"stream_k": True}])
+def test_a_cut_given_with_tuned_false_is_made(cut) -> None:
+    """tuned=False keeps the given options: a given split or stream is one
+    (the kernel ran unsplit, its options saying "-s4" or "-sk", and explain()
+    said only "the given and static options"). Reckoned on the written tile,
+    which runs."""
+    d = dispatcher("gemm.mlir", "gemm_nt", tuned=False, **cut)
+    spec = d.for_shape(M=128, N=128, K=8192)
+    assert spec.reduce is not None
+    assert spec.plan.decision.split_k == cut.get("split_k", 1)
+    assert spec.plan.decision.stream_k == cut.get("stream_k", False)
+    assert not spec.kernel.options["block_m"] and not spec.kernel.options["block_n"]
+    rules = {r.rule for r in spec.plan.decision.reasons}
+    assert ("split-K" if "split_k" in cut else "stream-K") in rules
+    assert rules <= {"none", "split-K", "stream-K"}  # no rule sized anything
+    unsplit = d.for_shape(split=False, M=128, N=128, K=8192)  # grid= given
+    assert unsplit.reduce is None
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
