@@ -654,12 +654,17 @@ class Dispatcher:
         self, key: DispatchKey, values: Sequence[Any], grid: Any, stream: int
     ) -> Specialization:
         """The specialization autotuning picks for `key`: the stored winner, or a
-        search on this call's arguments whose winner is stored."""
+        search on this call's arguments whose winner is stored. A call with
+        `grid` searches single kernels (a split pair would run on its grid)."""
         from tawa_xdsl.autotune import Trial, candidates, fastest, search
         from tawa_xdsl.kernel_cache import DiskCache
 
-        plan = self.plan(key)
-        may_split = not self.off_grid(key)[1] and record(self.tile_kernel) is None
+        # a call with grid= runs one kernel on that grid, never a pair
+        split = grid is None
+        plan = self.plan(key, split)
+        may_split = (
+            split and not self.off_grid(key)[1] and record(self.tile_kernel) is None
+        )
         if plan.decision.split_k > 1 or plan.decision.stream_k:
             spec = self._compiled(key)
             if spec.reduce is None:  # the pass refuses the kernel: search it unsplit

@@ -227,3 +227,18 @@ def test_a_kernel_split_k_refuses_is_searched_unsplit(lowerings: list[Any]) -> N
     assert spec.trials and all("-s" not in t.label for t in spec.trials)
     assert "split" not in spec.origin
     assert any("cannot be split" in r.text for r in spec.plan.decision.reasons)
+
+
+def test_a_call_with_a_grid_searches_unsplit(lowerings: list[Any]) -> None:
+    """A call that passes grid= runs one kernel on that grid: a split pair
+    would launch its partials kernel on it. The search timed split pairs on
+    the caller's grid anyway, the rules' split first, as the reference."""
+    bench = FakeBench({})
+    lines: list[str] = []
+    d = tuner(lambda values, grid, stream: bench, lines)
+    args = [np.zeros(s, bfloat16) for s in ((128, 8192), (128, 8192), (128, 128))]
+    assert d.plan(d.key(*args)).decision.split_k > 1
+    spec = d.specialize(*args, grid=(1, 1))
+    assert spec.reduce is None and not spec.plan.options.split_k
+    assert spec.trials and all("-s" not in t.label for t in spec.trials)
+    assert not bench.referenced[0].endswith(tuple(f"-s{s}" for s in range(2, 300)))
