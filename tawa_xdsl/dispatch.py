@@ -662,13 +662,11 @@ class Dispatcher:
         # a call with grid= runs one kernel on that grid, never a pair
         split = grid is None
         plan = self.plan(key, split)
-        may_split = (
-            split and not self.off_grid(key)[1] and record(self.tile_kernel) is None
-        )
+        splitter = self._splitter(key) if split else None
         if plan.decision.split_k > 1 or plan.decision.stream_k:
             spec = self._compiled(key)
             if spec.reduce is None:  # the pass refuses the kernel: search it unsplit
-                plan, may_split = spec.plan, False
+                plan, splitter = spec.plan, None
             elif plan.decision.stream_k:  # the stream-K pair runs
                 self._report(
                     f"@{self.name} [{key}]: not searched: the rules stream K "
@@ -699,7 +697,7 @@ class Dispatcher:
             Device.current().sms,
             plan.decision,
             lambda shaped: self.requested.resolve(self.tile_kernel, shaped),
-            self._splitter(key),
+            splitter,
         )
         self._report(f"@{self.name} [{key}]: {len(configurations)} candidates")
         trials = search(
