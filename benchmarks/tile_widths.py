@@ -35,7 +35,8 @@ from common import (
     warm_up,
 )
 
-SMS = 132
+from tawa_xdsl.target import SM_COUNT
+
 WIDTHS = (96, 128, 160, 192, 256)
 
 
@@ -49,8 +50,10 @@ class Row(GemmRow):
             for bn in WIDTHS:
                 tiles = -(-self.m // bm) * -(-self.n // bn)
                 most = -(-self.k // 64) // 4
-                fit = SMS // tiles
-                splits = {fit, fit - 1, -(-SMS // tiles)} if self.m <= 1024 else set()
+                fit = SM_COUNT // tiles
+                splits = (
+                    {fit, fit - 1, -(-SM_COUNT // tiles)} if self.m <= 1024 else set()
+                )
                 found += [
                     (bm, bn, s)
                     for s in sorted({1} | {s for s in splits if 2 <= s <= most})
