@@ -969,4 +969,13 @@ class Dispatcher:
             for name, value in plan.options.as_dict().items()
             if name != "tuned"
         ]
+        if spec is not None and spec.reduce is not None:
+            # a pair's kernels resolve their own options (stages, grid)
+            lines.append(
+                "kernels run: "
+                + ", ".join(
+                    f"@{k.name} {describe(k.options)}"
+                    for k in (spec.kernel, spec.reduce)
+                )
+            )
         return "\n".join(lines)

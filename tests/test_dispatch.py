@@ -131,6 +131,9 @@ def test_one_long_tile_splits_k() -> None:
     assert spec.reduce is not None and "K split 32 ways" in spec.origin
     assert spec.kernel.name == "gemm_nt_split_k"
     assert spec.reduce.name == "gemm_nt_split_k_reduce"
+    ran = d.explain(M=128, N=128, K=8192).splitlines()[-1]
+    assert ran.startswith("kernels run: @gemm_nt_split_k D")
+    assert f"@gemm_nt_split_k_reduce {describe(spec.reduce.options)}" in ran
     assert spec.kernel.options["block_m"] == plan.options.block_m
     split = spec.kernel.contract.split
     assert split is not None and split.splits == 32
