@@ -349,9 +349,19 @@ def shape_decision(
 def reduce_options(requested: CompileOptions) -> CompileOptions:
     """The options a pair's reduce kernel is compiled with: `requested` less
     those of a dot's main loop. It loads no tile two blocks share and issues
-    no wgmma, so `cluster` (multicast) and `ping_pong` would refuse it: a
-    kernel compiled with either ran no split call."""
-    return dataclasses.replace(requested, cluster=None, ping_pong=None)
+    no wgmma, so `cluster` (multicast), `ping_pong` and `mma_depth` would
+    refuse it or mean nothing; its rings hold f32 partial tiles, so the stage
+    counts sized for the dot's operands overflowed shared memory (a kernel
+    compiled with any of them ran no split call)."""
+    return dataclasses.replace(
+        requested,
+        cluster=None,
+        ping_pong=None,
+        mma_depth=None,
+        two_stage=None,
+        num_stages=None,
+        outer_stages=None,
+    )
 
 
 def _tuned_sources(plan: Plan, options: CompileOptions) -> dict[str, str]:

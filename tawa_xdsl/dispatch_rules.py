@@ -61,24 +61,13 @@ consumed) once per round trip. Fitted on the H100 at 128 x 4096 x 4096: 86
 programs of 64x96 tiles (20 KB per slot, 4 slots) streamed 1.45 TB/s, 17 GB/s
 each (benchmarks/results/tile_widths.csv)."""
 
-RING_BYTES = 160 * 1024
-"""Shared memory a GEMM's ring gets, the epilogue's staging and barriers aside:
-the tuning rules fit 3 slots of a 128x256 bf16 tile's operands (48 KB) and 4
-of smaller ones."""
 
-
-def ring_slots(slot_bytes: int) -> int:
-    """The slots a ring of `slot_bytes` slots has (2 to 4, as the tuning rules
-    count them)."""
-    return max(2, min(4, RING_BYTES // slot_bytes))
-
-
-def stream_bytes_per_us(programs: int, slot_bytes: int, read_bytes: int) -> float:
-    """What `programs` running at once, each through a ring of `slot_bytes`
-    slots of which `read_bytes` come from HBM (rows past the operand's end are
-    filled with zeros, not read), stream per microsecond: Little's law per
-    program, capped by HBM (`GEMM_STREAM_BYTES_PER_US`)."""
-    per_program = (ring_slots(slot_bytes) - 1) * read_bytes / MEMORY_ROUND_TRIP_US
+def stream_bytes_per_us(programs: int, stages: int, read_bytes: int) -> float:
+    """What `programs` running at once, each through a ring of `stages` slots
+    of which `read_bytes` come from HBM (rows past the operand's end are filled
+    with zeros, not read), stream per microsecond: Little's law per program,
+    capped by HBM (`GEMM_STREAM_BYTES_PER_US`)."""
+    per_program = (stages - 1) * read_bytes / MEMORY_ROUND_TRIP_US
     return min(GEMM_STREAM_BYTES_PER_US, programs * per_program)
 
 

@@ -23,6 +23,9 @@ whole loop cannot beat HBM streaming the operands once:
     stream rate = min(GEMM_STREAM_BYTES_PER_US, min(P, SMs) * ring bytes in flight
                                                 / MEMORY_ROUND_TRIP_US)
 
+where a ring has the stages the tuning rules give the tile (`Structure.depth`)
+and keeps all but one in flight.
+
 where I_P is a program's loop iterations. With T output tiles of I
 iterations, a K split S ways runs T * S programs of I / S iterations;
 stream-K runs P = min(SMs, T * I) programs of ceil(T * I / P) iterations
@@ -49,13 +52,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from xdsl.dialects import func
 from xdsl.ir import BlockArgument
 
 from tawa_xdsl.analysis.shapes import KernelShape
-from tawa_xdsl.compiler import TILE_OPTIONS
+from tawa_xdsl.compiler import DEFAULTS, TILE_OPTIONS
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import element_bytes, is_fp8
 from tawa_xdsl.dispatch_rules import (
@@ -202,6 +206,9 @@ class Structure:
     loop: Axis | None
     equal_work: bool
     tuned: Mapping[str, Any]
+    stages: Callable[[frozenset[tuple[str, int]]], int] = field(compare=False)
+    """The ring stages the tuning rules give the kernel's tiles under the given
+    sizes (by tile name): `depth`."""
     tunable: frozenset[str] = field(default_factory=frozenset)
     fp8: bool = False
     """Its dots read 8-bit floats."""
@@ -277,6 +284,12 @@ class Structure:
             for o in (loops[0].body.block.ops if loops else ())
             if isinstance(o, tile.LoadOp)
         ]
+
+        @cache
+        def stages(sizes: frozenset[tuple[str, int]]) -> int:
+            tuned = default_options(kernel, dict(sizes))
+            return tuned.get("num_stages", DEFAULTS.num_stages)
+
         return cls(
             kernel.sym_name.data,
             kind(kernel),
@@ -284,6 +297,7 @@ class Structure:
             loop,
             equal_work(kernel),
             default_options(kernel),
+            stages,
             frozenset(name for name, _ in shape.names.values()),
             any(
                 isinstance(o, tile.DotOp) and is_fp8(o.lhs.type.element_type)
@@ -305,6 +319,11 @@ class Structure:
         if axis.tile in sizes:
             return sizes[axis.tile]
         return self.tuned.get(OPTION_OF[axis.tile]) or axis.size
+
+    def depth(self, sizes: Mapping[str, int]) -> int:
+        """The stages of the kernel's rings under `sizes` (by tile name), as the
+        tuning rules count them (the fewer tiles, the more fit)."""
+        return self.stages(frozenset(sizes.items()))
 
     def lowerable(self, sizes: Mapping[str, int]) -> bool:
         """Whether the lowering takes the kernel's tiles under `sizes`: every
@@ -588,9 +607,11 @@ def _gemm_tiles(
         """The launch's time under the wave model, without a split's overhead."""
         k_loops = waves(programs, sms) * per_program * TILE_ITERATION_US
         k_loops *= bm * bn / (128 * 256) / GEMM_RATES[bm, bn]
-        step = structure.block(loop, sized(bm, bn)) * structure.operand_bytes
-        slot, read = (bm + bn) * step, (min(bm, m) + min(bn, n)) * step
-        floor = streamed_bytes / stream_bytes_per_us(min(programs, sms), slot, read)
+        sizes = sized(bm, bn)
+        step = structure.block(loop, sizes) * structure.operand_bytes
+        read = (min(bm, m) + min(bn, n)) * step
+        stages = given.get("num_stages") or structure.depth(sizes)
+        floor = streamed_bytes / stream_bytes_per_us(min(programs, sms), stages, read)
         return PROGRAM_FIXED_US + loop_time_us(k_loops, floor)
 
     def candidates(bm: int, bn: int) -> list[Candidate]:

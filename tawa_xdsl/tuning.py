@@ -10,8 +10,9 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
   kernel names BN, its tile has 128 rows and two stages fit next to the
   epilogue's tiles), a persistent grid in groups of 16 tile rows, the
   TMA-store epilogue, as many stages as fit next to the staging tile and the
-  tiles the epilogue loads, double buffered (3 for 128x256, 4 for 128x128, 3
-  for 128x128 with a bias and a residual tile), one MMA group in flight (each
+  tiles the epilogue loads, double buffered, 4 or as many as fit in
+  `GEMM_RING_BYTES` (3 for 128x256, 5 for 128x128, 8 for 64x96), one MMA
+  group in flight (each
   slot goes back to the producer as soon as its MMA retires: measured 1-4%
   faster than two groups on 5 of the 6 shapes of `benchmarks/gemm.py`).
 - Attention-like kernels (a loop with two dots, the second reading what the
@@ -63,6 +64,21 @@ from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import is_fp8, tile_bytes
 from tawa_xdsl.grid import GridInferenceError, recorded_grid_rule
 from tawa_xdsl.target import SLOT_ALIGN
+
+GEMM_RING_BYTES = 160 * 1024
+"""The shared memory the rules give a GEMM's ring (up to `GEMM_MOST_STAGES`
+slots). A program whose K loop waits on HBM (few output rows, long K) keeps
+all its slots but one in flight, so the smaller its slots, the more it needs:
+64x96 tiles took 4 slots of 20 KB under a four-stage cap and ran 1.18-1.24x
+faster with 8 at M = 128 (benchmarks/NOTES.md 3.49). Past about 160 KB the
+H100 showed no steady gain: 128x128 tiles ran 0.98-1.04x as fast with 6 or
+7 slots as with 5, and 0.94-0.97x on two rows whose A tiles are part
+padding."""
+
+GEMM_MOST_STAGES = 8
+"""The deepest GEMM ring the rules give. Four stages are given wherever they
+fit, whatever `GEMM_RING_BYTES` says (measured best on the large shapes
+before deeper rings were tried, NOTES 3.4)."""
 
 
 def _stages(per_stage: int, fixed: int, most: int) -> int:
@@ -180,7 +196,9 @@ def default_options(
         fits = stages_that_fit(size(ring, wide), fixed(wide)) >= 2
         if "BN" in names and "BN" not in chosen and (m, n) == (128, 256) and fits:
             chosen["BN"] = options["block_n"] = 256
-        options["num_stages"] = _stages(size(ring, chosen), fixed(chosen), 4)
+        slot = size(ring, chosen)
+        most = min(GEMM_MOST_STAGES, max(4, GEMM_RING_BYTES // slot))
+        options["num_stages"] = _stages(slot, fixed(chosen), most)
         if _has_tiles(kernel):
             options |= {"persistent": True, "group_m": 16}
         return options

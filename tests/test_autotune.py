@@ -94,13 +94,13 @@ def configurations(**given: Any) -> list[CompileOptions]:
 def test_the_space_is_the_rules_choice_its_alternatives_and_neighbours() -> None:
     found = configurations()
     names = [describe(c.as_dict()) for c in found]
-    assert names[0] == "D4-P1-W2-BN128"  # the rules' choice: 128x128, one wave
+    assert names[0] == "D5-P1-W2-BN128"  # the rules' choice: 128x128, one wave
     assert len(set(names)) == len(names)
     assert "D3-P1-W2-BN256" in names  # the tuned tile: 64 tiles, not persistent
-    assert "D4-P1-W1-BM64-BN256" in names and "D4-P1-W1-BM64-BN128-pers-g16" in names
-    for neighbour in ("D3-P1-W2-BN128", "D5-P1-W2-BN128", "D4-P2-W2-BN128"):
+    assert "D4-P1-W1-BM64-BN256" in names and "D6-P1-W1-BM64-BN128-pers-g16" in names
+    for neighbour in ("D4-P1-W2-BN128", "D6-P1-W2-BN128", "D5-P2-W2-BN128"):
         assert neighbour in names
-    assert "D4-P1-W2-BN128-pers-g16" in names  # persistent flipped
+    assert "D5-P1-W2-BN128-pers-g16" in names  # persistent flipped
     fixed = configurations(num_stages=4, persistent=False)
     assert {(c.num_stages, c.persistent) for c in fixed} == {(4, False)}
 
@@ -108,19 +108,19 @@ def test_the_space_is_the_rules_choice_its_alternatives_and_neighbours() -> None
 def test_the_fastest_candidate_wins_and_is_stored(lowerings: list[Any]) -> None:
     lines: list[str] = []
     bench = FakeBench(
-        {"D4-P1-W1-BM64-BN256": 0.5, "D3-P1-W2-BN128": 0.1}, wrong={"D3-P1-W2-BN128"}
+        {"D4-P1-W1-BM64-BN256": 0.5, "D4-P1-W2-BN128": 0.1}, wrong={"D4-P1-W2-BN128"}
     )
     d = tuner(lambda values, grid, stream: bench, lines)
     spec = d.specialize(*ARGS)
-    assert bench.referenced == ["D4-P1-W2-BN128"]  # the rules' choice
+    assert bench.referenced == ["D5-P1-W2-BN128"]  # the rules' choice
     assert describe(spec.options) == "D4-P1-W1-BM64-BN256"
     assert spec.origin == "autotune, compiled"
     assert lines[0].startswith("@gemm_nt [M in (448, 512]") and "candidates" in lines[0]
     assert len(lines) == 1 + len(spec.trials) == 1 + len(configurations())
-    assert lines[1] == f"[1/{len(spec.trials)}] D4-P1-W2-BN128: 1.0000 ms"
+    assert lines[1] == f"[1/{len(spec.trials)}] D5-P1-W2-BN128: 1.0000 ms"
     (skipped,) = [t for t in spec.trials if t.ms is None]
-    assert skipped.label == "D3-P1-W2-BN128" and "Mismatch" in skipped.error
-    assert any("D3-P1-W2-BN128: skipped (Mismatch" in line for line in lines)
+    assert skipped.label == "D4-P1-W2-BN128" and "Mismatch" in skipped.error
+    assert any("D4-P1-W2-BN128: skipped (Mismatch" in line for line in lines)
     explained = d.explain()
     assert "tried D4-P1-W1-BM64-BN256: 0.5000 ms (chosen)" in explained
     assert "block_m = 64 (autotune)" in explained
