@@ -658,6 +658,25 @@ class FenceProxyAsyncOp(_NoOperandSideEffectOp):
     name = "nvgpu_async.fence_proxy_async"
 
 
+@irdl_op_definition
+class LaunchDependentsOp(_NoOperandSideEffectOp):
+    """Let the next kernel of the stream, launched as a programmatic dependent,
+    start once every block of this grid has come here (or exited): its blocks
+    take SMs as this grid's free them, and run their prologue meanwhile."""
+
+    name = "nvgpu_async.launch_dependents"
+
+
+@irdl_op_definition
+class GridDependencyWaitOp(_NoOperandSideEffectOp):
+    """Wait until the grids this one depends on (the stream's previous kernel)
+    have finished and their memory writes are visible: a kernel launched as a
+    programmatic dependent may start before them and reads their results only
+    after this."""
+
+    name = "nvgpu_async.grid_dependency_wait"
+
+
 # ------------------------------------------------------------------ mbarrier ops
 
 
@@ -1724,6 +1743,8 @@ NVGPUAsync = Dialect(
         MmaTurnBeginOp,
         MmaTurnEndOp,
         FenceProxyAsyncOp,
+        LaunchDependentsOp,
+        GridDependencyWaitOp,
         MBarrierArriveOp,
         MBarrierArriveExpectTxOp,
         MBarrierWaitOp,

@@ -1495,6 +1495,31 @@ class FenceOp(Predicated):
         out.line(f"{self.guard()}fence.{self.kind.data};")
 
 
+GRID_DEPENDENCY_CONTROLS = frozenset({"wait", "launch_dependents"})
+
+
+@irdl_op_definition
+class GridDepControlOp(PTXOp):
+    """`griddepcontrol.wait;` and `griddepcontrol.launch_dependents;`
+    (programmatic dependent launch, PTX ISA 7.8, sm_90)."""
+
+    name = "ptx.griddepcontrol"
+
+    kind = prop_def(StringAttr)
+
+    def __init__(self, kind: str):
+        super().__init__(properties={"kind": StringAttr(kind)})
+
+    def verify_(self) -> None:
+        if self.kind.data not in GRID_DEPENDENCY_CONTROLS:
+            raise VerifyException(
+                f"ptx.griddepcontrol: unknown control '{self.kind.data}'"
+            )
+
+    def print_ptx(self, out: Emitter) -> None:
+        out.line(f"griddepcontrol.{self.kind.data};")
+
+
 @irdl_op_definition
 class BarOp(Predicated):
     """A named CTA barrier: `bar.sync 0;`, `bar.sync 1, 256;`, `bar.arrive %r, 256;`
@@ -2432,6 +2457,7 @@ PTX = Dialect(
         MBarrierArriveOp,
         MBarrierWaitOp,
         FenceOp,
+        GridDepControlOp,
         BarOp,
         ClusterBarrierOp,
         TMALoadOp,

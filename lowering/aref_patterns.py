@@ -75,6 +75,7 @@ from tawa_xdsl.dialects.nvgpu_async import (
 from tawa_xdsl.dialects.roles import RoleRegionsOp, entry_register_cap
 from tawa_xdsl.dialects.tile import splat_value
 from tawa_xdsl.grid import GRID_ATTR
+from tawa_xdsl.partials import record
 from tawa_xdsl.signature import signature_record
 
 
@@ -285,6 +286,7 @@ class LowerWarpSpecialize(RewritePattern):
         prologue += [nv.FenceMBarrierInitOp(), nv.CTABarrierOp()]
         if plan.cluster > 1:
             prologue.append(nv.ClusterBarrierOp())
+        prologue = _grid_dependencies(ws, prologue)
 
         registers = plan.registers
         producer = rewriter.move_region_contents_to_new_regions(ws.producer)
@@ -312,6 +314,23 @@ class LowerWarpSpecialize(RewritePattern):
         after = [nv.ClusterBarrierOp()] if plan.cluster > 1 else []
         # no block leaves while peers may write into it
         rewriter.replace(ws, [*prologue, dispatch, *after], [])
+
+
+def _grid_dependencies(
+    ws: aref.WarpSpecializeOp, prologue: list[Operation]
+) -> list[Operation]:
+    """A split pair's kernels hand over through programmatic dependent launch
+    (the runtime launches the reduce kernel as a dependent of the partials
+    kernel): the partials kernel lets it start at once, so its blocks take the
+    SMs the partials kernel frees and set up their barriers meanwhile; the
+    reduce kernel waits for the partial sums after its own setup."""
+    kernel = ws.parent_op()
+    pair = record(kernel) if isinstance(kernel, func.FuncOp) else None
+    if pair is None:
+        return prologue
+    if pair.role == "partials":
+        return [nv.LaunchDependentsOp(), *prologue]
+    return [*prologue, nv.GridDependencyWaitOp()]
 
 
 @dataclass

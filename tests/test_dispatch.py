@@ -637,6 +637,23 @@ def test_a_given_split_keeps_the_plans_written_tile() -> None:
     assert spec.kernel.options["num_consumers"] == spec.plan.options.num_consumers
 
 
+@pytest.mark.parametrize("cut", [{}, {"stream_k": True}])
+def test_a_pair_hands_over_by_programmatic_dependent_launch(cut) -> None:
+    """The reduce kernel launches as a dependent of the partials kernel (it
+    starts while the partials drain) and waits for the partial sums after its
+    setup, before any load; the partials kernel lets it start at once."""
+    d = dispatcher("gemm.mlir", "gemm_nt", **cut)
+    spec = d.for_shape(M=128, N=128, K=8192)
+    assert spec.reduce is not None
+    assert spec.reduce.dependent and not spec.kernel.dependent
+    partials, reduce = spec.kernel.ptx, spec.reduce.ptx
+    assert "griddepcontrol.launch_dependents;" in partials
+    assert "griddepcontrol.wait;" not in partials
+    wait = reduce.index("griddepcontrol.wait;")
+    assert "launch_dependents" not in reduce
+    assert wait < reduce.index("cp.async.bulk.tensor")  # before the first load
+
+
 @pytest.mark.parametrize(
     "options",
     [{"cluster": 2}, {"ping_pong": True}, {"num_stages": 5}, {"outer_stages": 2}],

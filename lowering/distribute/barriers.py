@@ -298,11 +298,25 @@ class MmaTurns(DistributePattern):
             )
 
 
+class GridDependencies(DistributePattern):
+    """A split pair's handoff between its kernels (programmatic dependent
+    launch): every thread executes the control."""
+
+    OPS = (nv.LaunchDependentsOp, nv.GridDependencyWaitOp)
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter):
+        wait = isinstance(op, nv.GridDependencyWaitOp)
+        rewriter.replace(
+            op, ptx.GridDepControlOp("wait" if wait else "launch_dependents"), []
+        )
+
+
 def patterns(k: KernelState) -> list[DistributePattern]:
     return [
         Alloc(k),
         MBarrierInit(k),
         Fences(k),
+        GridDependencies(k),
         MBarrierWait(k),
         MBarrierArrive(k),
         ArriveExpectTx(k),

@@ -621,6 +621,21 @@ class HopperFunctions(InterpreterFunctions):
         self._actor().unfenced.clear()
         return ()
 
+    @impl(nv.LaunchDependentsOp)
+    def run_launch_dependents(
+        self, interpreter: Interpreter, op: nv.LaunchDependentsOp, args: PythonValues
+    ):
+        """Nothing to do: launches are simulated one after another."""
+        return ()
+
+    @impl(nv.GridDependencyWaitOp)
+    def run_grid_dependency_wait(
+        self, interpreter: Interpreter, op: nv.GridDependencyWaitOp, args: PythonValues
+    ):
+        """Nothing to wait for: launches are simulated one after another, so the
+        grid a kernel depends on has finished before it starts."""
+        return ()
+
     @impl(nv.SetMaxNRegOp)
     def run_setmaxnreg(
         self, interpreter: Interpreter, op: nv.SetMaxNRegOp, args: PythonValues

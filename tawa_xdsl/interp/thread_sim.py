@@ -1116,6 +1116,14 @@ class ThreadFunctions(InterpreterFunctions):
         block.stores = [st for st in block.stores if st not in waited]
         return ()
 
+    @impl(ptx.GridDepControlOp)
+    def run_griddepcontrol(
+        self, interpreter: Interpreter, op: ptx.GridDepControlOp, args: PythonValues
+    ):
+        """Nothing to do: launches are simulated one after another, so the grids
+        a kernel waits for have finished before it starts."""
+        return ()
+
     @impl(ptx.PrefetchTensorMapOp)
     def run_prefetch(
         self, interpreter: Interpreter, op: ptx.PrefetchTensorMapOp, args: PythonValues

@@ -296,25 +296,52 @@ class Kernel:
                 array.free()
             raise
 
+    @property
+    def dependent(self) -> bool:
+        """Whether it launches as a programmatic dependent of the stream's
+        previous kernel: a split pair's reduce kernel, which starts while the
+        partials kernel drains and waits for its sums (`griddepcontrol.wait`)
+        after its own setup. Where another kernel precedes it, the wait is
+        for that one, so a lone launch stays correct."""
+        split = self.contract.split
+        return split is not None and split.role == "reduce"
+
     def _launch(
         self, launch_grid: tuple[int, int, int], packed: Packed, stream: int
     ) -> None:
         cu, _ = context()
-        check(
-            cu.cuLaunchKernel(
-                self.load(),
-                *launch_grid,
-                self.threads,
-                1,
-                1,
-                self.smem,
-                stream,
-                packed.pointer(),
-                0,
-            ),
-            f"{self.name}: cuLaunchKernel (grid {launch_grid}, {self.threads} threads, "
-            f"{self.smem} bytes of shared memory)",
+        where = (
+            f"{self.name}: {'cuLaunchKernelEx' if self.dependent else 'cuLaunchKernel'}"
+            f" (grid {launch_grid}, {self.threads} threads, "
+            f"{self.smem} bytes of shared memory)"
         )
+        if not self.dependent:
+            check(
+                cu.cuLaunchKernel(
+                    self.load(),
+                    *launch_grid,
+                    self.threads,
+                    1,
+                    1,
+                    self.smem,
+                    stream,
+                    packed.pointer(),
+                    0,
+                ),
+                where,
+            )
+            return
+        config = cu.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = launch_grid
+        config.blockDimX, config.blockDimY, config.blockDimZ = self.threads, 1, 1
+        config.sharedMemBytes, config.hStream = self.smem, stream
+        attr = cu.CUlaunchAttribute()
+        attr.id = (
+            cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        )
+        attr.value.programmaticStreamSerializationAllowed = 1
+        config.attrs, config.numAttrs = [attr], 1
+        check(cu.cuLaunchKernelEx(config, self.load(), packed.pointer(), 0), where)
 
     def __call__(self, *args: Any, grid: Any = None, stream: int = 0) -> None:
         """Launch on `stream`. Host arrays are copied into device temporaries that

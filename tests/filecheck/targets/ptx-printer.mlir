@@ -34,6 +34,8 @@
 // CHECK-NEXT: L_wait_2:
 // CHECK-NEXT:     mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r2+8], 0;
 // CHECK-NEXT:     @!%p1 bra L_wait_2;
+// CHECK-NEXT:     griddepcontrol.launch_dependents;
+// CHECK-NEXT:     griddepcontrol.wait;
 // CHECK-NEXT:     cvt.rn.f32.s32 %f0, %r1;
 // CHECK-NEXT:     cvt.rn.f32.s32 %f1, %r1;
 // CHECK-NEXT:     cvt.rn.f32.s32 %f2, %r1;
@@ -51,6 +53,8 @@ func.func @k() attributes {tile.kernel, nvgpu_async.launch = #nvgpu_async.launch
     ptx.mbarrier_init(%bar) {count = 1 : i64, offset = 8 : i64} : (!ptx.reg<b32>) -> ()
   }
   %r = ptx.mbarrier_wait(%bar, %c0) {offset = 8 : i64} : (!ptx.reg<b32>, !ptx.imm<b32>) -> !ptx.reg<pred>
+  ptx.griddepcontrol() {kind = "launch_dependents"} : () -> ()
+  ptx.griddepcontrol() {kind = "wait"} : () -> ()
   %f = ptx.alu(%tid) {opcode = "cvt.rn.f32.s32"} : (!ptx.reg<b32>) -> !ptx.reg<f32 x 4>
   func.return
 }

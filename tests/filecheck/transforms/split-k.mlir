@@ -101,19 +101,29 @@
 
 // Both kernels of each pair go through the whole pipeline with their own
 // options: the partials kernel persistent over (x, y, z), the reduce kernel on
-// the output's grid; both keep their record.
+// the output's grid; both keep their record. They hand over by programmatic
+// dependent launch: the partials kernel lets the reduce kernel start at once,
+// and the reduce kernel waits for the partial sums after its barriers are set
+// up, before any load.
 // LOWERED-LABEL: func.func @gemm_scale_bias_relu_split_k(
 // LOWERED-SAME:      tile.split_k = {mode = "split-k", role = "partials"
 // LOWERED-SAME:      tile.persistent = {{\[}}[2 : i64, 2 : i64, 0 : i64, 1 : i64], [0 : i64, 2 : i64, 1 : i64, 128 : i64], [1 : i64, 2 : i64, 2 : i64, 128 : i64]]
 // LOWERED-SAME:      tile.arg_names = ["a", "b", "workspace"]
 // LOWERED-SAME:      nvgpu_async.launch
-// LOWERED:         nvgpu_async.wgmma
+// LOWERED-NEXT:      nvgpu_async.launch_dependents
+// LOWERED-NOT:       nvgpu_async.grid_dependency_wait
+// LOWERED:           nvgpu_async.wgmma
 // LOWERED-LABEL: func.func @gemm_scale_bias_relu_split_k_reduce(
 // LOWERED-SAME:      tile.split_k = {mode = "split-k", role = "reduce"
 // LOWERED-SAME:      tile.grid = {{\[}}[0 : i64, 2 : i64, 0 : i64, 128 : i64], [1 : i64, 2 : i64, 1 : i64, 128 : i64]]
 // LOWERED-SAME:      tile.arg_names = ["workspace", "bias", "c", "alpha"]
 // LOWERED-SAME:      nvgpu_async.launch
-// LOWERED:         nvgpu_async.tma_load %workspace
+// LOWERED-NOT:       nvgpu_async.launch_dependents
+// LOWERED:           nvgpu_async.cta_barrier
+// LOWERED-NEXT:      nvgpu_async.grid_dependency_wait
+// LOWERED-NOT:       nvgpu_async.tma_load
+// LOWERED:           nvgpu_async.role_dispatch
+// LOWERED:           nvgpu_async.tma_load %workspace
 
 // The stream-K partials kernel walks its own share: persistent leaves it alone
 // and it records no grid (the launch gives one program per SM).
