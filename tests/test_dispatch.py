@@ -637,6 +637,22 @@ def test_a_given_split_keeps_the_plans_written_tile() -> None:
     assert spec.kernel.options["num_consumers"] == spec.plan.options.num_consumers
 
 
+@pytest.mark.parametrize(
+    ("file", "kernel"),
+    [("gemm.mlir", "gemm_nt"), ("gemm_fp8.mlir", "gemm_fp8_rowwise")],
+)
+def test_the_reduce_kernel_runs_on_the_partials_tiles(file: str, kernel: str) -> None:
+    """One 128x128 output split 32 ways: the reduce kernel kept the tile as
+    written (one program reading every slot, on one SM) where the partials
+    ran 64x96 tiles; it now runs on theirs."""
+    d = dispatcher(file, kernel)
+    spec = d.for_shape(M=128, N=128, K=8192)
+    assert spec.reduce is not None
+    tile = (spec.kernel.options["block_m"], spec.kernel.options["block_n"])
+    assert tile == (64, 96)
+    assert (spec.reduce.options["block_m"], spec.reduce.options["block_n"]) == tile
+
+
 @pytest.mark.parametrize("cut", [{}, {"stream_k": True}])
 def test_a_pair_hands_over_by_programmatic_dependent_launch(cut) -> None:
     """The reduce kernel launches as a dependent of the partials kernel (it
