@@ -23,10 +23,9 @@ whole loop cannot beat HBM streaming the operands once:
     stream rate = min(GEMM_STREAM_BYTES_PER_US, min(P, SMs) * ring bytes in flight
                                                 / MEMORY_ROUND_TRIP_US)
 
-where a ring has the stages the tuning rules give the tile (`Structure.depth`)
-and keeps all but one in flight.
-
-where I_P is a program's loop iterations. With T output tiles of I
+where I_P is a program's loop iterations, and a ring has the stages the
+tuning rules give the tile (`Structure.depth`) and keeps all but one in
+flight. With T output tiles of I
 iterations, a K split S ways runs T * S programs of I / S iterations;
 stream-K runs P = min(SMs, T * I) programs of ceil(T * I / P) iterations
 each, one wave; both pay their partial sums' trip through memory

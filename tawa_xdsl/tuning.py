@@ -12,9 +12,9 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
   TMA-store epilogue, as many stages as fit next to the staging tile and the
   tiles the epilogue loads, double buffered, 4 or as many as fit in
   `GEMM_RING_BYTES` (3 for 128x256, 5 for 128x128, 8 for 64x96), one MMA
-  group in flight (each
-  slot goes back to the producer as soon as its MMA retires: measured 1-4%
-  faster than two groups on 5 of the 6 shapes of `benchmarks/gemm.py`).
+  group in flight (each slot goes back to the producer as soon as its MMA
+  retires: measured 1-4% faster than two groups on 5 of the 6 shapes of
+  `benchmarks/gemm.py`).
 - Attention-like kernels (a loop with two dots, the second reading what the
   first computed): the two-stage overlap, one MMA
   group in flight, as many stages as fit (up to 3); at head dim 64 (when the
