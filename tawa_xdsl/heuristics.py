@@ -25,8 +25,8 @@ whole loop cannot beat HBM streaming the operands once:
 
 where I_P is a program's loop iterations, and a ring has the stages the
 tuning rules give the tile (`Structure.depth`) and keeps all but one in
-flight. With T output tiles of I
-iterations, a K split S ways runs T * S programs of I / S iterations;
+flight. With T output tiles of I iterations, a K split S ways runs T * S
+programs of I / S iterations;
 stream-K runs P = min(SMs, T * I) programs of ceil(T * I / P) iterations
 each, one wave; both pay their partial sums' trip through memory
 (`split_overhead_us`, S or the stream-K workspace's slots), and stream-K
