@@ -64,7 +64,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.api import apply as apply_passes
-from tawa_xdsl.compiler import TILE_OPTIONS, CompileOptions, describe, lower
+from tawa_xdsl.compiler import (
+    DEFAULTS,
+    TILE_OPTIONS,
+    CompileOptions,
+    describe,
+    lower,
+)
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.tile import DescType
 from tawa_xdsl.dispatch_rules import split_count, stream_k_programs
@@ -374,6 +380,28 @@ def _named_tiles(structure: Structure, tiles: Mapping[str, int]) -> dict[str, in
     return {option: size for option, size in tiles.items() if option in named}
 
 
+def _uncut(
+    options: CompileOptions, sources: Mapping[str, str], decision: Decision
+) -> tuple[CompileOptions, dict[str, str]]:
+    """`options` and `sources` of a plan whose `decision` runs the kernel
+    alone, less a cut asked for (`split_k` > 1, `stream_k=True`) that does
+    not run (a kernel that is not GEMM-like, a call with grid=, a kernel the
+    pass refuses): the label and the disk-cache key say what runs, and the
+    kernel is the one compiled with no cut given. Its source keeps what was
+    asked; the decision's reasons say why it does not run."""
+    sources = dict(sources)
+    if decision.split_k > 1 or decision.stream_k:
+        return options, sources
+    dropped = {}
+    if (options.split_k or 0) > 1:
+        dropped["split_k"] = DEFAULTS.split_k
+    if options.stream_k:
+        dropped["stream_k"] = False
+    for name in dropped:
+        sources[name] = f"given {getattr(options, name)!r}, not run"
+    return dataclasses.replace(options, **dropped), sources
+
+
 def _tuned_sources(plan: Plan, options: CompileOptions) -> dict[str, str]:
     """Where the options autotuning chose came from: the plan's sources where
     it kept the plan's value, else "autotune"."""
@@ -476,6 +504,8 @@ class Dispatcher:
         )
         options, sources = rules.resolve_sources(self.tile_kernel, decision.options)
         options = dataclasses.replace(options, **dict.fromkeys(written, 0))
+        if not pair:
+            options, sources = _uncut(options, sources, decision)
         return Plan(key, decision, options, sources)
 
     def _splitter(self, key: DispatchKey | None) -> Splitter | None:

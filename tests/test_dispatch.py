@@ -734,3 +734,51 @@ def test_a_cut_given_to_a_kernel_that_is_not_a_gemm_says_so(options, rule) -> No
     assert plan.decision.split_k == 1 and not plan.decision.stream_k
     (why,) = [r.text for r in plan.decision.reasons if r.rule == rule]
     assert "@attention_d64 is not GEMM-like" in why and "nothing is cut" in why
+
+
+@pytest.mark.parametrize("cut", [{"split_k": 3}, {"stream_k": True}])
+def test_a_cut_that_does_not_run_is_named_nowhere(lowerings, cut) -> None:
+    """Attention given split_k=3 (or stream_k=True) runs unsplit: its options
+    said "-s3" in explain() and in the kernel's label, and its disk-cache key
+    held the split, so the kernel that runs was compiled a second time for
+    a cut it never makes. Its options now say what runs, and it shares the
+    kernel compiled with no cut given."""
+    extents = {"BH": 16, "SQ": 4096, "SK": 4096, "D": 64}
+    plain = dispatcher("attention.mlir", "attention_d64").for_shape(**extents)
+    d = dispatcher("attention.mlir", "attention_d64", **cut)
+    spec = d.for_shape(**extents)
+    assert spec.reduce is None and len(lowerings) == 1  # the plain kernel's
+    assert spec.plan.options == plain.plan.options
+    assert spec.kernel.options == plain.kernel.options
+    label = describe(plain.kernel.options)
+    assert describe(spec.kernel.options) == label and "-s" not in label
+    text = d.explain(**extents)
+    assert f"options {label} (rules, disk cache):" in text
+    (name,) = cut
+    assert f"{name} = {plain.plan.options.as_dict()[name]!r} (given " in text
+
+
+@pytest.mark.parametrize(
+    ("source", "kernel", "extents", "split"),
+    [
+        ("gemm", "gemm_nt", {"M": 2048, "N": 2048, "K": 2048}, False),  # grid=
+        (
+            "two loops",
+            "gemm_two_loops",
+            {"M": 128, "N": 128, "K1": 8192, "K2": 8192},
+            True,
+        ),
+    ],
+    ids=["grid", "refused"],
+)
+def test_a_given_split_that_does_not_run_is_not_in_the_options(
+    source, kernel, extents, split
+) -> None:
+    """split_k=4 on a call with grid= (one kernel, unsplit), and on a kernel
+    the split-k pass refuses: the options named "-s4" for the kernel alone."""
+    text = two_loop_gemm() if source == "two loops" else text_of("gemm.mlir", kernel)
+    d = Dispatcher(text, kernel, tawa_xdsl.compiler.CompileOptions(split_k=4))
+    spec = d.for_shape(split=split, **extents)
+    assert spec.reduce is None and spec.plan.decision.split_k == 1
+    assert not spec.plan.options.split_k and not spec.kernel.options["split_k"]
+    assert "-s4" not in describe(spec.kernel.options)
