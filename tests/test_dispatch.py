@@ -161,6 +161,23 @@ def test_a_kernel_split_k_refuses_runs_unsplit() -> None:
     assert why.startswith("the kernel cannot be split: ")  # not "run split-k first"
 
 
+def test_explain_before_a_call_names_the_split_that_runs(lowerings) -> None:
+    """Before the first call explain() promised "K split 32 ways" for a kernel
+    the split-k pass refuses (found only when the pair was built): it now
+    runs the pass (not the lowering) and says what the call runs, as it says
+    after it."""
+    d = Dispatcher(
+        two_loop_gemm(), "gemm_two_loops", tawa_xdsl.compiler.CompileOptions()
+    )
+    extents = {"M": 128, "N": 128, "K1": 8192, "K2": 8192}
+    before = d.explain(**extents)
+    assert lowerings == [] and "not compiled yet" in before
+    assert "split 32 ways" not in before and "the kernel cannot be split: " in before
+    d.for_shape(**extents)
+    after = d.explain(**extents)
+    assert before.replace("not compiled yet", "rules, compiled") == after
+
+
 def test_a_shape_without_a_batch_extent_plans_no_tile() -> None:
     """A batched GEMM planned for M, N and K alone (the CLI's shape= on a file
     of GEMMs, explain(M=...)): the wave model cannot count its tiles without
