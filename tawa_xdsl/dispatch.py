@@ -1026,13 +1026,12 @@ class Dispatcher:
         key, the rules that fired with their numbers, every option with where
         it came from. Nothing is compiled or tuned for it (a pass that may
         refuse to split K is run on the tile IR, as a call runs it)."""
-        if args:
-            key = self.key(*args)
-        elif extents:
-            key = self.key_for(**extents)
-        else:
-            key = self.last.plan.key if self.last is not None else None
-        spec = self._specs.get(key)
+        if args or extents:
+            key = self.key(*args) if args else self.key_for(**extents)
+            spec = self._specs.get(key)
+        else:  # the last call's (unsplit if it passed grid=), or `current`'s
+            spec = self.last if self.last is not None else self._specs.get(None)
+            key = spec.plan.key if spec is not None else None
         plan = spec.plan if spec is not None else self._runnable(self.plan(key))
         lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
         inputs, outputs = self.off_grid(key)

@@ -799,3 +799,15 @@ def test_a_given_split_that_does_not_run_is_not_in_the_options(
     assert spec.reduce is None and spec.plan.decision.split_k == 1
     assert not spec.plan.options.split_k and not spec.kernel.options["split_k"]
     assert "-s4" not in describe(spec.kernel.options)
+
+
+def test_explain_after_a_call_with_a_grid_names_the_kernel_it_ran() -> None:
+    """explain() of the last call looked its bucket up among the calls that
+    may split: after a call with grid= (one kernel, unsplit) it described
+    the split pair that call never ran."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    spec = d.specialize(*gemm_args(128, 128, 8192), grid=(1, 1))
+    assert spec.reduce is None and d.last is spec
+    text = d.explain()
+    assert "kernels run:" not in text and "nothing is split here" in text
+    assert f"options {describe(spec.options)} (rules, " in text
