@@ -76,7 +76,7 @@ from tawa_xdsl.dispatch_rules import (
 from tawa_xdsl.grid import GridInferenceError, grid_rule
 from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.signature import params
-from tawa_xdsl.target import NARROW_SWIZZLES, SM_COUNT, SWIZZLE_BYTES
+from tawa_xdsl.target import NARROW_SWIZZLES, SM_COUNT, SWIZZLE_BYTES, WGMMA_ROWS
 from tawa_xdsl.tuning import default_options, equal_work, kind, main_loops
 
 MARGIN = 0.10
@@ -649,15 +649,26 @@ def _gemm_tiles(
         cost += split_overhead_us(m, n, slots)
         return [Candidate(sizes, tiles, slots, 1, cost, programs, in_us=True)]
 
+    # the consumer warpgroups given (ping-pong takes two) share a tile's rows
+    # in whole wgmma slices: `CompileOptions.resolve` drops a tile they
+    # cannot share, and the stages counted for it stayed (ping_pong=True ran
+    # 128x128 tiles with the 8 stages of 64x96: 256 KB of shared memory)
+    consumers = given.get("num_consumers") or (2 if given.get("ping_pong") else 1)
+
     def shapes(make: Callable[[int, int], list[Candidate]]) -> list[Candidate]:
         """Every tile shape's candidates, the given or tuned one first; the
-        others only where the kernel's loads can take them."""
+        others only where the kernel's loads can take them and the consumer
+        warpgroups share their rows."""
         first = (structure.block(rows, fixed), structure.block(cols, fixed))
         return [
             c
             for bm in blocks(rows, tuple(dict.fromkeys(r for r, _ in TILE_SHAPES)))
             for bn in blocks(cols, tuple(dict.fromkeys(c for _, c in TILE_SHAPES)))
-            if (bm, bn) == first or structure.lowerable(sized(bm, bn))
+            if (bm, bn) == first
+            or (
+                structure.lowerable(sized(bm, bn))
+                and bm % (WGMMA_ROWS * consumers) == 0
+            )
             for c in make(bm, bn)
         ]
 

@@ -811,3 +811,23 @@ def test_explain_after_a_call_with_a_grid_names_the_kernel_it_ran() -> None:
     text = d.explain()
     assert "kernels run:" not in text and "nothing is split here" in text
     assert f"options {describe(spec.options)} (rules, " in text
+
+
+@pytest.mark.parametrize("given", [{"ping_pong": True}, {"num_consumers": 2}])
+def test_the_rules_weigh_only_tiles_the_given_consumers_share(given) -> None:
+    """16 x 4096 x 4096 with ping_pong=True (two consumer warpgroups taking
+    turns) or two consumers given: the wave model chose 64x96 tiles, which
+    two warpgroups cannot share in 64-row slices; resolving dropped the tile
+    (128x128 ran, explain() said 64x96) and kept the 8 stages counted for
+    64x96: a call with grid= needed 256 KB of rings, refused by the
+    lowering."""
+    d = dispatcher("gemm.mlir", "gemm_nt", **given)
+    extents = {"M": 16, "N": 4096, "K": 4096}
+    spec = d.for_shape(**extents)
+    rows = spec.kernel.options["block_m"] or 128
+    assert rows % 128 == 0 and spec.plan.options.num_consumers == 2
+    (wave,) = [r.text for r in spec.plan.decision.reasons if "wave" in r.rule]
+    ran = f"{rows}x{spec.kernel.options['block_n'] or 128}"
+    assert wave.startswith((f"tile {ran}", f"keeps tile {ran}"))
+    assert "64x" not in wave.split("(")[0]
+    d.for_shape(split=False, **extents)  # grid= given: the kernel unsplit
