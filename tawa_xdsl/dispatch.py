@@ -60,10 +60,12 @@ import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from io import StringIO
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.api import apply as apply_passes
@@ -613,12 +615,16 @@ class Dispatcher:
 
     def _cut(self, mode: str) -> str | Reason:
         """The tile IR of the pair the pass `mode` makes of this kernel, or
-        why the pass refuses it (run once per mode, on a copy: no lowering)."""
+        why the pass refuses it (run once per mode, on a copy: no lowering).
+        The text keeps each op's source location, so what the pair's kernels
+        refuse is located in the caller's file, not in this text."""
         if mode not in self._cuts:
             module = self._tile.clone()
             try:
                 apply_passes(module, mode)
-                self._cuts[mode] = str(module)
+                text = StringIO()
+                Printer(stream=text, print_debuginfo=True).print_op(module)
+                self._cuts[mode] = text.getvalue()
             except (OpDiagnostic, PassFailedException) as e:
                 rule = "stream-K" if mode.startswith("stream-k") else "split-K"
                 what = "streamed" if rule == "stream-K" else "split"

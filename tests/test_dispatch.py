@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import tawa_xdsl
 from tawa_xdsl import dispatch
 from tawa_xdsl.compiler import describe
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dispatch import (
     Dispatcher,
     DispatchKey,
@@ -28,6 +29,7 @@ from tawa_xdsl.dispatch import (
 )
 from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.examples import path
 from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
 from tawa_xdsl.kernel import ArrayView, KernelArgumentError, find_kernel
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
@@ -831,3 +833,21 @@ def test_the_rules_weigh_only_tiles_the_given_consumers_share(given) -> None:
     assert wave.startswith((f"tile {ran}", f"keeps tile {ran}"))
     assert "64x" not in wave.split("(")[0]
     d.for_shape(split=False, **extents)  # grid= given: the kernel unsplit
+
+
+def test_a_pair_kernels_refusal_points_into_the_callers_file() -> None:
+    """block_n=256 on a kernel that names no BN, at a shape the rules split:
+    the partials kernel's refusal was located at line 2 of the pair's
+    generated text ("<string>:2:3"), which the caller never saw; it now
+    points at the kernel in their file, as the unsplit call's does."""
+    file = str(path("gemm_epilogue.mlir"))
+    d = tawa_xdsl.compile(file, "gemm_residual_gelu", block_n=256)
+    extents = {"M": 100, "N": 1000, "K": 8192}
+    assert d.plan(d.key_for(**extents)).decision.split_k > 1
+    with pytest.raises(OpDiagnostic) as unsplit:
+        d.for_shape(split=False, **extents)
+    assert str(unsplit.value).startswith(f"{file}:90:1: error: ")
+    with pytest.raises(OpDiagnostic) as split:
+        d.for_shape(**extents)
+    assert str(split.value).startswith(f"{file}:90:1: error: ")
+    assert "does not name BN" in str(split.value)
