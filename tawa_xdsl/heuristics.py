@@ -649,30 +649,50 @@ def _gemm_tiles(
         cost += split_overhead_us(m, n, slots)
         return [Candidate(sizes, tiles, slots, 1, cost, programs, in_us=True)]
 
-    # the consumer warpgroups given (ping-pong takes two) share a tile's rows
-    # in whole wgmma slices: `CompileOptions.resolve` drops a tile they
-    # cannot share, and the stages counted for it stayed (ping_pong=True ran
-    # 128x128 tiles with the 8 stages of 64x96: 256 KB of shared memory)
     consumers = given.get("num_consumers") or (2 if given.get("ping_pong") else 1)
+    stages = given.get("num_stages")
+
+    def fits(bm: int, bn: int) -> bool:
+        """Whether the stages given fit this tile shape (the tuning rules give
+        it as many)."""
+        return not stages or stages <= structure.depth(sized(bm, bn))
+
+    def takes(bm: int, bn: int) -> bool:
+        """Whether the kernel lowers with this tile shape as the caller asked:
+        its loads take it (`Structure.lowerable`), the consumer warpgroups
+        given (ping-pong's two) share its rows in whole wgmma slices, and the
+        stages given fit. Resolving dropped a tile the consumers could not
+        share and kept the stages counted for it (ping_pong=True ran 128x128
+        tiles with the 8 stages of 64x96), and num_stages=8 overflowed the
+        64x192 tiles chosen for it."""
+        return (
+            structure.lowerable(sized(bm, bn))
+            and bm % (WGMMA_ROWS * consumers) == 0
+            and fits(bm, bn)
+        )
+
+    # the given or tuned tile shape first, then the others the kernel takes;
+    # the tuned one gives way where the stages given fit only others
+    tuned = (structure.block(rows, fixed), structure.block(cols, fixed))
+    weighed = [
+        (bm, bn)
+        for bm in blocks(rows, tuple(dict.fromkeys(r for r, _ in TILE_SHAPES)))
+        for bn in blocks(cols, tuple(dict.fromkeys(c for _, c in TILE_SHAPES)))
+        if (bm, bn) == tuned or takes(bm, bn)
+    ]
+    if not fits(*tuned) and len(weighed) > 1:
+        weighed.remove(tuned)
+        choice.reasons.append(
+            Reason(
+                "num_stages",
+                f"{stages} stages (given) do not fit {tuned[0]}x{tuned[1]} "
+                "tiles: only the tile shapes they fit are weighed",
+            )
+        )
 
     def shapes(make: Callable[[int, int], list[Candidate]]) -> list[Candidate]:
-        """Every tile shape's candidates, the given or tuned one first; the
-        others only where the kernel's loads can take them and the consumer
-        warpgroups share their rows."""
-        first = (structure.block(rows, fixed), structure.block(cols, fixed))
-        return [
-            c
-            for bm in blocks(rows, tuple(dict.fromkeys(r for r, _ in TILE_SHAPES)))
-            for bn in blocks(cols, tuple(dict.fromkeys(c for _, c in TILE_SHAPES)))
-            if (bm, bn) == first
-            or (
-                structure.lowerable(sized(bm, bn))
-                and bm % (WGMMA_ROWS * consumers) == 0
-            )
-            for c in make(bm, bn)
-        ]
+        return [c for bm, bn in weighed for c in make(bm, bn)]
 
-    tuned = (structure.block(rows, fixed), structure.block(cols, fixed))
     found = shapes(candidates)
     if not found or tuned not in GEMM_RATES:
         return choice  # the tuned tile has no rate: nothing to compare with
@@ -693,10 +713,11 @@ def _gemm_tiles(
             choice.reasons.append(
                 Reason("stream-K", f"stream_k=True, but {SPLIT_PENDING}")
             )
+    unchosen = sized(*tuned)
     choice.options = {
         OPTION_OF[name]: size
         for name, size in pick.sizes.items()
-        if size != found[0].sizes[name]
+        if size != unchosen[name]
     }
     if pick.streamed:
         choice.stream, choice.programs = True, pick.programs

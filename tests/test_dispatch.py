@@ -851,3 +851,22 @@ def test_a_pair_kernels_refusal_points_into_the_callers_file() -> None:
         d.for_shape(**extents)
     assert str(split.value).startswith(f"{file}:90:1: error: ")
     assert "does not name BN" in str(split.value)
+
+
+@pytest.mark.parametrize(
+    "extents",
+    [{"M": 256, "N": 512, "K": 32768}, {"M": 3001, "N": 4999, "K": 4097}],
+    ids=["split", "wide"],
+)
+def test_the_rules_weigh_only_tiles_the_given_stages_fit(lowerings, extents) -> None:
+    """num_stages=8: the wave model chose 64x192 tiles (256 KB of rings at 8
+    stages) at 256 x 512 x 32768 and kept the tuned 128x256 (384 KB) at
+    3001 x 4999 x 4097, both refused by the lowering; it now weighs only
+    tile shapes the given stages fit, and says so."""
+    d = dispatcher("gemm.mlir", "gemm_nt", num_stages=8)
+    spec = d.for_shape(**extents)
+    assert spec.kernel.options["num_stages"] == 8
+    assert d.for_shape(split=False, **extents).kernel.options["num_stages"] == 8
+    assert "num_stages: 8 stages (given) do not fit 128x256 tiles" in d.explain(
+        **extents
+    )
