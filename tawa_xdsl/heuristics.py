@@ -206,9 +206,9 @@ class Structure:
     loop: Axis | None
     equal_work: bool
     tuned: Mapping[str, Any]
-    stages: Callable[[frozenset[tuple[str, int]]], int] = field(compare=False)
+    stages: Callable[[frozenset[tuple[str, int]], bool], int] = field(compare=False)
     """The ring stages the tuning rules give the kernel's tiles under the given
-    sizes (by tile name): `depth`."""
+    sizes (by tile name), or the most that fit: `depth`, `room`."""
     tunable: frozenset[str] = field(default_factory=frozenset)
     fp8: bool = False
     """Its dots read 8-bit floats."""
@@ -286,8 +286,9 @@ class Structure:
         ]
 
         @cache
-        def stages(sizes: frozenset[tuple[str, int]]) -> int:
-            tuned = default_options(kernel, dict(sizes))
+        def stages(sizes: frozenset[tuple[str, int]], deepest: bool) -> int:
+            ring = {"ring_bytes": None} if deepest else {}
+            tuned = default_options(kernel, dict(sizes), **ring)
             return tuned.get("num_stages", DEFAULTS.num_stages)
 
         return cls(
@@ -323,7 +324,13 @@ class Structure:
     def depth(self, sizes: Mapping[str, int]) -> int:
         """The stages of the kernel's rings under `sizes` (by tile name), as the
         tuning rules count them (the fewer tiles, the more fit)."""
-        return self.stages(frozenset(sizes.items()))
+        return self.stages(frozenset(sizes.items()), False)
+
+    def room(self, sizes: Mapping[str, int]) -> int:
+        """The most stages the kernel's rings take under `sizes` (up to
+        `tuning.GEMM_MOST_STAGES` for a GEMM): what a given count must not
+        exceed."""
+        return self.stages(frozenset(sizes.items()), True)
 
     def lowerable(self, sizes: Mapping[str, int]) -> bool:
         """Whether the lowering takes the kernel's tiles under `sizes`: every
@@ -653,9 +660,8 @@ def _gemm_tiles(
     stages = given.get("num_stages")
 
     def fits(bm: int, bn: int) -> bool:
-        """Whether the stages given fit this tile shape (the tuning rules give
-        it as many)."""
-        return not stages or stages <= structure.depth(sized(bm, bn))
+        """Whether the stages given fit this tile shape."""
+        return not stages or stages <= structure.room(sized(bm, bn))
 
     def takes(bm: int, bn: int) -> bool:
         """Whether the kernel lowers with this tile shape as the caller asked:

@@ -870,3 +870,13 @@ def test_the_rules_weigh_only_tiles_the_given_stages_fit(lowerings, extents) -> 
     assert "num_stages: 8 stages (given) do not fit 128x256 tiles" in d.explain(
         **extents
     )
+
+
+def test_given_stages_are_weighed_against_all_they_fit() -> None:
+    """num_stages=8 on a batched NN GEMM: no tile shape's tuned ring (at most
+    160 KB) has 8 stages, so none was weighed and the tuned 128x256 (384 KB)
+    ran; 64x128 tiles take 8 stages in 192 KB."""
+    text = (Path(__file__).parent / "kernels" / "gemm_user.mlir").read_text()
+    d = Dispatcher(text, "bgemm_nn", tawa_xdsl.compiler.CompileOptions(num_stages=8))
+    spec = d.for_shape(B=3, M=16, N=6144, K=4096)
+    assert (spec.kernel.options["block_m"], spec.kernel.options["block_n"]) == (64, 128)
