@@ -719,11 +719,15 @@ def _gemm_tiles(
             choice.reasons.append(
                 Reason("stream-K", f"stream_k=True, but {SPLIT_PENDING}")
             )
+    # the sizes that differ from the tuned tile's, and the width of any other
+    # tile: the tuning rules size the width anew for other rows (they widened
+    # a 64x128 pick to 64x256 where 128x256 had no room)
     unchosen = sized(*tuned)
+    changed = pick.sizes != unchosen
     choice.options = {
         OPTION_OF[name]: size
         for name, size in pick.sizes.items()
-        if size != unchosen[name]
+        if size != unchosen[name] or (changed and name == cols.tile)
     }
     if pick.streamed:
         choice.stream, choice.programs = True, pick.programs

@@ -880,3 +880,18 @@ def test_given_stages_are_weighed_against_all_they_fit() -> None:
     d = Dispatcher(text, "bgemm_nn", tawa_xdsl.compiler.CompileOptions(num_stages=8))
     spec = d.for_shape(B=3, M=16, N=6144, K=4096)
     assert (spec.kernel.options["block_m"], spec.kernel.options["block_n"]) == (64, 128)
+
+
+def test_the_tile_the_wave_model_picks_is_the_tile_that_runs() -> None:
+    """A residual as wide as the output leaves 128x256 tiles no room, so the
+    tuned tile is 128x128; at 128 x 4096 x 4096 the wave model picks 64x128,
+    and the plan named only its rows: the tuning rules then widened the
+    64-row tile to 256 columns, and explain() said 64x128 for a kernel of
+    64x256 tiles."""
+    text = (Path(__file__).parent / "kernels" / "gemm_residual.mlir").read_text()
+    d = Dispatcher(text, "gemm_residual", tawa_xdsl.compiler.CompileOptions())
+    plan = d.plan(d.key_for(M=128, N=4096, K=4096))
+    (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
+    assert wave.startswith("tile 64x128")
+    assert (plan.options.block_m, plan.options.block_n) == (64, 128)
+    assert plan.sources["block_n"] == "shape"
