@@ -597,7 +597,11 @@ def _gemm_tiles(
         return tuple(dict.fromkeys((first, *choices)))
 
     def sized(bm: int, bn: int) -> dict[str, int]:
-        return fixed | {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile}
+        """The sizes of a tile shape, rows first (reasons name it so: with
+        block_n=256 given, a 64x256 tile was "256x64")."""
+        return {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile} | {
+            t: size for t, size in fixed.items() if t not in (rows.tile, cols.tile)
+        }
 
     def tiled(bm: int, bn: int) -> tuple[dict[str, int], int] | None:
         """The sizes and tile count of a measured tile shape (None: unmeasured)."""

@@ -895,3 +895,13 @@ def test_the_tile_the_wave_model_picks_is_the_tile_that_runs() -> None:
     assert wave.startswith("tile 64x128")
     assert (plan.options.block_m, plan.options.block_n) == (64, 128)
     assert plan.sources["block_n"] == "shape"
+
+
+def test_reasons_name_tiles_rows_first() -> None:
+    """block_n=256 given: the wave model's reason named the 64x256 tile it
+    picked "256x64" (the given size first)."""
+    d = dispatcher("gemm.mlir", "gemm_nn", block_n=256)
+    plan = d.plan(d.key_for(M=16, N=4096, K=4096))
+    (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
+    assert (plan.options.block_m, plan.options.block_n) == (64, 256)
+    assert wave.startswith("tile 64x256, ") and "256x64" not in wave
