@@ -755,7 +755,9 @@ class Dispatcher:
         # a call with grid= runs one kernel on that grid, never a pair
         split = grid is None
         plan = self._runnable(self.plan(key, split))
-        splitter = self._splitter(key) if split and self._splits_k() else None
+        splitter = self._splitter(key) if split else None
+        if splitter is not None and not self._splits_k():
+            splitter = None  # the pass refuses the kernel: search it unsplit
         if plan.decision.stream_k:  # the stream-K pair runs
             spec = self._compiled(key)
             self._report(
@@ -767,10 +769,8 @@ class Dispatcher:
         requested = self.requested
         if splitter is None:  # single kernels: a cut given does not run
             requested = dataclasses.replace(requested, split_k=None, stream_k=None)
-        cache, tuned_key = (
-            DiskCache("tuned"),
-            self._tuned_key(key, splitter is not None),
-        )
+        cache = DiskCache("tuned")
+        tuned_key = self._tuned_key(key, splitter is not None)
 
         def read(value: Mapping[str, Any]) -> tuple[CompileOptions, tuple[Trial, ...]]:
             trials = tuple(
