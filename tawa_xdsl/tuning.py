@@ -149,11 +149,13 @@ def default_options(
     kernel: func.FuncOp,
     sizes: dict[str, int] | None = None,
     ring_bytes: int | None = GEMM_RING_BYTES,
+    stages: int | None = None,
 ) -> dict[str, Any]:
     """Tuned options for `kernel` (tile IR); empty when no rule applies.
     `ring_bytes` is the shared memory a GEMM's ring may take (None: as many
     stages as fit, up to `GEMM_MOST_STAGES`: what a stage count given must
-    not exceed).
+    not exceed); `stages` the stage count the caller gave, which a GEMM's
+    epilogue tiles make room for.
 
     `sizes` are tile sizes already chosen by name ("BM", "BN", "BK": given by the
     caller, or by the shape rules of `heuristics`): the tuned tile shape leaves
@@ -208,10 +210,11 @@ def default_options(
         outer = DEFAULTS.outer_stages
         if _has_tiles(kernel):
             options |= {"persistent": True, "group_m": 16}
-            if once and stages_that_fit(slot, fixed(chosen)) < 2:
+            if once and stages_that_fit(slot, fixed(chosen)) < (stages or 2):
                 # the epilogue's tiles double buffered leave no room for two
-                # slots (a residual next to 128x256 tiles overflowed by 64
-                # bytes): one slot of them, as attention's persistent walk
+                # slots, or the stages given (a residual next to 128x256
+                # tiles overflowed by 64 bytes, num_stages=6 next to a bias
+                # by 128): one slot of them, as attention's persistent walk
                 # keeps Q
                 outer = options["outer_stages"] = 1
         options["num_stages"] = _stages(slot, fixed(chosen, outer), most)

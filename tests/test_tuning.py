@@ -296,3 +296,15 @@ def test_a_wide_tile_given_keeps_one_slot_of_the_epilogue_tiles() -> None:
     assert "outer_stages" not in options_for(
         KERNELS / "gemm_user.mlir", kernel.sym_name.data
     )
+
+
+def test_given_stages_keep_one_slot_of_the_epilogue_tiles() -> None:
+    """num_stages=6 given to a persistent GEMM with a bias: six slots, the
+    staging tile and the bias double buffered overflowed shared memory by 128
+    bytes; the bias gets one slot and the kernel lowers. Without stages given
+    the tuned five leave room for two."""
+    kernel = kernel_of("gemm_epilogue.mlir", "gemm_scale_bias_relu")
+    options = CompileOptions(num_stages=6).resolve(kernel)
+    assert options.persistent and options.outer_stages == 1
+    tawa_xdsl.compiler.lower(kernel.parent_op(), options)
+    assert CompileOptions().resolve(kernel).outer_stages == DEFAULTS.outer_stages
