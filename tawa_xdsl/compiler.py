@@ -161,7 +161,8 @@ class CompileOptions:
             for name, option in TILE_OPTIONS
             if (value := given.get(option) or shape.get(option))
         }
-        tuned = default_options(kernel, sizes) if self.tuned else {}
+        stages = given.get("num_stages")
+        tuned = default_options(kernel, sizes, stages=stages) if self.tuned else {}
         consumers = given.get("num_consumers") or shape.get("num_consumers")
         if not consumers and (given.get("ping_pong") or shape.get("ping_pong")):
             consumers = 2  # ping-pong needs two consumer warpgroups taking turns

@@ -26,7 +26,10 @@ kernel, on its stream, through an f32 workspace of S output-sized slots that
 the dispatcher allocates once per shape and stream. A call that passes `grid=`
 fixes the launch of one kernel: it runs the kernel unsplit. Autotuning
 searches K splits too, each built as its pair (`Runner`); a kernel the pass
-refuses is searched unsplit.
+refuses, and a call with grid=, is searched unsplit (a K split given is then
+dropped), and its winner is stored apart from that of calls that may split.
+`explain` before a call runs the pass (not the lowering) to say whether K
+is split.
 
 Stream K. Where the tiles times the split still leave SMs idle and the wave
 model predicts a clear gain (`dispatch_rules.STREAM_K_GAIN`), or always with
@@ -57,14 +60,22 @@ import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from io import StringIO
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.api import apply as apply_passes
-from tawa_xdsl.compiler import TILE_OPTIONS, CompileOptions, describe, lower
+from tawa_xdsl.compiler import (
+    DEFAULTS,
+    TILE_OPTIONS,
+    CompileOptions,
+    describe,
+    lower,
+)
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.tile import DescType
 from tawa_xdsl.dispatch_rules import split_count, stream_k_programs
@@ -374,6 +385,28 @@ def _named_tiles(structure: Structure, tiles: Mapping[str, int]) -> dict[str, in
     return {option: size for option, size in tiles.items() if option in named}
 
 
+def _uncut(
+    options: CompileOptions, sources: Mapping[str, str], decision: Decision
+) -> tuple[CompileOptions, dict[str, str]]:
+    """`options` and `sources` of a plan whose `decision` runs the kernel
+    alone, less a cut asked for (`split_k` > 1, `stream_k=True`) that does
+    not run (a kernel that is not GEMM-like, a call with grid=, a kernel the
+    pass refuses): the label and the disk-cache key say what runs, and the
+    kernel is the one compiled with no cut given. Its source keeps what was
+    asked; the decision's reasons say why it does not run."""
+    sources = dict(sources)
+    if decision.split_k > 1 or decision.stream_k:
+        return options, sources
+    dropped = {}
+    if (options.split_k or 0) > 1:
+        dropped["split_k"] = DEFAULTS.split_k
+    if options.stream_k:
+        dropped["stream_k"] = False
+    for name in dropped:
+        sources[name] = f"given {getattr(options, name)!r}, not run"
+    return dataclasses.replace(options, **dropped), sources
+
+
 def _tuned_sources(plan: Plan, options: CompileOptions) -> dict[str, str]:
     """Where the options autotuning chose came from: the plan's sources where
     it kept the plan's value, else "autotune"."""
@@ -419,6 +452,9 @@ class Dispatcher:
         self._pairs: dict[tuple[str, tuple], tuple[Dispatcher, Dispatcher]] = {}
         """The dispatchers of each pair, by the pass that made it (with its
         parameters) and the partials kernel's tile sizes."""
+        self._cuts: dict[str, str | Reason] = {}
+        """What each pass (with its parameters) makes of the kernel: the
+        pair's tile IR, or why it refuses (`_cut`)."""
         self._workspaces: dict[tuple[tuple[int, ...], int], DeviceBuffer] = {}
         self._buffers: dict[tuple[int, int], DeviceBuffer] = {}
         self._kernels: dict[CompileOptions, tuple[Kernel, str]] = {}
@@ -476,6 +512,8 @@ class Dispatcher:
         )
         options, sources = rules.resolve_sources(self.tile_kernel, decision.options)
         options = dataclasses.replace(options, **dict.fromkeys(written, 0))
+        if not pair:
+            options, sources = _uncut(options, sources, decision)
         return Plan(key, decision, options, sources)
 
     def _splitter(self, key: DispatchKey | None) -> Splitter | None:
@@ -562,23 +600,71 @@ class Dispatcher:
     def _compiled(
         self, key: DispatchKey | None, split: bool = True, stream: bool = True
     ) -> Specialization:
-        plan = self.plan(key, split, stream)
+        plan = self._runnable(self.plan(key, split, stream))
         if plan.decision.split_k > 1 or plan.decision.stream_k:
             return self._pair(plan)
         kernel, origin = self._build(plan.options)
         return Specialization(plan, kernel, f"rules, {origin}")
 
+    @staticmethod
+    def _mode(plan: Plan) -> str:
+        """The pass that makes `plan`'s pair, with its parameters."""
+        if plan.decision.stream_k:
+            return f"stream-k{{group-m={plan.options.group_m}}}"
+        return f"split-k{{splits={plan.decision.split_k}}}"
+
+    def _cut(self, mode: str) -> str | Reason:
+        """The tile IR of the pair the pass `mode` makes of this kernel, or
+        why the pass refuses it (run once per mode, on a copy: no lowering).
+        The text keeps each op's source location, so what the pair's kernels
+        refuse is located in the caller's file, not in this text."""
+        if mode not in self._cuts:
+            module = self._tile.clone()
+            try:
+                apply_passes(module, mode)
+                text = StringIO()
+                Printer(stream=text, print_debuginfo=True).print_op(module)
+                self._cuts[mode] = text.getvalue()
+            except (OpDiagnostic, PassFailedException) as e:
+                rule = "stream-K" if mode.startswith("stream-k") else "split-K"
+                what = "streamed" if rule == "stream-K" else "split"
+                self._cuts[mode] = Reason(rule, f"the kernel cannot be {what}: {e}")
+        return self._cuts[mode]
+
+    def _splits_k(self) -> bool:
+        """Whether the split-k pass takes this kernel (what it refuses is the
+        kernel's structure, whatever the count)."""
+        return isinstance(self._cut("split-k{splits=2}"), str)
+
+    def _runnable(self, plan: Plan) -> Plan:
+        """`plan`, or where it cuts K and the pass refuses this kernel, the plan
+        that runs instead (unsplit, or split where stream-K was refused) with
+        the pass's reason: what a call compiles and what `explain` says
+        before one."""
+        if not (plan.decision.split_k > 1 or plan.decision.stream_k):
+            return plan
+        why = self._cut(self._mode(plan))
+        if not isinstance(why, Reason):
+            return plan
+        streamed = plan.decision.stream_k
+        other = self._runnable(self.plan(plan.key, split=streamed, stream=False))
+        # the unsplit plan's own split-K reason points at grid= and the CLI:
+        # the pass's reason replaces it
+        reasons = [
+            r for r in other.decision.reasons if r.rule not in {"stream-K", why.rule}
+        ]
+        decision = dataclasses.replace(other.decision, reasons=(*reasons, why))
+        return dataclasses.replace(other, decision=decision)
+
     def _pair(self, plan: Plan) -> Specialization:
-        """A plan that splits or streams K: the pair's kernels, each compiled by
-        its own dispatcher for the key's extents and the plan's slot count. A
-        kernel the pass refuses runs as the rules plan it without the pass
-        (unsplit, or split where stream-K was refused), with the pass's reason."""
+        """A plan that splits or streams K (of a kernel the pass takes:
+        `_runnable`): the pair's kernels, each compiled by its own dispatcher
+        for the key's extents and the plan's slot count."""
         assert plan.key is not None
         streamed = plan.decision.stream_k
-        if streamed:
-            mode, what = f"stream-k{{group-m={plan.options.group_m}}}", "streamed"
-        else:
-            mode, what = f"split-k{{splits={plan.decision.split_k}}}", "split"
+        mode = self._mode(plan)
+        text = self._cut(mode)
+        assert isinstance(text, str), f"internal error: {mode} refuses @{self.name}"
         tiles = {  # the partials kernel keeps the tile shape the plan assumed
             option: value
             for _, option in TILE_OPTIONS
@@ -586,27 +672,6 @@ class Dispatcher:
         }
         pair_key = (mode, tuple(sorted(tiles.items())))
         if pair_key not in self._pairs:
-            module = self._tile.clone()
-            try:
-                apply_passes(module, mode)
-            except (OpDiagnostic, PassFailedException) as e:
-                other = self._compiled(plan.key, split=streamed, stream=False)
-                rule = "stream-K" if streamed else "split-K"
-                why = Reason(rule, f"the kernel cannot be {what}: {e}")
-                # the unsplit plan's own split-K reason points at grid= and
-                # the CLI: the pass's reason replaces it
-                reasons = [
-                    r
-                    for r in other.plan.decision.reasons
-                    if r.rule not in {"stream-K", rule}
-                ]
-                decision = dataclasses.replace(
-                    other.plan.decision, reasons=(*reasons, why)
-                )
-                return dataclasses.replace(
-                    other, plan=dataclasses.replace(other.plan, decision=decision)
-                )
-            text = str(module)
             partials_options = dataclasses.replace(self.requested, **tiles)
             suffix = "_stream_k" if streamed else "_split_k"
             names = [f"{self.name}{suffix}", f"{self.name}{suffix}_reduce"]
@@ -662,11 +727,15 @@ class Dispatcher:
 
     # ------------------------------------------------------------- autotuning
 
-    def _tuned_key(self, key: DispatchKey) -> dict[str, Any]:
+    def _tuned_key(self, key: DispatchKey, split: bool) -> dict[str, Any]:
+        """What a stored winner is found by: the kernel, the options asked for,
+        the bucket, and whether the search may split K (a call with grid=,
+        or a kernel split-k refuses, searches single kernels)."""
         return {
             **self._ptx_key(self.requested),
             "options": self.requested.as_dict(),
             "bucket": key.as_json(),
+            "split": split,
         }
 
     def _cuda_bench(self, values: Sequence[Any], grid: Any, stream: int) -> Bench:
@@ -685,20 +754,23 @@ class Dispatcher:
 
         # a call with grid= runs one kernel on that grid, never a pair
         split = grid is None
-        plan = self.plan(key, split)
+        plan = self._runnable(self.plan(key, split))
         splitter = self._splitter(key) if split else None
-        if plan.decision.split_k > 1 or plan.decision.stream_k:
+        if splitter is not None and not self._splits_k():
+            splitter = None  # the pass refuses the kernel: search it unsplit
+        if plan.decision.stream_k:  # the stream-K pair runs
             spec = self._compiled(key)
-            if spec.reduce is None:  # the pass refuses the kernel: search it unsplit
-                plan, splitter = spec.plan, None
-            elif plan.decision.stream_k:  # the stream-K pair runs
-                self._report(
-                    f"@{self.name} [{key}]: not searched: the rules stream K "
-                    f"({spec.origin.removeprefix('rules, ')}), which autotuning "
-                    "does not time; the rules' plan runs"
-                )
-                return dataclasses.replace(spec, origin=f"{spec.origin}; not autotuned")
-        cache, tuned_key = DiskCache("tuned"), self._tuned_key(key)
+            self._report(
+                f"@{self.name} [{key}]: not searched: the rules stream K "
+                f"({spec.origin.removeprefix('rules, ')}), which autotuning "
+                "does not time; the rules' plan runs"
+            )
+            return dataclasses.replace(spec, origin=f"{spec.origin}; not autotuned")
+        requested = self.requested
+        if splitter is None:  # single kernels: a cut given does not run
+            requested = dataclasses.replace(requested, split_k=None, stream_k=None)
+        cache = DiskCache("tuned")
+        tuned_key = self._tuned_key(key, splitter is not None)
 
         def read(value: Mapping[str, Any]) -> tuple[CompileOptions, tuple[Trial, ...]]:
             trials = tuple(
@@ -717,10 +789,10 @@ class Dispatcher:
         configurations = candidates(
             self.structure,
             key.problem,
-            self.requested.given(),
+            requested.given(),
             Device.current().sms,
             plan.decision,
-            lambda shaped: self.requested.resolve(self.tile_kernel, shaped),
+            lambda shaped: requested.resolve(self.tile_kernel, shaped),
             splitter,
         )
         self._report(f"@{self.name} [{key}]: {len(configurations)} candidates")
@@ -781,9 +853,13 @@ class Dispatcher:
 
     def _select(self, values: Sequence[Any], grid: Any, stream: int) -> Specialization:
         key = dispatch_key(self.params, values)
-        if key not in self._specs and self.autotune and all(key.tma):
-            self._specs[key] = self._autotuned(key, values, grid, stream)
-        spec = self._spec(key, split=grid is None)
+        split = grid is None
+        # a winner of calls with grid= (single kernels) is no winner of those
+        # that may split, nor the other way round
+        tuned = self._specs if split else self._unsplit
+        if key not in tuned and self.autotune and all(key.tma):
+            tuned[key] = self._autotuned(key, values, grid, stream)
+        spec = self._spec(key, split)
         self.last = spec
         return spec
 
@@ -879,15 +955,17 @@ class Dispatcher:
         return self._spec(self.key_for(**extents), split)
 
     def _spec(self, key: DispatchKey, split: bool) -> Specialization:
-        """The specialization of `key`, compiled once; when not `split`, the
-        kernel unsplit in place of a split pair."""
+        """The specialization of `key`, compiled once (or autotuned: `_select`);
+        when not `split`, a single kernel in place of a pair (the one
+        autotuned for calls with grid=, else the kernel unsplit)."""
+        if not split and key in self._unsplit:
+            return self._unsplit[key]
         if key not in self._specs:
             self._specs[key] = self._compiled(key)
         spec = self._specs[key]
         if split or spec.reduce is None:
             return spec
-        if key not in self._unsplit:
-            self._unsplit[key] = self._compiled(key, split=False)
+        self._unsplit[key] = self._compiled(key, split=False)
         return self._unsplit[key]
 
     def __call__(self, *args: Any, grid: Any = None, stream: int = 0) -> None:
@@ -952,15 +1030,15 @@ class Dispatcher:
         """Which specialization a call with `args`, or with these extents (by
         `tile.dims` name), runs, or the last call's with neither, and why: the
         key, the rules that fired with their numbers, every option with where
-        it came from. Nothing is compiled or tuned for it."""
-        if args:
-            key = self.key(*args)
-        elif extents:
-            key = self.key_for(**extents)
-        else:
-            key = self.last.plan.key if self.last is not None else None
-        spec = self._specs.get(key)
-        plan = spec.plan if spec is not None else self.plan(key)
+        it came from. Nothing is compiled or tuned for it (a pass that may
+        refuse to split K is run on the tile IR, as a call runs it)."""
+        if args or extents:
+            key = self.key(*args) if args else self.key_for(**extents)
+            spec = self._specs.get(key)
+        else:  # the last call's (unsplit if it passed grid=), or `current`'s
+            spec = self.last if self.last is not None else self._specs.get(None)
+            key = spec.plan.key if spec is not None else None
+        plan = spec.plan if spec is not None else self._runnable(self.plan(key))
         lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
         inputs, outputs = self.off_grid(key)
         if inputs:

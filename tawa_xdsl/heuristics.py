@@ -75,7 +75,7 @@ from tawa_xdsl.dispatch_rules import (
 from tawa_xdsl.grid import GridInferenceError, grid_rule
 from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.signature import params
-from tawa_xdsl.target import NARROW_SWIZZLES, SM_COUNT, SWIZZLE_BYTES
+from tawa_xdsl.target import NARROW_SWIZZLES, SM_COUNT, SWIZZLE_BYTES, WGMMA_ROWS
 from tawa_xdsl.tuning import default_options, equal_work, kind, main_loops
 
 MARGIN = 0.10
@@ -205,9 +205,9 @@ class Structure:
     loop: Axis | None
     equal_work: bool
     tuned: Mapping[str, Any]
-    stages: Callable[[frozenset[tuple[str, int]]], int] = field(compare=False)
+    stages: Callable[[frozenset[tuple[str, int]], bool], int] = field(compare=False)
     """The ring stages the tuning rules give the kernel's tiles under the given
-    sizes (by tile name): `depth`."""
+    sizes (by tile name), or the most that fit: `depth`, `room`."""
     tunable: frozenset[str] = field(default_factory=frozenset)
     fp8: bool = False
     """Its dots read 8-bit floats."""
@@ -285,8 +285,9 @@ class Structure:
         ]
 
         @cache
-        def stages(sizes: frozenset[tuple[str, int]]) -> int:
-            tuned = default_options(kernel, dict(sizes))
+        def stages(sizes: frozenset[tuple[str, int]], deepest: bool) -> int:
+            ring = {"ring_bytes": None} if deepest else {}
+            tuned = default_options(kernel, dict(sizes), **ring)
             return tuned.get("num_stages", DEFAULTS.num_stages)
 
         return cls(
@@ -322,7 +323,13 @@ class Structure:
     def depth(self, sizes: Mapping[str, int]) -> int:
         """The stages of the kernel's rings under `sizes` (by tile name), as the
         tuning rules count them (the fewer tiles, the more fit)."""
-        return self.stages(frozenset(sizes.items()))
+        return self.stages(frozenset(sizes.items()), False)
+
+    def room(self, sizes: Mapping[str, int]) -> int:
+        """The most stages the kernel's rings take under `sizes` (up to
+        `tuning.GEMM_MOST_STAGES` for a GEMM): what a given count must not
+        exceed."""
+        return self.stages(frozenset(sizes.items()), True)
 
     def lowerable(self, sizes: Mapping[str, int]) -> bool:
         """Whether the lowering takes the kernel's tiles under `sizes`: every
@@ -589,7 +596,11 @@ def _gemm_tiles(
         return tuple(dict.fromkeys((first, *choices)))
 
     def sized(bm: int, bn: int) -> dict[str, int]:
-        return fixed | {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile}
+        """The sizes of a tile shape, rows first (reasons name it so: with
+        block_n=256 given, a 64x256 tile was "256x64")."""
+        return {a.tile: b for a, b in ((rows, bm), (cols, bn)) if a.tile} | {
+            t: size for t, size in fixed.items() if t not in (rows.tile, cols.tile)
+        }
 
     def tiled(bm: int, bn: int) -> tuple[dict[str, int], int] | None:
         """The sizes and tile count of a measured tile shape (None: unmeasured)."""
@@ -648,19 +659,49 @@ def _gemm_tiles(
         cost += split_overhead_us(m, n, slots)
         return [Candidate(sizes, tiles, slots, 1, cost, programs, in_us=True)]
 
-    def shapes(make: Callable[[int, int], list[Candidate]]) -> list[Candidate]:
-        """Every tile shape's candidates, the given or tuned one first; the
-        others only where the kernel's loads can take them."""
-        first = (structure.block(rows, fixed), structure.block(cols, fixed))
-        return [
-            c
-            for bm in blocks(rows, tuple(dict.fromkeys(r for r, _ in TILE_SHAPES)))
-            for bn in blocks(cols, tuple(dict.fromkeys(c for _, c in TILE_SHAPES)))
-            if (bm, bn) == first or structure.lowerable(sized(bm, bn))
-            for c in make(bm, bn)
-        ]
+    consumers = given.get("num_consumers") or (2 if given.get("ping_pong") else 1)
+    stages = given.get("num_stages")
 
+    def fits(bm: int, bn: int) -> bool:
+        """Whether the stages given fit this tile shape."""
+        return not stages or stages <= structure.room(sized(bm, bn))
+
+    def takes(bm: int, bn: int) -> bool:
+        """Whether the kernel lowers with this tile shape as the caller asked:
+        its loads take it (`Structure.lowerable`), the consumer warpgroups
+        given (ping-pong's two) share its rows in whole wgmma slices, and the
+        stages given fit. Resolving dropped a tile the consumers could not
+        share and kept the stages counted for it (ping_pong=True ran 128x128
+        tiles with the 8 stages of 64x96), and num_stages=8 overflowed the
+        64x192 tiles chosen for it."""
+        return (
+            structure.lowerable(sized(bm, bn))
+            and bm % (WGMMA_ROWS * consumers) == 0
+            and fits(bm, bn)
+        )
+
+    # the given or tuned tile shape first, then the others the kernel takes;
+    # the tuned one gives way where the stages given fit only others
     tuned = (structure.block(rows, fixed), structure.block(cols, fixed))
+    weighed = [
+        (bm, bn)
+        for bm in blocks(rows, tuple(dict.fromkeys(r for r, _ in TILE_SHAPES)))
+        for bn in blocks(cols, tuple(dict.fromkeys(c for _, c in TILE_SHAPES)))
+        if (bm, bn) == tuned or takes(bm, bn)
+    ]
+    if not fits(*tuned) and len(weighed) > 1:
+        weighed.remove(tuned)
+        choice.reasons.append(
+            Reason(
+                "num_stages",
+                f"{stages} stages (given) do not fit {tuned[0]}x{tuned[1]} "
+                "tiles: only the tile shapes they fit are weighed",
+            )
+        )
+
+    def shapes(make: Callable[[int, int], list[Candidate]]) -> list[Candidate]:
+        return [c for bm, bn in weighed for c in make(bm, bn)]
+
     found = shapes(candidates)
     if not found or tuned not in GEMM_RATES:
         return choice  # the tuned tile has no rate: nothing to compare with
@@ -681,10 +722,15 @@ def _gemm_tiles(
             choice.reasons.append(
                 Reason("stream-K", f"stream_k=True, but {SPLIT_PENDING}")
             )
+    # the sizes that differ from the tuned tile's, and the width of any other
+    # tile: the tuning rules size the width anew for other rows (they widened
+    # a 64x128 pick to 64x256 where 128x256 had no room)
+    unchosen = sized(*tuned)
+    changed = pick.sizes != unchosen
     choice.options = {
         OPTION_OF[name]: size
         for name, size in pick.sizes.items()
-        if size != found[0].sizes[name]
+        if size != unchosen[name] or (changed and name == cols.tile)
     }
     if pick.streamed:
         choice.stream, choice.programs = True, pick.programs

@@ -146,9 +146,16 @@ def equal_work(kernel: func.FuncOp) -> bool:
 
 
 def default_options(
-    kernel: func.FuncOp, sizes: dict[str, int] | None = None
+    kernel: func.FuncOp,
+    sizes: dict[str, int] | None = None,
+    ring_bytes: int | None = GEMM_RING_BYTES,
+    stages: int | None = None,
 ) -> dict[str, Any]:
     """Tuned options for `kernel` (tile IR); empty when no rule applies.
+    `ring_bytes` is the shared memory a GEMM's ring may take (None: as many
+    stages as fit, up to `GEMM_MOST_STAGES`: what a stage count given must
+    not exceed); `stages` the stage count the caller gave, which a GEMM's
+    epilogue tiles make room for.
 
     `sizes` are tile sizes already chosen by name ("BM", "BN", "BK": given by the
     caller, or by the shape rules of `heuristics`): the tuned tile shape leaves
@@ -177,9 +184,9 @@ def default_options(
     once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
     staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
 
-    def fixed(sizes: dict[str, int]) -> int:
+    def fixed(sizes: dict[str, int], outer: int = DEFAULTS.outer_stages) -> int:
         """The staging tiles, and the epilogue's tiles in their outer rings."""
-        return size(staging, sizes) + DEFAULTS.outer_stages * size(once, sizes)
+        return size(staging, sizes) + outer * size(once, sizes)
 
     if not structure:  # no rule; only fewer stages where the default overflows
         fit = stages_that_fit(size(ring, chosen), fixed(chosen))
@@ -197,10 +204,20 @@ def default_options(
         if "BN" in names and "BN" not in chosen and (m, n) == (128, 256) and fits:
             chosen["BN"] = options["block_n"] = 256
         slot = size(ring, chosen)
-        most = min(GEMM_MOST_STAGES, max(4, GEMM_RING_BYTES // slot))
-        options["num_stages"] = _stages(slot, fixed(chosen), most)
+        most = GEMM_MOST_STAGES
+        if ring_bytes is not None:
+            most = min(most, max(4, ring_bytes // slot))
+        outer = DEFAULTS.outer_stages
         if _has_tiles(kernel):
             options |= {"persistent": True, "group_m": 16}
+            if once and stages_that_fit(slot, fixed(chosen)) < (stages or 2):
+                # the epilogue's tiles double buffered leave no room for two
+                # slots, or the stages given (a residual next to 128x256
+                # tiles overflowed by 64 bytes, num_stages=6 next to a bias
+                # by 128): one slot of them, as attention's persistent walk
+                # keeps Q
+                outer = options["outer_stages"] = 1
+        options["num_stages"] = _stages(slot, fixed(chosen, outer), most)
         return options
     scores = next(  # the first dot of the first loop with two
         d

@@ -242,3 +242,86 @@ def test_a_call_with_a_grid_searches_unsplit(lowerings: list[Any]) -> None:
     assert spec.reduce is None and not spec.plan.options.split_k
     assert spec.trials and all("-s" not in t.label for t in spec.trials)
     assert not bench.referenced[0].endswith(tuple(f"-s{s}" for s in range(2, 300)))
+
+
+def test_a_grid_winner_and_a_split_winner_are_kept_apart(lowerings: list[Any]) -> None:
+    """A call with grid= searches single kernels; its winner was stored for
+    the whole bucket, in the process and on disk, so a later call without
+    grid= (which may split K: 32 ways here) ran the grid call's kernel
+    unsplit, never searched. Each now has its own winner."""
+    args = [np.zeros(s, bfloat16) for s in ((128, 8192), (128, 8192), (128, 128))]
+    lines: list[str] = []
+    d = tuner(lambda values, grid, stream: FakeBench({}), lines)
+    on_grid = d.specialize(*args, grid=(1, 1))
+    assert on_grid.reduce is None and on_grid.origin == "autotune, compiled"
+    bench = FakeBench({})
+    d._bench = lambda values, grid, stream: bench
+    split = d.specialize(*args)
+    assert split.reduce is not None and bench.referenced[0].endswith("-s32")
+    assert split.origin.startswith("autotune, K split")
+    assert d.specialize(*args, grid=(1, 1)) is on_grid  # each kept
+    assert d.specialize(*args) is split
+
+    later = FakeBench({})  # another process: the grid winner is not the split one
+    fresh = tuner(lambda values, grid, stream: later, lines).specialize(*args)
+    assert later.referenced == [] and fresh.origin.startswith("autotune (stored), K")
+    first = tuner(lambda values, grid, stream: FakeBench({}), lines)
+    first.specialize(*args)  # stored split winner, then a grid call
+    assert (
+        first.specialize(*args, grid=(1, 1)).origin == "autotune (stored), disk cache"
+    )
+
+
+@pytest.mark.parametrize("grid", [(1, 1), None])
+def test_a_search_that_cannot_split_drops_a_given_split(
+    lowerings: list[Any], grid: Any
+) -> None:
+    """split_k=4 given, on a call with grid= and on a kernel the split-k pass
+    refuses: the candidates were labelled "-s4" and built as pairs (timed on
+    the caller's grid; for the refused kernel, the rules' unsplit kernel
+    under each candidate's label), and the grid call's winner was dropped
+    for the rules' kernel."""
+    lines: list[str] = []
+    bench = FakeBench({})
+    if grid is None:
+        text, name = two_loop_gemm(), "gemm_two_loops"
+        shapes = [(128, 1024), (1024, 1024), (128, 1024), (1024, 1024), (128, 1024)]
+    else:
+        text, name = TEXT, "gemm_nt"
+        shapes = [(128, 8192), (128, 8192), (128, 128)]
+    d = Dispatcher(
+        text,
+        name,
+        CompileOptions(split_k=4),
+        autotune=True,
+        bench=lambda values, grid, stream: bench,
+        report=lines.append,
+    )
+    spec = d.specialize(*[np.zeros(s, bfloat16) for s in shapes], grid=grid)
+    assert spec.reduce is None and spec.origin == "autotune, compiled"
+    assert len(spec.trials) > 2 and all(t.ms is not None for t in spec.trials)
+    assert not any("-s" in t.label for t in spec.trials)
+    assert "-s" not in bench.referenced[0]
+
+
+def test_a_kernel_split_k_refuses_gets_no_split_candidates(
+    lowerings: list[Any],
+) -> None:
+    """The rules do not split (M=128, K=1024 on 64x96 tiles) but a candidate
+    split it twice: the two-loop kernel, which the pass refuses, ran unsplit
+    under the label "-s2" (and won as "K split 2 ways")."""
+    lines: list[str] = []
+    d = Dispatcher(
+        two_loop_gemm(),
+        "gemm_two_loops",
+        CompileOptions(),
+        autotune=True,
+        bench=lambda values, grid, stream: FakeBench({}),
+        report=lines.append,
+    )
+    shapes = [(128, 1024), (1024, 1024), (128, 1024), (1024, 1024), (128, 1024)]
+    args = [np.zeros(s, bfloat16) for s in shapes]
+    assert d.plan(d.key(*args)).decision.split_k == 1
+    spec = d.specialize(*args)
+    assert spec.trials and not any("-s" in t.label for t in spec.trials)
+    assert all(t.ms is not None for t in spec.trials)

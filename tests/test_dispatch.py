@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import tawa_xdsl
 from tawa_xdsl import dispatch
 from tawa_xdsl.compiler import describe
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dispatch import (
     Dispatcher,
     DispatchKey,
@@ -28,6 +29,7 @@ from tawa_xdsl.dispatch import (
 )
 from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.examples import path
 from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
 from tawa_xdsl.kernel import ArrayView, KernelArgumentError, find_kernel
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
@@ -159,6 +161,23 @@ def test_a_kernel_split_k_refuses_runs_unsplit() -> None:
     assert spec.reduce is None
     (why,) = [r.text for r in spec.plan.decision.reasons if r.rule == "split-K"]
     assert why.startswith("the kernel cannot be split: ")  # not "run split-k first"
+
+
+def test_explain_before_a_call_names_the_split_that_runs(lowerings) -> None:
+    """Before the first call explain() promised "K split 32 ways" for a kernel
+    the split-k pass refuses (found only when the pair was built): it now
+    runs the pass (not the lowering) and says what the call runs, as it says
+    after it."""
+    d = Dispatcher(
+        two_loop_gemm(), "gemm_two_loops", tawa_xdsl.compiler.CompileOptions()
+    )
+    extents = {"M": 128, "N": 128, "K1": 8192, "K2": 8192}
+    before = d.explain(**extents)
+    assert lowerings == [] and "not compiled yet" in before
+    assert "split 32 ways" not in before and "the kernel cannot be split: " in before
+    d.for_shape(**extents)
+    after = d.explain(**extents)
+    assert before.replace("not compiled yet", "rules, compiled") == after
 
 
 def test_a_shape_without_a_batch_extent_plans_no_tile() -> None:
@@ -734,3 +753,155 @@ def test_a_cut_given_to_a_kernel_that_is_not_a_gemm_says_so(options, rule) -> No
     assert plan.decision.split_k == 1 and not plan.decision.stream_k
     (why,) = [r.text for r in plan.decision.reasons if r.rule == rule]
     assert "@attention_d64 is not GEMM-like" in why and "nothing is cut" in why
+
+
+@pytest.mark.parametrize("cut", [{"split_k": 3}, {"stream_k": True}])
+def test_a_cut_that_does_not_run_is_named_nowhere(lowerings, cut) -> None:
+    """Attention given split_k=3 (or stream_k=True) runs unsplit: its options
+    said "-s3" in explain() and in the kernel's label, and its disk-cache key
+    held the split, so the kernel that runs was compiled a second time for
+    a cut it never makes. Its options now say what runs, and it shares the
+    kernel compiled with no cut given."""
+    extents = {"BH": 16, "SQ": 4096, "SK": 4096, "D": 64}
+    plain = dispatcher("attention.mlir", "attention_d64").for_shape(**extents)
+    d = dispatcher("attention.mlir", "attention_d64", **cut)
+    spec = d.for_shape(**extents)
+    assert spec.reduce is None and len(lowerings) == 1  # the plain kernel's
+    assert spec.plan.options == plain.plan.options
+    assert spec.kernel.options == plain.kernel.options
+    label = describe(plain.kernel.options)
+    assert describe(spec.kernel.options) == label and "-s" not in label
+    text = d.explain(**extents)
+    assert f"options {label} (rules, disk cache):" in text
+    (name,) = cut
+    assert f"{name} = {plain.plan.options.as_dict()[name]!r} (given " in text
+
+
+@pytest.mark.parametrize(
+    ("source", "kernel", "extents", "split"),
+    [
+        ("gemm", "gemm_nt", {"M": 2048, "N": 2048, "K": 2048}, False),  # grid=
+        (
+            "two loops",
+            "gemm_two_loops",
+            {"M": 128, "N": 128, "K1": 8192, "K2": 8192},
+            True,
+        ),
+    ],
+    ids=["grid", "refused"],
+)
+def test_a_given_split_that_does_not_run_is_not_in_the_options(
+    source, kernel, extents, split
+) -> None:
+    """split_k=4 on a call with grid= (one kernel, unsplit), and on a kernel
+    the split-k pass refuses: the options named "-s4" for the kernel alone."""
+    text = two_loop_gemm() if source == "two loops" else text_of("gemm.mlir", kernel)
+    d = Dispatcher(text, kernel, tawa_xdsl.compiler.CompileOptions(split_k=4))
+    spec = d.for_shape(split=split, **extents)
+    assert spec.reduce is None and spec.plan.decision.split_k == 1
+    assert not spec.plan.options.split_k and not spec.kernel.options["split_k"]
+    assert "-s4" not in describe(spec.kernel.options)
+
+
+def test_explain_after_a_call_with_a_grid_names_the_kernel_it_ran() -> None:
+    """explain() of the last call looked its bucket up among the calls that
+    may split: after a call with grid= (one kernel, unsplit) it described
+    the split pair that call never ran."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    spec = d.specialize(*gemm_args(128, 128, 8192), grid=(1, 1))
+    assert spec.reduce is None and d.last is spec
+    text = d.explain()
+    assert "kernels run:" not in text and "nothing is split here" in text
+    assert f"options {describe(spec.options)} (rules, " in text
+
+
+@pytest.mark.parametrize("given", [{"ping_pong": True}, {"num_consumers": 2}])
+def test_the_rules_weigh_only_tiles_the_given_consumers_share(given) -> None:
+    """16 x 4096 x 4096 with ping_pong=True (two consumer warpgroups taking
+    turns) or two consumers given: the wave model chose 64x96 tiles, which
+    two warpgroups cannot share in 64-row slices; resolving dropped the tile
+    (128x128 ran, explain() said 64x96) and kept the 8 stages counted for
+    64x96: a call with grid= needed 256 KB of rings, refused by the
+    lowering."""
+    d = dispatcher("gemm.mlir", "gemm_nt", **given)
+    extents = {"M": 16, "N": 4096, "K": 4096}
+    spec = d.for_shape(**extents)
+    rows = spec.kernel.options["block_m"] or 128
+    assert rows % 128 == 0 and spec.plan.options.num_consumers == 2
+    (wave,) = [r.text for r in spec.plan.decision.reasons if "wave" in r.rule]
+    ran = f"{rows}x{spec.kernel.options['block_n'] or 128}"
+    assert wave.startswith((f"tile {ran}", f"keeps tile {ran}"))
+    assert "64x" not in wave.split("(")[0]
+    d.for_shape(split=False, **extents)  # grid= given: the kernel unsplit
+
+
+def test_a_pair_kernels_refusal_points_into_the_callers_file() -> None:
+    """block_n=256 on a kernel that names no BN, at a shape the rules split:
+    the partials kernel's refusal was located at line 2 of the pair's
+    generated text ("<string>:2:3"), which the caller never saw; it now
+    points at the kernel in their file, as the unsplit call's does."""
+    file = str(path("gemm_epilogue.mlir"))
+    d = tawa_xdsl.compile(file, "gemm_residual_gelu", block_n=256)
+    extents = {"M": 100, "N": 1000, "K": 8192}
+    assert d.plan(d.key_for(**extents)).decision.split_k > 1
+    with pytest.raises(OpDiagnostic) as unsplit:
+        d.for_shape(split=False, **extents)
+    assert str(unsplit.value).startswith(f"{file}:90:1: error: ")
+    with pytest.raises(OpDiagnostic) as split:
+        d.for_shape(**extents)
+    assert str(split.value).startswith(f"{file}:90:1: error: ")
+    assert "does not name BN" in str(split.value)
+
+
+@pytest.mark.parametrize(
+    "extents",
+    [{"M": 256, "N": 512, "K": 32768}, {"M": 3001, "N": 4999, "K": 4097}],
+    ids=["split", "wide"],
+)
+def test_the_rules_weigh_only_tiles_the_given_stages_fit(lowerings, extents) -> None:
+    """num_stages=8: the wave model chose 64x192 tiles (256 KB of rings at 8
+    stages) at 256 x 512 x 32768 and kept the tuned 128x256 (384 KB) at
+    3001 x 4999 x 4097, both refused by the lowering; it now weighs only
+    tile shapes the given stages fit, and says so."""
+    d = dispatcher("gemm.mlir", "gemm_nt", num_stages=8)
+    spec = d.for_shape(**extents)
+    assert spec.kernel.options["num_stages"] == 8
+    assert d.for_shape(split=False, **extents).kernel.options["num_stages"] == 8
+    assert "num_stages: 8 stages (given) do not fit 128x256 tiles" in d.explain(
+        **extents
+    )
+
+
+def test_given_stages_are_weighed_against_all_they_fit() -> None:
+    """num_stages=8 on a batched NN GEMM: no tile shape's tuned ring (at most
+    160 KB) has 8 stages, so none was weighed and the tuned 128x256 (384 KB)
+    ran; 64x128 tiles take 8 stages in 192 KB."""
+    text = (Path(__file__).parent / "kernels" / "gemm_user.mlir").read_text()
+    d = Dispatcher(text, "bgemm_nn", tawa_xdsl.compiler.CompileOptions(num_stages=8))
+    spec = d.for_shape(B=3, M=16, N=6144, K=4096)
+    assert (spec.kernel.options["block_m"], spec.kernel.options["block_n"]) == (64, 128)
+
+
+def test_the_tile_the_wave_model_picks_is_the_tile_that_runs() -> None:
+    """A residual as wide as the output leaves 128x256 tiles no room, so the
+    tuned tile is 128x128; at 128 x 4096 x 4096 the wave model picks 64x128,
+    and the plan named only its rows: the tuning rules then widened the
+    64-row tile to 256 columns, and explain() said 64x128 for a kernel of
+    64x256 tiles."""
+    text = (Path(__file__).parent / "kernels" / "gemm_residual.mlir").read_text()
+    d = Dispatcher(text, "gemm_residual", tawa_xdsl.compiler.CompileOptions())
+    plan = d.plan(d.key_for(M=128, N=4096, K=4096))
+    (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
+    assert wave.startswith("tile 64x128")
+    assert (plan.options.block_m, plan.options.block_n) == (64, 128)
+    assert plan.sources["block_n"] == "shape"
+
+
+def test_reasons_name_tiles_rows_first() -> None:
+    """block_n=256 given: the wave model's reason named the 64x256 tile it
+    picked "256x64" (the given size first)."""
+    d = dispatcher("gemm.mlir", "gemm_nn", block_n=256)
+    plan = d.plan(d.key_for(M=16, N=4096, K=4096))
+    (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
+    assert (plan.options.block_m, plan.options.block_n) == (64, 256)
+    assert wave.startswith("tile 64x256, ") and "256x64" not in wave

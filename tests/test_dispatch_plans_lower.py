@@ -6,9 +6,11 @@ only on the GPU before (64x96 tiles for an e4m3 output, NOTES 3.47)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tawa_xdsl.compiler import CompileOptions
+from tawa_xdsl.compiler import CompileOptions, describe
 from tawa_xdsl.dispatch import Dispatcher
 from tawa_xdsl.examples import path
 
@@ -65,6 +67,57 @@ def test_every_plan_lowers(file: str, kernel: str, shape: tuple[int, int, int]) 
     assert spec.plan.options.block_n in (0, spec.kernel.options["block_n"])
     if spec.plan.decision.split_k > 1 or spec.plan.decision.stream_k:
         assert spec.reduce is not None and spec.reduce.ptx.strip()
+
+
+USER = Path(__file__).parent / "kernels" / "gemm_user.mlir"
+USER_KERNELS = ["nn_f16_bias_res", "bgemm_nn", "fp8_bias_e4m3"]
+"""An outside user's GEMMs: NN f16 with a bias and a residual, a batched NN
+GEMM (B on grid z), an FP8 GEMM with a bias and an e4m3 output."""
+
+GIVEN = [
+    {},
+    {"ping_pong": True},
+    {"num_stages": 6},
+    {"block_n": 256},
+    {"split_k": 3},
+    {"stream_k": True},
+    {"cluster": 2},
+    {"tuned": False},
+]
+"""Options an outside user gives: each plan the rules make around them, the
+call with grid= (unsplit) included, lowers (the sweep of issue 16 found
+ping_pong=True and num_stages=8 overflowing shared memory on tiles the rules
+chose, and block_n=256 next to a bias and a residual by 64 bytes)."""
+
+USER_CASES = [
+    (k, tuple(g.items()), s) for k in USER_KERNELS for g in GIVEN for s in SHAPES
+]
+USER_FAST = {c for c in USER_CASES if c[2] == (16, 6144, 4096)}
+
+
+@pytest.mark.parametrize(
+    ("kernel", "given", "shape"),
+    sweep(
+        USER_CASES,
+        USER_FAST,
+        lambda c: (
+            f"{c[0]}-{'-'.join(f'{k}={v}' for k, v in c[1]) or 'rules'}"
+            f"-{'x'.join(map(str, c[2]))}"
+        ),
+    ),
+)
+def test_every_plan_of_a_users_gemm_lowers(
+    kernel: str, given: tuple[tuple[str, object], ...], shape: tuple[int, int, int]
+) -> None:
+    d = Dispatcher(USER.read_text(), kernel, CompileOptions(**dict(given)))
+    extents = dict(zip("MNK", shape, strict=True))
+    if kernel == "bgemm_nn":
+        extents["B"] = 3
+    spec = d.for_shape(**extents)
+    assert spec.kernel.ptx.strip()
+    assert d.for_shape(split=False, **extents).reduce is None
+    ran = describe(spec.plan.options.as_dict())
+    assert f"options {ran} (" in d.explain(**extents)
 
 
 ATTENTION = [

@@ -279,3 +279,32 @@ def test_a_kernel_without_a_rule_gets_the_stages_that_fit() -> None:
     assert default_options(reduce) == {}
     assert default_options(reduce, {"BN": 256}) == {"num_stages": 1}
     tawa_xdsl.apply(module, "tawa-hopper-pipeline{block-n=256}")
+
+
+def test_a_wide_tile_given_keeps_one_slot_of_the_epilogue_tiles() -> None:
+    """block_n=256 given next to a residual as wide as the output and a bias:
+    two ring stages and the epilogue's tiles double buffered for the
+    persistent walk overflowed shared memory by 64 bytes (found by the sweep
+    of issue 16); the epilogue's tiles get one slot, as attention's Q does,
+    and the kernel lowers. The 128 x 128 tile the rules keep has room for
+    two."""
+    kernel = kernel_of(KERNELS / "gemm_user.mlir", "nn_f16_bias_res")
+    options = CompileOptions(block_n=256).resolve(kernel)
+    assert options.persistent and options.outer_stages == 1
+    assert options.num_stages == 2
+    tawa_xdsl.compiler.lower(kernel.parent_op(), options)
+    assert "outer_stages" not in options_for(
+        KERNELS / "gemm_user.mlir", kernel.sym_name.data
+    )
+
+
+def test_given_stages_keep_one_slot_of_the_epilogue_tiles() -> None:
+    """num_stages=6 given to a persistent GEMM with a bias: six slots, the
+    staging tile and the bias double buffered overflowed shared memory by 128
+    bytes; the bias gets one slot and the kernel lowers. Without stages given
+    the tuned five leave room for two."""
+    kernel = kernel_of("gemm_epilogue.mlir", "gemm_scale_bias_relu")
+    options = CompileOptions(num_stages=6).resolve(kernel)
+    assert options.persistent and options.outer_stages == 1
+    tawa_xdsl.compiler.lower(kernel.parent_op(), options)
+    assert CompileOptions().resolve(kernel).outer_stages == DEFAULTS.outer_stages
