@@ -49,7 +49,9 @@ from tawa_xdsl.dialects.roles import ROLE_TRAITS, RoleRegionsOp, enclosing_role
 
 @irdl_attr_definition
 class ArefType(ParametrizedAttribute, TypeAttribute):
-    """`!aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 3>`."""
+    """`!aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 3>`; or
+    `!aref.aref<[index], depth = 2>`, a ring of tile tickets (the tiles a
+    dynamically scheduled persistent kernel takes, `tile.next_tile`)."""
 
     name = "aref.aref"
 
@@ -93,8 +95,11 @@ class ArefType(ParametrizedAttribute, TypeAttribute):
         if not self.types:
             raise VerifyException("!aref.aref must carry at least one value per slot")
         for t in self.types:
-            if not isinstance(t, TensorType):
-                raise VerifyException(f"!aref.aref slots hold tiles (tensors), not {t}")
+            if not isinstance(t, TensorType) and self.types != (IndexType(),):
+                raise VerifyException(
+                    "!aref.aref slots hold tiles (tensors), or one tile ticket "
+                    f"(index), not {t}"
+                )
 
 
 def _aref_type(value: SSAValue) -> ArefType:

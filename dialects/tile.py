@@ -344,6 +344,29 @@ class ClusterRankOp(_ClusterQueryOp):
 
 
 @irdl_op_definition
+class NextTileOp(IRDLOperation):
+    """A ticket from the launch's tile counter, for a dynamically scheduled
+    persistent kernel (`persistent{dynamic=true}`): the counter's value, which
+    is then advanced atomically, so the programs of one launch get 0, 1, 2, ...
+    in the order they ask, each ticket once. The counter counts modulo `tiles`
+    (it wraps to 0 after handing out `tiles` - 1; `atom.inc` on the GPU): a
+    launch whose programs take exactly `tiles` tickets leaves it at zero for
+    the next launch, with no workspace to allocate or clear.
+
+    The op has a side effect (it is not `Pure`): two of them are two tickets."""
+
+    name = "tile.next_tile"
+
+    tiles = operand_def(IndexType)
+    result = result_def(IndexType)
+
+    assembly_format = "$tiles attr-dict"
+
+    def __init__(self, tiles: SSAValue | Operation):
+        super().__init__(operands=[tiles], result_types=[IndexType()])
+
+
+@irdl_op_definition
 class DimOp(IRDLOperation):
     """Run-time extent of one dimension of a global tensor."""
 
@@ -860,6 +883,7 @@ Tile = Dialect(
         NumProgramsOp,
         ClusterIdOp,
         ClusterRankOp,
+        NextTileOp,
         DimOp,
         LoadOp,
         StoreOp,

@@ -4,12 +4,20 @@ consumer role that talk only through arefs.
 Contract (what the pass guarantees and assumes):
 - Seeds: every `tile.load` belongs to the producer; every op with a side effect
   that is not a load (stores) belongs to the consumer, together with every load's
-  result, which it receives through an aref. Each role keeps the backward slice of
+  result, which it receives through an aref. A `tile.next_tile` (the ticket of a
+  dynamically scheduled persistent kernel) is issued like a load: the producer
+  takes the ticket and puts it into a ring of its own (slots of one `index`),
+  from which the consumer gets it, so only one thread touches the counter and
+  the roles agree on every tile. Each role keeps the backward slice of
   its seeds over `scf.for` (a loop is kept in a role with only the iteration
   arguments that role needs, its counter keeping its type); what both slices
   need (index math, loop bounds) is duplicated. Other region ops (`scf.if`,
   `scf.while`) hold no loads: a role that needs one clones it whole, with the
   values its regions read from outside.
+- Loops are `scf.for`, or the `scf.while` of `persistent{dynamic=true}`: a
+  while whose condition hands its arguments on unchanged, so its values are
+  carried like a for loop's iteration arguments and its condition is recomputed
+  by each role from the values it keeps.
 - One aref per loop body carries all tiles that body loads (one `aref.put` after
   its last load, one `aref.get` where the first one was). Sibling loops that load
   the same tile types share an aref: its logical index keeps counting from one loop
@@ -19,7 +27,7 @@ Contract (what the pass guarantees and assumes):
 - Rings are created with depth 1; `pipeline` deepens them.
 
 Kernels it cannot partition get a diagnostic at the offending op: a load nested in
-anything but `scf.for` loops, a load whose address (or an enclosing loop bound)
+anything but such loops, a load whose address (or an enclosing loop bound)
 depends on tile data, a loaded tile that escapes its loop iteration, a
 thread-level op (a CTA barrier) that only one role would run. A kernel without
 loads gets a consumer role only (the producer has nothing to do).
@@ -45,6 +53,11 @@ from tawa_xdsl.kernel import kernels
 
 THREAD_LEVEL_DIALECTS = ("nvgpu_async", "gpu", "nvvm")
 """Dialects whose ops act on threads, warps or the block, not on tiles."""
+
+Issued = tile.LoadOp | tile.NextTileOp
+"""Ops the producer issues and the consumer receives through an aref."""
+
+Loop = scf.ForOp | scf.WhileOp
 
 
 @dataclass(frozen=True)
@@ -73,7 +86,7 @@ class Channel:
 class LoadGroup:
     """Loads one block issues together into one slot of `channel`."""
 
-    loads: list[tile.LoadOp]
+    loads: list[Issued]
     channel: Channel
 
     @property
@@ -83,20 +96,51 @@ class LoadGroup:
         return block
 
 
-def _enclosing_loops(op: Operation, kernel: func.FuncOp) -> list[scf.ForOp]:
+def _enclosing_loops(op: Operation, kernel: func.FuncOp) -> list[Loop]:
     """The loops around `op`, innermost first; a diagnostic for any other region."""
-    loops: list[scf.ForOp] = []
-    parent = op.parent_op()
+    loops: list[Loop] = []
+    parent, region = op.parent_op(), op.parent_region()
     while parent is not None and parent is not kernel:
-        if not isinstance(parent, scf.ForOp):
+        if isinstance(parent, scf.WhileOp):
+            if region is parent.before_region or not _carries_unchanged(parent):
+                raise OpDiagnostic(
+                    op,
+                    f"{op.name} inside this scf.while cannot be partitioned: it "
+                    "must sit in the body (not the condition) of a while whose "
+                    "condition hands its arguments on unchanged",
+                )
+        elif not isinstance(parent, scf.ForOp):
             raise OpDiagnostic(
                 op,
-                f"tile.load inside '{parent.name}' cannot be partitioned: loads may "
-                "only be nested in scf.for loops",
+                f"{op.name} inside '{parent.name}' cannot be partitioned: loads may "
+                "only be nested in scf.for loops (or a persistent kernel's scf.while)",
             )
         loops.append(parent)
-        parent = parent.parent_op()
+        parent, region = parent.parent_op(), parent.parent_region()
     return loops
+
+
+def _carries_unchanged(loop: scf.WhileOp) -> bool:
+    """Whether the condition of `loop` passes its arguments on as they came."""
+    before = loop.before_region.block
+    condition = before.last_op
+    return isinstance(condition, scf.ConditionOp) and list(condition.args) == list(
+        before.args
+    )
+
+
+def _loop_bounds(loop: Loop) -> list[SSAValue]:
+    """What decides how often `loop` runs, besides its carried values: a for
+    loop's bounds, or what a while's condition reads (but the arguments it
+    hands on)."""
+    if isinstance(loop, scf.ForOp):
+        return [loop.lb, loop.ub, loop.step]
+    before = loop.before_region.block
+    condition = before.last_op
+    assert isinstance(condition, scf.ConditionOp)
+    return [condition.condition] + [
+        v for o in before.ops if o is not condition for v in o.operands
+    ]
 
 
 class Partitioner:
@@ -105,7 +149,9 @@ class Partitioner:
     def __init__(self, kernel: func.FuncOp):
         self.kernel = kernel
         self.body = kernel.body.block
-        self.loads = [op for op in kernel.walk() if isinstance(op, tile.LoadOp)]
+        self.loads = [op for op in kernel.walk() if isinstance(op, Issued)]
+        self.whiles: set[scf.WhileOp] = set()
+        """The while loops that issue loads: kept in parts, like for loops."""
 
     # ------------------------------------------------------------------ analysis
 
@@ -123,14 +169,18 @@ class Partitioner:
                 )
 
     def _check_addresses(self) -> None:
-        for load in self.loads:
-            loops = _enclosing_loops(load, self.kernel)
-            roots = list(load.indices) + [
-                v for lp in loops for v in (lp.lb, lp.ub, lp.step)
-            ]
+        enclosing = {load: _enclosing_loops(load, self.kernel) for load in self.loads}
+        self.whiles = {
+            lp
+            for lps in enclosing.values()
+            for lp in lps
+            if isinstance(lp, scf.WhileOp)
+        }
+        for load, loops in enclosing.items():
+            roots = list(load.operands) + [v for lp in loops for v in _loop_bounds(lp)]
             self._check_scalar_slice(load, roots)
 
-    def _check_scalar_slice(self, load: tile.LoadOp, roots: Iterable[SSAValue]) -> None:
+    def _check_scalar_slice(self, load: Issued, roots: Iterable[SSAValue]) -> None:
         """The producer computes addresses from scalars only: no tile data."""
         seen: set[SSAValue] = set()
         work = list(roots)
@@ -142,30 +192,31 @@ class Partitioner:
             if isinstance(v.type, TensorType):
                 raise OpDiagnostic(
                     load,
-                    "tile.load address depends on tile data "
+                    f"{load.name} address depends on tile data "
                     f"(%{v.name_hint or '?'} : {v.type}); the producer can only "
                     "compute addresses from scalars",
                 )
             if isinstance(v, OpResult):
                 owner = v.op
-                if isinstance(owner, scf.ForOp):
+                if isinstance(owner, scf.ForOp) or owner in self.whiles:
                     work += copied_into(v)
                 else:  # a region op (scf.if, scf.while) is computed whole
                     work += [u for o in owner.walk() for u in o.operands]
             elif isinstance(v, BlockArgument):
                 loop = v.block.parent_op()
-                if isinstance(loop, scf.ForOp):
-                    if v.index == 0:
-                        work += [loop.lb, loop.ub, loop.step]
-                    else:
-                        work += copied_into(v)
+                if isinstance(loop, scf.ForOp) and v.index == 0:
+                    work += _loop_bounds(loop)
+                elif isinstance(loop, Loop):
+                    work += copied_into(v)
 
     def _check_no_escape(self) -> None:
         """A loaded tile lives in its slot for one iteration of the loop issuing it."""
         for load in self.loads:
             block = load.parent_block()
-            if not isinstance(block.parent_op(), scf.ForOp):
-                continue
+            if isinstance(load, tile.NextTileOp) or not isinstance(
+                block.parent_op(), Loop
+            ):
+                continue  # a ticket is a scalar, copied out of its slot
             for use in load.result.uses:
                 if (
                     isinstance(use.operation, scf.YieldOp)
@@ -179,13 +230,17 @@ class Partitioner:
 
     def _group_loads(self) -> list[LoadGroup]:
         by_block: dict[Block, list[tile.LoadOp]] = {}
-        for load in self.loads:
-            by_block.setdefault(load.parent_block(), []).append(load)
         groups: list[LoadGroup] = []
+        for load in self.loads:
+            if isinstance(load, tile.NextTileOp):  # its own ring: never waits on tiles
+                channel = Channel((load.result.type,), in_loop=True)
+                groups.append(LoadGroup([load], channel))
+            else:
+                by_block.setdefault(load.parent_block(), []).append(load)
         shared: dict[tuple[Block | None, tuple[TensorType, ...]], Channel] = {}
         for block, loads in by_block.items():
             loop = block.parent_op()
-            if isinstance(loop, scf.ForOp):
+            if isinstance(loop, Loop):
                 types = tuple(ld.result.type for ld in loads)
                 key = (loop.parent_block(), types)
                 if key not in shared:
@@ -203,7 +258,7 @@ class Partitioner:
     # ------------------------------------------------------------------- slicing
 
     def _slice(self, role: Role, roots: Iterable[Operation]) -> RoleSlice:
-        s = RoleSlice(role, self.kernel)
+        s = RoleSlice(role, self.kernel, self.whiles)
         for op in roots:
             s.need_op(op)
         return s
@@ -233,7 +288,9 @@ class Partitioner:
         for ch in self.channels:
             ch.create = aref.CreateOp(aref.ArefType(ch.types, 1))
             ch.create.location = ch.groups[0].loads[0].location
-            if ch.in_loop:
+            if isinstance(ch.groups[0].loads[0], tile.NextTileOp):
+                ch.create.result.name_hint = "tickets"
+            elif ch.in_loop:
                 ch.create.result.name_hint = f"ring{rings}"
                 rings += 1
             else:
@@ -255,12 +312,10 @@ class Partitioner:
         ws.location = self.kernel.location  # later passes report against the kernel
         self.body.insert_op_before(ws, ret)
 
-    def channels_inside(self, loop: scf.ForOp) -> list[Channel]:
+    def channels_inside(self, loop: Loop) -> list[Channel]:
         """Channels whose loads sit somewhere inside `loop`, in a fixed order."""
         inside = {
-            self.group_of[ld].channel
-            for ld in loop.walk()
-            if isinstance(ld, tile.LoadOp)
+            self.group_of[ld].channel for ld in loop.walk() if isinstance(ld, Issued)
         }
         return [ch for ch in self.channels if ch in inside]
 
@@ -280,11 +335,13 @@ def _free_values(op: Operation) -> list[SSAValue]:
 class RoleSlice:
     """The ops, and the loop-carried values, one role must keep (backward closure)."""
 
-    def __init__(self, role: Role, kernel: func.FuncOp):
+    def __init__(self, role: Role, kernel: func.FuncOp, whiles: set[scf.WhileOp]):
         self.role = role
         self.kernel = kernel
+        self.whiles = whiles
+        """`Partitioner.whiles`: kept in parts, like for loops."""
         self.ops: set[Operation] = set()
-        self.iters: set[tuple[scf.ForOp, int]] = set()
+        self.iters: set[tuple[Loop, int]] = set()
 
     def need_op(self, op: Operation) -> None:
         if op in self.ops:
@@ -295,7 +352,9 @@ class RoleSlice:
             self.need_op(parent)
         if isinstance(op, scf.ForOp):
             operands: Sequence[SSAValue] = (op.lb, op.ub, op.step)
-        elif isinstance(op, tile.LoadOp) and self.role == "consumer":
+        elif op in self.whiles:  # a while: its condition, recomputed by the role
+            operands = _loop_bounds(op)
+        elif isinstance(op, Issued) and self.role == "consumer":
             operands = ()  # the consumer receives the tile; it needs no address
         elif op.regions:
             # scf.if, scf.while: holding no loads, they are cloned whole, with
@@ -308,7 +367,7 @@ class RoleSlice:
 
     def need_value(self, v: SSAValue) -> None:
         if isinstance(v, OpResult):
-            if isinstance(v.op, scf.ForOp):
+            if isinstance(v.op, scf.ForOp) or v.op in self.whiles:
                 self.need_iter(v.op, v.index)
             else:
                 self.need_op(v.op)
@@ -319,14 +378,21 @@ class RoleSlice:
                     self.need_op(loop)
                 else:
                     self.need_iter(loop, v.index - 1)
+            elif loop in self.whiles:
+                self.need_iter(loop, v.index)
 
-    def need_iter(self, loop: scf.ForOp, i: int) -> None:
+    def need_iter(self, loop: Loop, i: int) -> None:
         if (loop, i) in self.iters:
             return
         self.iters.add((loop, i))
         self.need_op(loop)
-        self.need_value(loop.iter_args[i])
-        self.need_value(loop.body.block.last_op.operands[i])
+        inits = loop.iter_args if isinstance(loop, scf.ForOp) else loop.arguments
+        yielded = (
+            loop.body.block if isinstance(loop, scf.ForOp) else loop.after_region.block
+        ).last_op
+        assert yielded is not None
+        self.need_value(inits[i])
+        self.need_value(yielded.operands[i])
 
 
 class RoleBuilder:
@@ -389,10 +455,12 @@ class RoleBuilder:
         for op in old.ops:
             if op.has_trait(IsTerminator) or op not in self.slice.ops:
                 pass
-            elif isinstance(op, tile.LoadOp):
+            elif isinstance(op, Issued):
                 self._clone_load(op, new, counters, slot_index)
             elif isinstance(op, scf.ForOp):
                 self._clone_loop(op, new, counters)
+            elif isinstance(op, scf.WhileOp) and op in self.p.whiles:
+                self._clone_while(op, new, counters)
             else:
                 new.add_op(op.clone(value_mapper=self.mapper))
             for g, last in release_after.items():
@@ -401,7 +469,7 @@ class RoleBuilder:
                     consumed.location = g.loads[0].location
                     new.add_op(consumed)
         issued_here = [g for g in self.p.groups if g.block is old]
-        if issued_here and isinstance(old.parent_op(), scf.ForOp):
+        if issued_here and isinstance(old.parent_op(), Loop):
             one = arith.ConstantOp.from_int_and_width(1, IndexType())
             new.add_op(one)
             for g in issued_here:
@@ -411,7 +479,7 @@ class RoleBuilder:
 
     def _clone_load(
         self,
-        load: tile.LoadOp,
+        load: Issued,
         new: Block,
         counters: dict[Channel, SSAValue],
         slot_index: dict[LoadGroup, SSAValue],
@@ -471,6 +539,57 @@ class RoleBuilder:
             body,
         )
         clone.attributes |= loop.attributes  # hints such as tile.overlap
+        clone.location = loop.location
+        new.add_op(clone)
+        for k, i in enumerate(iters):
+            self.mapper[loop.results[i]] = clone.results[k]
+            clone.results[k].name_hint = loop.results[i].name_hint
+        for k, ch in enumerate(channels):
+            counters[ch] = clone.results[len(iters) + k]
+
+    def _clone_while(
+        self, loop: scf.WhileOp, new: Block, counters: dict[Channel, SSAValue]
+    ) -> None:
+        """The role's part of a for-like while (`_carries_unchanged`): the values
+        it keeps and the aref counters, carried through both regions; the
+        condition recomputed from them."""
+        iters = sorted(i for lp, i in self.slice.iters if lp is loop)
+        channels = self.p.channels_inside(loop)
+        types = [loop.arguments[i].type for i in iters] + [IndexType()] * len(channels)
+        old_before, old_after = loop.before_region.block, loop.after_region.block
+        before, after = Block(arg_types=types), Block(arg_types=types)
+        for block, old_block in ((before, old_before), (after, old_after)):
+            for k, i in enumerate(iters):
+                self.mapper[old_block.args[i]] = block.args[k]
+                block.args[k].name_hint = old_block.args[i].name_hint
+            for k in range(len(channels)):
+                block.args[len(iters) + k].name_hint = "idx"
+        condition = old_before.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        for op in old_before.ops:
+            if op is not condition:
+                before.add_op(op.clone(value_mapper=self.mapper))
+        before.add_op(scf.ConditionOp(self.lookup(condition.condition), *before.args))
+        inner = dict(counters)
+        for k, ch in enumerate(channels):
+            inner[ch] = after.args[len(iters) + k]
+        self._clone_block(old_after, after, inner)
+        old_yield = old_after.last_op
+        assert old_yield is not None
+        after.add_op(
+            scf.YieldOp(
+                *[self.lookup(old_yield.operands[i]) for i in iters],
+                *[inner[ch] for ch in channels],
+            )
+        )
+        clone = scf.WhileOp(
+            [self.lookup(loop.arguments[i]) for i in iters]
+            + [counters[ch] for ch in channels],
+            types,
+            [before],
+            [after],
+        )
+        clone.attributes |= loop.attributes
         clone.location = loop.location
         new.add_op(clone)
         for k, i in enumerate(iters):

@@ -1,4 +1,4 @@
-"""persistent{group-m=8 longest-first=false}: one long-lived program per SM
+"""persistent{group-m=8 longest-first=false dynamic=false}: one long-lived program per SM
 walks the output tiles.
 
 Contract. Input: a tile kernel (before `aref-partition`) whose launch grid
@@ -21,6 +21,26 @@ a cluster share y and z (group-m then counts cluster rows, group-m / S). The
 kernel gets a
 `tile.persistent` attribute holding the original grid rule, from which the runtime
 launches min(#SMs, T) programs.
+
+With `dynamic`, the programs take their tiles from a counter instead
+(`persistent{dynamic=true}`): the loop is `scf.while (%t = program_id(x)) while
+%t < T`, and at the end of each tile the program takes a ticket
+(`tile.next_tile`) and goes on with tile num_programs(x) + ticket. The tile ids
+map to program ids exactly as above, so with `longest-first` the counter hands
+out the longest tiles first; a program that drew short tiles takes more, and
+the walk ends without the tail a static round robin leaves when tiles differ in
+work (causal attention). `aref-partition` gives the ticket to the producer (one
+thread takes it) and routes it to the consumers through a ring of its own.
+The counter resets itself, so the runtime allocates and clears nothing: it
+counts modulo T (wrapping to 0 after T - 1, as `atom.global.inc` does; the GPU
+lowering is not built yet), and a launch takes
+exactly T tickets, one per tile beyond the first P plus the one past the end
+that stops each of the min(P, T) programs that start a tile ((T - P) + P when
+P <= T, T when P > T), so the next launch of the kernel finds it at zero. That
+holds for launches one after another on one stream; two launches of the same
+loaded kernel running at once (on different streams) would share the counter
+and are not supported. Refused with clusters (the blocks of a cluster would
+have to share each ticket).
 
 Why before `aref-partition`: the partitioner threads every aref's index through
 all enclosing loops, so indices keep counting across tiles and the producer runs
@@ -61,6 +81,7 @@ class PersistentPass(ModulePass):
 
     group_m: int = DEFAULTS.group_m
     longest_first: bool = DEFAULTS.longest_first
+    dynamic: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.group_m < 1:
@@ -85,7 +106,17 @@ class PersistentPass(ModulePass):
                     f"persistent: kernel @{kernel.sym_name.data} reads no program "
                     "id, so its grid is one program: there are no tiles to walk",
                 )
-            _make_persistent(kernel, rules, self.group_m, self.longest_first)
+            if self.dynamic and cluster_size(kernel) > 1:
+                raise OpDiagnostic(
+                    kernel,
+                    f"persistent: kernel @{kernel.sym_name.data} runs in clusters, "
+                    "whose blocks must walk the same cluster tiles: dynamic=true "
+                    "would need each ticket shared across the cluster; use the "
+                    "static walk",
+                )
+            _make_persistent(
+                kernel, rules, self.group_m, self.longest_first, self.dynamic
+            )
 
 
 class Builder:
@@ -181,6 +212,7 @@ def _make_persistent(
     rules: list[Rule],
     group_m: int,
     longest_first: bool,
+    dynamic: bool,
 ) -> None:
     body = kernel.body.block
     ret = body.last_op
@@ -208,7 +240,10 @@ def _make_persistent(
 
     loop_body = Block(arg_types=[IndexType()])
     loop_body.args[0].name_hint = "tile_id"
-    body.insert_op_before(scf.ForOp(first, total, stride, [], loop_body), ret)
+    if dynamic:
+        body.insert_op_before(_dynamic_loop(first, total, loop_body), ret)
+    else:
+        body.insert_op_before(scf.ForOp(first, total, stride, [], loop_body), ret)
     b = Builder(loop_body)
     ids = tile_ids(b, loop_body.args[0], walked, max(1, group_m // size), longest_first)
     if size > 1 and 0 in ids:
@@ -219,9 +254,25 @@ def _make_persistent(
     for o in moved:
         o.detach()
         loop_body.add_op(o)
-    loop_body.add_op(scf.YieldOp())
+    if dynamic:
+        ticket = b.add(tile.NextTileOp(total), "ticket")
+        ticket.owner.location = kernel.location  # diagnostics point at the kernel
+        loop_body.add_op(scf.YieldOp(b.add(arith.AddiOp(stride, ticket), "next_tile")))
+    else:
+        loop_body.add_op(scf.YieldOp())
     relabel_program_ids(loop_body, ids, extents)
     kernel.attributes[PERSISTENT_ATTR] = encode_rules(rules)
+
+
+def _dynamic_loop(first: SSAValue, total: SSAValue, body: Block) -> scf.WhileOp:
+    """`scf.while` from tile `first` while the tile is below `total`; `body`
+    (which yields the next tile) runs each tile."""
+    before = Block(arg_types=[IndexType()])
+    before.args[0].name_hint = "tile_id"
+    more = arith.CmpiOp(before.args[0], total, "ult")
+    more.result.name_hint = "more_tiles"
+    before.add_ops([more, scf.ConditionOp(more, before.args[0])])
+    return scf.WhileOp([first], [IndexType()], [before], [body])
 
 
 def tile_ids(

@@ -4,7 +4,8 @@ software-pipeline warp-specialized kernels at the aref level.
 - num-stages D: every ring (an aref put inside a loop) gets D slots, so the
   producer can run up to D loads ahead of the consumer. A ring put in a loop
   that itself holds loops with puts (Q in a persistent attention kernel: once
-  per tile, around the key loop) gets min(outer-stages, D): double buffering
+  per tile, around the key loop; the tickets of `persistent{dynamic=true}`,
+  put in its scf.while) gets min(outer-stages, D): double buffering
   (the default) lets the producer fetch the next tile's Q during this tile; one
   slot leaves its shared memory to the inner rings (a third K/V stage at head
   dim 128), and the next Q then loads once this tile's last S is computed.
@@ -98,7 +99,7 @@ def _rings(ws: aref.WarpSpecializeOp) -> dict[aref.CreateOp, bool]:
     rings: dict[aref.CreateOp, bool] = {}
     for put in ws.producer.walk():
         loop = put.parent_op()
-        if isinstance(put, aref.PutOp) and isinstance(loop, scf.ForOp):
+        if isinstance(put, aref.PutOp) and isinstance(loop, scf.ForOp | scf.WhileOp):
             create = put.aref.owner
             if isinstance(create, aref.CreateOp):
                 outer = any(

@@ -32,7 +32,8 @@ patterns only build what the plan says:
 Kernels outside what the hardware path supports get a diagnostic at the op:
 top-level ops other than arefs, MMA shapes wgmma cannot issue, reductions across
 rows, nothing to multicast, tiles TMA cannot move swizzled, more shared memory
-than a block has, a put that carries anything but tiles loaded for it.
+than a block has, a put that carries anything but tiles loaded for it, the
+tile tickets of `persistent{dynamic=true}` (not lowered yet).
 """
 
 from __future__ import annotations
@@ -243,6 +244,15 @@ class KernelPlan:
                     op,
                     "convert-aref-to-nvgpu-async expects only aref.create and one "
                     "aref.warp_specialize at the top of a kernel",
+                )
+        for op in self.ws.producer.walk():
+            if isinstance(op, tile.NextTileOp):
+                raise OpDiagnostic(
+                    op,
+                    "convert-aref-to-nvgpu-async: the tile tickets of "
+                    "persistent{dynamic=true} are not lowered to the GPU yet (the "
+                    "interpreter and the aref simulator run them); walk the tiles "
+                    "statically (persistent without dynamic)",
                 )
         consumers = self.num_consumers
         for op in self.ws.consumer.walk():

@@ -215,3 +215,4 @@ def run_aref_level(
         except SimulationError as e:
             # xDSL's interpreter attaches a dump of the module per nesting level.
             raise type(e)(f"@{kernel_name} program {pid}: {e.args[0]}") from None
+    tile_functions.tickets.check_reset()

@@ -64,3 +64,4 @@ def interpret(
     for pid in program_ids(grid3):
         tile_functions.program_id = pid
         interpreter.call_op(kernel, checked)
+    tile_functions.tickets.check_reset()

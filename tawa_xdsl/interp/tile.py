@@ -15,6 +15,7 @@ from xdsl.interpreter import (
     register_impls,
 )
 
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dtypes import numpy_dtype
 from tawa_xdsl.interp.elementwise import to_type
@@ -53,6 +54,33 @@ def write_box(array: np.ndarray, offsets: Sequence[int], value: np.ndarray) -> N
         array[inside] = value[within]
 
 
+class TileCounter:
+    """The counter `tile.next_tile` takes tickets from: one per launch, shared by
+    its programs, counting modulo the tile count (see the op)."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.last: tile.NextTileOp | None = None
+
+    def take(self, op: tile.NextTileOp, tiles: int) -> int:
+        ticket = self.value
+        self.value = 0 if ticket >= tiles - 1 else ticket + 1
+        self.last = op
+        return ticket
+
+    def check_reset(self) -> None:
+        """At the end of a launch: the counter is back at zero, as the next
+        launch of the kernel expects it (each tile's ticket taken once)."""
+        if self.value != 0:
+            assert self.last is not None
+            raise OpDiagnostic(
+                self.last,
+                f"the launch left its tile counter at {self.value}, not 0: its "
+                "programs must take one ticket per tile (a program stops at the "
+                "first ticket past the tiles), or the next launch starts there",
+            )
+
+
 @register_impls
 class TileFunctions(InterpreterFunctions):
     """Tile ops for one program; `program_id` and `grid` are set by the launcher."""
@@ -64,6 +92,8 @@ class TileFunctions(InterpreterFunctions):
         self.running: Callable[[], tuple[int, int, int]] | None = None
         """Where several programs run at once (a cluster in the barrier
         simulator): the id of the one running now, instead of `program_id`."""
+        self.tickets = TileCounter()
+        """The launch's tile counter (`tile.next_tile`)."""
 
     def current(self) -> tuple[int, int, int]:
         return self.program_id if self.running is None else self.running()
@@ -91,6 +121,12 @@ class TileFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: tile.NumProgramsOp, args: PythonValues
     ) -> PythonValues:
         return (self.grid[op.axis.index],)
+
+    @impl(tile.NextTileOp)
+    def run_next_tile(
+        self, interpreter: Interpreter, op: tile.NextTileOp, args: PythonValues
+    ) -> PythonValues:
+        return (self.tickets.take(op, args[0]),)
 
     @impl(tile.DimOp)
     def run_dim(

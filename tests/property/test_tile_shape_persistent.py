@@ -5,7 +5,8 @@ programs, never what it computes:
   that are not block multiples) still match a float64 numpy formula;
 - a persistent generated kernel, run by any number of programs, computes bit for
   bit what the original computes over its whole grid, before and after the
-  warp-specialization passes (the aref indices keep counting across tiles);
+  warp-specialization passes (the aref indices keep counting across tiles),
+  walking its tiles statically or taking them from the tile counter;
 - a kernel with its program ids reversed, alone or then made persistent,
   computes bit for bit what the original computes, before and after the
   warp-specialization passes."""
@@ -90,16 +91,18 @@ def test_resized_attention_matches_numpy(bm, bn, seq, causal) -> None:
     program=tile_programs(),
     programs=st.integers(1, 5),
     group_m=st.integers(1, 3),
+    dynamic=st.booleans(),
     pipeline=pipelines(),
     seed=st.integers(0, 2**16),
 )
 def test_persistent_kernel_is_the_same_function(
-    program, programs, group_m, pipeline, seed
+    program, programs, group_m, dynamic, pipeline, seed
 ) -> None:
     spec, *_ = pipeline
     args, expected = reference_output(program, seed)
     persistent = tawa_xdsl.apply(
-        tawa_xdsl.parse(program.text), f"persistent{{group-m={group_m}}}"
+        tawa_xdsl.parse(program.text),
+        f"persistent{{group-m={group_m} dynamic={str(dynamic).lower()}}}",
     )
     out = args[-2]
     out[...] = np.nan

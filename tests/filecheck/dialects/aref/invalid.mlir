@@ -12,7 +12,16 @@ func.func @k() {
   %r = aref.create : !aref.aref<[f32], depth = 2>
   func.return
 }
-// CHECK: !aref.aref slots hold tiles (tensors), not f32
+// CHECK: !aref.aref slots hold tiles (tensors), or one tile ticket (index), not f32
+
+// -----
+
+// A ticket ring carries one index per slot, nothing else.
+func.func @k() {
+  %r = aref.create : !aref.aref<[index, tensor<64xf32>], depth = 2>
+  func.return
+}
+// CHECK: !aref.aref slots hold tiles (tensors), or one tile ticket (index), not index
 
 // -----
 

@@ -13,6 +13,7 @@
 // CHECK-NEXT:    %{{.*}} = tile.dim %d, 1 : !tile.desc<?x64xf16, box = [128, 64]>
 // CHECK-NEXT:    %{{.*}} = tile.cluster_id
 // CHECK-NEXT:    %{{.*}} = tile.cluster_rank
+// CHECK-NEXT:    %{{.*}} = tile.next_tile %2
 func.func @grid_and_dims(%d: !tile.desc<?x64xf16, box = [128, 64]>) attributes {tile.kernel} {
   %0 = tile.program_id x
   %1 = tile.program_id z
@@ -20,6 +21,7 @@ func.func @grid_and_dims(%d: !tile.desc<?x64xf16, box = [128, 64]>) attributes {
   %3 = tile.dim %d, 1 : !tile.desc<?x64xf16, box = [128, 64]>
   %4 = tile.cluster_id
   %5 = tile.cluster_rank
+  %6 = tile.next_tile %2
   func.return
 }
 
