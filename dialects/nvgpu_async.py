@@ -1130,6 +1130,37 @@ class SmemStoreOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class SmemStoreScalarOp(IRDLOperation):
+    """Write a scalar into the one element of a slot from the thread that runs
+    it (st.shared): the producer's tile ticket (`persistent{dynamic=true}`),
+    published by its arrive on the ring's `full` barrier; the consumers read it
+    with `smem_extract` after their wait on that barrier."""
+
+    name = "nvgpu_async.smem_store_scalar"
+
+    value = operand_def()
+    buffer = operand_def(SmemType)
+    slot = operand_def(IndexType)
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$value `,` $buffer `[` $slot `]` attr-dict `:` type($value) `->` type($buffer)"
+    )
+
+    def __init__(self, value: SSAValue, buffer: SSAValue, slot: SSAValue):
+        super().__init__(operands=[value, buffer, slot])
+
+    def verify_(self) -> None:
+        assert isinstance(self.buffer.type, SmemType)
+        ring = self.buffer.type
+        if ring.get_tile() != (1,) or self.value.type != ring.element_type:
+            raise VerifyException(
+                f"nvgpu_async.smem_store_scalar writes one {self.value.type} into "
+                f"slots of one such element, not into {ring}"
+            )
+
+
 class StorePath(StrEnum):
     """How a register tile reaches global memory (`select-store-path` decides
     which a `store_global` may take; a run-time uniform branch on the tile's
@@ -1758,6 +1789,7 @@ NVGPUAsync = Dialect(
         SmemLoadOp,
         SmemExtractOp,
         SmemStoreOp,
+        SmemStoreScalarOp,
         StoreGlobalOp,
         WgmmaFenceOp,
         WgmmaCommitGroupOp,

@@ -15,8 +15,9 @@ shared-memory values the kernel's prologue makes. Applied by one pre-order walk
   start with their `setmaxnreg` (the producer also warms the tensor maps) and
   whose consumer ends waiting for its wgmma groups and TMA stores.
 - Producer: `LowerPut` (wait for a free slot, arm `full` with the slot's bytes,
-  one TMA copy per tile), `EraseIssuedLoad` (the put issued its copy).
-- Consumer: `LowerGet` (wait for a full slot, views of it), `LowerConsumed`
+  one TMA copy per tile; a tile ticket: store it into the slot and arrive on
+  `full`), `EraseIssuedLoad` (the put issued its copy).
+- Consumer: `LowerGet` (wait for a full slot, views of it; a ticket: read it), `LowerConsumed`
   (arrive on `empty`), `LowerTrans` (a transposed view), `LowerDot` (fence,
   wgmma, commit), `LowerStore` (through the staging tile and TMA, or from
   registers), `LowerRegisterConstant`, `RetypeTiles` (register fragments and
@@ -54,7 +55,12 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
 
 from tawa_xdsl.analysis.carried import STRUCTURED
-from tawa_xdsl.analysis.kernel_plan import Allocation, ChannelPlan, KernelPlan
+from tawa_xdsl.analysis.kernel_plan import (
+    TICKET_TYPE,
+    Allocation,
+    ChannelPlan,
+    KernelPlan,
+)
 from tawa_xdsl.analysis.layouts import (
     ConsumerLayouts,
     Smem,
@@ -363,6 +369,11 @@ class LowerPut(RewritePattern):
         slot = slot_of(rewriter, put.index, depth)
         parity = parity_of(rewriter, put.index, depth, producer=True)
         rewriter.insert(nv.MBarrierWaitOp(ch.empty, slot, parity))
+        if ch.plan.tickets:
+            ticket = rewriter.insert(arith.IndexCastOp(put.values[0], TICKET_TYPE))
+            rewriter.insert(nv.SmemStoreScalarOp(ticket.result, ch.rings[0], slot))
+            rewriter.replace(put, nv.MBarrierArriveOp(ch.full, slot, "thread"), [])
+            return
         rewriter.insert(nv.MBarrierArriveExpectTxOp(ch.full, slot, ch.plan.slot_bytes))
         for value, ring in zip(put.values, ch.rings, strict=True):
             load = value.owner
@@ -409,6 +420,12 @@ class LowerGet(RewritePattern):
         parity = parity_of(rewriter, get.index, depth, producer=False)
         rewriter.insert(nv.MBarrierWaitOp(ch.full, slot, parity))
         views = [nv.SmemSlotOp(ring, slot) for ring in ch.rings]
+        if ch.plan.tickets:
+            read = nv.SmemExtractOp(views[0], (0,))
+            ticket = arith.IndexCastOp(read.result, IndexType())
+            ticket.result.name_hint = get.values[0].name_hint
+            rewriter.replace(get, [*views, read, ticket], [ticket.result])
+            return
         rewriter.replace(get, views, [v.result for v in views])
 
 

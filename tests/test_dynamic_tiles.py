@@ -6,10 +6,11 @@ through a ring of its own.
   walk order, and the counter is back at zero after the launch (the next
   launch starts there);
 - causal attention and a GEMM compute bit for bit what the static walk
-  computes, in the reference interpreter and in the aref simulator under
-  several interleavings;
+  computes, in the reference interpreter, the aref simulator and (lowered to
+  nvgpu_async) the barrier simulator, under several interleavings;
 - a launch that leaves the counter dirty, and broken ticket handoffs between
-  the roles, are reported, not run to a wrong answer."""
+  the roles (at the aref level and in the lowered kernel), are reported, not
+  run to a wrong answer."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import tawa_xdsl
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.aref_sim import ProtocolViolation
+from tawa_xdsl.interp.barrier_sim import Hazard
 from tawa_xdsl.interp.scheduler import Deadlock
 
 from .conftest import example_module
@@ -116,14 +118,16 @@ def test_dynamic_walk_computes_what_the_static_walk_computes(
     specialized = tawa_xdsl.apply(
         dynamic.clone(), "aref-partition,pipeline{num-stages=3 two-stage=true}"
     )
+    lowered = tawa_xdsl.apply(specialized.clone(), "convert-aref-to-nvgpu-async")
     for programs in (1, 3, 40):
         out[...] = np.nan
         tawa_xdsl.interpret(dynamic, name, *args, grid=(programs,))
         np.testing.assert_array_equal(out, expected)
         for seed in range(2):
-            out[...] = np.nan
-            tawa_xdsl.simulate(specialized, name, *args, grid=(programs,), seed=seed)
-            np.testing.assert_array_equal(out, expected)
+            for module in (specialized, lowered):
+                out[...] = np.nan
+                tawa_xdsl.simulate(module, name, *args, grid=(programs,), seed=seed)
+                np.testing.assert_array_equal(out, expected)
 
 
 def test_a_launch_that_leaves_the_counter_dirty_is_reported() -> None:
@@ -200,3 +204,60 @@ def test_a_broken_ticket_handoff_is_caught(mutate, error, message) -> None:
     with pytest.raises(error, match=message):
         for seed in range(4):
             tawa_xdsl.simulate(module, "bump", c, grid=(2,), seed=seed)
+
+
+def _lowered_gemm() -> str:
+    return str(
+        tawa_xdsl.apply(
+            example_module("gemm.mlir", "gemm_nt"),
+            f"{_dynamic()},{PARTITION},convert-aref-to-nvgpu-async",
+        )
+    )
+
+
+def _skip_consumer_wait(consumer: str) -> str:
+    """The consumers read the ticket without waiting for the producer's
+    arrive on its full barrier."""
+    return re.sub(
+        r"\n\s*nvgpu_async.mbarrier_wait %tickets_full\[.*", "", consumer, count=1
+    )
+
+
+def _arrive_before_store(producer: str) -> str:
+    """The producer arrives on the full barrier before it stores the ticket:
+    the consumers may read the slot before the ticket is in it."""
+    store = re.search(r"\n\s*nvgpu_async.smem_store_scalar .*", producer)
+    arrive = re.search(
+        r"\n\s*nvgpu_async.mbarrier_arrive thread %tickets_full.*", producer
+    )
+    assert store and arrive and store.end() <= arrive.start()
+    return (
+        producer[: store.start()]
+        + arrive.group()
+        + store.group()
+        + producer[arrive.end() :]
+    )
+
+
+@pytest.mark.parametrize(
+    ("mutate", "consumer_side", "message"),
+    [
+        (_skip_consumer_wait, True, r"without having waited for %tickets_full"),
+        # the arrive publishes nothing; the store waits for the next one
+        (_arrive_before_store, False, r"consumer reads slot \d+ of %tickets"),
+    ],
+    ids=["consumer skips its wait", "producer arrives before its store"],
+)
+def test_the_barrier_simulator_catches_a_broken_ticket_handoff(
+    mutate, consumer_side, message
+) -> None:
+    head, consumer = _consumer(_lowered_gemm())
+    text = head + mutate(consumer) if consumer_side else mutate(head) + consumer
+    module = tawa_xdsl.parse(text)
+    a, b, c = _gemm_args(256, 256, 64)
+    tawa_xdsl.simulate(
+        tawa_xdsl.parse(_lowered_gemm()), "gemm_nt", a, b, c, grid=(2,)
+    )  # unmutated, it runs
+    with pytest.raises(Hazard, match=message):
+        for seed in range(6):
+            tawa_xdsl.simulate(module, "gemm_nt", a, b, c, grid=(2,), seed=seed)

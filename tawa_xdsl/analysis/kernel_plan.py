@@ -32,8 +32,14 @@ patterns only build what the plan says:
 Kernels outside what the hardware path supports get a diagnostic at the op:
 top-level ops other than arefs, MMA shapes wgmma cannot issue, reductions across
 rows, nothing to multicast, tiles TMA cannot move swizzled, more shared memory
-than a block has, a put that carries anything but tiles loaded for it, the
-tile tickets of `persistent{dynamic=true}` (not lowered yet).
+than a block has, a put that carries anything but tiles loaded for it (or a
+ticket).
+
+A ring of tile tickets (`persistent{dynamic=true}`, an aref of one `index`)
+gets slots of one i32 (`TICKET_TYPE`), its `full` barrier the producer
+thread's plain arrive after it stores the ticket (no TMA, no transaction
+bytes) and its `empty` barrier one arrival per consumer thread, each of which
+reads the ticket with a shared load.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tawa_xdsl.analysis.carried import uses_through_loops
@@ -124,13 +130,31 @@ class ChannelPlan:
         return self.create.result.type.num_slots
 
     @property
+    def tickets(self) -> bool:
+        """A ring of tile tickets (stored by the producer thread, not TMA)."""
+        return is_ticket_ring(self.create.result.type)
+
+    @property
     def slot_bytes(self) -> int:
         """Bytes one put delivers: what `full`'s expect_tx arms."""
         return _slot_bytes(self.create.result.type.types)
 
 
-def _slot_bytes(payload: Sequence[TensorType]) -> int:
-    return sum(tile_bytes(t.get_shape(), t.element_type) for t in payload)
+TICKET_TYPE = IntegerType(32)
+"""How a tile ticket is held in shared memory (`tile.next_tile` counts in u32)."""
+
+
+def is_ticket_ring(t: aref.ArefType) -> bool:
+    return t.types == (IndexType(),)
+
+
+def _slot_bytes(payload: Sequence[Attribute]) -> int:
+    return sum(
+        tile_bytes(t.get_shape(), t.element_type)
+        if isinstance(t, TensorType)
+        else element_bytes(TICKET_TYPE)
+        for t in payload
+    )
 
 
 def ring_bytes(depth: int, slot_bytes: int) -> int:
@@ -245,15 +269,6 @@ class KernelPlan:
                     "convert-aref-to-nvgpu-async expects only aref.create and one "
                     "aref.warp_specialize at the top of a kernel",
                 )
-        for op in self.ws.producer.walk():
-            if isinstance(op, tile.NextTileOp):
-                raise OpDiagnostic(
-                    op,
-                    "convert-aref-to-nvgpu-async: the tile tickets of "
-                    "persistent{dynamic=true} are not lowered to the GPU yet (the "
-                    "interpreter and the aref simulator run them); walk the tiles "
-                    "statically (persistent without dynamic)",
-                )
         consumers = self.num_consumers
         for op in self.ws.consumer.walk():
             if isinstance(op, tile.DotOp):
@@ -279,6 +294,8 @@ class KernelPlan:
 
     def _check_puts(self) -> None:
         for put in self.ws.producer.walk():
+            if isinstance(put, aref.PutOp) and is_ticket_ring(put.aref.type):
+                continue  # the ticket is a scalar the producer stores itself
             if isinstance(put, aref.PutOp) and not all(
                 isinstance(v.owner, tile.LoadOp) and len(list(v.uses)) == 1
                 for v in put.values
@@ -396,7 +413,10 @@ class KernelPlan:
         for create in creates:
             depth = create.result.type.num_slots
             for t in create.result.type.types:
-                ring = nv.SmemType(depth, t.get_shape(), t.element_type)
+                if isinstance(t, TensorType):
+                    ring = nv.SmemType(depth, t.get_shape(), t.element_type)
+                else:
+                    ring = nv.SmemType(depth, (1,), TICKET_TYPE)
                 rings.setdefault(create, []).append(
                     Allocation(offset, ring, create.result.name_hint)
                 )
@@ -412,7 +432,10 @@ class KernelPlan:
             self.staging[store] = staging
             offset = staging.end
         for create in creates:
-            thread_release = self._read_by_threads(create)
+            # every consumer thread reads a ticket with a shared load
+            thread_release = is_ticket_ring(
+                create.result.type
+            ) or self._read_by_threads(create)
             multicast = not thread_release and any(
                 v.owner in self.multicast
                 for use in create.result.uses

@@ -116,7 +116,8 @@ class ConsumerLayouts:
         for op in consumer.walk():
             if isinstance(op, aref.GetOp):
                 for v in op.values:
-                    self.placement[v] = Smem()
+                    if isinstance(v.type, TensorType):  # not a tile ticket
+                        self.placement[v] = Smem()
         changed = True
         while changed:
             changed = False

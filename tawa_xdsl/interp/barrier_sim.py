@@ -143,6 +143,12 @@ class MBarrier:
 class Ring:
     name: str
     data: np.ndarray  # [depth, *tile]
+    scalars: bool = False
+    """Threads write its slots (`smem_store_scalar`: tile tickets), so a read
+    must follow the arrive that published the write (`published`)."""
+    published: dict[int, tuple[MBarrier, int]] = field(default_factory=dict)
+    """By slot: the barrier whose completed phase count must reach the number
+    given before a thread other than the writer may read the slot."""
 
 
 @dataclass(frozen=True)
@@ -195,6 +201,10 @@ class Actor:
     unfenced_tiles: dict[int, tuple[np.ndarray, Operation]] = field(
         default_factory=dict
     )
+    unpublished: list[tuple[Ring, int]] = field(default_factory=list)
+    """Slots it wrote with `smem_store_scalar`; its next arrive publishes them."""
+    seen: dict[int, int] = field(default_factory=dict)
+    """By id of an mbarrier: the phases completed when it last waited on it."""
 
 
 @dataclass(eq=False)
@@ -431,7 +441,10 @@ class HopperFunctions(InterpreterFunctions):
         data = np.zeros(
             (t.depth.data, *t.get_tile()), dtype=numpy_dtype(t.element_type)
         )
-        ring = Ring(op.result.name_hint or "smem", data)
+        scalars = any(
+            isinstance(u.operation, nv.SmemStoreScalarOp) for u in op.result.uses
+        )
+        ring = Ring(op.result.name_hint or "smem", data, scalars)
         self._where()[0].rings[op] = ring
         return (ring,)
 
@@ -503,6 +516,10 @@ class HopperFunctions(InterpreterFunctions):
             n = THREADS_PER_WARPGROUP if op.scope.data == nv.ArriveScope.THREAD else 1
         bar = self._usable(op, self._barrier(op, bars, i))
         phase = bar.completed
+        actor = self._actor()
+        for ring, slot in actor.unpublished:  # released to the phase's waiters
+            ring.published[slot] = (bar, phase + 1)
+        actor.unpublished.clear()
         if op.cluster_size == 1:
             self._arrive(bars[i], n, f"{op.name} {_bar(op, bars, i)}")
         else:
@@ -535,6 +552,8 @@ class HopperFunctions(InterpreterFunctions):
             lambda: bar.completed % 2 != parity,
             lambda: f"{op.name} on %{bar.name} for parity {parity} ({bar.state()})",
         )
+        seen = self._actor().seen
+        seen[id(bar)] = max(seen.get(id(bar), 0), bar.completed)
         return ()
 
     @impl(nv.ClusterBarrierOp)
@@ -882,11 +901,48 @@ class HopperFunctions(InterpreterFunctions):
             )
         return (np.array(view.tile()),)
 
+    @impl(nv.SmemStoreScalarOp)
+    def run_smem_store_scalar(
+        self, interpreter: Interpreter, op: nv.SmemStoreScalarOp, args: PythonValues
+    ):
+        value, ring, slot = args
+        ring.data[self._slot(op, ring, slot)] = value
+        ring.published.pop(slot, None)
+        self._actor().unpublished.append((ring, slot))
+        return ()
+
     @impl(nv.SmemExtractOp)
     def run_smem_extract(
         self, interpreter: Interpreter, op: nv.SmemExtractOp, args: PythonValues
     ):
-        return (args[0].tile()[op.get_position()],)
+        view = args[0]
+        if view.ring.scalars:
+            self._check_published(op, view.ring, view.slot)
+        return (view.tile()[op.get_position()],)
+
+    def _check_published(self, op: Operation, ring: Ring, slot: int) -> None:
+        """A thread reads a slot another thread wrote only after waiting for the
+        barrier phase that the writer's arrive completed (release, acquire)."""
+        published = ring.published.get(slot)
+        if published is None:
+            raise Hazard(
+                format_at(
+                    op,
+                    f"{self._thread()} reads slot {slot} of %{ring.name} before the "
+                    "thread that writes it published it with an arrive (read "
+                    "before its full barrier's wait?)",
+                )
+            )
+        bar, phase = published
+        if self._actor().seen.get(id(bar), 0) < phase:
+            raise Hazard(
+                format_at(
+                    op,
+                    f"{self._thread()} reads slot {slot} of %{ring.name} without "
+                    f"having waited for %{bar.name} to complete the phase that "
+                    "publishes it (read before its full barrier's wait?)",
+                )
+            )
 
     @impl(nv.StoreGlobalOp)
     def run_store_global(
@@ -1086,3 +1142,4 @@ def run_lowered(
             ) from None
         except SimulationError as e:
             raise type(e)(f"{name} {where}: {e.args[0]}") from None
+    tile_functions.tickets.check_reset()

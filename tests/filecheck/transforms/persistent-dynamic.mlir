@@ -7,7 +7,8 @@
 // RUN: tawa-opt %examples/gemm.mlir -p 'persistent{dynamic=true},aref-partition,pipeline{num-stages=3}' | filecheck %s --check-prefix=PART
 // RUN: tawa-opt %examples/gemm.mlir -p 'persistent{dynamic=true},aref-partition,pipeline{num-stages=3 outer-stages=1}' | filecheck %s --check-prefix=ONE
 // RUN: not tawa-opt %examples/gemm.mlir -p 'cluster{size=2},persistent{dynamic=true}' 2>&1 | filecheck %s --check-prefix=CLUSTER
-// RUN: not tawa-opt %examples/gemm.mlir -p 'persistent{dynamic=true},aref-partition,pipeline,convert-aref-to-nvgpu-async' 2>&1 | filecheck %s --check-prefix=LOWER
+// RUN: tawa-opt %examples/gemm.mlir -p 'persistent{dynamic=true},aref-partition,pipeline,convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=LOWER
+// RUN: not tawa-opt %examples/gemm.mlir -p 'persistent{dynamic=true},aref-partition,pipeline,convert-aref-to-nvgpu-async,distribute-fragments' 2>&1 | filecheck %s --check-prefix=THREAD
 
 // The walk is an scf.while from program_id(x) while the tile is below the
 // tile count; tile ids still map longest first (tile 0 is the last query
@@ -69,5 +70,32 @@
 // them is not built.
 // CLUSTER: error: func.func: persistent: kernel @gemm_nt runs in clusters, whose blocks must walk the same cluster tiles: dynamic=true would need each ticket shared across the cluster; use the static walk
 
-// The GPU lowering of the tickets is not built yet: refused at the op.
-// LOWER: gemm.mlir:{{[0-9]+}}:1: error: tile.next_tile: convert-aref-to-nvgpu-async: the tile tickets of persistent{dynamic=true} are not lowered to the GPU yet
+// convert-aref-to-nvgpu-async: the ticket ring is slots of one i32; its full
+// barrier takes the producer thread's plain arrive after it stores the ticket
+// (no TMA, no transaction bytes), its empty barrier one arrival per consumer
+// thread, each of which reads the ticket with a shared load after its wait.
+// LOWER-LABEL: func.func @gemm_nt
+// LOWER:         %[[T:tickets]] = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x1xi32>
+// LOWER:         %[[FULL:tickets_full]] = nvgpu_async.mbarrier_alloc
+// LOWER:         %[[EMPTY:tickets_empty]] = nvgpu_async.mbarrier_alloc
+// LOWER:         nvgpu_async.mbarrier_init %[[FULL]], count = 1
+// LOWER-NEXT:    nvgpu_async.mbarrier_init %[[EMPTY]], count = 128
+// LOWER:         producer {
+// LOWER:           %[[TICKET:.*]] = tile.next_tile %tiles
+// LOWER:           nvgpu_async.mbarrier_wait %[[EMPTY]][%[[S:.*]]], parity
+// LOWER-NEXT:      %[[V:.*]] = arith.index_cast %[[TICKET]] : index to i32
+// LOWER-NEXT:      nvgpu_async.smem_store_scalar %[[V]], %[[T]][%[[S]]] : i32 -> !nvgpu_async.smem<2x1xi32>
+// LOWER-NEXT:      nvgpu_async.mbarrier_arrive thread %[[FULL]][%[[S]]]
+// LOWER:         } consumer {
+// LOWER-NOT:       tile.next_tile
+// LOWER:           nvgpu_async.store_global
+// LOWER:           nvgpu_async.mbarrier_wait %[[FULL]][%[[CS:.*]]], parity
+// LOWER-NEXT:      %[[VIEW:.*]] = nvgpu_async.smem_slot %[[T]][%[[CS]]]
+// LOWER-NEXT:      %[[READ:.*]] = nvgpu_async.smem_extract %[[VIEW]][0] : !nvgpu_async.smem_view<1xi32>
+// LOWER-NEXT:      %[[CT:.*]] = arith.index_cast %[[READ]] : i32 to index
+// LOWER-NEXT:      arith.addi %programs_1, %[[CT]]
+// LOWER:           nvgpu_async.mbarrier_arrive thread %[[EMPTY]]
+
+// The thread-level back end has no tile counter yet (atom.global.inc on a
+// module-scope .global): refused at the op.
+// THREAD: gemm.mlir:{{[0-9]+}}:1: error: tile.next_tile: the thread level does not handle 'tile.next_tile' (in kernel @gemm_nt)
