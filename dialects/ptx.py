@@ -1108,6 +1108,35 @@ class VoteAnyOp(PTXOp):
         out.line(f"vote.sync.any.pred {d}, {a}, 0xffffffff;")
 
 
+@irdl_op_definition
+class TileTicketOp(PTXOp):
+    """A ticket from the kernel's tile counter (`tile.next_tile`): `counter` is
+    a module-scope `.global .u32` (zero when the module loads, declared by the
+    printer) that wraps to 0 after `bound`:
+    `atom.global.inc.u32 %d, [counter], %bound;`."""
+
+    name = "ptx.tile_ticket"
+
+    counter = prop_def(StringAttr)
+    bound = operand_def(RegType)
+    result = result_def(RegType)
+
+    def __init__(self, counter: str, bound: SSAValue):
+        super().__init__(
+            operands=[bound],
+            properties={"counter": StringAttr(counter)},
+            result_types=[_reg("b32")],
+        )
+
+    def verify_(self) -> None:
+        if register_class(self.bound) != "b32" or width(self.bound) != 1:
+            raise VerifyException("ptx.tile_ticket: the bound is one b32 register")
+
+    def print_ptx(self, out: Emitter) -> None:
+        d, b = operand_text(self.result), operand_text(self.bound)
+        out.line(f"atom.global.inc.u32 {d}, [{self.counter.data}], {b};")
+
+
 # ------------------------------------------------------------------ memory
 
 MEMORY_TYPES = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64"}
@@ -2451,6 +2480,7 @@ PTX = Dialect(
         ShflOp,
         ShflIdxOp,
         VoteAnyOp,
+        TileTicketOp,
         LoadOp,
         StoreOp,
         MBarrierInitOp,

@@ -5,6 +5,7 @@ allocated (`ptx-allocate`); every op prints its own lines (`PTXOp.print_ptx`).
 What is left here is the frame around them:
 
     <module header: .version 8.0, .target sm_90a, .address_size 64, smem>
+    [.global .align 4 .u32 <name>__tile_counter;]   a `tile.next_tile` kernel's
     .visible .entry <name>(
         <the kernel's ptx.params declarations>
     )
@@ -43,6 +44,7 @@ from tawa_xdsl.dialects.ptx import (
     ParamDeclAttr,
     PTXOp,
     RegType,
+    TileTicketOp,
 )
 
 HEADER = """.version 8.0
@@ -130,7 +132,11 @@ def print_kernel(kernel: func.FuncOp) -> str:
         elif type(op) is not func.ReturnOp:
             raise OpDiagnostic(op, "PTX printer: not a thread-level (ptx) op")
     prefixes = sorted((REGISTER_CLASSES[c][0][1:], c) for c in used)
-    out = [
+    # tile counters start at zero when the module loads; each launch leaves
+    # its counter at zero again (`tile.next_tile`)
+    counters = sorted({op.counter.data for op in ops if type(op) is TileTicketOp})
+    out = [f".global .align 4 .u32 {c};" for c in counters]
+    out += [
         f".visible .entry {kernel.sym_name.data}(",
         ",\n".join("    " + p for p in params),
         ")",

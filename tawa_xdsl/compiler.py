@@ -70,6 +70,9 @@ class CompileOptions:
     """Tile rows per raster group of a persistent kernel (`persistent{group-m}`)."""
     longest_first: bool | None = None
     """A persistent kernel walks rows from the last (`persistent{longest-first}`)."""
+    dynamic_tiles: bool | None = None
+    """A persistent kernel's programs take their next tiles from a tile counter
+    (`persistent{dynamic}`) instead of walking them in a fixed order."""
     outer_stages: int | None = None
     """Slots of rings put once per persistent tile (`pipeline{outer-stages}`)."""
     tma_store: bool | None = None
@@ -225,6 +228,7 @@ DEFAULTS = CompileOptions(
     persistent=False,
     group_m=8,
     longest_first=False,
+    dynamic_tiles=False,
     outer_stages=2,
     tma_store=True,
     ping_pong=False,
@@ -283,6 +287,8 @@ def describe(options: Mapping[str, Any]) -> str:
             parts.append(f"g{options['group_m']}")
         if options.get("longest_first"):
             parts.append("lf")
+        if options.get("dynamic_tiles"):
+            parts.append("dyn")
         if options["outer_stages"] != DEFAULTS.outer_stages:
             parts.append(f"q{options['outer_stages']}")
     if options.get("two_stage"):

@@ -40,7 +40,7 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
     """Tile IR -> lowered nvgpu_async IR, ready for `-t ptx`:
 
     tile-shape{block-m block-n block-k}, [reverse-grid{axis=x}], [cluster{size}],
-    [persistent{group-m longest-first}],
+    [persistent{group-m longest-first dynamic}],
     canonicalize,
     cse, aref-partition, cooperative{num-consumers},
     register-budget{producer consumer},
@@ -140,12 +140,21 @@ def hopper_passes(options: CompileOptions) -> list[ModulePass]:
             "programs of a grid; a persistent kernel walks its tiles itself "
             "(use longest-first)"
         )
+    if options.dynamic_tiles and not options.persistent:
+        raise PassFailedException(
+            "tawa-hopper-pipeline: dynamic-tiles is how a persistent kernel takes "
+            "its tiles: give persistent too"
+        )
     return [
         TileShapePass(options.block_m, options.block_n, options.block_k),
         *([ReverseGridPass("x")] if options.reverse_x else []),
         *([ClusterPass(options.cluster)] if options.cluster != 1 else []),
         *(
-            [PersistentPass(options.group_m, options.longest_first)]
+            [
+                PersistentPass(
+                    options.group_m, options.longest_first, options.dynamic_tiles
+                )
+            ]
             if options.persistent
             else []
         ),

@@ -7,7 +7,9 @@ through a ring of its own.
   launch starts there);
 - causal attention and a GEMM compute bit for bit what the static walk
   computes, in the reference interpreter, the aref simulator and (lowered to
-  nvgpu_async) the barrier simulator, under several interleavings;
+  nvgpu_async) the barrier simulator, under several interleavings, and at the
+  thread level (registers allocated, `atom.global.inc` on the counter) what
+  the static walk computes there;
 - a launch that leaves the counter dirty, and broken ticket handoffs between
   the roles (at the aref level and in the lowered kernel), are reported, not
   run to a wrong answer."""
@@ -22,6 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tawa_xdsl
+from tawa_xdsl.compiler import describe
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.aref_sim import ProtocolViolation
@@ -261,3 +264,33 @@ def test_the_barrier_simulator_catches_a_broken_ticket_handoff(
     with pytest.raises(Hazard, match=message):
         for seed in range(6):
             tawa_xdsl.simulate(module, "gemm_nt", a, b, c, grid=(2,), seed=seed)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_thread_level_walk_computes_what_the_static_walk_computes(case) -> None:
+    """Lowered to PTX's level (`ptx.tile_ticket`, the ticket stored and loaded
+    through shared memory): the thread simulator checks the counter is back at
+    zero after each launch, as the barrier simulator does."""
+    file, name, args, output = CASES[case]
+    lowering = "aref-partition,pipeline,convert-aref-to-nvgpu-async"
+    lowering += ",distribute-fragments,ptx-allocate"
+    static = tawa_xdsl.apply(
+        example_module(file, name), f"persistent{{longest-first=true}},{lowering}"
+    )
+    out = args[output]
+    out[...] = np.nan
+    tawa_xdsl.simulate(static, name, *args, grid=(2,))
+    expected = out.copy()
+    dynamic = tawa_xdsl.apply(
+        example_module(file, name), f"{_dynamic(longest_first=True)},{lowering}"
+    )
+    for programs in (1, 3):
+        out[...] = np.nan
+        tawa_xdsl.simulate(dynamic, name, *args, grid=(programs,), seed=programs)
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_compile_options_name_the_dynamic_walk() -> None:
+    assert "pers-lf-dyn" in describe(
+        {"persistent": True, "longest_first": True, "dynamic_tiles": True}
+    )

@@ -32,8 +32,8 @@ the walk ends without the tail a static round robin leaves when tiles differ in
 work (causal attention). `aref-partition` gives the ticket to the producer (one
 thread takes it) and routes it to the consumers through a ring of its own.
 The counter resets itself, so the runtime allocates and clears nothing: it
-counts modulo T (wrapping to 0 after T - 1, as `atom.global.inc` does; the
-thread-level back end is not built yet), and a launch takes
+counts modulo T (wrapping to 0 after T - 1: `atom.global.inc.u32` on a
+module-scope `.global` in PTX), and a launch takes
 exactly T tickets, one per tile beyond the first P plus the one past the end
 that stops each of the min(P, T) programs that start a tile ((T - P) + P when
 P <= T, T when P > T), so the next launch of the kernel finds it at zero. That

@@ -222,5 +222,25 @@ class GridQuery(DistributePattern):
         k.define(rewriter, op, [special], Lowered(special.result))
 
 
+def tile_counter(kernel: func.FuncOp) -> str:
+    """The `.global` symbol of `kernel`'s tile counter (`tile.next_tile`)."""
+    return f"{kernel.sym_name.data}__tile_counter"
+
+
+class NextTile(DistributePattern):
+    """`tile.next_tile`: `atom.global.inc` on the kernel's tile counter, which
+    wraps to 0 after tiles - 1 (so a launch leaves it at zero)."""
+
+    OPS = (tile.NextTileOp,)
+
+    def rewrite(self, op: tile.NextTileOp, rewriter: PatternRewriter):
+        k = self.k
+        ops = Ops(k)
+        tiles = ops.reg(k.lowered(op.tiles, op))
+        bound = ops.alu("sub.u32", tiles, k.imm(1, "b32"))
+        ticket = ops.add(ptx.TileTicketOp(tile_counter(k.kernel), bound))
+        k.define(rewriter, op, ops, Lowered(ticket.results[0]))
+
+
 def patterns(k: KernelState) -> list[DistributePattern]:
-    return [RoleDispatch(k), SetMaxNReg(k), GridQuery(k)]
+    return [RoleDispatch(k), SetMaxNReg(k), GridQuery(k), NextTile(k)]

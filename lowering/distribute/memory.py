@@ -143,6 +143,19 @@ class SmemStore(DistributePattern):
         rewriter.replace(op, ops, [])
 
 
+class SmemStoreScalar(DistributePattern):
+    """A tile ticket into its slot: one st.shared.b32 by the producer thread."""
+
+    OPS = (nv.SmemStoreScalarOp,)
+
+    def rewrite(self, op: nv.SmemStoreScalarOp, rewriter: PatternRewriter):
+        ops = Ops(self.k)
+        addr = slot_address(ops, op.buffer, op.slot, op)
+        value = ops.reg(self.k.lowered(op.value, op))
+        ops.add(ptx.StoreOp("shared", addr, value, [0]))
+        rewriter.replace(op, ops, [])
+
+
 class SmemLoad(DistributePattern):
     """A vector tile (a bias) into the column layout, or a matrix tile that TMA
     loaded (a residual, a split-K partial sum) into the accumulator layout,
@@ -608,6 +621,7 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         SmemTrans(k),
         SmemExtract(k),
         SmemStore(k),
+        SmemStoreScalar(k),
         SmemLoad(k),
         StoreGlobal(k),
     ]

@@ -145,7 +145,7 @@ from tawa_xdsl.interp.thread_state import (
     bits_of,
     merge,
 )
-from tawa_xdsl.interp.tile import read_box, write_box
+from tawa_xdsl.interp.tile import TileCounter, read_box, write_box
 from tawa_xdsl.kernel import KernelArgumentError, clusters
 from tawa_xdsl.target import REGISTERS_PER_SM, TMA_ALIGN
 
@@ -207,6 +207,8 @@ class ThreadFunctions(InterpreterFunctions):
         self.grid = grid
         self.rng = np.random.default_rng(seed)
         self.memory = GlobalMemory()
+        self.tile_counters: dict[str, TileCounter] = {}
+        """The launch's tile counters (`ptx.tile_ticket`), by `.global` symbol."""
         self.params: dict[str, np.ndarray] = {}
         self.maps: dict[int, TensorMap] = {}
         for name, value in params.items():
@@ -538,6 +540,19 @@ class ThreadFunctions(InterpreterFunctions):
             **{f"%nctaid.{a}": self.grid[i] for i, a in enumerate("xyz")},
         }
         return (np.array([[values[name]]], dtype=np.uint32),)
+
+    @impl(ptx.TileTicketOp)
+    def run_tile_ticket(
+        self, interpreter: Interpreter, op: ptx.TileTicketOp, args: PythonValues
+    ):
+        """`atom.global.inc.u32`: each executing lane takes the next ticket."""
+        lanes = self.actor.mask
+        bounds = self._per_lane(self._read(op, 0, args[0], lanes=lanes))[:, 0]
+        counter = self.tile_counters.setdefault(op.counter.data, TileCounter())
+        tickets = np.zeros((LANES, 1), dtype=np.uint32)
+        for lane in np.nonzero(lanes)[0]:
+            tickets[lane, 0] = counter.take(op, int(bounds[lane]) + 1)
+        return (tickets,)
 
     @impl(ptx.ParamOp)
     def run_param(self, interpreter: Interpreter, op: ptx.ParamOp, args: PythonValues):
@@ -1664,4 +1679,6 @@ def run_threads(
             ) from None
         except SimulationError as e:
             raise type(e)(f"{name} {where}: {e.args[0]}") from None
+    for counter in machine.tile_counters.values():
+        counter.check_reset()
     return machine

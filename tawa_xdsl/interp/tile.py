@@ -14,6 +14,7 @@ from xdsl.interpreter import (
     impl,
     register_impls,
 )
+from xdsl.ir import Operation
 
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
@@ -60,9 +61,11 @@ class TileCounter:
 
     def __init__(self) -> None:
         self.value = 0
-        self.last: tile.NextTileOp | None = None
+        self.last: Operation | None = None
 
-    def take(self, op: tile.NextTileOp, tiles: int) -> int:
+    def take(self, op: Operation, tiles: int) -> int:
+        """The next ticket, taken by `op` (reported if the launch ends with the
+        counter anywhere but zero)."""
         ticket = self.value
         self.value = 0 if ticket >= tiles - 1 else ticket + 1
         self.last = op

@@ -8,7 +8,9 @@
 // RUN: tawa-opt %examples/gemm.mlir -p 'persistent{dynamic=true},aref-partition,pipeline{num-stages=3 outer-stages=1}' | filecheck %s --check-prefix=ONE
 // RUN: not tawa-opt %examples/gemm.mlir -p 'cluster{size=2},persistent{dynamic=true}' 2>&1 | filecheck %s --check-prefix=CLUSTER
 // RUN: tawa-opt %examples/gemm.mlir -p 'persistent{dynamic=true},aref-partition,pipeline,convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=LOWER
-// RUN: not tawa-opt %examples/gemm.mlir -p 'persistent{dynamic=true},aref-partition,pipeline,convert-aref-to-nvgpu-async,distribute-fragments' 2>&1 | filecheck %s --check-prefix=THREAD
+// RUN: tawa-opt %examples/gemm.mlir -p 'persistent{dynamic=true},aref-partition,pipeline,convert-aref-to-nvgpu-async' -t ptx | filecheck %s --check-prefix=PTX
+// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{persistent=true longest-first=true dynamic-tiles=true outer-stages=1}' -t ptx | filecheck %s --check-prefix=PIPE
+// RUN: not tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{dynamic-tiles=true}' 2>&1 | filecheck %s --check-prefix=ALONE
 
 // The walk is an scf.while from program_id(x) while the tile is below the
 // tile count; tile ids still map longest first (tile 0 is the last query
@@ -96,6 +98,25 @@
 // LOWER-NEXT:      arith.addi %programs_1, %[[CT]]
 // LOWER:           nvgpu_async.mbarrier_arrive thread %[[EMPTY]]
 
-// The thread-level back end has no tile counter yet (atom.global.inc on a
-// module-scope .global): refused at the op.
-// THREAD: gemm.mlir:{{[0-9]+}}:1: error: tile.next_tile: the thread level does not handle 'tile.next_tile' (in kernel @gemm_nt)
+// In PTX the counter is a module-scope .global (zero when the module loads);
+// the producer thread takes a ticket with atom.global.inc bounded by tiles - 1
+// (so the launch leaves the counter at zero), waits for a free slot, stores
+// the ticket and arrives on the slot's full barrier; each consumer thread
+// waits on it, loads the ticket and arrives on the empty barrier.
+// PTX:       .global .align 4 .u32 gemm_nt__tile_counter;
+// PTX-NEXT:  .visible .entry gemm_nt(
+// PTX:         mul.lo.s32 %[[TILES:r[0-9]+]],
+// PTX:         sub.u32 %[[BOUND:r[0-9]+]], %[[TILES]], 1;
+// PTX-NEXT:    atom.global.inc.u32 %[[TICKET:r[0-9]+]], [gemm_nt__tile_counter], %[[BOUND]];
+// PTX:         mbarrier.try_wait.parity
+// PTX:         st.shared.b32 [%{{r[0-9]+}}], %[[TICKET]];
+// PTX-NEXT:    mad.lo.u32
+// PTX-NEXT:    mbarrier.arrive.shared::cta.b64 _,
+// PTX:         mbarrier.try_wait.parity
+// PTX:         ld.shared.b32 %{{r[0-9]+}}, [%{{r[0-9]+}}];
+// PTX:       .global .align 4 .u32 gemm_nn__tile_counter;
+
+// Through the whole pipeline: every attention kernel gets its own counter.
+// PIPE-COUNT-4: .global .align 4 .u32 attention{{.*}}__tile_counter;
+
+// ALONE: tawa-hopper-pipeline: dynamic-tiles is how a persistent kernel takes its tiles: give persistent too

@@ -1,0 +1,68 @@
+"""persistent{dynamic=true} on the H100: causal attention (head dims 64 and
+128, batch x heads 16, sequence 1024) and GEMMs take their tiles from the tile
+counter (`atom.global.inc` on a module-scope `.global`), against float64, the
+output poisoned with NaN before each launch. Each compiled kernel is launched
+three times in a row: the counter must be back at zero after every launch, or
+the next one skips tiles (left NaN)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+import tawa_xdsl
+
+from .conftest import rel_err
+from .test_attention_gpu import attention_reference
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+DYNAMIC = dict(persistent=True, longest_first=True, dynamic_tiles=True)
+LAUNCHES = 3
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_causal_attention_takes_its_tiles_from_the_counter(torch, d) -> None:
+    # at head dim 128 a double-buffered Q does not fit next to the K/V ring
+    options = DYNAMIC | (dict(outer_stages=1) if d == 128 else {})
+    compiled = tawa_xdsl.compile(
+        EXAMPLES / "attention.mlir", f"attention_causal_d{d}", **options
+    )
+    gen = torch.Generator(device="cuda").manual_seed(d)
+    q, k, v = (
+        torch.randn(16, 1024, d, device="cuda", generator=gen).to(torch.bfloat16)
+        for _ in range(3)
+    )
+    scale = 1 / math.sqrt(d)
+    ref = attention_reference(torch, q, k, v, scale, causal=True)
+    for _ in range(LAUNCHES):
+        o = torch.full_like(q, float("nan"))
+        compiled(q, k, v, o, scale)
+        torch.cuda.synchronize()
+        assert rel_err(o, ref) < 1e-2
+
+
+@pytest.mark.parametrize(
+    "size", [(4096, 4096, 512), (1000, 520, 300), (128, 256, 64)], ids=str
+)
+def test_gemm_takes_its_tiles_from_the_counter(torch, size) -> None:
+    """More tiles than SMs, a few, one."""
+    m, n, k = size
+    compiled = tawa_xdsl.compile(  # one kernel: no split-K or stream-K pair
+        EXAMPLES / "gemm.mlir",
+        "gemm_nt",
+        persistent=True,
+        dynamic_tiles=True,
+        split_k=1,
+        stream_k=False,
+    )
+    gen = torch.Generator(device="cuda").manual_seed(m + n + k)
+    a = torch.randn(m, k, device="cuda", generator=gen).to(torch.bfloat16)
+    b = torch.randn(n, k, device="cuda", generator=gen).to(torch.bfloat16)
+    ref = a.double() @ b.double().t()
+    for _ in range(LAUNCHES):
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        compiled(a, b, c)
+        torch.cuda.synchronize()
+        assert rel_err(c, ref) < 1e-2
