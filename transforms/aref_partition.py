@@ -538,7 +538,21 @@ class RoleBuilder:
             + [counters[ch] for ch in channels],
             body,
         )
-        clone.attributes |= loop.attributes  # hints such as tile.overlap
+        self._place_loop(loop, clone, new, iters, channels, counters)
+
+    def _place_loop(
+        self,
+        loop: scf.ForOp | scf.WhileOp,
+        clone: scf.ForOp | scf.WhileOp,
+        new: Block,
+        iters: list[int],
+        channels: list[Channel],
+        counters: dict[Channel, SSAValue],
+    ) -> None:
+        """Add the role's `clone` of `loop` to `new`: the loop's hints (such as
+        tile.overlap) and location, its kept results for the later uses, and
+        the aref counters it carries out."""
+        clone.attributes |= loop.attributes
         clone.location = loop.location
         new.add_op(clone)
         for k, i in enumerate(iters):
@@ -589,11 +603,4 @@ class RoleBuilder:
             [before],
             [after],
         )
-        clone.attributes |= loop.attributes
-        clone.location = loop.location
-        new.add_op(clone)
-        for k, i in enumerate(iters):
-            self.mapper[loop.results[i]] = clone.results[k]
-            clone.results[k].name_hint = loop.results[i].name_hint
-        for k, ch in enumerate(channels):
-            counters[ch] = clone.results[len(iters) + k]
+        self._place_loop(loop, clone, new, iters, channels, counters)
