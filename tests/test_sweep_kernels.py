@@ -1,0 +1,285 @@
+"""Kernels an outside user writes (`tests/kernels/*_sweep.mlir`): GEMMs with two
+accumulators, vector scales, mixed output types, folded batches, K loops over
+tile counts and scalar offsets, a loaded starting accumulator, A scaled in
+registers, two outputs, 64 x 64 tiles; sliding-window and biased attention;
+row kernels with no dot. Each computes its float64 reference in the
+interpreter, and, lowered through the Hopper pipeline to the thread level,
+what the interpreter computes (a couple of units in the last place), on
+extents that are not multiples of the tiles and with few rows; its PTX
+assembles without a ptxas remark."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tawa_xdsl
+from tawa_xdsl.api import parse_kernel
+from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.kernel import find_kernel
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
+
+from .conftest import sweep
+from .thread_level import assert_close, to_thread_level
+
+KERNELS = Path(__file__).parent / "kernels"
+F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A kernel of `tests/kernels/<file>`: its arguments (the outputs given as
+    their shape and dtype), grid and float64 reference of each output."""
+
+    file: str
+    args: tuple[Any, ...]  # (shape, dtype) per array, outputs too; scalars as is
+    outputs: tuple[int, ...]
+    grid: tuple[int, ...]
+    reference: Callable[..., list[np.ndarray]]
+    tolerance: float = 0.02  # of the largest reference value (bf16 inputs)
+
+    def arrays(self, seed: int) -> list[Any]:
+        rng = np.random.default_rng(seed)
+        made = []
+        for i, arg in enumerate(self.args):
+            if not isinstance(arg, tuple):
+                made.append(arg)
+            elif i in self.outputs:
+                made.append(np.full(arg[0], np.nan, arg[1]))
+            else:
+                made.append((0.5 * rng.standard_normal(arg[0])).astype(arg[1]))
+        return made
+
+
+def _silu(x: np.ndarray) -> np.ndarray:
+    return x / (1 + np.exp(-x))
+
+
+def _attention(q, k, v, scale, mask=None, bias=None) -> np.ndarray:
+    s = q @ k.transpose(0, 2, 1) * scale
+    if bias is not None:
+        s = s + bias
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+def _window(sq: int, sk: int, w: int) -> np.ndarray:
+    i, j = np.arange(sq)[:, None], np.arange(sk)[None, :]
+    return (j <= i) & (j > i - w)
+
+
+def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    e = np.exp(x - x.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+BF = bfloat16
+M, N, K = 72, 136, 200
+RUNS = {
+    "gemm_swiglu": Run(
+        "gemm_sweep.mlir",
+        (((M, K), BF), ((N, K), BF), ((N, K), BF), ((M, N), BF)),
+        (3,),
+        (2, 3),
+        lambda a, g, u, c: [_silu(a @ g.T) * (a @ u.T)],
+    ),
+    "gemm_rowscale_colbias": Run(
+        "gemm_sweep.mlir",
+        (
+            ((130, 72), BF),
+            ((200, 72), BF),
+            ((130,), F32),
+            ((200,), F32),
+            ((130, 200), F32),
+        ),
+        (4,),
+        (2, 2),
+        lambda a, b, s, bias, c: [s[:, None] * (a @ b.T) + bias],
+    ),
+    "gemm_nn_f16out": Run(
+        "gemm_sweep.mlir",
+        (((70, 136), BF), ((136, 200), BF), ((70, 200), F32), ((70, 200), F16)),
+        (3,),
+        (2, 2),
+        lambda a, b, r, c: [a @ b + r],
+    ),
+    "bgemm_stride": Run(
+        "gemm_sweep.mlir",
+        (((3 * 80, 72), BF), ((3, 70, 72), BF), ((3, 80, 70), BF), 80),
+        (2,),
+        (2, 2, 3),
+        lambda a, b, c, s: [
+            np.stack([a[i * s : (i + 1) * s] @ b[i].T for i in range(3)])
+        ],
+    ),
+    "gemm_ktiles": Run(
+        "gemm_sweep.mlir",
+        (((70, 320), BF), ((72, 320), BF), ((70, 72), F32), 1, 4),
+        (2,),
+        (2, 2),
+        lambda a, b, c, t0, t1: [a[:, 64:256] @ b[:, 64:256].T],
+    ),
+    "gemm_kstep": Run(
+        "gemm_sweep.mlir",
+        (((70, 330), BF), ((72, 330), BF), ((70, 72), F32), 1, 2),
+        (2,),
+        (2, 2),
+        lambda a, b, c, k0, st: [
+            sum(
+                a[:, k : k + 64] @ b[:, k : k + 64].T
+                for k in range(64 * k0, a.shape[1], 64 * st)
+            )
+        ],
+    ),
+    "gemm_accum": Run(
+        "gemm_sweep.mlir",
+        (((70, 136), BF), ((72, 136), BF), ((70, 72), F32), ((70, 72), BF), 0.5),
+        (3,),
+        (2, 2),
+        lambda a, b, c0, c, beta: [a @ b.T + beta * c0],
+    ),
+    "gemm_scaled_a": Run(
+        "gemm_sweep.mlir",
+        (((70, 136), BF), ((72, 136), BF), ((70, 72), F32), 0.375),
+        (2,),
+        (2, 2),
+        lambda a, b, c, s: [(a * s) @ b.T],
+    ),
+    "gemm_two_outputs": Run(
+        "gemm_sweep.mlir",
+        (((100, 72), BF), ((120, 72), BF), ((100, 120), BF), ((100,), F32)),
+        (2, 3),
+        (2,),
+        lambda a, b, c, rs: [a @ b.T, (a @ b.T).sum(1)],
+    ),
+    "gemm_64x64": Run(
+        "gemm_sweep.mlir",
+        (((5, 24), BF), ((130, 24), BF), ((5, 130), BF)),  # few rows, short K
+        (2,),
+        (1, 3),
+        lambda a, b, c: [a @ b.T],
+    ),
+    "attention_window": Run(
+        "attention_sweep.mlir",
+        (((2, 200, 64), BF),) * 4 + (0.125, 70),
+        (3,),
+        (4, 2),
+        lambda q, k, v, o, sc, w: [_attention(q, k, v, sc, _window(200, 200, int(w)))],
+    ),
+    "attention_bias": Run(
+        "attention_sweep.mlir",
+        (
+            ((2, 100, 64), BF),
+            ((2, 140, 64), BF),
+            ((2, 140, 64), BF),
+            ((2, 100, 140), F32),
+            ((2, 100, 64), BF),
+            0.125,
+        ),
+        (4,),
+        (2, 2),
+        lambda q, k, v, b, o, sc: [_attention(q, k, v, sc, bias=b)],
+    ),
+    "row_softmax": Run(
+        "rows_sweep.mlir",
+        (((100, 72), F32), ((100, 72), F32)),
+        (1,),
+        (2,),
+        lambda x, y: [_softmax(x)],
+        1e-6,
+    ),
+    "row_sum_loop": Run(
+        "rows_sweep.mlir",
+        (((100, 200), BF), ((100,), F32)),
+        (1,),
+        (2,),
+        lambda x, o: [x.sum(1)],
+        1e-6,
+    ),
+}
+
+
+def _module(kernel: str):
+    path = KERNELS / RUNS[kernel].file
+    return parse_kernel(path.read_text(), kernel, str(path))
+
+
+def _interpreted(kernel: str, seed: int) -> tuple[list[Any], list[Any]]:
+    """The arguments of `seed`, and the same after the interpreter ran."""
+    run = RUNS[kernel]
+    args = run.arrays(seed)
+    done = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    tawa_xdsl.interpret(_module(kernel), kernel, *done, grid=run.grid)
+    return args, done
+
+
+@pytest.mark.parametrize("kernel", sorted(RUNS))
+def test_the_interpreter_computes_the_reference(kernel: str) -> None:
+    run = RUNS[kernel]
+    args, done = _interpreted(kernel, seed=3)
+    wide = [a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in args]
+    for out, expected in zip(run.outputs, run.reference(*wide), strict=True):
+        got = done[out].astype(np.float64)
+        assert not np.isnan(got).any()
+        assert np.abs(got - expected).max() <= run.tolerance * np.abs(expected).max()
+
+
+CONFIGS = {
+    "tuned": "",
+    "stages1": "tuned=false num-stages=1 mma-depth=1",
+    "persistent": "persistent=true num-stages=2",
+    "dynamic": "persistent=true dynamic-tiles=true",
+    "register-stores": "tma-store=false",
+    "two-stage": "num-stages=3 mma-depth=2 two-stage=true",
+    "cluster": "cluster=2",
+}
+NO_CLUSTER = {"attention_window", "row_softmax", "row_sum_loop"}  # nothing shared
+CASES = [
+    (k, c)
+    for k in sorted(RUNS)
+    for c in CONFIGS
+    if not (c == "cluster" and k in NO_CLUSTER)
+]
+FAST = {(k, "tuned") for k in RUNS}
+
+
+@pytest.mark.parametrize(
+    ("kernel", "config"), sweep(CASES, FAST, lambda c: f"{c[0]}-{c[1]}")
+)
+def test_the_thread_level_computes_what_the_interpreter_does(
+    kernel: str, config: str
+) -> None:
+    run = RUNS[kernel]
+    args, expected = _interpreted(kernel, seed=5)
+    module = to_thread_level(
+        _module(kernel), f"tawa-hopper-pipeline{{{CONFIGS[config]}}}"
+    )
+    got = [
+        np.full_like(a, np.nan) if i in run.outputs else a for i, a in enumerate(args)
+    ]
+    grid = run.grid
+    if "persistent" in CONFIGS[config]:
+        grid = (3,)
+    elif config == "cluster":  # whole clusters, as the launch rounds the grid
+        grid = (-(-grid[0] // 2) * 2, *grid[1:])
+    tawa_xdsl.simulate(module, kernel, *got, grid=grid, seed=1)
+    for out in run.outputs:  # f32 sums in another order: a few f32 ulps
+        assert_close(
+            got[out], expected[out], bits=20 if got[out].dtype == F32 else None
+        )
+
+
+@pytest.mark.parametrize("kernel", sorted(RUNS))
+def test_the_ptx_assembles(kernel: str) -> None:
+    lowered = tawa_xdsl.apply(_module(kernel), "tawa-hopper-pipeline")
+    result = assemble(kernel_ptx(find_kernel(lowered, kernel)))
+    assert result.ok, result.log[-3000:]
+    assert result.remarks == [] and not result.spills, result.log[-3000:]
