@@ -66,8 +66,11 @@ def stream_bytes_per_us(programs: int, stages: int, read_bytes: int) -> float:
     """What `programs` running at once, each through a ring of `stages` slots
     of which `read_bytes` come from HBM (rows past the operand's end are filled
     with zeros, not read), stream per microsecond: Little's law per program,
-    capped by HBM (`GEMM_STREAM_BYTES_PER_US`)."""
-    per_program = (stages - 1) * read_bytes / MEMORY_ROUND_TRIP_US
+    capped by HBM (`GEMM_STREAM_BYTES_PER_US`). A ring of one slot (num_stages=1
+    given) still has one load in flight, between the MMAs (counted as 0 loads,
+    it divided by zero)."""
+    in_flight = max(stages - 1, 1)
+    per_program = in_flight * read_bytes / MEMORY_ROUND_TRIP_US
     return min(GEMM_STREAM_BYTES_PER_US, programs * per_program)
 
 

@@ -905,3 +905,12 @@ def test_reasons_name_tiles_rows_first() -> None:
     (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
     assert (plan.options.block_m, plan.options.block_n) == (64, 256)
     assert wave.startswith("tile 64x256, ") and "256x64" not in wave
+
+
+def test_a_ring_of_one_slot_given_is_weighed() -> None:
+    """num_stages=1 given: one load in flight per program (the stream model
+    counted stages - 1 = 0 of them and divided by zero at the first call)."""
+    d = dispatcher("gemm.mlir", "gemm_nt", num_stages=1)
+    plan = d.plan(d.key_for(M=4096, N=4096, K=4096))
+    assert plan.options.num_stages == 1
+    assert any(r.rule == "wave quantization" for r in plan.decision.reasons)
