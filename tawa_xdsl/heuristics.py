@@ -176,6 +176,9 @@ SPLIT_PENDING = (
 )
 """Why `decide` splits nothing unless given a splitter."""
 
+CLUSTERS_UNSTREAMED = "off: clusters (cluster > 1) share tiles stream-K splits"
+"""Why K is never streamed with clusters given."""
+
 
 @dataclass(frozen=True)
 class Axis:
@@ -703,8 +706,9 @@ def _gemm_tiles(
         return [c for bm, bn in weighed for c in make(bm, bn)]
 
     found = shapes(candidates)
-    if not found or tuned not in GEMM_RATES:
-        return choice  # the tuned tile has no rate: nothing to compare with
+    if not found or tuned not in GEMM_RATES:  # nothing to compare with
+        _unweighed_cut(structure, extents, given, sms, splitter, sized(*tuned), choice)
+        return choice
     mode = given.get("stream_k")
     clustered = (given.get("cluster") or 1) > 1
     weigh_streams = mode or (mode is None and not forced)
@@ -759,6 +763,48 @@ def _gemm_tiles(
     return choice
 
 
+def _unweighed_cut(
+    structure: Structure,
+    extents: Mapping[str, int],
+    given: Mapping[str, Any],
+    sms: int,
+    splitter: Splitter | None,
+    sizes: Mapping[str, int],
+    choice: _Choice,
+) -> None:
+    """A K split or stream given, on a tile shape the wave model has no rate
+    for (64x64, 192 rows, ...): nothing is weighed, so the tile runs as
+    written and the cut as given (it was dropped, "given 2, not run" with no
+    reason, though the pass takes the kernel). As where tiles are weighed, a
+    stream given wins over a split, and clusters are never streamed."""
+    forced, mode = given.get("split_k") or 0, given.get("stream_k")
+    clustered = (given.get("cluster") or 1) > 1
+    if forced <= 1 and not mode:
+        return
+    if mode and clustered:
+        choice.reasons.append(Reason("stream-K", CLUSTERS_UNSTREAMED))
+        return
+    rule, asked = (
+        ("stream-K", "stream_k=True") if mode else ("split-K", f"split_k={forced}")
+    )
+    if splitter is None:
+        choice.reasons.append(Reason(rule, f"{asked}, but {SPLIT_PENDING}"))
+        return
+    tiles = structure.tiles(extents, sizes)
+    assert tiles is not None  # `_gemm_tiles` counted them
+    iterations = structure.iterations(extents, sizes)
+    label = "x".join(str(v) for v in sizes.values()) or "as written"
+    unrated = f"the tile {label} has no measured rate: nothing is weighed"
+    if mode:
+        choice.stream = True
+        choice.programs = stream_k_programs(tiles, iterations, sms)
+        what = f"{tiles} tiles' {iterations} K iterations streamed over {choice.programs} programs"
+    else:
+        choice.splits = forced
+        what = f"K's {iterations} iterations split {forced} ways"
+    choice.reasons.append(Reason(rule, f"{asked}: {what} ({unrated})"))
+
+
 def _stream_k_rule(
     pick: Candidate,
     streams: list[Candidate],
@@ -775,11 +821,7 @@ def _stream_k_rule(
         choice.reasons.append(Reason("stream-K", "off: stream_k=False"))
         return pick
     if clustered:
-        choice.reasons.append(
-            Reason(
-                "stream-K", "off: clusters (cluster > 1) share tiles stream-K splits"
-            )
-        )
+        choice.reasons.append(Reason("stream-K", CLUSTERS_UNSTREAMED))
         return pick
     if not streams:
         return pick

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import tawa_xdsl
 from tawa_xdsl import dispatch
-from tawa_xdsl.compiler import describe
+from tawa_xdsl.compiler import CompileOptions, describe
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dispatch import (
     Dispatcher,
@@ -905,6 +905,27 @@ def test_reasons_name_tiles_rows_first() -> None:
     (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
     assert (plan.options.block_m, plan.options.block_n) == (64, 256)
     assert wave.startswith("tile 64x256, ") and "256x64" not in wave
+
+
+SWEEP = Path(__file__).parent / "kernels" / "gemm_sweep.mlir"
+
+
+@pytest.mark.parametrize("cut", [{"split_k": 3}, {"stream_k": True}])
+def test_a_cut_given_on_a_tile_without_a_rate_is_made(cut) -> None:
+    """64 x 64 tiles have no rate in the wave model, so nothing is weighed:
+    the tile runs as written and the split or stream as given (both were
+    dropped, explain() saying "given 3, not run" and no reason, though the
+    pass takes the kernel)."""
+    d = Dispatcher(SWEEP.read_text(), "gemm_64x64", CompileOptions(**cut))
+    extents = {"M": 256, "N": 256, "K": 8192}
+    spec = d.for_shape(**extents)
+    assert spec.reduce is not None
+    assert spec.plan.decision.split_k == cut.get("split_k", 1)
+    assert spec.plan.decision.stream_k == cut.get("stream_k", False)
+    rule = "split-K" if "split_k" in cut else "stream-K"
+    (why,) = [r.text for r in spec.plan.decision.reasons if r.rule == rule]
+    assert "no measured rate" in why
+    assert "not run" not in d.explain(**extents)
 
 
 def test_a_ring_of_one_slot_given_is_weighed() -> None:
