@@ -247,7 +247,8 @@ REGISTER_OPTIONS = ("producer_registers", "consumer_registers")
 
 EXCLUSIVE = (frozenset({"persistent", "reverse_x"}),)
 """Options that cannot both be on (`hopper_passes` refuses the pair): when one is
-given, the tuning rules do not turn the other on."""
+given, neither the shape rules (`heuristics`) nor the tuning rules turn the
+other on."""
 
 
 MAX_CONSUMERS = 3

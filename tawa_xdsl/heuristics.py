@@ -58,7 +58,7 @@ from xdsl.dialects import func
 from xdsl.ir import BlockArgument
 
 from tawa_xdsl.analysis.shapes import KernelShape
-from tawa_xdsl.compiler import DEFAULTS, TILE_OPTIONS
+from tawa_xdsl.compiler import DEFAULTS, EXCLUSIVE, TILE_OPTIONS
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import element_bytes, is_fp8
 from tawa_xdsl.dispatch_rules import (
@@ -852,6 +852,18 @@ def _stream_k_rule(
     return pick
 
 
+def _excluded(option: str, given: Mapping[str, Any]) -> bool:
+    """Whether an option given on excludes turning `option` on (`EXCLUSIVE`):
+    the short-causal walk's persistent grid next to a given reverse_x=True was
+    refused by the pipeline, naming the one option the caller gave."""
+    return any(
+        given.get(other)
+        for group in EXCLUSIVE
+        if option in group
+        for other in group - {option}
+    )
+
+
 def _attention(
     structure: Structure,
     extents: Mapping[str, int],
@@ -871,7 +883,9 @@ def _attention(
         and head_dim in SHORT_CAUSAL_HEAD_DIMS
     ):
         short = {"two_stage": False, "num_stages": 2, "reverse_x": False}
-        if head_dim in SHORT_CAUSAL_WALK_HEAD_DIMS:
+        if head_dim in SHORT_CAUSAL_WALK_HEAD_DIMS and not _excluded(
+            "persistent", given
+        ):
             short |= {"persistent": True, "longest_first": True}
         choice.options |= {o: v for o, v in short.items() if o not in given}
         most = 128
@@ -894,6 +908,7 @@ def _attention(
         and seq is not None
         and window is not None
         and window[0] <= seq <= window[1]
+        and not _excluded("persistent", given)
     ):
         walk = {"persistent": True, "longest_first": True}
         choice.options |= {o: v for o, v in walk.items() if o not in given}

@@ -935,3 +935,25 @@ def test_a_ring_of_one_slot_given_is_weighed() -> None:
     plan = d.plan(d.key_for(M=4096, N=4096, K=4096))
     assert plan.options.num_stages == 1
     assert any(r.rule == "wave quantization" for r in plan.decision.reasons)
+
+
+@pytest.mark.parametrize(
+    ("file", "kernel", "extents"),
+    [
+        ("attention.mlir", "attention_causal_d64", {"SQ": 200, "SK": 200}),
+        ("attention_fp8.mlir", "attention_causal_d128_fp8", {"SQ": 2048, "SK": 2048}),
+    ],
+)
+def test_a_given_reverse_x_keeps_the_causal_walk_off(file, kernel, extents) -> None:
+    """Short (or FP8) causal attention walks its blocks in a persistent grid,
+    which a reversed grid excludes: given reverse_x=True, the rules leave the
+    walk off (they turned persistent on, and the pipeline refused the pair,
+    naming reverse_x, the one option given)."""
+    d = dispatcher(file, kernel, reverse_x=True)
+    head = 64 if kernel.endswith("d64") else 128
+    plan = d.plan(d.key_for(BH=2, D=head, **extents))
+    assert plan.options.reverse_x and not plan.options.persistent
+    assert not any(
+        "walk" in r.text or "persistent grid" in r.text for r in plan.decision.reasons
+    )
+    assert d.for_shape(BH=2, D=head, **extents).kernel.ptx.strip()
