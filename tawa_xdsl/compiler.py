@@ -180,8 +180,15 @@ class CompileOptions:
             if any(given.get(o) or shape.get(o) for o in options):
                 for o in options - given.keys() - shape.keys():
                     tuned.pop(o, None)
-        layers = (("given", given), ("shape", shape), ("tuned", tuned))
         chosen = {**DEFAULTS.given(), **tuned, **shape, **given}
+        if "two_stage" not in given and chosen["mma_depth"] + 1 > chosen["num_stages"]:
+            # a rule's two-stage overlap gives way to the stages given: it holds
+            # mma_depth + 1 slots (num_stages=1 given to attention was refused
+            # by the pipeline, naming two-stage, which the caller never gave)
+            for layer in (shape, tuned):
+                layer.pop("two_stage", None)
+            chosen["two_stage"] = DEFAULTS.two_stage
+        layers = (("given", given), ("shape", shape), ("tuned", tuned))
         sources = {
             option: next((s for s, layer in layers if option in layer), "default")
             for option in chosen

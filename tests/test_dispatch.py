@@ -957,3 +957,18 @@ def test_a_given_reverse_x_keeps_the_causal_walk_off(file, kernel, extents) -> N
         "walk" in r.text or "persistent grid" in r.text for r in plan.decision.reasons
     )
     assert d.for_shape(BH=2, D=head, **extents).kernel.ptx.strip()
+
+
+@pytest.mark.parametrize(
+    "given", [{"num_stages": 1}, {"mma_depth": 2, "num_stages": 2}]
+)
+def test_the_two_stage_overlap_gives_way_to_the_stages_given(given) -> None:
+    """The tuned two-stage overlap holds mma_depth + 1 slots: where the stages
+    given leave fewer, it is off (the pipeline refused the kernel, naming
+    two-stage, which the caller never gave)."""
+    d = dispatcher("attention.mlir", "attention_d64", **given)
+    extents = {"BH": 32, "SQ": 4096, "SK": 4096, "D": 64}
+    spec = d.for_shape(**extents)
+    assert not spec.kernel.options["two_stage"]
+    assert {k: spec.kernel.options[k] for k in given} == given
+    assert "two_stage = False (default)" in d.explain(**extents)
