@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Self, get_args, get_type_hints
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from tawa_xdsl.pass_pipeline import OptionValueError
 from tawa_xdsl.target import WGMMA_ROWS
 
 if TYPE_CHECKING:
@@ -113,9 +114,11 @@ class CompileOptions:
                     f"option {f.name} must be {wanted.__name__}, got {value!r}"
                 )
         if self.split_k is not None and self.split_k < 0:
-            raise ValueError(f"option split_k must be 0 or more, got {self.split_k}")
+            raise OptionValueError(
+                f"option split_k must be 0 or more, got {self.split_k}"
+            )
         if (self.split_k or 0) > 1 and self.stream_k:
-            raise ValueError(
+            raise OptionValueError(
                 "options split_k and stream_k=True both choose how K is cut: "
                 "give one of them"
             )

@@ -37,6 +37,12 @@ class PassOptionError(DiagnosticException):
     """A pass pipeline that names an unknown pass or gives an option a bad value."""
 
 
+class OptionValueError(ValueError):
+    """Option values of the right types that a pass refuses when it is built
+    (`CompileOptions`: split_k -1, or a split and a stream both given); its
+    message says why, and is what `-p` reports."""
+
+
 @runtime_checkable
 class NamedPipeline(Protocol):
     """A pass that is a sequence of other passes (`tawa-hopper-pipeline`)."""
@@ -105,6 +111,8 @@ def instantiate(cls: type[Configured], spec: ArgSpec) -> Configured:
     as written."""
     try:
         return cls.from_spec(spec)
+    except OptionValueError as e:  # every value converted: the values are wrong
+        raise PassOptionError(f"{spec}: {e}") from None
     except ValueError:
         raise PassOptionError(_option_problem(cls, spec)) from None
 

@@ -231,6 +231,15 @@ def test_named_pipelines_run_pass_by_pass(capsys) -> None:
             "tawa-hopper-pipeline{cluster=0}",
             "tawa-hopper-pipeline{cluster=0}: cluster must be a power of two from 1 to 8",
         ),
+        (  # an integer, refused for its value (it said 'takes an integer, got -1')
+            "tawa-hopper-pipeline{split-k=-1}",
+            "tawa-hopper-pipeline{split-k=-1}: option split_k must be 0 or more, got -1",
+        ),
+        (  # two values refused together (it said 'invalid options', no more)
+            "tawa-hopper-pipeline{split-k=2 stream-k=true}",
+            "tawa-hopper-pipeline{split-k=2 stream-k=true}: options split_k and "
+            "stream_k=True both choose how K is cut: give one of them",
+        ),
     ],
 )
 def test_option_errors_name_the_option_as_written(capsys, pipeline, message) -> None:
