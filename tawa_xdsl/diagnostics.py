@@ -15,6 +15,7 @@ steps).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -340,12 +341,29 @@ class LocatingParser(Parser):
         self._depth += level
         try:
             op = super().parse_operation()
+        except VerifyException as e:
+            # an operand or result type its format's constraints refuse (xDSL's
+            # arith.sitofp on a tensor): at the op, named (it was reported at
+            # the next op, without the name)
+            line_end = self._text.find("\n", start)
+            end = self.pos if line_end < 0 else min(self.pos, line_end)
+            self.raise_error(f"{_op_name(self._text, start)}: {e}", start, end)
         finally:
             self._depth -= level
         if not isinstance(op.location, FileLineColLoc):
             line, col = self._line_col(start)
             op.location = FileLineColLoc(self._file, IntAttr(line), IntAttr(col))
         return op
+
+
+OP_NAME = re.compile(r'(?:%[^=]*=\s*)?"?([\w.$-]+)')
+"""An op as written: its results (if any), `=`, then its name, quoted or not."""
+
+
+def _op_name(text: str, start: int) -> str:
+    """The name of the op written at `start` of `text`."""
+    found = OP_NAME.match(text, start)
+    return found.group(1) if found else "operation"
 
 
 def _first_invalid_op(module: ModuleOp) -> tuple[Operation, str] | None:

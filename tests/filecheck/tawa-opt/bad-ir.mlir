@@ -171,3 +171,20 @@ func.func @k(%n: index) -> index {
 }
 // CHECK: bad-ir.mlir:169:19
 // CHECK: operand is used with type i32, but has been previously used or defined with type index
+
+// -----
+
+// A type an op's format refuses (xDSL's arith.sitofp takes scalars): at that op,
+// named (it was reported at the next op, unnamed).
+func.func @k(%o: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %i = tile.iota : tensor<64xi32>
+  %f = arith.sitofp %i : tensor<64xi32> to tensor<64xf32>
+  tile.store %f, %o[%c0] : tensor<64xf32> -> !tile.desc<?xf32, box = [64]>
+  func.return
+}
+// CHECK: bad-ir.mlir:182:3
+// CHECK-NEXT: %f = arith.sitofp %i : tensor<64xi32> to tensor<64xf32>
+// CHECK-NEXT: ^^^^
+// CHECK-NEXT: arith.sitofp: tensor<64xi32> should be of base attribute integer_type
+// CHECK-NOT: tile.store
