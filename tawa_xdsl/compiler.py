@@ -117,6 +117,19 @@ class CompileOptions:
             raise OptionValueError(
                 f"option split_k must be 0 or more, got {self.split_k}"
             )
+        if self.dynamic_tiles and not self.persistent:
+            # refused whatever the shape (a call whose rules kept persistent
+            # ran, one whose rules turned it off was refused by the pipeline)
+            raise OptionValueError(
+                "option dynamic_tiles=True is how a persistent kernel takes its "
+                "tiles: give persistent=True too"
+            )
+        if self.persistent and self.reverse_x:
+            raise OptionValueError(
+                "options persistent=True and reverse_x=True: reverse_x orders how "
+                "the GPU starts the programs of a grid; a persistent kernel walks "
+                "its tiles itself (use longest_first)"
+            )
         if (self.split_k or 0) > 1 and self.stream_k:
             raise OptionValueError(
                 "options split_k and stream_k=True both choose how K is cut: "

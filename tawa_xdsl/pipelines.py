@@ -133,18 +133,9 @@ def _shaped(
 
 
 def hopper_passes(options: CompileOptions) -> list[ModulePass]:
-    """The passes of `tawa-hopper-pipeline` for resolved `options`."""
-    if options.reverse_x and options.persistent:
-        raise PassFailedException(
-            "tawa-hopper-pipeline: reverse-x orders how the GPU starts the "
-            "programs of a grid; a persistent kernel walks its tiles itself "
-            "(use longest-first)"
-        )
-    if options.dynamic_tiles and not options.persistent:
-        raise PassFailedException(
-            "tawa-hopper-pipeline: dynamic-tiles is how a persistent kernel takes "
-            "its tiles: give persistent too"
-        )
+    """The passes of `tawa-hopper-pipeline` for resolved `options` (which
+    refuse persistent with reverse_x, and dynamic_tiles without persistent,
+    when they are made: `CompileOptions`)."""
     return [
         TileShapePass(options.block_m, options.block_n, options.block_k),
         *([ReverseGridPass("x")] if options.reverse_x else []),

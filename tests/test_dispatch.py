@@ -731,9 +731,17 @@ def test_a_cut_given_with_tuned_false_is_made(cut) -> None:
     [
         ({"split_k": -1}, "split_k must be 0 or more, got -1"),
         ({"split_k": 2, "stream_k": True}, "both choose how K is cut"),
+        # refused when made, not at a call whose rules turned persistent off
+        # (dynamic_tiles alone ran at 4096^3 and was refused at 130x200x72)
+        ({"dynamic_tiles": True}, "give persistent=True too"),
+        ({"dynamic_tiles": True, "persistent": False}, "give persistent=True too"),
+        (
+            {"persistent": True, "reverse_x": True},
+            "a persistent kernel walks its tiles",
+        ),
     ],
 )
-def test_split_k_contradictions_are_refused(options, message) -> None:
+def test_contradicting_options_are_refused_when_made(options, message) -> None:
     with pytest.raises(ValueError, match=message):
         tawa_xdsl.compiler.CompileOptions(**options)
 

@@ -119,4 +119,4 @@
 // Through the whole pipeline: every attention kernel gets its own counter.
 // PIPE-COUNT-4: .global .align 4 .u32 attention{{.*}}__tile_counter;
 
-// ALONE: tawa-hopper-pipeline: dynamic-tiles is how a persistent kernel takes its tiles: give persistent too
+// ALONE: tawa-hopper-pipeline{dynamic-tiles=true}: option dynamic_tiles=True is how a persistent kernel takes its tiles: give persistent=True too

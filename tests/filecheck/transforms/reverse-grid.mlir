@@ -42,4 +42,4 @@
 
 // AXIS: tawa-opt: reverse-grid: axis must be one of x, y, z, got 'w'
 // ORDER: error: func.func: reverse-grid: kernel @gemm_nt is already persistent; run reverse-grid before persistent (or use persistent{longest-first=true})
-// PIPELINE: tawa-opt: tawa-hopper-pipeline: reverse-x orders how the GPU starts the programs of a grid; a persistent kernel walks its tiles itself (use longest-first)
+// PIPELINE: tawa-opt: tawa-hopper-pipeline{reverse-x=true persistent=true}: options persistent=True and reverse_x=True: reverse_x orders how the GPU starts the programs of a grid; a persistent kernel walks its tiles itself (use longest_first)
