@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
 from xdsl.ir import BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.traits import IsolatedFromAbove, SymbolTable
@@ -35,6 +35,7 @@ def problems_after_verify(root: Operation) -> Iterator[Problem]:
     """Checks that assume each op already passed its own verifier (typed
     operands)."""
     yield from loop_steps(root)
+    yield from tile_compares(root)
 
 
 # ------------------------------------------------------------------- symbols
@@ -164,6 +165,29 @@ def loop_steps(root: Operation) -> Iterator[Problem]:
                 "ceiling quotient or maximum of such values (clamp a run-time step "
                 "with `arith.maxsi %step, %c1`)",
             )
+
+
+SCALAR_ONLY: dict[type[Operation], str] = {
+    arith.CmpiOp: "compare integer tiles with tile.cmpi",
+    arith.CmpfOp: (
+        "tiles have no float comparison (arith.maximumf / minimumf clamp "
+        "them; tile.cmpi compares integer tiles)"
+    ),
+    arith.SelectOp: "select between tiles with tile.select",
+}
+"""The arith ops tawa-xdsl gives a meaning on scalars only (xDSL parses them
+on tensors too), with what to write for tiles."""
+
+
+def tile_compares(root: Operation) -> Iterator[Problem]:
+    """No `arith.cmpi`, `cmpf` or `select` on tensors: the interpreter raised
+    a TypeError on them and the lowering called the compared tile a shared one
+    it "cannot read here"; `tile.cmpi` and `tile.select` are the tile forms."""
+    for op in root.walk():
+        if (hint := SCALAR_ONLY.get(type(op))) and any(
+            isinstance(v.type, TensorType) for v in op.operands
+        ):
+            yield op, f"{op.name} takes scalars here; {hint}"
 
 
 def constant_int(v: SSAValue) -> int | None:

@@ -188,3 +188,47 @@ func.func @k(%o: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
 // CHECK-NEXT: ^^^^
 // CHECK-NEXT: arith.sitofp: tensor<64xi32> should be of base attribute integer_type
 // CHECK-NOT: tile.store
+
+// -----
+
+// arith's compares and select take scalars here (xDSL parses them on tensors; the
+// interpreter raised a TypeError, the lowering spoke of a shared tile).
+func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %pos = arith.cmpf ogt, %t, %z : tensor<64x64xf32>
+  %r = arith.select %pos, %t, %z : tensor<64x64xf32>
+  tile.store %r, %o[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+// CHECK: bad-ir.mlir:200:3: error: arith.cmpf takes scalars here; tiles have no float comparison
+
+// -----
+
+func.func @k(%o: !tile.desc<?xf32, box = [64]>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %i = tile.iota : tensor<64xi32>
+  %nt = tile.splat %n : i32 -> tensor<64xi32>
+  %in = arith.cmpi slt, %i, %nt : tensor<64xi32>
+  %z = arith.constant dense<0.0> : tensor<64xf32>
+  %one = arith.constant dense<1.0> : tensor<64xf32>
+  %v = arith.select %in, %one, %z : tensor<64xf32>
+  tile.store %v, %o[%c0] : tensor<64xf32> -> !tile.desc<?xf32, box = [64]>
+  func.return
+}
+// CHECK: bad-ir.mlir:213:3: error: arith.cmpi takes scalars here; compare integer tiles with tile.cmpi
+
+// -----
+
+func.func @k(%o: !tile.desc<?xf32, box = [64]>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i32
+  %in = arith.cmpi slt, %zero, %n : i32
+  %z = arith.constant dense<0.0> : tensor<64xf32>
+  %one = arith.constant dense<1.0> : tensor<64xf32>
+  %v = arith.select %in, %one, %z : tensor<64xf32>
+  tile.store %v, %o[%c0] : tensor<64xf32> -> !tile.desc<?xf32, box = [64]>
+  func.return
+}
+// CHECK: bad-ir.mlir:230:3: error: arith.select takes scalars here; select between tiles with tile.select
