@@ -181,7 +181,17 @@ class CompileOptions:
             if (value := given.get(option) or shape.get(option))
         }
         stages = given.get("num_stages")
-        tuned = default_options(kernel, sizes, stages=stages) if self.tuned else {}
+        tuned = (
+            default_options(
+                kernel,
+                sizes,
+                stages=stages,
+                outer_stages=given.get("outer_stages"),
+                persistent=given.get("persistent"),
+            )
+            if self.tuned
+            else {}
+        )
         consumers = given.get("num_consumers") or shape.get("num_consumers")
         if not consumers and (given.get("ping_pong") or shape.get("ping_pong")):
             consumers = 2  # ping-pong needs two consumer warpgroups taking turns

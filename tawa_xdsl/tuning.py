@@ -150,12 +150,18 @@ def default_options(
     sizes: dict[str, int] | None = None,
     ring_bytes: int | None = GEMM_RING_BYTES,
     stages: int | None = None,
+    outer_stages: int | None = None,
+    persistent: bool | None = None,
 ) -> dict[str, Any]:
     """Tuned options for `kernel` (tile IR); empty when no rule applies.
     `ring_bytes` is the shared memory a GEMM's ring may take (None: as many
     stages as fit, up to `GEMM_MOST_STAGES`: what a stage count given must
     not exceed); `stages` the stage count the caller gave, which a GEMM's
-    epilogue tiles make room for.
+    epilogue tiles make room for; `outer_stages` and `persistent` as the
+    caller gave them, which decide how many slots the once-per-tile tiles
+    take next to the stages (counted at one slot, attention given
+    persistent=True or outer_stages=3 overflowed shared memory, and a GEMM's
+    residual given three slots next to 128x256 tiles).
 
     `sizes` are tile sizes already chosen by name ("BM", "BN", "BK": given by the
     caller, or by the shape rules of `heuristics`): the tuned tile shape leaves
@@ -184,7 +190,9 @@ def default_options(
     once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
     staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
 
-    def fixed(sizes: dict[str, int], outer: int = DEFAULTS.outer_stages) -> int:
+    given_outer = outer_stages or DEFAULTS.outer_stages
+
+    def fixed(sizes: dict[str, int], outer: int = given_outer) -> int:
         """The staging tiles, and the epilogue's tiles in their outer rings."""
         return size(staging, sizes) + outer * size(once, sizes)
 
@@ -207,10 +215,14 @@ def default_options(
         most = GEMM_MOST_STAGES
         if ring_bytes is not None:
             most = min(most, max(4, ring_bytes // slot))
-        outer = DEFAULTS.outer_stages
+        outer = given_outer
         if _has_tiles(kernel):
             options |= {"persistent": True, "group_m": 16}
-            if once and stages_that_fit(slot, fixed(chosen)) < (stages or 2):
+            if (
+                once
+                and not outer_stages
+                and stages_that_fit(slot, fixed(chosen)) < (stages or 2)
+            ):
                 # the epilogue's tiles double buffered leave no room for two
                 # slots, or the stages given (a residual next to 128x256
                 # tiles overflowed by 64 bytes, num_stages=6 next to a bias
@@ -235,11 +247,16 @@ def default_options(
     ):
         chosen["BN"] = options["block_n"] = 64
     fp8 = is_fp8(scores.lhs.type.element_type)
+    walks = equal_work(kernel) and _has_tiles(kernel)  # Q in one slot
+    # Q's slots: its outer ring's (a persistent grid's), else one
+    q_slots = 1
+    if persistent or (walks and persistent is None):
+        q_slots = outer_stages or (1 if walks else DEFAULTS.outer_stages)
     options |= {
         "two_stage": head_dim != 256 and not (fp8 and equal_work(kernel)),
-        "num_stages": _stages(size(ring, chosen), size(once, chosen), 3),
+        "num_stages": _stages(size(ring, chosen), q_slots * size(once, chosen), 3),
     }
-    if equal_work(kernel) and _has_tiles(kernel):
+    if walks:
         options |= {"persistent": True, "group_m": 1, "outer_stages": 1}
     else:
         options["reverse_x"] = True

@@ -980,3 +980,41 @@ def test_the_two_stage_overlap_gives_way_to_the_stages_given(given) -> None:
     assert not spec.kernel.options["two_stage"]
     assert {k: spec.kernel.options[k] for k in given} == given
     assert "two_stage = False (default)" in d.explain(**extents)
+
+
+@pytest.mark.parametrize(
+    ("file", "kernel", "given", "extents"),
+    [
+        (
+            "attention.mlir",
+            "attention_causal_d128",
+            {"persistent": True},
+            {"BH": 64, "SQ": 4096, "SK": 4096, "D": 128},
+        ),
+        (
+            "attention.mlir",
+            "attention_d128",
+            {"outer_stages": 3},
+            {"BH": 64, "SQ": 4096, "SK": 4096, "D": 128},
+        ),
+        (
+            SWEEP,
+            "gemm_nn_f16out",
+            {"outer_stages": 3},
+            {"M": 4096, "N": 4096, "K": 4096},
+        ),
+    ],
+    ids=["causal-persistent", "attention-outer3", "gemm-residual-outer3"],
+)
+def test_the_tuned_stages_leave_room_for_the_once_per_tile_slots_given(
+    file, kernel, given, extents
+) -> None:
+    """A persistent grid keeps Q (a GEMM's residual) in an outer ring of
+    outer_stages slots; the tuned stage count made room for one, so
+    persistent=True given to causal attention, or outer_stages=3, overflowed
+    shared memory ('the aref rings need 262224 bytes')."""
+    text = file.read_text() if isinstance(file, Path) else text_of(file, kernel)
+    d = Dispatcher(text, kernel, CompileOptions(**given))
+    spec = d.for_shape(**extents)
+    assert {k: spec.kernel.options[k] for k in given} == given
+    assert spec.kernel.ptx.strip()
