@@ -656,11 +656,27 @@ class Dispatcher:
         decision = dataclasses.replace(other.decision, reasons=(*reasons, why))
         return dataclasses.replace(other, decision=decision)
 
+    def _takes_given_tiles(self) -> None:
+        """Refuse tile sizes given that this kernel does not name, as
+        `tile-shape` does and of this kernel: a pair's kernels refused them
+        in the name of `@k_split_k`, which the caller never wrote."""
+        from tawa_xdsl.analysis.shapes import KernelShape
+        from tawa_xdsl.transforms.tile_shape import resize
+
+        sizes = {
+            name: size
+            for name, option in TILE_OPTIONS
+            if (size := getattr(self.requested, option))
+        }
+        if sizes:
+            resize(KernelShape(find_kernel(self._tile.clone(), self.name)), sizes)
+
     def _pair(self, plan: Plan) -> Specialization:
         """A plan that splits or streams K (of a kernel the pass takes:
         `_runnable`): the pair's kernels, each compiled by its own dispatcher
         for the key's extents and the plan's slot count."""
         assert plan.key is not None
+        self._takes_given_tiles()
         streamed = plan.decision.stream_k
         mode = self._mode(plan)
         text = self._cut(mode)
