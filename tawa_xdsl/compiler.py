@@ -223,7 +223,11 @@ class CompileOptions:
             sizes = {
                 name: chosen[option] for name, option in TILE_OPTIONS if chosen[option]
             }
-            chosen["num_consumers"] = default_consumers(tile_rows(kernel, sizes))
+            # ping-pong's two warpgroups at least: on 64-row tiles cooperative
+            # then says so at the dot (ping-pong said "run cooperative first")
+            chosen["num_consumers"] = max(
+                default_consumers(tile_rows(kernel, sizes)), consumers or 1
+            )
             sources["num_consumers"] = "structure"
         if chosen["num_consumers"] in REGISTER_BUDGETS:  # else cooperative refuses it
             budgets = default_registers(chosen["num_consumers"])

@@ -1019,3 +1019,24 @@ def test_the_tuned_stages_leave_room_for_the_once_per_tile_slots_given(
     spec = d.for_shape(**extents)
     assert {k: spec.kernel.options[k] for k in given} == given
     assert spec.kernel.ptx.strip()
+
+
+def test_ping_pong_given_on_64_row_tiles_is_refused_at_the_dot() -> None:
+    """Ping-pong needs two consumer warpgroups taking turns, which 64-row tiles
+    cannot share: the refusal is cooperative's, at the caller's tile.dot (it
+    was ping-pong's, at the kernel, in the name of nvgpu_async.role_dispatch,
+    asking for `cooperative{num-consumers=2}`, a pass a compile() caller does
+    not run)."""
+    d = Dispatcher(
+        SWEEP.read_text(),
+        "gemm_64x64",
+        CompileOptions(ping_pong=True),
+        source_name=str(SWEEP),
+    )
+    with pytest.raises(OpDiagnostic) as refused:
+        d.for_shape(M=256, N=256, K=512)
+    assert re.match(
+        rf"{SWEEP}:\d+:5: error: tile.dot: cooperative: M = 64 rows cannot be "
+        "split into 64-row wgmma blocks over 2 warpgroups",
+        str(refused.value),
+    )
