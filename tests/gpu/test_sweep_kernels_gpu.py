@@ -1,0 +1,89 @@
+"""The outside-user sweep's kernels (tests/kernels/*_sweep.mlir) compiled with
+the tuned options and run on the H100 from host arrays, against the float64
+references of tests/test_sweep_kernels.py; and the calls the sweep found
+refused or mis-planned: a split or stream given on 64x64 tiles (no rate in the
+wave model), num_stages=1 given to a GEMM and to attention (the tuned two-stage
+overlap then off), reverse_x=True given to short causal attention (its
+persistent walk then off), persistent=True given to causal attention and
+outer_stages=3 (the stages then leave room for Q's slots)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tawa_xdsl
+from tawa_xdsl.examples import path
+
+from ..test_sweep_kernels import KERNELS, RUNS
+from .conftest import rel_err
+
+
+@pytest.mark.parametrize("kernel", sorted(RUNS))
+def test_a_sweep_kernel_computes_its_reference(torch, kernel: str) -> None:
+    run = RUNS[kernel]
+    args = run.arrays(seed=11)
+    wide = [a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in args]
+    tawa_xdsl.compile(KERNELS / run.file, kernel)(*args)
+    for out, expected in zip(run.outputs, run.reference(*wide), strict=True):
+        got = torch.from_numpy(args[out].astype(np.float64))
+        assert rel_err(got, torch.from_numpy(expected)) < 2e-2
+
+
+def _gemm(torch, m: int, n: int, k: int, seed: int):
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", generator=gen).bfloat16()
+    b = torch.randn(n, k, device="cuda", generator=gen).bfloat16()
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    return a, b, c
+
+
+@pytest.mark.parametrize("cut", [{"split_k": 3}, {"stream_k": True}], ids=str)
+def test_a_cut_given_on_64x64_tiles_runs(torch, cut) -> None:
+    a, b, c = _gemm(torch, 256, 256, 8192, seed=1)
+    kernel = tawa_xdsl.compile(KERNELS / "gemm_sweep.mlir", "gemm_64x64", **cut)
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ b.double().t()) < 1e-2
+    assert kernel.kernel.contract.split is not None  # the pair ran
+
+
+def test_one_ring_slot_given_to_a_gemm(torch) -> None:
+    a, b, c = _gemm(torch, 1000, 1000, 1000, seed=2)
+    kernel = tawa_xdsl.compile(path("gemm.mlir"), "gemm_nt", num_stages=1)
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ b.double().t()) < 1e-2
+    assert kernel.options["num_stages"] == 1
+
+
+@pytest.mark.parametrize(
+    ("kernel", "options", "seq", "causal"),
+    [
+        ("attention_d64", {"num_stages": 1}, 4096, False),
+        ("attention_causal_d64", {"reverse_x": True}, 200, True),
+        ("attention_causal_d128", {"persistent": True}, 4096, True),
+        ("attention_d128", {"outer_stages": 3}, 4096, False),
+    ],
+    ids=["one-stage", "short-causal-reversed", "causal-persistent", "outer3"],
+)
+def test_attention_with_the_options_given(torch, kernel, options, seq, causal) -> None:
+    d = 128 if kernel.endswith("128") else 64
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    q, k, v = (
+        torch.randn(4, seq, d, device="cuda", generator=gen).bfloat16()
+        for _ in range(3)
+    )
+    o = torch.full_like(q, float("nan"))
+    compiled = tawa_xdsl.compile(path("attention.mlir"), kernel, **options)
+    compiled(q, k, v, o, 1 / math.sqrt(d))
+    torch.cuda.synchronize()
+    s = q.double() @ k.double().transpose(1, 2) / math.sqrt(d)
+    if causal:
+        s = s.masked_fill(~torch.ones(seq, seq, device="cuda").tril().bool(), -math.inf)
+    ref = torch.softmax(s, -1) @ v.double()
+    assert rel_err(o, ref) < 2e-2
+    for option, value in options.items():
+        assert compiled.options[option] == value
