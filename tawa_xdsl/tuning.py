@@ -203,12 +203,14 @@ def default_options(
     if structure == "gemm":
         dot = next(o for o in loops[0].body.block.ops if isinstance(o, tile.DotOp))
         # 128x256 when the tile as written has 128 rows, BN is not chosen and
-        # two stages fit next to the epilogue's tiles (a staging tile that does
-        # not fit would give way to stores from registers, and stream-K's f32
-        # partial tiles do not fit next to two stages of 128x256)
+        # two stages (or the stages given) fit next to the epilogue's tiles (a
+        # staging tile that does not fit would give way to stores from
+        # registers, and stream-K's f32 partial tiles do not fit next to two
+        # stages of 128x256; block_m=64 and num_stages=5 given next to a
+        # residual overflowed at 64x256, where the wave model kept 64x128)
         m, n = shape.resized(dot.result, {"BN": 256})
         wide = {**chosen, "BN": 256}
-        fits = stages_that_fit(size(ring, wide), fixed(wide)) >= 2
+        fits = stages_that_fit(size(ring, wide), fixed(wide)) >= (stages or 2)
         if "BN" in names and "BN" not in chosen and (m, n) == (128, 256) and fits:
             chosen["BN"] = options["block_n"] = 256
         slot = size(ring, chosen)
