@@ -610,13 +610,15 @@ def _gemm_tiles(
 
     def tiled(bm: int, bn: int) -> tuple[dict[str, int], int] | None:
         """The sizes and tile count of a measured tile shape; None where it is
-        unmeasured, or taller than wide (128x64) over an output of no more
-        rows than it: such a call waits on HBM, the model sees only its
-        stream, and the rows past M are MMAs of padding that 64-row tiles do
-        not run (H200, NOTES 3.54: the 128x64 pick ran 0.67x the 64x128 one at
-        32 x 8192 x 8192, 0.82x at 64 x 6144 x 4096, 0.91x at 128 x 4096 x
-        4096 with B stored K x N; from M = 256 it ran 1.06-1.17x)."""
-        if (bm, bn) not in GEMM_RATES or (bn < bm and m <= bm):
+        unmeasured, or where another than the given or written one is taller
+        than wide (128x64) over an output of no more rows than it: such a
+        call waits on HBM, the model sees only its stream, and the rows past
+        M are MMAs of padding that 64-row tiles do not run (H200, NOTES 3.54:
+        the 128x64 pick ran 0.67x the 64x128 one at 32 x 8192 x 8192, 0.82x
+        at 64 x 6144 x 4096, 0.91x at 128 x 4096 x 4096 with B stored K x N;
+        from M = 256 it ran 1.06-1.17x)."""
+        own = (structure.block(rows, fixed), structure.block(cols, fixed))
+        if (bm, bn) not in GEMM_RATES or (bn < bm and m <= bm and (bm, bn) != own):
             return None
         sizes = sized(bm, bn)
         tiles = structure.tiles(extents, sizes)

@@ -926,3 +926,14 @@ def test_tall_narrow_tiles_only_over_more_rows_than_they_have(m, n, k, picked):
     assert (plan.options.block_m or tuned_rows, plan.options.block_n) == picked
     considered = {(o["block_m"], o["block_n"]) for o in plan.decision.considered}
     assert ((128, 64) in considered | {picked}) == (m > 128)
+
+
+def test_a_given_tall_tile_is_weighed_over_few_rows() -> None:
+    """block_n=64 given on a 128-row kernel at M = 128: the rules leave 128x64
+    out over so few rows, but a tile the caller gave is still weighed (and a
+    split reckoned on it), not dropped as unmeasured."""
+    d = dispatcher("gemm.mlir", "gemm_nt", block_n=64)
+    plan = d.plan(d.key_for(M=128, N=512, K=16384))
+    (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
+    assert wave.startswith("tile 128x64")
+    assert plan.decision.split_k > 1
