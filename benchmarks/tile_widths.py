@@ -7,7 +7,8 @@ model's rates and memory terms are fitted on (`tawa_xdsl/heuristics.py`,
 
 Per row: cuBLAS, the dispatcher's default pick, then `compile(examples/gemm.mlir,
 "gemm_nt", block_m=BM, block_n=BN, split_k=S)` for BM in 64 and 128 (128 only
-above M = 1024), BN in 96, 128, 160, 192 and 256, and S in 1 and the splits
+above M = 1024), BN in 96, 128, 160, 192 and 256 (and 64 under 128 rows), and S
+in 1 and the splits
 that keep the programs within one wave of SMs (the most that fit, one fewer,
 and the fewest that fill it; never fewer than 4 K iterations a slice). Every
 kernel is checked against cuBLAS (output poisoned with NaN) before it is
@@ -37,7 +38,8 @@ from common import (
 
 from tawa_xdsl.target import SM_COUNT
 
-WIDTHS = (96, 128, 160, 192, 256)
+WIDTHS = (64, 96, 128, 160, 192, 256)
+"""Tile widths forced; 64 only under 128 rows (the wave model has no 64x64)."""
 
 
 class Row(GemmRow):
@@ -47,7 +49,7 @@ class Row(GemmRow):
         """(BM, BN, S) to force, the default pick aside."""
         found = []
         for bm in (64, 128) if self.m <= 1024 else (128,):
-            for bn in WIDTHS:
+            for bn in (w for w in WIDTHS if w >= 96 or bm == 128):
                 tiles = -(-self.m // bm) * -(-self.n // bn)
                 most = -(-self.k // 64) // 4
                 fit = SM_COUNT // tiles

@@ -98,6 +98,12 @@ GEMM_RATES: dict[tuple[int, int], float] = {
     # (768x3072x8192, 1024x2560x8192, 1536x1536x16384, 512x6144x4096)
     (128, 192): 0.94,  # 0.96, 0.95, 0.94, 0.89
     (128, 160): 0.85,  # 0.82, 0.87, 0.86; rows of 320 bytes: register stores
+    # two consumer warpgroups of 64x64: 128 programs where 128x128 makes 64, at
+    # a rate well above one warpgroup's 64x128 (results/tile_64.csv, NOTES
+    # 3.54: fitted where it, 64x128, 128x96 and 128x128 split or not are each
+    # timed at 10 rows of M 256-2048 on the H200; it won six, by 12-22% at
+    # 1024x1024x4096, 512x2048x2048, 640x1280x2560 and 256x4096x4096)
+    (128, 64): 0.60,
     # 64-row tiles have one consumer warpgroup: no second warpgroup's MMAs
     # overlap one's epilogue or its waits
     (64, 256): 0.78,  # 0.78 (1000^3), 0.82 (512x6144x4096), 0.72 (1024x2560x8192)
@@ -606,8 +612,16 @@ def _gemm_tiles(
         }
 
     def tiled(bm: int, bn: int) -> tuple[dict[str, int], int] | None:
-        """The sizes and tile count of a measured tile shape (None: unmeasured)."""
-        if (bm, bn) not in GEMM_RATES:
+        """The sizes and tile count of a measured tile shape; None where it is
+        unmeasured, or where another than the given or written one is taller
+        than wide (128x64) over an output of no more rows than it: such a
+        call waits on HBM, the model sees only its stream, and the rows past
+        M are MMAs of padding that 64-row tiles do not run (H200, NOTES 3.54:
+        the 128x64 pick ran 0.67x the 64x128 one at 32 x 8192 x 8192, 0.82x
+        at 64 x 6144 x 4096, 0.91x at 128 x 4096 x 4096 with B stored K x N;
+        from M = 256 it ran 1.06-1.17x)."""
+        own = (structure.block(rows, fixed), structure.block(cols, fixed))
+        if (bm, bn) not in GEMM_RATES or (bn < bm and m <= bm and (bm, bn) != own):
             return None
         sizes = sized(bm, bn)
         tiles = structure.tiles(extents, sizes)

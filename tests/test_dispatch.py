@@ -213,12 +213,12 @@ def test_the_wave_model_weighs_every_tile_shape() -> None:
 def test_widths_the_loads_cannot_take_are_not_weighed() -> None:
     """B stored K x N is loaded in tiles BN wide: rows of 96 or 160 bf16 (192,
     320 bytes) are no width the swizzled TMA path takes, so the nn kernel's
-    candidates are multiples of 64 columns; the nt kernel (B rows along K)
-    weighs them all."""
+    candidates are multiples of 64 columns (64 on 128-row tiles only); the nt
+    kernel (B rows along K) weighs them all."""
     nn = dispatcher("gemm.mlir", "gemm_nn")
     plan = nn.plan(nn.key_for(M=512, N=4096, K=4096))
     widths = {o["block_n"] for o in plan.decision.considered}
-    assert widths | {plan.options.block_n} == {128, 192, 256}
+    assert widths | {plan.options.block_n} == {64, 128, 192, 256}
     assert not nn.structure.lowerable({"BM": 128, "BN": 96, "BK": 64})
     assert nn.structure.lowerable({"BM": 128, "BN": 192, "BK": 64})
     nt = gemm()
@@ -1057,3 +1057,35 @@ def test_the_tuned_width_leaves_room_for_the_stages_given() -> None:
     spec = d.for_shape(**extents)
     assert spec.kernel.options["block_n"] in (0, 128)  # as written: 128
     assert "keeps tile 64x128" in d.explain(**extents)
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k", "picked"),
+    [
+        (1024, 1024, 4096, (128, 64)),  # 64 tiles of 128x128: 128 of 128x64
+        (256, 4096, 4096, (128, 64)),
+        (64, 6144, 4096, (64, 128)),  # rows past M would be padding
+        (128, 4096, 4096, (64, 128)),
+    ],
+)
+def test_tall_narrow_tiles_only_over_more_rows_than_they_have(m, n, k, picked):
+    """128x64 tiles give a mid-size output twice the programs of 128x128 at
+    two consumers' rate (NOTES 3.54); over at most 128 rows the call waits on
+    HBM and their padded MMAs lost to 64x128 (0.67-0.91x on the H200)."""
+    d = dispatcher("gemm.mlir", "gemm_nn")
+    plan = d.plan(d.key_for(M=m, N=n, K=k))
+    tuned_rows = 128  # block_m 0: the kernel's own
+    assert (plan.options.block_m or tuned_rows, plan.options.block_n) == picked
+    considered = {(o["block_m"], o["block_n"]) for o in plan.decision.considered}
+    assert ((128, 64) in considered | {picked}) == (m > 128)
+
+
+def test_a_given_tall_tile_is_weighed_over_few_rows() -> None:
+    """block_n=64 given on a 128-row kernel at M = 128: the rules leave 128x64
+    out over so few rows, but a tile the caller gave is still weighed (and a
+    split reckoned on it), not dropped as unmeasured."""
+    d = dispatcher("gemm.mlir", "gemm_nt", block_n=64)
+    plan = d.plan(d.key_for(M=128, N=512, K=16384))
+    (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
+    assert wave.startswith("tile 128x64")
+    assert plan.decision.split_k > 1

@@ -34,8 +34,9 @@ from tawa_xdsl.runtime.driver import check, context
 
 class DeviceBuffer:
     """Device memory for one array of `view`'s dtype, shape and element strides,
-    freed with the object. `array` is not owned: launches that take it leave it
-    allocated."""
+    freed when neither the object nor its `array` is referenced: `array` keeps
+    the buffer, so a launcher bound to it (a split pair's workspace, an aligned
+    copy) stays valid after the dispatcher that made the buffer is gone."""
 
     def __init__(self, view: ArrayView) -> None:
         self._cu, _ = context()
@@ -44,7 +45,7 @@ class DeviceBuffer:
         )
         size = max(1, span * DTYPES[view.dtype].itemsize)
         self._ptr = int(check(self._cu.cuMemAlloc(size), f"cuMemAlloc ({size} bytes)"))
-        self.array = DeviceArray(view, ptr=self._ptr)
+        self.array = DeviceArray(view, ptr=self._ptr, keep=self)
 
     def __del__(self) -> None:
         # no imports here: at interpreter exit they fail; a context already

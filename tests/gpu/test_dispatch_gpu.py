@@ -35,6 +35,7 @@ SHAPES = {
     (16, 6144, 4096): {"block_m": 64},
     (4096, 4096, 4096): {"block_n": 256, "persistent": True},
     (512, 10240, 8192): {"block_m": 0, "persistent": True},
+    (1000, 1000, 1024): {"block_m": 0, "block_n": 64},  # two 64x64 consumers
 }
 NT_WIDTHS = {(64, 4096, 4096): 96, (512, 10240, 8192): 160}
 """Tile widths only B stored N x K can take (its tiles' rows run along K; B
@@ -237,6 +238,25 @@ def test_a_split_call_launches_the_pair(torch, shape) -> None:
     kernel(host(a), host(b), out)
     assert rel_err(torch.from_numpy(out.astype(np.float64)).cuda(), ref) < 1e-2
     check_unsplit_with_a_grid(torch, kernel, a, b, c, ref)
+
+
+def test_a_bound_pair_outlives_its_dispatcher(torch) -> None:
+    """A split pair's launcher reads the dispatcher's f32 workspace; with the
+    dispatcher gone (not in compile()'s cache, collected), the workspace was
+    freed under the launcher and its next launch faulted the context."""
+    import gc
+
+    m, n, k = 128, 128, 8192
+    a, b, c, ref = gemm_inputs(torch, m, n, k)
+    kernel = Dispatcher(GEMM.read_text(), "gemm_nt", CompileOptions())
+    launch = kernel.bind(a, b, c)
+    assert kernel.current.reduce is not None, kernel.explain()
+    del kernel
+    gc.collect()
+    torch.empty(64 << 20, device="cuda").fill_(1.0)  # reuse of freed memory
+    launch()
+    torch.cuda.synchronize()
+    assert rel_err(c, ref) < 1e-2
 
 
 def test_a_split_epilogue_reads_its_residual_after_the_sum(torch) -> None:

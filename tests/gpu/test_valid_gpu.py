@@ -4,7 +4,8 @@ counter on 64-row attention tiles (one consumer warpgroup), two K loops into
 separate accumulators, scf.while and scf.if in the epilogue, and a grid that
 follows from a scalar (rows per program), persistent by default. Extents are not
 multiples of the tiles; device rows keep the 16-byte pitches TMA needs (other
-pitches are refused until the non-TMA path exists, issue 16 item 4)."""
+pitches run through the staging copy, `runtime/realign.py`, tested in
+test_realign_gpu.py)."""
 
 from __future__ import annotations
 
