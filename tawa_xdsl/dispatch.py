@@ -363,9 +363,11 @@ def reduce_options(requested: CompileOptions) -> CompileOptions:
     no wgmma, so `cluster` (multicast), `ping_pong` and `mma_depth` would
     refuse it or mean nothing; its rings hold f32 partial tiles, so the stage
     counts sized for the dot's operands overflowed shared memory (a kernel
-    compiled with any of them ran no split call)."""
+    compiled with any of them ran no split call); it has no K loop, so
+    `block_k` (tile-shape refused it: "@k_split_k_reduce does not name BK")."""
     return dataclasses.replace(
         requested,
+        block_k=None,
         cluster=None,
         ping_pong=None,
         mma_depth=None,

@@ -1089,3 +1089,17 @@ def test_a_given_tall_tile_is_weighed_over_few_rows() -> None:
     (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
     assert wave.startswith("tile 128x64")
     assert plan.decision.split_k > 1
+
+
+@pytest.mark.parametrize("cut", [{}, {"split_k": 2}, {"stream_k": True}], ids=str)
+def test_a_given_block_k_runs_split_and_streamed(cut) -> None:
+    """block_k given to a GEMM that names BK, at a shape that splits (or
+    with a cut given): the partials kernel takes it; the reduce kernel, with
+    no K loop, does not (tile-shape refused the call: '@nn_f16_bias_res_
+    split_k_reduce does not name BK')."""
+    text = (KERNELS_DIR / "gemm_user.mlir").read_text()
+    d = Dispatcher(text, "nn_f16_bias_res", CompileOptions(block_k=128, **cut))
+    spec = d.for_shape(M=128, N=128, K=8192)
+    assert spec.reduce is not None
+    assert spec.kernel.options["block_k"] == 128
+    assert not spec.reduce.options["block_k"]
