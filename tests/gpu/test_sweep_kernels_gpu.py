@@ -87,3 +87,22 @@ def test_attention_with_the_options_given(torch, kernel, options, seq, causal) -
     assert rel_err(o, ref) < 2e-2
     for option, value in options.items():
         assert compiled.options[option] == value
+
+
+def test_a_given_block_k_on_a_split_call(torch) -> None:
+    """block_k=128 on an NN f16 GEMM at a shape the rules split: the partials
+    kernel takes 128-deep K tiles, the reduce kernel none."""
+    m, n, k = 128, 128, 8192
+    gen = torch.Generator(device="cuda").manual_seed(6)
+    a = torch.randn(m, k, device="cuda", generator=gen).half()
+    b = torch.randn(k, n, device="cuda", generator=gen).half()
+    bias = torch.randn(n, device="cuda", generator=gen).half()
+    r = torch.randn(m, n, device="cuda", generator=gen).half()
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    user = KERNELS / "gemm_user.mlir"
+    kernel = tawa_xdsl.compile(user, "nn_f16_bias_res", block_k=128)
+    kernel(a, b, bias, r, c)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double() + bias.double() + r.double()
+    assert rel_err(c, ref) < 1e-2
+    assert kernel.kernel.contract.split is not None
