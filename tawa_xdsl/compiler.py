@@ -188,6 +188,7 @@ class CompileOptions:
                 stages=stages,
                 outer_stages=given.get("outer_stages"),
                 persistent=given.get("persistent"),
+                dynamic_tiles=bool(given.get("dynamic_tiles")),
             )
             if self.tuned
             else {}

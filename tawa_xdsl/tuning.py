@@ -56,12 +56,13 @@ from typing import Any
 from xdsl.dialects import func, scf
 from xdsl.ir import Block, OpResult, SSAValue
 
-from tawa_xdsl.analysis.kernel_plan import stages_that_fit
+from tawa_xdsl.analysis.kernel_plan import TICKET_TYPE, stages_that_fit
+from tawa_xdsl.analysis.kernel_plan import ring_bytes as ring_with_barriers
 from tawa_xdsl.analysis.shapes import KernelShape, split_tiles
 from tawa_xdsl.analysis.uniformity import depends_on_program_id
 from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.dialects.tile import is_fp8, tile_bytes
+from tawa_xdsl.dialects.tile import element_bytes, is_fp8, tile_bytes
 from tawa_xdsl.grid import GridInferenceError, recorded_grid_rule
 from tawa_xdsl.target import SLOT_ALIGN
 
@@ -152,6 +153,7 @@ def default_options(
     stages: int | None = None,
     outer_stages: int | None = None,
     persistent: bool | None = None,
+    dynamic_tiles: bool = False,
 ) -> dict[str, Any]:
     """Tuned options for `kernel` (tile IR); empty when no rule applies.
     `ring_bytes` is the shared memory a GEMM's ring may take (None: as many
@@ -161,7 +163,9 @@ def default_options(
     caller gave them, which decide how many slots the once-per-tile tiles
     take next to the stages (counted at one slot, attention given
     persistent=True or outer_stages=3 overflowed shared memory, and a GEMM's
-    residual given three slots next to 128x256 tiles).
+    residual given three slots next to 128x256 tiles). With `dynamic_tiles`
+    the tile tickets' ring takes its place too (FP8 causal attention given
+    block_n=256, persistent and dynamic tiles overflowed by 112 bytes).
 
     `sizes` are tile sizes already chosen by name ("BM", "BN", "BK": given by the
     caller, or by the shape rules of `heuristics`): the tuned tile shape leaves
@@ -191,10 +195,15 @@ def default_options(
     staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
 
     given_outer = outer_stages or DEFAULTS.outer_stages
+    # the tickets' ring is an outer ring (at most `given_outer` slots), each
+    # slot of one i32 laid out aligned as every slot is
+    ticket_slot = -(-element_bytes(TICKET_TYPE) // align) * align
+    tickets = ring_with_barriers(given_outer, ticket_slot) if dynamic_tiles else 0
 
     def fixed(sizes: dict[str, int], outer: int = given_outer) -> int:
-        """The staging tiles, and the epilogue's tiles in their outer rings."""
-        return size(staging, sizes) + outer * size(once, sizes)
+        """The staging tiles, the epilogue's tiles in their outer rings and the
+        tickets' ring."""
+        return size(staging, sizes) + outer * size(once, sizes) + tickets
 
     if not structure:  # no rule; only fewer stages where the default overflows
         fit = stages_that_fit(size(ring, chosen), fixed(chosen))
@@ -256,7 +265,9 @@ def default_options(
         q_slots = outer_stages or (1 if walks else DEFAULTS.outer_stages)
     options |= {
         "two_stage": head_dim != 256 and not (fp8 and equal_work(kernel)),
-        "num_stages": _stages(size(ring, chosen), q_slots * size(once, chosen), 3),
+        "num_stages": _stages(
+            size(ring, chosen), q_slots * size(once, chosen) + tickets, 3
+        ),
     }
     if walks:
         options |= {"persistent": True, "group_m": 1, "outer_stages": 1}

@@ -294,3 +294,21 @@ def test_compile_options_name_the_dynamic_walk() -> None:
     assert "pers-lf-dyn" in describe(
         {"persistent": True, "longest_first": True, "dynamic_tiles": True}
     )
+
+
+def test_the_tuned_stages_leave_room_for_the_tickets_ring() -> None:
+    """The tickets' ring takes one aligned slot per outer stage: FP8 causal
+    attention given 256-key blocks, persistent and dynamic tiles was tuned to
+    3 stages and its rings overflowed shared memory by 112 bytes."""
+    from tawa_xdsl.examples import path
+
+    kernel = tawa_xdsl.compile(
+        path("attention_fp8.mlir"),
+        "attention_causal_d128_fp8",
+        block_n=256,
+        persistent=True,
+        dynamic_tiles=True,
+    )
+    spec = kernel.for_shape(BH=16, SQ=4096, SK=4096, D=128)
+    assert spec.options["num_stages"] == 2
+    assert "atom.global.inc.u32" in spec.ptx  # the tile counter: a dynamic walk
