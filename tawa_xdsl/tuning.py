@@ -263,6 +263,13 @@ def default_options(
     q_slots = 1
     if persistent or (walks and persistent is None):
         q_slots = outer_stages or (1 if walks else DEFAULTS.outer_stages)
+        fit = stages_that_fit(
+            size(ring, chosen), q_slots * size(once, chosen) + tickets
+        )
+        if not outer_stages and q_slots > 1 and fit < 2:
+            # Q double buffered leaves no room for two stages (causal head dim
+            # 256 given persistent=True overflowed): one slot of it
+            q_slots = options["outer_stages"] = 1
     options |= {
         "two_stage": head_dim != 256 and not (fp8 and equal_work(kernel)),
         "num_stages": _stages(

@@ -1005,8 +1005,19 @@ def test_the_two_stage_overlap_gives_way_to_the_stages_given(given) -> None:
             {"outer_stages": 3},
             {"M": 4096, "N": 4096, "K": 4096},
         ),
+        (  # two Q slots leave no room for two stages: Q keeps one
+            "attention_d256.mlir",
+            "attention_causal_d256",
+            {"persistent": True},
+            {"BH": 16, "SQ": 4096, "SK": 4096, "D": 256},
+        ),
     ],
-    ids=["causal-persistent", "attention-outer3", "gemm-residual-outer3"],
+    ids=[
+        "causal-persistent",
+        "attention-outer3",
+        "gemm-residual-outer3",
+        "causal-d256-persistent",
+    ],
 )
 def test_the_tuned_stages_leave_room_for_the_once_per_tile_slots_given(
     file, kernel, given, extents
