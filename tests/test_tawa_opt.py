@@ -231,6 +231,31 @@ def test_named_pipelines_run_pass_by_pass(capsys) -> None:
             "tawa-hopper-pipeline{cluster=0}",
             "tawa-hopper-pipeline{cluster=0}: cluster must be a power of two from 1 to 8",
         ),
+        # `true` is no integer (Python's bool is an int: xDSL took it as 1)
+        (
+            "split-k{splits=true}",
+            "split-k{splits=true}: splits takes an integer, got true",
+        ),
+        (
+            "tawa-hopper-pipeline{num-stages=true}",
+            "tawa-hopper-pipeline{num-stages=true}: num-stages takes an integer, got true",
+        ),
+        # an optional option without a value was taken as not given
+        (
+            "tawa-hopper-pipeline{persistent}",
+            "tawa-hopper-pipeline{persistent}: persistent takes true or false, got nothing",
+        ),
+        # an option given twice: xDSL kept the last value
+        (
+            "pipeline{num-stages=2 mma-depth=1 num_stages=4}",
+            "pipeline: option num-stages is given twice",
+        ),
+        # values refused together keep the reason
+        (
+            "tawa-hopper-pipeline{split-k=2 stream-k=true}",
+            "tawa-hopper-pipeline{split-k=2 stream-k=true}: options split_k and "
+            "stream_k=True both choose how K is cut: give one of them",
+        ),
     ],
 )
 def test_option_errors_name_the_option_as_written(capsys, pipeline, message) -> None:
