@@ -61,6 +61,15 @@ class NamedPipeline(Protocol):
         ...
 
 
+@runtime_checkable
+class ChecksOptions(Protocol):
+    """A pass whose option values can be refused before it sees any IR."""
+
+    def check_options(self) -> None:
+        """Raise a `PassFailedException` naming the option that is out of range."""
+        ...
+
+
 @dataclasses.dataclass(frozen=True)
 class Stepped(ModulePass):
     """A named pipeline whose passes are each followed by `between`."""
