@@ -173,9 +173,11 @@ def literal_problem(value: object, literal_type: Attribute) -> str | None:
 
 
 def decode_source(data: bytes, name: str) -> str:
-    """UTF-8 text of a source file; other bytes get a located diagnostic."""
+    """UTF-8 text of a source file; other bytes get a located diagnostic. A
+    leading byte order mark (some editors write one) is not part of the text:
+    the lexer refused it as an invisible "unexpected character"."""
     try:
-        return data.decode()
+        return data.decode().removeprefix("\ufeff")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
@@ -191,7 +193,15 @@ def format_parse_error(e: ParseError) -> str:
     loc = e.span.get_location()
     # xDSL's context starts with the location line, which leads here already
     context = e.span.print_with_context().rstrip("\n").split("\n", 1)[-1]
-    return f"{loc.file}:{loc.line}:{loc.col}: error: {e.msg}\n{context}"
+    return f"{loc.file}:{loc.line}:{loc.col}: error: {visible(e.msg)}\n{context}"
+
+
+def visible(message: str) -> str:
+    """`message` with the characters a terminal does not show (a NUL the lexer
+    quotes as "Unexpected character: ") escaped, line breaks kept."""
+    return "".join(
+        c if c.isprintable() or c == "\n" else ascii(c)[1:-1] for c in message
+    )
 
 
 class LocatingParser(Parser):
@@ -222,6 +232,9 @@ class LocatingParser(Parser):
         return self._scan_line + self._line_offset, pos - line_start + 1
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        if self._current_token.kind is MLIRTokenKind.EOF:  # xDSL: "Could not
+            # parse entire input!" at the end of what may be a blank file
+            self.raise_error("the input is empty: there is no op to read")
         # Some malformed input crashes inside xDSL (a value its attribute
         # constructors refuse, input nested past Python's stack) instead of raising
         # a ParseError; report it where the parser stopped.

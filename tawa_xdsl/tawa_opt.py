@@ -198,6 +198,41 @@ class TawaOptMain(xDSLOptMain):
         )
         return parser.parse_module(not self.args.no_implicit_module)
 
+    def run(self) -> None:
+        """xDSL's loop over the input, but with `--split-input-file` every chunk
+        is processed: a chunk's diagnostics are kept and raised together once
+        all ran (as `ChunkDiagnostics`). A bug of ours still ends the run."""
+        modes = ("verify_diagnostics", "parsing_diagnostics", "shrink")
+        if not self.args.split_input_file or any(getattr(self.args, m) for m in modes):
+            super().run()
+            return
+        chunks, file_extension = self.prepare_input()
+        output = self.prepare_output()
+        errors: list[Exception] = []
+        try:
+            for i, (chunk, offset) in enumerate(chunks):
+                with chunk:
+                    if i > 0:
+                        output.write("// -----\n")
+                    try:
+                        module = self.parse_chunk(chunk, file_extension, offset)
+                        if module is not None:
+                            self.apply_passes(module)
+                            output.write(self.output_resulting_program(module))
+                    except ParseError as e:
+                        e.span = dataclasses.replace(e.span, line_offset=offset)
+                        errors.append(e)
+                    except DiagnosticException as e:
+                        errors.append(e)
+                    output.flush()
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        if len(errors) == 1:
+            raise errors[0]
+        if errors:
+            raise ChunkDiagnostics(errors)
+
     # ----------------------------------------------------------------- passes
 
     def setup_pipeline(self) -> None:
@@ -293,6 +328,16 @@ class TawaOptMain(xDSLOptMain):
             instantiate(factory(), spec)
 
 
+class ChunkDiagnostics(Exception):
+    """The diagnostics of several chunks of a `--split-input-file` run (parse
+    errors among them), reported after every chunk ran, as mlir-opt does: the
+    first no longer ends the run, dropping the later chunks' output and errors."""
+
+    def __init__(self, errors: Sequence[Exception]):
+        self.errors = list(errors)
+        super().__init__(f"{len(self.errors)} chunks failed")
+
+
 class ListPassesAction(argparse.Action):
     """`--list-passes`: each of our passes with its options (and their defaults)
     and the first line of its docstring, then exit."""
@@ -339,18 +384,23 @@ def _default(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def _each_error(error: Exception) -> list[Exception]:
+    """The single diagnostics that `error` reports."""
+    if isinstance(error, KernelDiagnostics | ChunkDiagnostics):
+        return [single for e in error.errors for single in _each_error(e)]
+    return [error]
+
+
 def main(args: Sequence[str] | None = None) -> int:
     """Run the driver; return the exit code (see the module docstring)."""
     try:
         TawaOptMain(args=args).run()
     except SystemExit as e:  # argparse: --help, --version, usage errors
         return e.code if isinstance(e.code, int) else 0
-    except ParseError as e:
-        print(f"tawa-opt: {format_parse_error(e)}", file=sys.stderr)
-        return EXIT_DIAGNOSTIC
-    except DiagnosticException as e:  # several kernels': one line each
-        for error in e.errors if isinstance(e, KernelDiagnostics) else [e]:
-            print(f"tawa-opt: {error}", file=sys.stderr)
+    except (ParseError, DiagnosticException, ChunkDiagnostics) as e:
+        for error in _each_error(e):  # several kernels' or chunks': one each
+            text = format_parse_error(error) if isinstance(error, ParseError) else error
+            print(f"tawa-opt: {text}", file=sys.stderr)
         return EXIT_DIAGNOSTIC
     except Exception as e:  # a bug of ours: one line, the traceback on request
         if os.environ.get("TAWA_TRACEBACK"):

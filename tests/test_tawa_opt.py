@@ -299,6 +299,69 @@ def test_binary_input_is_located(capsys, tmp_path: Path) -> None:
         tawa_xdsl.parse(binary)
 
 
+@pytest.mark.parametrize("text", ["", "\n\n", "// only a comment\n"])
+def test_an_empty_input_says_so(capsys, tmp_path: Path, text: str) -> None:
+    """xDSL said "Could not parse entire input!" about a file with nothing in it."""
+    empty = tmp_path / "empty.mlir"
+    empty.write_text(text)
+    rc, out, err = run(capsys, str(empty))
+    assert (rc, out) == (1, "")
+    assert err.startswith(f"tawa-opt: {empty}:")
+    assert "error: the input is empty: there is no op to read\n" in err
+    assert len(err.splitlines()) <= 3  # the message and an empty source line
+
+
+def test_a_byte_order_mark_is_no_character(capsys, tmp_path: Path) -> None:
+    """A UTF-8 byte order mark before the text was refused as an invisible
+    "Unexpected character"."""
+    marked = tmp_path / "marked.mlir"
+    marked.write_bytes(b"\xef\xbb\xbf" + GEMM.read_bytes())
+    assert run(capsys, str(marked))[0] == 0
+    assert tawa_xdsl.parse(marked).ops
+
+
+def test_an_invisible_character_is_escaped(capsys, tmp_path: Path) -> None:
+    nul = tmp_path / "nul.mlir"
+    nul.write_bytes(b"func.func @k() {\n \x00 }\n")
+    rc, _, err = run(capsys, str(nul))
+    assert rc == 1
+    assert err.startswith(f"tawa-opt: {nul}:2:2: error: Unexpected character: \\x00\n")
+
+
+SPLIT = """func.func @first() {
+  func.return
+}
+// -----
+func.func @broken( {
+}
+// -----
+func.func @returns() {
+  %x = arith.constant 1 : i32
+  func.return %x : i32
+}
+// -----
+func.func @last() {
+  func.return
+}
+"""
+
+
+def test_split_input_file_runs_every_chunk(capsys, tmp_path: Path) -> None:
+    """Each chunk is processed and each bad one reported, as mlir-opt does: the
+    first error ended the run, so the later chunks' errors and output were lost."""
+    split = tmp_path / "split.mlir"
+    split.write_text(SPLIT)
+    rc, out, err = run(capsys, str(split), "--split-input-file")
+    assert rc == 1
+    assert "@first" in out and "@last" in out and out.count("// -----") == 3
+    errors = [line for line in err.splitlines() if line.startswith("tawa-opt:")]
+    assert errors == [
+        f"tawa-opt: {split}:5:20: error: Expected argument or type",
+        f"tawa-opt: {split}:10:3: error: func.return: Expected arguments to have "
+        "the same types as the function output types: expected [], got [i32]",
+    ]
+
+
 def nested_loops(depth: int) -> str:
     lines = ["func.func @deep(%n: index) {", "  %c0 = arith.constant 0 : index"]
     lines.append("  %c1 = arith.constant 1 : index")
