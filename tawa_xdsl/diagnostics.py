@@ -173,11 +173,9 @@ def literal_problem(value: object, literal_type: Attribute) -> str | None:
 
 
 def decode_source(data: bytes, name: str) -> str:
-    """UTF-8 text of a source file; other bytes get a located diagnostic. A
-    leading byte order mark (some editors write one) is not part of the text:
-    the lexer refused it as an invisible "unexpected character"."""
+    """UTF-8 text of a source file; other bytes get a located diagnostic."""
     try:
-        return data.decode().removeprefix("\ufeff")
+        return data.decode()
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
@@ -212,6 +210,9 @@ class LocatingParser(Parser):
     def __init__(
         self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0
     ):
+        # a leading byte order mark (some editors write one) is no part of the
+        # text: the lexer refused it as an invisible "unexpected character"
+        text = text.removeprefix("\ufeff")
         super().__init__(ctx, text, name)
         self._file = StringAttr(name)
         self._line_offset = line_offset
@@ -376,6 +377,18 @@ def locate(error: VerifyException, module: ModuleOp) -> DiagnosticException:
     """Turn a module-level verification failure into a diagnostic at the op."""
     found = _first_invalid_op(module)
     return error if found is None else OpDiagnostic(*found)
+
+
+def require_module(module: object, caller: str) -> ModuleOp:
+    """`module`, if it is one: the API's functions that take a parsed module
+    (`apply`, `interpret`, `simulate`) refuse text or a path by name, where
+    they failed on an attribute of it."""
+    if not isinstance(module, ModuleOp):
+        raise TypeError(
+            f"{caller} takes a module (tawa_xdsl.parse(text or Path)), got "
+            f"{type(module).__name__}"
+        )
+    return module
 
 
 def verify_located(module: ModuleOp) -> None:
