@@ -22,9 +22,11 @@ import argparse
 import dataclasses
 import inspect
 import os
+import stat
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from importlib.metadata import version
 from types import TracebackType
 from typing import IO, Any
@@ -34,7 +36,12 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tawa_xdsl import examples, registry
@@ -170,12 +177,12 @@ class TawaOptMain(xDSLOptMain):
         return "stdin" if self.args.input_file in (None, "-") else self.args.input_file
 
     def prepare_output(self) -> IO[str]:
-        try:
-            return super().prepare_output()
-        except OSError as e:
-            raise DiagnosticException(
-                f"{self.args.output_file}: error: {e.strerror}"
-            ) from None
+        with output_errors(self.args.output_file):
+            stream = super().prepare_output()
+        if stream is sys.stdout:
+            return stream
+        self._output = Output(stream, self.args.output_file)
+        return self._output  # type: ignore[return-value] (what xDSL uses of IO)
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
@@ -199,6 +206,17 @@ class TawaOptMain(xDSLOptMain):
         return parser.parse_module(not self.args.no_implicit_module)
 
     def run(self) -> None:
+        """Run; the `-o` file of a run that fails is removed (mlir-opt keeps its
+        output only on success): it held a truncated or empty result."""
+        self._output: Output | None = None
+        try:
+            self._run()
+        except BaseException:
+            if self._output is not None:
+                self._output.discard()
+            raise
+
+    def _run(self) -> None:
         """xDSL's loop over the input, but with `--split-input-file` every chunk
         is processed: a chunk's diagnostics are kept and raised together once
         all ran (as `ChunkDiagnostics`). A bug of ours still ends the run."""
@@ -328,6 +346,48 @@ class TawaOptMain(xDSLOptMain):
             instantiate(factory(), spec)
 
 
+@contextmanager
+def output_errors(path: str) -> Iterator[None]:
+    """An `OSError` opening or writing the output (a missing folder, a full
+    disk) as a diagnostic about its path: no bug of ours."""
+    try:
+        yield
+    except OSError as e:
+        raise DiagnosticException(f"{path}: error: {e.strerror}") from None
+
+
+class Output:
+    """The `-o` file, as xDSL's driver uses it (write, flush, close), with
+    `output_errors` and a way to remove it when the run fails."""
+
+    def __init__(self, stream: IO[str], path: str):
+        self.stream = stream
+        self.path = path
+        # only a file is removed, never a device or a pipe (`-o /dev/null`)
+        self.is_file = stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+
+    def write(self, text: str) -> int:
+        with output_errors(self.path):
+            return self.stream.write(text)
+
+    def flush(self) -> None:
+        with output_errors(self.path):
+            self.stream.flush()
+
+    def close(self) -> None:
+        with output_errors(self.path):
+            self.stream.close()
+
+    def discard(self) -> None:
+        """Close (quietly: the run failed already) and remove the file, if it
+        is a regular file."""
+        with suppress(OSError):
+            self.stream.close()
+        if self.is_file:
+            with suppress(OSError):
+                os.remove(self.path)
+
+
 class ChunkDiagnostics(Exception):
     """The diagnostics of several chunks of a `--split-input-file` run (parse
     errors among them), reported after every chunk ran, as mlir-opt does: the
@@ -397,6 +457,9 @@ def main(args: Sequence[str] | None = None) -> int:
         TawaOptMain(args=args).run()
     except SystemExit as e:  # argparse: --help, --version, usage errors
         return e.code if isinstance(e.code, int) else 0
+    except ArgSpecParseError as e:  # -t's options (-p's are PassOptionErrors)
+        print(f"tawa-opt: {e}", file=sys.stderr)
+        return EXIT_DIAGNOSTIC
     except (ParseError, DiagnosticException, ChunkDiagnostics) as e:
         for error in _each_error(e):  # several kernels' or chunks': one each
             text = format_parse_error(error) if isinstance(error, ParseError) else error

@@ -428,3 +428,28 @@ def test_every_pass_states_the_level_it_takes() -> None:
     from tawa_xdsl.registry import all_passes
 
     assert set(all_passes()) == set(PASS_LEVELS)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_failed_write_is_a_diagnostic(capsys) -> None:
+    """A full disk was an internal error; the device is not removed."""
+    rc, _, err = run(capsys, str(GEMM), "-o", "/dev/full")
+    assert (rc, err) == (1, "tawa-opt: /dev/full: error: No space left on device\n")
+    assert Path("/dev/full").exists()
+
+
+def test_the_output_of_a_failed_run_is_removed(capsys, tmp_path: Path) -> None:
+    """As mlir-opt keeps its output only on success: a failed run left an empty
+    (or, with --split-input-file, partial) file that looked like a result."""
+    out = tmp_path / "out.mlir"
+    assert run(capsys, str(GEMM), "-o", str(out), "-p", "pipeline")[0] == 1
+    assert not out.exists()
+    assert run(capsys, str(GEMM), "-o", str(out), "-p", "aref-partition")[0] == 0
+    assert "aref.warp_specialize" in out.read_text()
+
+
+def test_a_malformed_target_is_a_diagnostic(capsys) -> None:
+    rc, out, err = run(capsys, str(GEMM), "-t", "ptx{")
+    assert (rc, out) == (1, "")
+    assert err.startswith("tawa-opt: Error parsing pass pipeline specification:")
+    assert "Traceback" not in err
