@@ -3,9 +3,11 @@
 Exit codes:
 - 0: success; the IR (or `-t` output) on stdout.
 - 1: a diagnostic about the input: unparsable or ill-typed IR, an unknown pass or
-  a bad option, a kernel a pass cannot handle, a missing file. One line on
-  stderr, `tawa-opt: file:line:col: error: op: message` where an op or a source
-  position is known (a parse error adds the source line under it).
+  a bad option, a kernel a pass cannot handle, a missing file, an output that
+  cannot be written. One line on stderr, `tawa-opt: file:line:col: error: op:
+  message` where an op or a source position is known (a parse error adds the
+  source line under it); with `--split-input-file`, one for each chunk that
+  failed, after every chunk ran. The `-o` file of a failed run is removed.
 - 2: a command-line usage error (argparse).
 - 3: an internal error, a bug of ours: an exception a pass, the printer or the
   driver did not mean to raise, or a pass that left invalid IR. One line,
