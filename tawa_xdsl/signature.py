@@ -22,14 +22,14 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    AnyFloat,
     ArrayAttr,
     DictionaryAttr,
     FunctionType,
-    IndexType,
-    IntegerType,
+    MemRefType,
     ModuleOp,
     StringAttr,
+    TensorType,
+    VectorType,
 )
 from xdsl.ir import Attribute
 
@@ -125,7 +125,7 @@ def _tile_params(kernel: func.FuncOp) -> list[Param]:
     found = []
     for i, (arg, entry) in enumerate(zip(args, attrs, strict=True)):
         name = arg.name_hint or f"arg{i}"
-        if not isinstance(arg.type, DescType | IndexType | IntegerType | AnyFloat):
+        if isinstance(arg.type, TensorType | MemRefType | VectorType):
             raise OpDiagnostic(
                 kernel,
                 f"parameter %{name} has type {arg.type}; a tile kernel takes "
