@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import I64, IntegerAttr
 from xdsl.ir import Block, Operation, Region
 from xdsl.irdl import IRDLOperation, opt_prop_def, prop_def, region_def
@@ -87,6 +88,16 @@ def check_register_budget(
         raise VerifyException(f"{op_name}: {problem}")
 
 
+def _before(op: Operation) -> list[Operation]:
+    """The ops before `op` in its block."""
+    before: list[Operation] = []
+    prev = op.prev_op
+    while prev is not None:
+        before.append(prev)
+        prev = prev.prev_op
+    return before
+
+
 class RoleRegionsOp(IRDLOperation):
     """Base of the ops that split a thread block into a producer and consumers."""
 
@@ -138,6 +149,24 @@ class RoleRegionsOp(IRDLOperation):
         for region in (self.producer, self.consumer):
             if region.block.args:
                 raise VerifyException(f"{self.name}: role regions take no arguments")
+        self._verify_once_per_kernel()
+
+    def _verify_once_per_kernel(self) -> None:
+        """A thread block splits into its roles once, for the whole kernel: the
+        lowering plans one producer and one set of consumers per kernel (a
+        second or nested split crashed it)."""
+        parent = self.parent_op()
+        if not isinstance(parent, func.FuncOp):
+            where = parent.name if parent is not None else "no function"
+            raise VerifyException(
+                f"{self.name} must be directly in a func.func (a kernel splits "
+                f"into roles once, for its whole body), found in {where}"
+            )
+        if any(isinstance(o, RoleRegionsOp) for o in _before(self)):
+            raise VerifyException(
+                f"{self.name}: kernel @{parent.sym_name.data} splits into roles "
+                "already; a kernel has one producer and one set of consumers"
+            )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" consumers = {self.num_consumers.value.data}")

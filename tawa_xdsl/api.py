@@ -8,17 +8,27 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from tawa_xdsl.diagnostics import LocatingParser, decode_source, verify_located
+from tawa_xdsl.diagnostics import (
+    LocatingParser,
+    decode_source,
+    require_module,
+    verify_located,
+)
 from tawa_xdsl.kernel_text import only_kernel
 from tawa_xdsl.pass_pipeline import build_passes, check_input
 from tawa_xdsl.registry import all_passes_with_xdsl, make_context
 
 
-def parse(source: str | Path, name: str | None = None) -> ModuleOp:
-    """Parse and verify MLIR text, or the file at a `Path`."""
+def parse(source: str | bytes | Path, name: str | None = None) -> ModuleOp:
+    """Parse and verify MLIR text (`str`, or UTF-8 `bytes`), or the file at a
+    `Path`."""
     if isinstance(source, Path):
         name = name or str(source)
         source = decode_source(source.read_bytes(), name)
+    elif isinstance(source, bytes):
+        source = decode_source(source, name or "<bytes>")
+    elif not isinstance(source, str):
+        raise TypeError(f"parse takes MLIR text or a Path, got {type(source).__name__}")
     module = LocatingParser(make_context(), source, name or "<string>").parse_module()
     verify_located(module)
     return module
@@ -48,6 +58,12 @@ def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
         verify_located(op)
         check_input(upcoming, op)
 
+    require_module(module, "apply")
+    if not isinstance(pipeline, str):
+        raise TypeError(
+            "apply takes the pipeline as text (tawa-opt -p syntax), got "
+            f"{type(pipeline).__name__}"
+        )
     passes = build_passes(all_passes_with_xdsl(), pipeline)
     PassPipeline(tuple(passes), between).apply(make_context(), module)
     return module

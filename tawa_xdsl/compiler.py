@@ -106,7 +106,7 @@ class CompileOptions:
         for f in fields(CompileOptions):
             value = getattr(self, f.name)
             wanted = bool if f.name in _BOOL_OPTIONS else int
-            if value is not None and (
+            if (value is not None or f.name == "tuned") and (
                 not isinstance(value, wanted)
                 or (wanted is int and isinstance(value, bool))
             ):
@@ -362,12 +362,22 @@ def default_consumers(rows: Iterable[int]) -> int:
 
 
 def _read_source(source: ModuleOp | str | Path) -> tuple[str, str | None]:
-    """The MLIR text of `source`, and the file it came from (for locations)."""
+    """The MLIR text of `source`, and the file it came from (for locations):
+    bytes that are not UTF-8 are located in the file, as `tawa-opt` does."""
+    from tawa_xdsl.diagnostics import decode_source
+
     if isinstance(source, ModuleOp):
         return str(source), None
-    if isinstance(source, Path) or source.endswith(".mlir"):
-        return Path(source).read_text(), str(source)
-    return source, None
+    if isinstance(source, Path) or (
+        isinstance(source, str) and source.endswith(".mlir")
+    ):
+        return decode_source(Path(source).read_bytes(), str(source)), str(source)
+    if isinstance(source, str):
+        return source, None
+    raise TypeError(
+        "compile: source must be a module, MLIR text or a path, got "
+        f"{type(source).__name__}"
+    )
 
 
 def _options(
@@ -375,14 +385,32 @@ def _options(
 ) -> CompileOptions:
     """`options` with the keyword options applied on top; unknown names are refused
     with the list of known ones."""
+    if options is not None and not isinstance(options, CompileOptions):
+        raise TypeError(
+            "compile: options must be a CompileOptions (or give them as keywords: "
+            f"num_stages=4, ...), got {type(options).__name__}"
+        )
     known = [f.name for f in fields(CompileOptions)]
     unknown = sorted(set(fields_given) - set(known))
     if unknown:
         raise TypeError(
             f"compile: unknown option(s) {', '.join(unknown)}; the options are "
-            f"{', '.join(known)} and allow_spills"
+            f"{', '.join(known)}, allow_spills and autotune"
         )
     return dataclasses.replace(options or CompileOptions(), **fields_given)
+
+
+def check_options(options: CompileOptions, kernel: func.FuncOp) -> None:
+    """Refuse option values that a pass lowering `kernel` would refuse (out of
+    range, or a combination the pipeline does not build), before any lowering:
+    `compile(num_stages=0)` failed only at the first call, and `explain()`
+    described the plan as if it could run."""
+    from tawa_xdsl.pass_pipeline import ChecksOptions
+    from tawa_xdsl.pipelines import hopper_passes
+
+    for p in hopper_passes(options.resolve(kernel)):
+        if isinstance(p, ChecksOptions):
+            p.check_options()
 
 
 _CACHE: dict[tuple[str, str, CompileOptions, bool, bool], Dispatcher] = {}
@@ -423,6 +451,9 @@ def compile(
     lowering waits for the first call or inspection."""
     from tawa_xdsl.dispatch import Dispatcher
 
+    for flag, value in (("allow_spills", allow_spills), ("autotune", autotune)):
+        if not isinstance(value, bool):
+            raise TypeError(f"compile: {flag} must be a bool, got {value!r}")
     chosen = _options(options, fields_given)
     text, file = _read_source(source)
     key = (text, file, kernel_name, chosen, allow_spills, autotune)
@@ -430,6 +461,6 @@ def compile(
         dispatcher = Dispatcher(
             text, kernel_name, chosen, allow_spills, autotune, source_name=file
         )
-        dispatcher.tile_kernel  # noqa: B018 (parse and find the kernel now)
+        check_options(chosen, dispatcher.tile_kernel)
         _CACHE[key] = dispatcher
     return _CACHE[key]

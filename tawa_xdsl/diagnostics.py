@@ -192,7 +192,15 @@ def format_parse_error(e: ParseError) -> str:
     loc = e.span.get_location()
     # xDSL's context starts with the location line, which leads here already
     context = e.span.print_with_context().rstrip("\n").split("\n", 1)[-1]
-    return f"{loc.file}:{loc.line}:{loc.col}: error: {e.msg}\n{context}"
+    return f"{loc.file}:{loc.line}:{loc.col}: error: {visible(e.msg)}\n{context}"
+
+
+def visible(message: str) -> str:
+    """`message` with the characters a terminal does not show (a NUL the lexer
+    quotes as "Unexpected character: ") escaped, line breaks kept."""
+    return "".join(
+        c if c.isprintable() or c == "\n" else ascii(c)[1:-1] for c in message
+    )
 
 
 class LocatingParser(Parser):
@@ -203,6 +211,9 @@ class LocatingParser(Parser):
     def __init__(
         self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0
     ):
+        # a leading byte order mark (some editors write one) is no part of the
+        # text: the lexer refused it as an invisible "unexpected character"
+        text = text.removeprefix("\ufeff")
         super().__init__(ctx, text, name)
         self._file = StringAttr(name)
         self._line_offset = line_offset
@@ -223,6 +234,9 @@ class LocatingParser(Parser):
         return self._scan_line + self._line_offset, pos - line_start + 1
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        if self._current_token.kind is MLIRTokenKind.EOF:  # xDSL: "Could not
+            # parse entire input!" at the end of what may be a blank file
+            self.raise_error("the input is empty: there is no op to read")
         # Some malformed input crashes inside xDSL (a value its attribute
         # constructors refuse, input nested past Python's stack) instead of raising
         # a ParseError; report it where the parser stopped.
@@ -381,6 +395,18 @@ def locate(error: VerifyException, module: ModuleOp) -> DiagnosticException:
     """Turn a module-level verification failure into a diagnostic at the op."""
     found = _first_invalid_op(module)
     return error if found is None else OpDiagnostic(*found)
+
+
+def require_module(module: object, caller: str) -> ModuleOp:
+    """`module`, if it is one: the API's functions that take a parsed module
+    (`apply`, `interpret`, `simulate`) refuse text or a path by name, where
+    they failed on an attribute of it."""
+    if not isinstance(module, ModuleOp):
+        raise TypeError(
+            f"{caller} takes a module (tawa_xdsl.parse(text or Path)), got "
+            f"{type(module).__name__}"
+        )
+    return module
 
 
 def verify_located(module: ModuleOp) -> None:

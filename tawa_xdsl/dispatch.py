@@ -88,6 +88,8 @@ from tawa_xdsl.heuristics import (
     decide,
 )
 from tawa_xdsl.kernel import (
+    INDEX_BITS,
+    INDEX_MAX,
     ArrayView,
     KernelArgumentError,
     Param,
@@ -189,9 +191,12 @@ def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
             f"no dimension named {', '.join(unknown)} here; the kernel names "
             f"{', '.join(named) or 'none'} (tile.dims)"
         )
-    bad = {n: e for n, e in extents.items() if not isinstance(e, int) or e < 1}
+    bad = {n: e for n, e in extents.items() if not is_extent(e)}
     if bad:
-        raise KernelArgumentError(f"extents must be positive integers, got {bad}")
+        raise KernelArgumentError(
+            f"extents must be positive integers up to {INDEX_MAX} (kernels index "
+            f"with {INDEX_BITS}-bit integers), got {bad}"
+        )
     tensors = [p for p in ps if isinstance(p.type, DescType)]
     return DispatchKey(
         tuple((n, bucket(extents[n])) for n in named if n in extents),
@@ -207,13 +212,23 @@ def parse_shape(text: str) -> dict[str, int]:
         if not part:
             continue
         name, _, value = part.partition("=")
-        if not name.strip() or not value.strip().isdigit() or int(value) < 1:
+        name = name.strip()
+        if not name or not value.strip().isdigit() or not is_extent(int(value)):
             raise ValueError(
-                f"shape: expected NAME=EXTENT pairs (a positive integer each), e.g. "
-                f'"M=512,N=4096,K=4096"; got {part!r}'
+                f"shape: expected NAME=EXTENT pairs (a positive integer each, up "
+                f'to {INDEX_MAX}), e.g. "M=512,N=4096,K=4096"; got {part!r}'
             )
-        extents[name.strip()] = int(value)
+        if name in extents:
+            raise ValueError(f"shape: {name} is given twice in {text!r}")
+        extents[name] = int(value)
     return extents
+
+
+def is_extent(value: object) -> bool:
+    """Whether `value` is an extent a kernel can index: a positive int (not a
+    bool) that fits its index registers, as an array's extent must
+    (`kernel.check_arguments`)."""
+    return type(value) is int and 1 <= value <= INDEX_MAX
 
 
 @dataclass(frozen=True)

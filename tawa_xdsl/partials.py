@@ -23,6 +23,7 @@ along x, given at launch (one per SM), with a workspace of
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -106,15 +107,20 @@ def stream_k_slots(tiles: int, iterations: int, programs: int) -> int:
     the first to the last that work on one output tile (those between them
     with no units, when programs outnumber units, store zeros), for `tiles`
     output tiles of `iterations` K iterations each (at least 1 counts: a tile
-    without K iterations is still one unit of work) over `programs` programs."""
+    without K iterations is still one unit of work) over `programs` programs.
+
+    A tile's programs are its first unit's owner and one more for each program
+    that starts inside the tile after its first unit, so the count walks the
+    programs' starts, not the tiles: a huge problem has millions of tiles
+    (`explain(M=2**31 - 1, ...)` took minutes), never more programs than SMs."""
     per_tile = max(iterations, 1)
     units = tiles * per_tile
-    return max(
-        stream_k_owner((t + 1) * per_tile - 1, units, programs)
-        - stream_k_owner(t * per_tile, units, programs)
-        + 1
-        for t in range(tiles)
+    starts_inside = Counter(
+        start // per_tile
+        for p in range(1, programs)
+        if (start := p * units // programs) % per_tile
     )
+    return 1 + max(starts_inside.values(), default=0)
 
 
 def original_arguments(rec: Record, args: Sequence[object], workspace: object) -> list:

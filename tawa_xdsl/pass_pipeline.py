@@ -15,12 +15,25 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import (
+    Any,
+    Protocol,
+    TypeVar,
+    get_args,
+    get_type_hints,
+    runtime_checkable,
+)
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipelineCallbackType
-from xdsl.utils.arg_spec import ArgSpec, ArgSpecConvertible, parse_pipeline
+from xdsl.utils.arg_spec import (
+    ArgSpec,
+    ArgSpecConvertible,
+    PipelineLexer,
+    SpecTokenKind,
+    parse_pipeline,
+)
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 PassFactories = dict[str, Callable[[], type[ModulePass]]]
@@ -37,10 +50,12 @@ class PassOptionError(DiagnosticException):
     """A pass pipeline that names an unknown pass or gives an option a bad value."""
 
 
-class OptionValueError(ValueError):
+class OptionValueError(ValueError, DiagnosticException):
     """Option values of the right types that a pass refuses when it is built
     (`CompileOptions`: split_k -1, or a split and a stream both given); its
-    message says why, and is what `-p` reports."""
+    message says why, and is what `-p` reports. A diagnostic too, as the
+    passes' own option checks are, so `compile()` refuses every bad option
+    value with one kind of error."""
 
 
 @runtime_checkable
@@ -51,6 +66,15 @@ class NamedPipeline(Protocol):
         self, ctx: Context, op: ModuleOp, between: PassPipelineCallbackType | None
     ) -> None:
         """Apply, calling `between` around each pass as `PassPipeline` does."""
+        ...
+
+
+@runtime_checkable
+class ChecksOptions(Protocol):
+    """A pass whose option values can be refused before it sees any IR."""
+
+    def check_options(self) -> None:
+        """Raise a `PassFailedException` naming the option that is out of range."""
         ...
 
 
@@ -84,6 +108,8 @@ def build_passes(
         specs = list(parse_pipeline(text))
     except ArgSpecParseError as e:
         raise PassOptionError(str(e)) from None
+    if repeated := _repeated_option(text):
+        raise PassOptionError(repeated)
     passes: list[ModulePass] = []
     for spec in specs:
         if spec.name not in available:
@@ -109,28 +135,32 @@ def check_input(upcoming: ModulePass | None, module: ModuleOp) -> None:
 def instantiate(cls: type[Configured], spec: ArgSpec) -> Configured:
     """`cls` (a pass or a target) configured by `spec`; a bad option is reported
     as written."""
-    try:
-        return cls.from_spec(spec)
-    except OptionValueError as e:  # every value converted: the values are wrong
-        raise PassOptionError(f"{spec}: {e}") from None
-    except ValueError:
-        raise PassOptionError(_option_problem(cls, spec)) from None
+    problem = _option_problem(cls, spec)
+    if problem is None:
+        try:
+            return cls.from_spec(spec)
+        except (ValueError, TypeError) as e:  # values the class refuses together
+            problem = f"{spec}: {e}"
+    raise PassOptionError(problem)
 
 
-def _option_problem(cls: type[ArgSpecConvertible], spec: ArgSpec) -> str:
+def _option_problem(cls: type[ArgSpecConvertible], spec: ArgSpec) -> str | None:
+    """What is wrong with the options of `spec` one by one: an unknown name, or
+    a value not of the option's type. xDSL takes `true` for an integer (a bool
+    is an int in Python) and nothing at all for an optional one (as unset), so
+    each option must be one value of exactly its type."""
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    hints = get_type_hints(cls)
     for name, values in spec.parameters.items():
         written = f"{spec.name}{{{_spelled(name, values)}}}"
         field = fields.get(name.replace("-", "_"))
         if field is None:
             options = ", ".join(map(option_name, fields)) or "no options"
             return f"{written}: {spec.name} has no option '{name}' (it takes {options})"
-        try:
-            cls.from_spec(ArgSpec(spec.name, {name: values}))
-        except ValueError:
-            expected = _type_words(field.type)
+        kinds = get_args(hints[field.name]) or (hints[field.name],)
+        if len(values) != 1 or type(values[0]) not in kinds:
             got = ",".join(_value(v) for v in values) or "nothing"
-            return f"{written}: {name} takes {expected}, got {got}"
+            return f"{written}: {name} takes {_type_words(field.type)}, got {got}"
     for name, field in fields.items():
         given = option_name(name) in spec.parameters
         if not given and field.default is field.default_factory is dataclasses.MISSING:
@@ -138,7 +168,31 @@ def _option_problem(cls: type[ArgSpecConvertible], spec: ArgSpec) -> str:
                 f"{spec.name} needs option {option_name(name)}, "
                 f"{_type_words(field.type)}: {spec.name}{{{option_name(name)}=...}}"
             )
-    return f"{spec}: invalid options for {spec.name}"
+    return None
+
+
+def _repeated_option(text: str) -> str | None:
+    """The first option `text` (a valid `-p` pipeline) gives one pass twice,
+    which xDSL would take silently, the last value winning."""
+    lexer = PipelineLexer(text)
+    pass_name, seen, inside, previous = "", set[str](), False, None
+    while (token := lexer.lex()).kind is not SpecTokenKind.EOF:
+        kind, spelled = token.kind, token.span.text
+        if kind is SpecTokenKind.IDENT and not inside:
+            pass_name, seen = spelled, set()
+        elif kind is SpecTokenKind.IDENT and previous in OPTION_STARTS:
+            if option_name(spelled) in seen:
+                return f"{pass_name}: option {option_name(spelled)} is given twice"
+            seen.add(option_name(spelled))
+        inside = kind is not SpecTokenKind.R_BRACE and (
+            inside or kind is SpecTokenKind.L_BRACE
+        )
+        previous = kind
+    return None
+
+
+OPTION_STARTS = (SpecTokenKind.L_BRACE, SpecTokenKind.SPACE)
+"""The tokens after which an option's name comes, inside a pass's braces."""
 
 
 def _type_words(t: object) -> str:

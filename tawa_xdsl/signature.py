@@ -25,8 +25,11 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     FunctionType,
+    MemRefType,
     ModuleOp,
     StringAttr,
+    TensorType,
+    VectorType,
 )
 from xdsl.ir import Attribute
 
@@ -122,6 +125,12 @@ def _tile_params(kernel: func.FuncOp) -> list[Param]:
     found = []
     for i, (arg, entry) in enumerate(zip(args, attrs, strict=True)):
         name = arg.name_hint or f"arg{i}"
+        if isinstance(arg.type, TensorType | MemRefType | VectorType):
+            raise OpDiagnostic(
+                kernel,
+                f"parameter %{name} has type {arg.type}; a tile kernel takes "
+                "tensors as !tile.desc and scalars (index, integers, floats)",
+            )
         value = entry.data.get(DIMS_ATTR) if isinstance(entry, DictionaryAttr) else None
         dims = _dims(kernel, name, arg.type, value)
         found.append(Param(name, arg.type, dims, arg in stored))

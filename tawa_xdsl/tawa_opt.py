@@ -3,9 +3,11 @@
 Exit codes:
 - 0: success; the IR (or `-t` output) on stdout.
 - 1: a diagnostic about the input: unparsable or ill-typed IR, an unknown pass or
-  a bad option, a kernel a pass cannot handle, a missing file. One line on
-  stderr, `tawa-opt: file:line:col: error: op: message` where an op or a source
-  position is known (a parse error adds the source line under it).
+  a bad option, a kernel a pass cannot handle, a missing file, an output that
+  cannot be written. One line on stderr, `tawa-opt: file:line:col: error: op:
+  message` where an op or a source position is known (a parse error adds the
+  source line under it); with `--split-input-file`, one for each chunk that
+  failed, after every chunk ran. The `-o` file of a failed run is removed.
 - 2: a command-line usage error (argparse).
 - 3: an internal error, a bug of ours: an exception a pass, the printer or the
   driver did not mean to raise, or a pass that left invalid IR. One line,
@@ -22,9 +24,11 @@ import argparse
 import dataclasses
 import inspect
 import os
+import stat
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from importlib.metadata import version
 from types import TracebackType
 from typing import IO, Any
@@ -34,7 +38,12 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tawa_xdsl import examples, registry
@@ -170,12 +179,12 @@ class TawaOptMain(xDSLOptMain):
         return "stdin" if self.args.input_file in (None, "-") else self.args.input_file
 
     def prepare_output(self) -> IO[str]:
-        try:
-            return super().prepare_output()
-        except OSError as e:
-            raise DiagnosticException(
-                f"{self.args.output_file}: error: {e.strerror}"
-            ) from None
+        with output_errors(self.args.output_file):
+            stream = super().prepare_output()
+        if stream is sys.stdout:
+            return stream
+        self._output = Output(stream, self.args.output_file)
+        return self._output  # type: ignore[return-value] (what xDSL uses of IO)
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
@@ -197,6 +206,52 @@ class TawaOptMain(xDSLOptMain):
             getattr(self, "_line_offset", 0),
         )
         return parser.parse_module(not self.args.no_implicit_module)
+
+    def run(self) -> None:
+        """Run; the `-o` file of a run that fails is removed (mlir-opt keeps its
+        output only on success): it held a truncated or empty result."""
+        self._output: Output | None = None
+        try:
+            self._run()
+        except BaseException:
+            if self._output is not None:
+                self._output.discard()
+            raise
+
+    def _run(self) -> None:
+        """xDSL's loop over the input, but with `--split-input-file` every chunk
+        is processed: a chunk's diagnostics are kept and raised together once
+        all ran (as `ChunkDiagnostics`). A bug of ours still ends the run."""
+        modes = ("verify_diagnostics", "parsing_diagnostics", "shrink")
+        if not self.args.split_input_file or any(getattr(self.args, m) for m in modes):
+            super().run()
+            return
+        chunks, file_extension = self.prepare_input()
+        output = self.prepare_output()
+        errors: list[Exception] = []
+        try:
+            for i, (chunk, offset) in enumerate(chunks):
+                with chunk:
+                    if i > 0:
+                        output.write("// -----\n")
+                    try:
+                        module = self.parse_chunk(chunk, file_extension, offset)
+                        if module is not None:
+                            self.apply_passes(module)
+                            output.write(self.output_resulting_program(module))
+                    except ParseError as e:
+                        e.span = dataclasses.replace(e.span, line_offset=offset)
+                        errors.append(e)
+                    except DiagnosticException as e:
+                        errors.append(e)
+                    output.flush()
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        if len(errors) == 1:
+            raise errors[0]
+        if errors:
+            raise ChunkDiagnostics(errors)
 
     # ----------------------------------------------------------------- passes
 
@@ -293,6 +348,58 @@ class TawaOptMain(xDSLOptMain):
             instantiate(factory(), spec)
 
 
+@contextmanager
+def output_errors(path: str) -> Iterator[None]:
+    """An `OSError` opening or writing the output (a missing folder, a full
+    disk) as a diagnostic about its path: no bug of ours."""
+    try:
+        yield
+    except OSError as e:
+        raise DiagnosticException(f"{path}: error: {e.strerror}") from None
+
+
+class Output:
+    """The `-o` file, as xDSL's driver uses it (write, flush, close), with
+    `output_errors` and a way to remove it when the run fails."""
+
+    def __init__(self, stream: IO[str], path: str):
+        self.stream = stream
+        self.path = path
+        # only a file is removed, never a device or a pipe (`-o /dev/null`)
+        self.is_file = stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+
+    def write(self, text: str) -> int:
+        with output_errors(self.path):
+            return self.stream.write(text)
+
+    def flush(self) -> None:
+        with output_errors(self.path):
+            self.stream.flush()
+
+    def close(self) -> None:
+        with output_errors(self.path):
+            self.stream.close()
+
+    def discard(self) -> None:
+        """Close (quietly: the run failed already) and remove the file, if it
+        is a regular file."""
+        with suppress(OSError):
+            self.stream.close()
+        if self.is_file:
+            with suppress(OSError):
+                os.remove(self.path)
+
+
+class ChunkDiagnostics(Exception):
+    """The diagnostics of several chunks of a `--split-input-file` run (parse
+    errors among them), reported after every chunk ran, as mlir-opt does: the
+    first no longer ends the run, dropping the later chunks' output and errors."""
+
+    def __init__(self, errors: Sequence[Exception]):
+        self.errors = list(errors)
+        super().__init__(f"{len(self.errors)} chunks failed")
+
+
 class ListPassesAction(argparse.Action):
     """`--list-passes`: each of our passes with its options (and their defaults)
     and the first line of its docstring, then exit."""
@@ -339,18 +446,26 @@ def _default(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def _each_error(error: Exception) -> list[Exception]:
+    """The single diagnostics that `error` reports."""
+    if isinstance(error, KernelDiagnostics | ChunkDiagnostics):
+        return [single for e in error.errors for single in _each_error(e)]
+    return [error]
+
+
 def main(args: Sequence[str] | None = None) -> int:
     """Run the driver; return the exit code (see the module docstring)."""
     try:
         TawaOptMain(args=args).run()
     except SystemExit as e:  # argparse: --help, --version, usage errors
         return e.code if isinstance(e.code, int) else 0
-    except ParseError as e:
-        print(f"tawa-opt: {format_parse_error(e)}", file=sys.stderr)
+    except ArgSpecParseError as e:  # -t's options (-p's are PassOptionErrors)
+        print(f"tawa-opt: {e}", file=sys.stderr)
         return EXIT_DIAGNOSTIC
-    except DiagnosticException as e:  # several kernels': one line each
-        for error in e.errors if isinstance(e, KernelDiagnostics) else [e]:
-            print(f"tawa-opt: {error}", file=sys.stderr)
+    except (ParseError, DiagnosticException, ChunkDiagnostics) as e:
+        for error in _each_error(e):  # several kernels' or chunks': one each
+            text = format_parse_error(error) if isinstance(error, ParseError) else error
+            print(f"tawa-opt: {text}", file=sys.stderr)
         return EXIT_DIAGNOSTIC
     except Exception as e:  # a bug of ours: one line, the traceback on request
         if os.environ.get("TAWA_TRACEBACK"):

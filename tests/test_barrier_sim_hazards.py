@@ -19,9 +19,9 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
 from xdsl.rewriter import Rewriter
-from xdsl.utils.exceptions import VerifyException
 
 import tawa_xdsl
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang, run_lowered
 from tawa_xdsl.kernel import find_kernel
@@ -215,7 +215,7 @@ def test_shared_memory_layout_errors(mutation: str) -> None:
     mutate, pattern = SMEM_MUTATIONS[mutation]
     module, kernel = lowered((2, 2, 1, 0))
     mutate(kernel)
-    with pytest.raises(VerifyException, match=pattern):
+    with pytest.raises(OpDiagnostic, match=pattern):  # located by the verifier
         run_gemm(module, seeds=[0])
     with pytest.raises(Hazard, match=pattern):
         simulate_unverified(module)
@@ -292,7 +292,7 @@ def test_register_budgets_beyond_the_block(role: str, regs: int, pattern: str) -
     assert isinstance(budget, nv.SetMaxNRegOp)
     budget.properties["regs"] = IntegerAttr(regs, 64)
     with pytest.raises(
-        VerifyException,
+        OpDiagnostic,
         match=r"nvgpu_async.role_dispatch: after setmaxnreg, budgets .*" + pattern,
     ):
         run_gemm(module, seeds=[0])

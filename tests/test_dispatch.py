@@ -31,8 +31,9 @@ from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.examples import path
 from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
-from tawa_xdsl.kernel import ArrayView, KernelArgumentError, find_kernel
+from tawa_xdsl.kernel import INDEX_MAX, ArrayView, KernelArgumentError, find_kernel
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
+from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.runtime.arrays import DeviceArray
 from tawa_xdsl.target import SM_COUNT
 
@@ -510,12 +511,25 @@ def test_shapes_name_known_dimensions() -> None:
         KernelArgumentError, match="no dimension named Q here; the kernel names M, K, N"
     ):
         gemm().key_for(M=1, Q=2)
-    with pytest.raises(KernelArgumentError, match="positive integers"):
-        gemm().key_for(M=0)
+    # True is an int to Python, 2**31 no index to the kernel (its arrays are
+    # refused at that extent): neither is an extent
+    for bad in (0, True, 2.0, INDEX_MAX + 1):
+        with pytest.raises(KernelArgumentError, match="positive integers up to"):
+            gemm().key_for(M=bad)
     assert parse_shape("M=512, N=4096,K=1") == {"M": 512, "N": 4096, "K": 1}
-    for bad in ("M", "M=0", "M=-1", "=4", "M=x"):
+    for bad in ("M", "M=0", "M=-1", "=4", "M=x", f"M={INDEX_MAX + 1}"):
         with pytest.raises(ValueError, match="NAME=EXTENT pairs"):
             parse_shape(bad)
+    with pytest.raises(ValueError, match="M is given twice"):
+        parse_shape("M=5,N=4,M=6")
+
+
+def test_the_largest_shape_is_planned_at_once() -> None:
+    """The stream-K candidate counted its workspace slots tile by tile: at
+    M = 2**31 - 1 (16 million tiles per shape) explain() ran for minutes."""
+    d = gemm()
+    assert stream_k_slots(2**40, 64, SM_COUNT) == 2  # counted per program
+    assert d.explain(M=INDEX_MAX, N=256, K=256).startswith("@gemm_nt: M in")
 
 
 # ------------------------------------------------------------ lazy compilation

@@ -235,7 +235,27 @@ def test_named_pipelines_run_pass_by_pass(capsys) -> None:
             "tawa-hopper-pipeline{split-k=-1}",
             "tawa-hopper-pipeline{split-k=-1}: option split_k must be 0 or more, got -1",
         ),
-        (  # two values refused together (it said 'invalid options', no more)
+        # `true` is no integer (Python's bool is an int: xDSL took it as 1)
+        (
+            "split-k{splits=true}",
+            "split-k{splits=true}: splits takes an integer, got true",
+        ),
+        (
+            "tawa-hopper-pipeline{num-stages=true}",
+            "tawa-hopper-pipeline{num-stages=true}: num-stages takes an integer, got true",
+        ),
+        # an optional option without a value was taken as not given
+        (
+            "tawa-hopper-pipeline{persistent}",
+            "tawa-hopper-pipeline{persistent}: persistent takes true or false, got nothing",
+        ),
+        # an option given twice: xDSL kept the last value
+        (
+            "pipeline{num-stages=2 mma-depth=1 num_stages=4}",
+            "pipeline: option num-stages is given twice",
+        ),
+        # values refused together keep the reason
+        (
             "tawa-hopper-pipeline{split-k=2 stream-k=true}",
             "tawa-hopper-pipeline{split-k=2 stream-k=true}: options split_k and "
             "stream_k=True both choose how K is cut: give one of them",
@@ -281,6 +301,69 @@ def test_binary_input_is_located(capsys, tmp_path: Path) -> None:
     )
     with pytest.raises(DiagnosticException, match=r"binary.mlir:2:3: error"):
         tawa_xdsl.parse(binary)
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "// only a comment\n"])
+def test_an_empty_input_says_so(capsys, tmp_path: Path, text: str) -> None:
+    """xDSL said "Could not parse entire input!" about a file with nothing in it."""
+    empty = tmp_path / "empty.mlir"
+    empty.write_text(text)
+    rc, out, err = run(capsys, str(empty))
+    assert (rc, out) == (1, "")
+    assert err.startswith(f"tawa-opt: {empty}:")
+    assert "error: the input is empty: there is no op to read\n" in err
+    assert len(err.splitlines()) <= 3  # the message and an empty source line
+
+
+def test_a_byte_order_mark_is_no_character(capsys, tmp_path: Path) -> None:
+    """A UTF-8 byte order mark before the text was refused as an invisible
+    "Unexpected character"."""
+    marked = tmp_path / "marked.mlir"
+    marked.write_bytes(b"\xef\xbb\xbf" + GEMM.read_bytes())
+    assert run(capsys, str(marked))[0] == 0
+    assert tawa_xdsl.parse(marked).ops
+
+
+def test_an_invisible_character_is_escaped(capsys, tmp_path: Path) -> None:
+    nul = tmp_path / "nul.mlir"
+    nul.write_bytes(b"func.func @k() {\n \x00 }\n")
+    rc, _, err = run(capsys, str(nul))
+    assert rc == 1
+    assert err.startswith(f"tawa-opt: {nul}:2:2: error: Unexpected character: \\x00\n")
+
+
+SPLIT = """func.func @first() {
+  func.return
+}
+// -----
+func.func @broken( {
+}
+// -----
+func.func @returns() {
+  %x = arith.constant 1 : i32
+  func.return %x : i32
+}
+// -----
+func.func @last() {
+  func.return
+}
+"""
+
+
+def test_split_input_file_runs_every_chunk(capsys, tmp_path: Path) -> None:
+    """Each chunk is processed and each bad one reported, as mlir-opt does: the
+    first error ended the run, so the later chunks' errors and output were lost."""
+    split = tmp_path / "split.mlir"
+    split.write_text(SPLIT)
+    rc, out, err = run(capsys, str(split), "--split-input-file")
+    assert rc == 1
+    assert "@first" in out and "@last" in out and out.count("// -----") == 3
+    errors = [line for line in err.splitlines() if line.startswith("tawa-opt:")]
+    assert errors == [
+        f"tawa-opt: {split}:5:20: error: Expected argument or type",
+        f"tawa-opt: {split}:10:3: error: func.return: Expected arguments to have "
+        "the same types as the function output types: expected [], got [i32]",
+    ]
 
 
 def nested_loops(depth: int) -> str:
@@ -349,3 +432,28 @@ def test_every_pass_states_the_level_it_takes() -> None:
     from tawa_xdsl.registry import all_passes
 
     assert set(all_passes()) == set(PASS_LEVELS)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_failed_write_is_a_diagnostic(capsys) -> None:
+    """A full disk was an internal error; the device is not removed."""
+    rc, _, err = run(capsys, str(GEMM), "-o", "/dev/full")
+    assert (rc, err) == (1, "tawa-opt: /dev/full: error: No space left on device\n")
+    assert Path("/dev/full").exists()
+
+
+def test_the_output_of_a_failed_run_is_removed(capsys, tmp_path: Path) -> None:
+    """As mlir-opt keeps its output only on success: a failed run left an empty
+    (or, with --split-input-file, partial) file that looked like a result."""
+    out = tmp_path / "out.mlir"
+    assert run(capsys, str(GEMM), "-o", str(out), "-p", "pipeline")[0] == 1
+    assert not out.exists()
+    assert run(capsys, str(GEMM), "-o", str(out), "-p", "aref-partition")[0] == 0
+    assert "aref.warp_specialize" in out.read_text()
+
+
+def test_a_malformed_target_is_a_diagnostic(capsys) -> None:
+    rc, out, err = run(capsys, str(GEMM), "-t", "ptx{")
+    assert (rc, out) == (1, "")
+    assert err.startswith("tawa-opt: Error parsing pass pipeline specification:")
+    assert "Traceback" not in err

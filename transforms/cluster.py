@@ -61,8 +61,11 @@ class ClusterPass(ModulePass):
 
     size: int = 2
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def check_options(self) -> None:
         check_size(self.size, self.name, "size")
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.check_options()
         if self.size == 1:
             return
         for kernel in kernels(op):

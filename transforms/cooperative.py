@@ -43,11 +43,14 @@ class CooperativePass(ModulePass):
 
     num_consumers: int | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def check_options(self) -> None:
         if self.num_consumers is not None and not 1 <= self.num_consumers <= 3:
             raise PassFailedException(
                 f"cooperative: num-consumers must be 1, 2 or 3, got {self.num_consumers}"
             )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.check_options()
         for ws in warp_specialized(op):
             n = self.num_consumers or default_consumers(consumer_rows(ws))
             for op, t in split_tiles(ws.consumer.walk()):

@@ -83,11 +83,14 @@ class PersistentPass(ModulePass):
     longest_first: bool = DEFAULTS.longest_first
     dynamic: bool = False
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def check_options(self) -> None:
         if self.group_m < 1:
             raise PassFailedException(
                 f"persistent: group-m must be at least 1, got {self.group_m}"
             )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.check_options()
         for kernel in kernels(op):
             if PERSISTENT_ATTR in kernel.attributes or self_scheduled(kernel):
                 continue  # it walks its tiles already

@@ -61,19 +61,22 @@ class TileShapePass(ModulePass):
     block_n: int = 0
     block_k: int = 0
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        sizes = {
-            n: s
-            for n, s in zip(
-                NAMES, (self.block_m, self.block_n, self.block_k), strict=True
-            )
-            if s
-        }
-        for name, size in sizes.items():
+    @property
+    def sizes(self) -> dict[str, int]:
+        """The sizes given, by dimension name (0 keeps the written size)."""
+        given = (self.block_m, self.block_n, self.block_k)
+        return {n: s for n, s in zip(NAMES, given, strict=True) if s}
+
+    def check_options(self) -> None:
+        for name, size in self.sizes.items():
             if size < 2:
                 raise PassFailedException(
                     f"tile-shape: {name} must be at least 2, got {size}"
                 )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.check_options()
+        sizes = self.sizes
         for kernel in kernels(op):
             for attr, after in (
                 (PERSISTENT_ATTR, "persistent"),

@@ -79,6 +79,22 @@ SMEM_BUDGET = MAX_SMEM_BYTES - SMEM_ALIGN_SLACK
 """Bytes a block's allocations may take (`launch_smem_bytes` adds the slack)."""
 
 
+RING_PROTOCOL = (
+    (aref.PutOp, "never put: the consumers would wait forever at its aref.get"),
+    (
+        aref.GetOp,
+        "never gotten: the producer would wait forever for a free slot once "
+        "the ring is full",
+    ),
+    (
+        aref.ConsumedOp,
+        "never released (aref.consumed): the producer would wait forever for a "
+        "free slot once the ring is full",
+    ),
+)
+"""What a ring's users must do, and what happens on the GPU when none does."""
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter of the lowered kernel, made from tile-level argument `arg`."""
@@ -209,6 +225,7 @@ class KernelPlan:
         `OpDiagnostic` for what the hardware path cannot do."""
         plan = KernelPlan(kernel, ws, tma_store)
         plan._check()
+        plan._check_protocol()
         with contextlib.suppress(GridInferenceError):
             plan.grid = encode_rules(recorded_grid_rule(kernel))
         plan._plan_multicast()
@@ -290,6 +307,22 @@ class KernelPlan:
                         op,
                         f"tile.dot with K = {k}: wgmma needs a multiple of {step} "
                         f"for {op.lhs.type.element_type} inputs",
+                    )
+
+    def _check_protocol(self) -> None:
+        """Each ring the roles use is put, gotten and released: on the GPU a
+        ring never put leaves the consumers waiting at their first get, and one
+        never gotten or released the producer waiting for a free slot once the
+        ring is full, forever (the simulators find the hang; the lowering
+        printed it)."""
+        for create in self.kernel.body.block.ops:
+            if not isinstance(create, aref.CreateOp) or not create.result.uses:
+                continue
+            used = {type(use.operation) for use in create.result.uses}
+            for op, missing in RING_PROTOCOL:
+                if op not in used:
+                    raise OpDiagnostic(
+                        create, f"ring %{create.result.name_hint} is {missing}"
                     )
 
     def _check_puts(self) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Operation
 
 from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
@@ -131,6 +131,11 @@ def refuse_unsupported_ops(kernel: func.FuncOp) -> None:
 
 def unsupported_op(op: Operation) -> str | None:
     """Why `op` cannot be compiled, or None."""
+    if isinstance(op, UnregisteredOp):  # --allow-unregistered-dialect parsed it
+        return (
+            f"{op.op_name.data} is not an op of a registered dialect: no level "
+            "compiles it (the cleanups would drop it silently)"
+        )
     if isinstance(op, func.CallOp):  # each kernel is lowered in a module alone
         return (
             f"func.call of @{op.callee.string_value()}: a tile kernel calls no "

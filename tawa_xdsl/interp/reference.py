@@ -12,7 +12,7 @@ from xdsl.interpreter import Interpreter
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 
-from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.diagnostics import OpDiagnostic, require_module, verify_located
 from tawa_xdsl.interp.elementwise import ElementwiseFunctions
 from tawa_xdsl.interp.tile import TileFunctions
 from tawa_xdsl.kernel import (
@@ -44,7 +44,11 @@ def refuse_unknown_ops(interpreter: Interpreter, kernel: func.FuncOp) -> None:
     known = interpreter._impls._impl_dict  # xDSL has no public query
     for op in kernel.body.walk():
         if type(op) not in known:
-            raise OpDiagnostic(op, f"{op.name} has no meaning in the interpreter")
+            raise OpDiagnostic(
+                op,
+                f"{op.name} has no meaning in the interpreter, which runs tile IR "
+                "(tawa_xdsl.simulate runs the warp-specialized and lowered levels)",
+            )
 
 
 def interpret(
@@ -53,7 +57,7 @@ def interpret(
     """Run `kernel_name` for every program id of `grid`; stores write into the
     arrays passed as arguments (numpy arrays, or DLPack arrays on the CPU such as
     torch CPU tensors). The arguments get the checks the GPU kernel runs."""
-    module.verify()
+    verify_located(require_module(module, "interpret"))
     kernel = find_kernel(module, kernel_name)
     checked = check_host_arguments(kernel, args)
     grid3 = normalize_grid(grid, kernel_name, cluster_size(kernel))

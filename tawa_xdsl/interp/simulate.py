@@ -18,6 +18,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 
 from tawa_xdsl.contract import is_lowered
+from tawa_xdsl.diagnostics import require_module, verify_located
 from tawa_xdsl.dialects.ptx import PARAMS_ATTR
 from tawa_xdsl.interp.aref_sim import run_aref_level
 from tawa_xdsl.interp.barrier_sim import run_lowered
@@ -44,7 +45,7 @@ def simulate(
     `ProtocolViolation` or `Hazard` when synchronisation is broken (at the thread
     level also for an access outside the arrays or misaligned, or a collective
     reached by part of a warp)."""
-    module.verify()
+    verify_located(require_module(module, "simulate"))
     kernel = find_kernel(module, kernel_name)
     checked = check_host_arguments(kernel, args)
     grid3 = normalize_grid(grid, kernel_name, cluster_size(kernel))

@@ -25,3 +25,13 @@ func.func @calls(%o: !tile.desc<?x?xf32, box = [64, 128]>, %a: f32) attributes {
   tile.store %t, %o[%c0, %c0] : tensor<64x128xf32> -> !tile.desc<?x?xf32, box = [64, 128]>
   func.return
 }
+
+// -----
+
+// A tensor parameter (not a !tile.desc) was an internal error in the lowering.
+// CHECK: unsupported-kernels.mlir:[[# @LINE + 1]]:1: error: func.func: parameter %x has type tensor<64xf32>; a tile kernel takes tensors as !tile.desc and scalars (index, integers, floats)
+func.func @tensor_param(%x: tensor<64xf32>, %c: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  tile.store %x, %c[%c0] : tensor<64xf32> -> !tile.desc<?xf32, box = [64]>
+  func.return
+}

@@ -39,4 +39,4 @@
 // PTX: .maxntid 256, 1, 1
 
 // UNKNOWN: tawa-opt: tawa-hopper-pipeline: shape names Q, which no kernel here names (tile.dims: K, M, N)
-// SYNTAX: tawa-opt: tawa-hopper-pipeline: shape: expected NAME=EXTENT pairs (a positive integer each), e.g. "M=512,N=4096,K=4096"; got 'M=big'
+// SYNTAX: tawa-opt: tawa-hopper-pipeline: shape: expected NAME=EXTENT pairs (a positive integer each, up to 2147483647), e.g. "M=512,N=4096,K=4096"; got 'M=big'

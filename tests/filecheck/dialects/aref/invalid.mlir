@@ -127,3 +127,31 @@ func.func @k(%t: tensor<64xf32>, %i: index) {
   func.return
 }
 // CHECK: the aref carries 2 values, 1 given
+
+// -----
+
+// One split into roles per kernel: a second one crashed the lowering.
+func.func @k() {
+  aref.warp_specialize consumers = 1 producer {
+  } consumer {
+  }
+  aref.warp_specialize consumers = 1 producer {
+  } consumer {
+  }
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 5]]:3: error: aref.warp_specialize: kernel @k splits into roles already; a kernel has one producer and one set of consumers
+
+// -----
+
+func.func @k(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    aref.warp_specialize consumers = 1 producer {
+    } consumer {
+    }
+  }
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 6]]:5: error: aref.warp_specialize must be directly in a func.func (a kernel splits into roles once, for its whole body), found in scf.for

@@ -87,8 +87,8 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.p
 
 // -----
 
-// CHECK: error: func.func: kernel parameters of type tensor<4xf32> are not supported
-// expected-error@+1 {{kernel parameters of type tensor<4xf32> are not supported}}
+// CHECK: error: func.func: parameter %x has type tensor<4xf32>; a tile kernel takes tensors as !tile.desc and scalars (index, integers, floats)
+// expected-error@+1 {{parameter %x has type tensor<4xf32>; a tile kernel takes tensors as !tile.desc and scalars (index, integers, floats)}}
 func.func @k(%x: tensor<4xf32>) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : tensor<4xf32>>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   func.return
 }

@@ -1,0 +1,67 @@
+"""`tawa_xdsl.compile` refuses a bad source, options or flags at once, by name,
+before any lowering (which waits for the first call): no attribute error of
+ours, no option found out of range only when the kernel is first run or
+described by `explain()` as if it could run. No GPU needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from xdsl.utils.exceptions import DiagnosticException
+
+import tawa_xdsl
+from tawa_xdsl.compiler import CompileOptions
+
+from .conftest import EXAMPLES
+
+GEMM = EXAMPLES / "gemm.mlir"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"num_stages": 0}, "pipeline: num-stages must be at least 1, got 0"),
+        ({"num_stages": -1}, "pipeline: num-stages must be at least 1, got -1"),
+        ({"num_stages": 2, "mma_depth": 3}, "mma-depth must be between 1 and"),
+        ({"cluster": 3}, "size must be a power of two from 1 to 8"),
+        ({"num_consumers": 4}, "num-consumers must be 1, 2 or 3, got 4"),
+        ({"persistent": True, "group_m": 0}, "group-m must be at least 1, got 0"),
+        ({"block_m": 1}, "tile-shape: BM must be at least 2, got 1"),
+        ({"dynamic_tiles": True, "persistent": False}, "give persistent=True too"),
+    ],
+)
+def test_out_of_range_options_are_refused_at_compile(options, message) -> None:
+    with pytest.raises(DiagnosticException, match=message):
+        tawa_xdsl.compile(GEMM, "gemm_nt", **options)
+
+
+@pytest.mark.parametrize(
+    ("source", "options", "message"),
+    [
+        (3, {}, "source must be a module, MLIR text or a path, got int"),
+        (None, {}, "source must be a module, MLIR text or a path, got NoneType"),
+        (GEMM, {"options": {"num_stages": 2}}, "options must be a CompileOptions"),
+        (GEMM, {"allow_spills": "no"}, "allow_spills must be a bool, got 'no'"),
+        (GEMM, {"autotune": 1}, "autotune must be a bool, got 1"),
+        (GEMM, {"tuned": None}, "option tuned must be bool, got None"),
+    ],
+)
+def test_ill_typed_arguments_are_named(source, options, message) -> None:
+    with pytest.raises(TypeError, match=message):
+        tawa_xdsl.compile(source, "gemm_nt", **options)
+
+
+def test_a_source_file_that_is_not_utf8_is_located(tmp_path: Path) -> None:
+    source = tmp_path / "k.mlir"
+    source.write_bytes(b"// kernels\n  \xff\n")
+    for given in (source, str(source)):
+        with pytest.raises(
+            DiagnosticException, match=rf"{source}:2:3: error: the input is not UTF-8"
+        ):
+            tawa_xdsl.compile(given, "k")
+
+
+def test_valid_options_still_compile_lazily() -> None:
+    kernel = tawa_xdsl.compile(GEMM, "gemm_nt", num_stages=4, options=CompileOptions())
+    assert "options D4-" in kernel.explain(M=256, N=256, K=256)
