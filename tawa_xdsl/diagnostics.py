@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     RankedStructure,
+    Signedness,
     StringAttr,
 )
 from xdsl.ir import Attribute, Operation
@@ -42,6 +43,8 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Token
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from tawa_xdsl.target import INDEX_BITS
 
 MAX_DENSE_ELEMENTS = 1 << 24
 """Largest dense literal we parse: far above any tile (a 256 x 256 tile is 2^16)."""
@@ -136,8 +139,9 @@ inside Python's stack."""
 MODULE_NAMES = ("builtin.module", "module")
 """How a module op starts (`"builtin.module"` in the generic form, unquoted)."""
 
-INDEX_WIDTH = IntegerType(64)
-"""What `index` is where kernels run: literals must fit it."""
+INDEX_WIDTH = IntegerType(INDEX_BITS, Signedness.SIGNED)
+"""What `index` is where kernels run, signed: literals must fit it (2^32 was
+printed into a 32-bit PTX instruction, and 2^31 would be negative there)."""
 
 FLOAT_FORMATS: dict[type[Attribute], tuple[int, int]] = {
     Float16Type: (10, 15),
@@ -159,14 +163,18 @@ def overflows(value: float, float_type: Attribute) -> bool:
 
 def literal_problem(value: object, literal_type: Attribute) -> str | None:
     """Why a number as written does not fit the type it is given, or None: an
-    integer out of its type's range (`index` is 64 bits on the GPU), a float that
+    integer out of its type's range (`index` is 32 bits on the GPU), a float that
     would round to infinity."""
     if isinstance(value, int) and isinstance(literal_type, IntegerType | IndexType):
         width = INDEX_WIDTH if isinstance(literal_type, IndexType) else literal_type
         try:
             width.verify_value(value)
         except VerifyException as e:
-            note = " (index is 64 bits on the GPU)" if width is INDEX_WIDTH else ""
+            note = (
+                f" (index is {INDEX_BITS} bits on the GPU)"
+                if width is INDEX_WIDTH
+                else ""
+            )
             return f"{e}{note}"
     elif isinstance(value, int | float) and overflows(float(value), literal_type):
         return f"float literal out of range for {literal_type}"

@@ -88,8 +88,6 @@ from tawa_xdsl.heuristics import (
     decide,
 )
 from tawa_xdsl.kernel import (
-    INDEX_BITS,
-    INDEX_MAX,
     ArrayView,
     KernelArgumentError,
     Param,
@@ -98,7 +96,7 @@ from tawa_xdsl.kernel import (
     params,
 )
 from tawa_xdsl.partials import original_arguments, record, stream_k_slots
-from tawa_xdsl.target import SM_COUNT, TMA_ALIGN
+from tawa_xdsl.target import INDEX_BITS, INDEX_MAX, SM_COUNT, TMA_ALIGN
 
 if TYPE_CHECKING:
     from tawa_xdsl.autotune import Bench, Trial

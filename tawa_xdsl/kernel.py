@@ -43,6 +43,7 @@ from tawa_xdsl.signature import (
     signature_record,
     verify_signatures,
 )
+from tawa_xdsl.target import INDEX_BITS, INDEX_MAX
 
 __all__ = [  # the signature, re-exported: callers know kernels by this module
     "ARG_DIMS_ATTR",
@@ -74,12 +75,6 @@ class KernelArgumentError(ValueError):
 
 CLUSTER_ATTR = "tile.cluster"
 """On a kernel: how many consecutive x programs form one cluster (set by `cluster`)."""
-INDEX_BITS = 32
-"""Width of `index` values on the GPU: the PTX printer declares index and integer
-parameters `.u32` and computes on them with 32-bit signed instructions, so the
-interpreter accepts only what those registers hold too."""
-INDEX_MAX = 2 ** (INDEX_BITS - 1) - 1
-"""The largest `index` parameter, array extent or grid extent on every executor."""
 
 
 # ------------------------------------------------------------------ arguments

@@ -11,6 +11,16 @@ SM_COUNT = 132
 """Streaming multiprocessors of an H100 SXM: the wave model's default when no
 GPU is there to ask (the runtime asks the driver)."""
 
+# -------------------------------------------------------------------- index
+
+INDEX_BITS = 32
+"""Width of `index` values on the GPU: the PTX printer declares index and integer
+parameters `.u32` and computes on them with 32-bit signed instructions, so the
+parser (index literals) and the executors (parameters, array and grid extents)
+accept only what those registers hold."""
+INDEX_MAX = 2 ** (INDEX_BITS - 1) - 1
+"""The largest `index` value: a literal, parameter, array extent or grid extent."""
+
 # ---------------------------------------------------------------- registers
 
 REGISTERS_PER_SM = 65536

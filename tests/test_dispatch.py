@@ -31,11 +31,11 @@ from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.examples import path
 from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
-from tawa_xdsl.kernel import INDEX_MAX, ArrayView, KernelArgumentError, find_kernel
+from tawa_xdsl.kernel import ArrayView, KernelArgumentError, find_kernel
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.runtime.arrays import DeviceArray
-from tawa_xdsl.target import SM_COUNT
+from tawa_xdsl.target import INDEX_MAX, SM_COUNT
 
 from .conftest import example_module, two_loop_gemm
 

@@ -135,7 +135,8 @@ func.func @k() {
 
 // -----
 
-// Integer literals out of their type's range (index: 64 bits on the GPU).
+// Integer literals out of their type's range (index: 32 bits on the GPU, where
+// 2^32 was printed into a 32-bit mov).
 func.func @k() {
   %x = arith.constant 300 : i8
   func.return
@@ -148,7 +149,16 @@ func.func @k() {
   %x = arith.constant 99999999999999999999999 : index
   func.return
 }
-// CHECK: out of range for type i64 {{.*}} (index is 64 bits on the GPU)
+// CHECK: out of range for type si32 {{.*}} (index is 32 bits on the GPU)
+
+// -----
+
+func.func @k() {
+  %x = arith.constant 2147483648 : index
+  func.return
+}
+// CHECK: bad-ir.mlir:[[# @LINE - 3]]:23
+// CHECK: Integer value 2147483648 is out of range for type si32 which supports values in the range [-2147483648, 2147483648) (index is 32 bits on the GPU)
 
 // -----
 
@@ -169,7 +179,7 @@ func.func @k(%n: index) -> index {
   %m = arith.muli %n, %n : i32
   func.return %n : index
 }
-// CHECK: bad-ir.mlir:169:19
+// CHECK: bad-ir.mlir:[[# @LINE - 3]]:19
 // CHECK: operand is used with type i32, but has been previously used or defined with type index
 
 // -----
@@ -183,7 +193,7 @@ func.func @k(%o: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
   tile.store %f, %o[%c0] : tensor<64xf32> -> !tile.desc<?xf32, box = [64]>
   func.return
 }
-// CHECK: bad-ir.mlir:182:3
+// CHECK: bad-ir.mlir:[[# @LINE - 4]]:3
 // CHECK-NEXT: %f = arith.sitofp %i : tensor<64xi32> to tensor<64xf32>
 // CHECK-NEXT: ^^^^
 // CHECK-NEXT: arith.sitofp: tensor<64xi32> should be of base attribute integer_type
@@ -202,7 +212,7 @@ func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xf32, bo
   tile.store %r, %o[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
-// CHECK: bad-ir.mlir:200:3: error: arith.cmpf takes scalars here; tiles have no float comparison
+// CHECK: bad-ir.mlir:[[# @LINE - 5]]:3: error: arith.cmpf takes scalars here; tiles have no float comparison
 
 // -----
 
@@ -217,7 +227,7 @@ func.func @k(%o: !tile.desc<?xf32, box = [64]>, %n: i32) attributes {tile.kernel
   tile.store %v, %o[%c0] : tensor<64xf32> -> !tile.desc<?xf32, box = [64]>
   func.return
 }
-// CHECK: bad-ir.mlir:213:3: error: arith.cmpi takes scalars here; compare integer tiles with tile.cmpi
+// CHECK: bad-ir.mlir:[[# @LINE - 7]]:3: error: arith.cmpi takes scalars here; compare integer tiles with tile.cmpi
 
 // -----
 
@@ -231,4 +241,4 @@ func.func @k(%o: !tile.desc<?xf32, box = [64]>, %n: i32) attributes {tile.kernel
   tile.store %v, %o[%c0] : tensor<64xf32> -> !tile.desc<?xf32, box = [64]>
   func.return
 }
-// CHECK: bad-ir.mlir:230:3: error: arith.select takes scalars here; select between tiles with tile.select
+// CHECK: bad-ir.mlir:[[# @LINE - 4]]:3: error: arith.select takes scalars here; select between tiles with tile.select
