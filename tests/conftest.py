@@ -100,14 +100,33 @@ def sweep(
     cases: Sequence[tuple[Any, ...]],
     fast: Collection[tuple[Any, ...]],
     ids: Callable[[tuple[Any, ...]], str],
+    slow: Collection[tuple[Any, ...]] | None = None,
 ) -> list[Any]:
     """Parameters of a test that sweeps configurations: the cases in `fast` run
     in the fast tier, the others are marked slow. The fast tier still lowers every
-    kernel and exercises every feature once; CI (`--slow`) sweeps every case."""
-    return [
-        pytest.param(*case, id=ids(case), marks=() if case in fast else SLOW)
-        for case in cases
-    ]
+    kernel and exercises every feature once; CI (`--slow`) sweeps every case, or
+    with `slow` given only those (the rest are marked exhaustive: a grid too
+    large for CI's ten minutes, cut to a rotation that still reaches every
+    kernel and every configuration)."""
+
+    def marks(case: tuple[Any, ...]) -> Any:
+        if case in fast:
+            return ()
+        return SLOW if slow is None or case in slow else pytest.mark.exhaustive
+
+    return [pytest.param(*case, id=ids(case), marks=marks(case)) for case in cases]
+
+
+def rotation(
+    groups: Sequence[Any], choices: Sequence[Any], per_group: int
+) -> set[tuple[Any, Any]]:
+    """(group, choice) pairs giving each group `per_group` of `choices` in
+    turn, so that together the groups reach every choice."""
+    return {
+        (g, choices[(i * per_group + j) % len(choices)])
+        for i, g in enumerate(groups)
+        for j in range(per_group)
+    }
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -14,7 +14,7 @@ from tawa_xdsl.compiler import CompileOptions, describe
 from tawa_xdsl.dispatch import Dispatcher
 from tawa_xdsl.examples import path
 
-from .conftest import sweep
+from .conftest import rotation, sweep
 
 KERNELS = [
     ("gemm.mlir", "gemm_nt"),
@@ -55,9 +55,19 @@ def _fresh_cache(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setenv("TAWA_XDSL_CACHE_DIR", str(tmp_path))
 
 
+SLOW_CASES = {
+    (f, k, s)
+    for (f, k), s in rotation(
+        KERNELS, [s for s in SHAPES if (KERNELS[0][0], KERNELS[0][1], s) not in FAST], 2
+    )
+}
+"""CI's slow tier: each kernel at two of the other shapes in turn (every shape
+under `--exhaustive`)."""
+
+
 @pytest.mark.parametrize(
     ("file", "kernel", "shape"),
-    sweep(CASES, FAST, lambda c: f"{c[1]}-{'x'.join(map(str, c[2]))}"),
+    sweep(CASES, FAST, lambda c: f"{c[1]}-{'x'.join(map(str, c[2]))}", slow=SLOW_CASES),
 )
 def test_every_plan_lowers(file: str, kernel: str, shape: tuple[int, int, int]) -> None:
     d = Dispatcher(path(file).read_text(), kernel, CompileOptions())

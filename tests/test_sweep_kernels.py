@@ -25,7 +25,7 @@ from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
 
-from .conftest import sweep
+from .conftest import rotation, sweep
 from .thread_level import assert_close, to_thread_level
 
 KERNELS = Path(__file__).parent / "kernels"
@@ -249,10 +249,14 @@ CASES = [
     if not (c == "cluster" and k in NO_CLUSTER)
 ]
 FAST = {(k, "tuned") for k in RUNS}
+ROTATED = rotation(sorted(RUNS), [c for c in CONFIGS if c != "tuned"], 2)
+"""CI's slow tier: each kernel under two of the other configurations in turn
+(the whole grid runs under `--exhaustive`)."""
 
 
 @pytest.mark.parametrize(
-    ("kernel", "config"), sweep(CASES, FAST, lambda c: f"{c[0]}-{c[1]}")
+    ("kernel", "config"),
+    sweep(CASES, FAST, lambda c: f"{c[0]}-{c[1]}", slow=ROTATED),
 )
 def test_the_thread_level_computes_what_the_interpreter_does(
     kernel: str, config: str
