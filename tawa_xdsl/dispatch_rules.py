@@ -109,6 +109,30 @@ def split_overhead_us(m: int, n: int, splits: int) -> float:
     return SPLIT_LAUNCH_US + 8 * splits * m * n / HBM_BYTES_PER_US
 
 
+OFF_SECTOR_SLOWDOWN = 0.2
+"""The share of a GEMM's time TMA loses when an operand's rows are off the
+`target.SECTOR_BYTES` grid: on the H200 every tile shape ran 1.11-1.31x longer
+at K = 1000 and 3000 than at 1008 and 3008, the large compute-bound shapes
+the most (4096 x 4096 x 3000: 1.31; `benchmarks/NOTES.md` 3.58)."""
+
+COPY_LAUNCH_US = 3.0
+"""What one strided device-to-device copy (`cuMemcpy2DAsync`) costs besides
+its bytes: its launch and ramp on the stream, before the kernel's."""
+
+
+def realign_us(copy_bytes: int, copies: int) -> float:
+    """What copying `copies` inputs of `copy_bytes` in all onto the sector grid
+    costs before each launch: each byte read and written once through HBM."""
+    return copies * COPY_LAUNCH_US + 2 * copy_bytes / HBM_BYTES_PER_US
+
+
+def realign_pays(kernel_us: float, copy_bytes: int, copies: int) -> bool:
+    """Whether reading inputs off the sector grid through aligned copies is
+    predicted faster than reading them in place: the kernel, predicted at
+    `kernel_us` with its inputs aligned, saves `OFF_SECTOR_SLOWDOWN` of that."""
+    return OFF_SECTOR_SLOWDOWN * kernel_us > realign_us(copy_bytes, copies)
+
+
 def split_count(
     m: int,
     n: int,

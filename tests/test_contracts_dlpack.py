@@ -334,18 +334,22 @@ def test_host_arrays_are_staged_through_views_of_the_callers_memory() -> None:
     out = full[:, ::2]
     array, view = device_array(out, stream=0)
     assert array.host is out and array.ptr == 0  # nothing allocated yet
-    assert view.shape == (300, 200) and view.strides == (200, 1)  # the temporary
+    assert view.shape == (300, 200) and view.strides == (208, 1)  # the temporary
     memory = np.zeros((4, 8), dtype=bfloat16)
     array, _ = device_array(bf16_producer(memory), stream=0)
     assert np.shares_memory(array.host, memory)
 
 
 def test_host_temporaries_pad_rows_to_what_tma_describes() -> None:
-    """A host array whose rows are not a multiple of 16 bytes (K = 330 bf16:
-    660 bytes) is staged with padded rows, so TMA describes the temporary; the
-    padding is never read back into the caller's array."""
+    """A host array whose rows are not a multiple of 32 bytes (K = 330 bf16:
+    660 bytes; 200 bf16: 400 bytes, legal TMA but slow, NOTES 3.58) is staged
+    with rows padded onto the 32-byte grid, so TMA describes the temporary and
+    reads it at full speed; the padding is never read back into the caller's
+    array."""
     assert row_strides((7, 330), 2) == (336, 1)
-    assert row_strides((2, 5, 33), 4) == (180, 36, 1)
+    assert row_strides((7, 200), 2) == (208, 1)
+    assert row_strides((7, 256), 2) == (256, 1)
+    assert row_strides((2, 5, 33), 4) == (200, 40, 1)
     assert row_strides((3, 17), 1) == (32, 1)
     assert row_strides((9,), 2) == (1,)
     host = np.arange(7 * 330, dtype=np.float32).reshape(7, 330).astype(bfloat16)
