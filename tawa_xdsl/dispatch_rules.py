@@ -97,16 +97,26 @@ same pair at 768 x 3072 x 8192 within 2% (benchmarks/results/tile_widths.csv).
 A persistent program pays it once, since its next tile's loads overlap the last
 one's epilogue."""
 
-SPLIT_LAUNCH_US = 5.0
+SPLIT_LAUNCH_US = 3.0
 """A K split's fixed cost: the reduce kernel's launch after the partials
 kernel's, and its own fill and drain."""
+
+REDUCE_SLOT_US = 0.55
+"""What each slot a reduce program sums adds to its time when the partial
+tiles are small: the program waits on each slot's load in turn. Measured
+under ncu on the H200 at 1 x 4096 x 4096 (`benchmarks/NOTES.md` 3.60): the
+reduce kernel of 64x256 tiles took 6.1 us over 4 slots and 8.3 us over 8,
+reading 80 and 145 KB; with `SPLIT_LAUNCH_US` it keeps a 4-way split's cost
+at the 5 us this constant alone had."""
 
 
 def split_overhead_us(m: int, n: int, splits: int) -> float:
     """What splitting an M x N output's K `splits` ways adds: the f32 partial
     sums written by the partials kernel and read back by the reduce kernel
-    (8 bytes per slot and element), and `SPLIT_LAUNCH_US`."""
-    return SPLIT_LAUNCH_US + 8 * splits * m * n / HBM_BYTES_PER_US
+    (8 bytes per slot and element), the reduce's wait on each slot
+    (`REDUCE_SLOT_US`), and `SPLIT_LAUNCH_US`."""
+    reduce_us = SPLIT_LAUNCH_US + REDUCE_SLOT_US * splits
+    return reduce_us + 8 * splits * m * n / HBM_BYTES_PER_US
 
 
 OFF_SECTOR_SLOWDOWN = 0.2

@@ -31,9 +31,11 @@ from tawa_xdsl.dispatch_rules import (
     COPY_LAUNCH_US,
     HBM_BYTES_PER_US,
     OFF_SECTOR_SLOWDOWN,
+    REDUCE_SLOT_US,
     realign_pays,
     realign_us,
     split_count,
+    split_overhead_us,
 )
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.examples import path
@@ -1159,6 +1161,23 @@ def test_a_given_tall_tile_is_weighed_over_few_rows() -> None:
     (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
     assert wave.startswith("tile 128x64")
     assert plan.decision.split_k > 1
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k", "slow"),
+    [(1, 4096, 4096, 8), (1, 1024, 8192, 32), (4, 2048, 8192, 12)],
+)
+def test_a_split_pays_for_each_slot_its_reduce_waits_on(m, n, k, slow) -> None:
+    """Decode-sized GEMMs read the same bytes under any tile, so the split's
+    cost decides: the reduce kernel waits on each slot in turn (ncu, NOTES
+    3.60: 6.1 us over 4 slots, 8.3 over 8, for 145 KB). The picks stay below
+    the `slow` slot counts the rules took before, which ran 0.75x, 0.42x and
+    0.74x cuBLAS on the H200 where 3, 12 and 6 slots ran 0.89x, 0.79x, 0.89x."""
+    more = split_overhead_us(m, n, 8) - split_overhead_us(m, n, 4)
+    assert more == pytest.approx(4 * REDUCE_SLOT_US + 32 * m * n / HBM_BYTES_PER_US)
+    d = gemm()
+    plan = d.plan(d.key_for(M=m, N=n, K=k))
+    assert 1 < plan.decision.split_k < slow
 
 
 @pytest.mark.parametrize(
