@@ -82,6 +82,13 @@ I32_BINARY: dict[type[Operation], str] = {
     arith.DivUIOp: "div.u32",
     arith.RemUIOp: "rem.u32",
 }
+PRED_BINARY: dict[type[Operation], str] = {
+    arith.AndIOp: "and.pred",
+    arith.OrIOp: "or.pred",
+    arith.XOrIOp: "xor.pred",
+}
+"""The integer ops on i1 values (predicate registers, not `b32`): a mask or
+a loop condition combined with another."""
 
 
 def _f32(bits: int) -> float:
@@ -245,6 +252,14 @@ class Binary(DistributePattern):
         opcode = F32_BINARY.get(type(op)) or I32_BINARY[type(op)]
         t = op.results[0].type
         refuse_narrow(op)
+        if scalar_class(element_type(t)) == "pred":
+            if type(op) not in PRED_BINARY:
+                raise OpDiagnostic(
+                    op,
+                    f"{op.name} on i1 values has no thread-level form; combine "
+                    "i1 values with arith.andi, arith.ori or arith.xori",
+                )
+            opcode = PRED_BINARY[type(op)]
         a, b = (self.k.lowered(v, op) for v in op.operands)
         if isinstance(op, SWAPPED):
             a, b = b, a
