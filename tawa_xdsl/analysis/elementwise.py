@@ -104,12 +104,16 @@ are packed in pairs: arithmetic on them has no thread-level form)."""
 
 
 def narrow_arithmetic(op: Operation) -> str | None:
-    """Why an `arith` or `math` op computing 16- or 8-bit floats cannot be
-    compiled, or None (conversions and constants are fine; the thread level
-    refuses a comparison or a conversion of them where it meets one)."""
-    if op.dialect_name() not in (arith.Arith.name, math.Math.name) or isinstance(
-        op, CONVERSIONS
-    ):
+    """Why an `arith` or `math` op or a `tile.select` computing 16- or 8-bit
+    floats cannot be compiled, or None (conversions and constants are fine; the
+    thread level refuses a comparison or a conversion of them where it meets
+    one). A select too: the two elements of a register pair take different
+    mask bits."""
+    computes = isinstance(op, tile.SelectOp) or op.dialect_name() in (
+        arith.Arith.name,
+        math.Math.name,
+    )
+    if not computes or isinstance(op, CONVERSIONS):
         return None
     for v in op.results:
         t = v.type.element_type if isinstance(v.type, TensorType) else v.type
