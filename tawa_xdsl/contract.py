@@ -41,8 +41,8 @@ from tawa_xdsl.dialects.nvgpu_async import (
     ParamAttr,
     ParamKind,
 )
-from tawa_xdsl.grid import GRID_ATTR, PERSISTENT_ATTR, Rule, decode_rules
-from tawa_xdsl.kernel import KernelArgumentError
+from tawa_xdsl.grid import GRID_ATTR, Rule, decode_rules
+from tawa_xdsl.kernel import PERSISTENT_ATTR, KernelArgumentError
 from tawa_xdsl.partials import Record, record
 from tawa_xdsl.signature import Param, params
 

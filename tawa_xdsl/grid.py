@@ -27,9 +27,6 @@ from tawa_xdsl.kernel import KernelArgumentError
 GRID_ATTR = "tile.grid"
 """The grid rule read off a kernel's tile-level stores: recorded by `reverse-grid`
 before it relabels the program ids, and by the lowering for the runtime."""
-PERSISTENT_ATTR = "tile.persistent"
-"""The grid rule of a persistent kernel's tiles (`persistent`): the runtime
-launches min(resident programs, tiles) programs from it."""
 
 
 class Rule(NamedTuple):

@@ -60,6 +60,7 @@ __all__ = [  # the signature, re-exported: callers know kernels by this module
     "cluster_size",
     "clusters",
     "find_kernel",
+    "kernel_grid",
     "kernels",
     "normalize_grid",
     "params",
@@ -75,6 +76,9 @@ class KernelArgumentError(ValueError):
 
 CLUSTER_ATTR = "tile.cluster"
 """On a kernel: how many consecutive x programs form one cluster (set by `cluster`)."""
+PERSISTENT_ATTR = "tile.persistent"
+"""The grid rule of a persistent kernel's tiles (`persistent`): the runtime
+launches min(resident programs, tiles) programs from it."""
 
 
 # ------------------------------------------------------------------ arguments
@@ -284,10 +288,12 @@ def check_host_arguments(kernel: func.FuncOp, args: Sequence[Any]) -> list[Any]:
 
 
 def normalize_grid(
-    grid: Any, kernel_name: str, cluster: int = 1
+    grid: Any, kernel_name: str, cluster: int = 1, persistent: bool = False
 ) -> tuple[int, int, int]:
     """A launch grid of 1 to 3 positive integers as (x, y, z); a kernel that runs
-    in clusters needs an x extent that is a multiple of the cluster size."""
+    in clusters needs an x extent that is a multiple of the cluster size, a
+    persistent one a grid along x only (its programs walk every tile by x:
+    more along y or z would each compute every tile again)."""
     dims: tuple[Any, ...] | None = None
     if isinstance(grid, Sequence) and not isinstance(grid, str | bytes):
         dims = tuple(grid)
@@ -302,7 +308,23 @@ def normalize_grid(
             f"{kernel_name}: runs in clusters of {cluster} programs along x; the "
             f"grid's x extent {x} is not a multiple of {cluster}"
         )
+    if persistent and (y, z) != (1, 1):
+        raise KernelArgumentError(
+            f"{kernel_name}: is persistent (its programs walk the output tiles "
+            f"along x), so its grid is (programs,); got {grid!r}"
+        )
     return x, y, z
+
+
+def kernel_grid(kernel: func.FuncOp, grid: Any) -> tuple[int, int, int]:
+    """`grid` normalized and checked against what `kernel` was made for: its
+    clusters and its persistent walk."""
+    return normalize_grid(
+        grid,
+        kernel.sym_name.data,
+        cluster_size(kernel),
+        PERSISTENT_ATTR in kernel.attributes,
+    )
 
 
 def _is_count(d: Any) -> bool:

@@ -513,6 +513,29 @@ def test_cluster_grids_are_checked_by_every_executor() -> None:
             run(a, b, c, grid=(3, 1))
 
 
+def test_persistent_grids_are_checked_by_every_executor() -> None:
+    """A persistent kernel's programs walk every tile along x: a grid along y
+    or z ran each tile once per row of programs (silently, as every tile of
+    an idempotent kernel comes out the same; C = A B + C came out wrong)."""
+    text = (EXAMPLES / "gemm.mlir").read_text()
+    levels = {
+        "tile": tawa_xdsl.apply(tawa_xdsl.parse(text), "persistent"),
+        "lowered": tawa_xdsl.apply(
+            tawa_xdsl.parse(text), "tawa-hopper-pipeline{persistent=true}"
+        ),
+    }
+    a, b, c = gemm_arrays(256, 256, 64)
+    for _, run in executors(levels, "gemm_nt"):
+        with pytest.raises(
+            KernelArgumentError,
+            match=re.escape("gemm_nt: is persistent (its programs walk the output")
+            + r".*got \(2, 2\)$",
+        ):
+            run(a, b, c, grid=(2, 2))
+    tawa_xdsl.interpret(levels["tile"], "gemm_nt", a, b, c, grid=(3,))
+    assert not np.isnan(c.astype(np.float32)).any()
+
+
 def test_compile_locates_in_the_file_and_finds_the_kernel_at_once(
     tmp_path: Path,
 ) -> None:

@@ -25,6 +25,8 @@ from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
 
+from .thread_level import program_grid
+
 KERNELS = Path(__file__).parent / "kernels"
 
 
@@ -114,8 +116,9 @@ def test_lowered_kernel_computes_the_reference(kernel: str, options: str) -> Non
     lowered = tawa_xdsl.apply(tawa_xdsl.parse(KERNELS / run.file), options)
     for seed in range(2):
         out = np.full(run.out_shape, np.nan, dtype=bfloat16)
+        grid = program_grid(lowered, kernel, run.grid)
         tawa_xdsl.simulate(
-            lowered, kernel, *inputs, out, *run.scalars, grid=run.grid, seed=seed
+            lowered, kernel, *inputs, out, *run.scalars, grid=grid, seed=seed
         )
         assert np.array_equal(out.view(np.uint16), expected.view(np.uint16))
     if not is_lowered(find_kernel(lowered, kernel)):

@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.kernel import PERSISTENT_ATTR, cluster_size, find_kernel
 
 
 def to_thread_level(module: ModuleOp, pipeline: str) -> ModuleOp:
@@ -49,11 +50,25 @@ def assert_close(
     )
 
 
+def program_grid(
+    module: ModuleOp, kernel: str, grid: tuple[int, ...]
+) -> tuple[int, ...]:
+    """The grid that runs `kernel` of `module` over the tiles of `grid` (the
+    tile kernel's): `grid` itself, or for a persistent kernel, whose programs
+    walk the tiles along x, three programs (of whole clusters)."""
+    lowered = find_kernel(module, kernel)
+    if PERSISTENT_ATTR in lowered.attributes:
+        return (3 * cluster_size(lowered),)
+    return grid
+
+
 def simulate_output(
     module: ModuleOp, kernel: str, args: list[Any], out: int, grid, seed: int = 0
 ) -> np.ndarray:
-    """Simulate with argument `out` poisoned with NaN; return it."""
+    """Simulate over the tiles of `grid` with argument `out` poisoned with NaN;
+    return it."""
     args = list(args)
     args[out] = np.full_like(args[out], np.nan)
+    grid = program_grid(module, kernel, grid)
     tawa_xdsl.simulate(module, kernel, *args, grid=grid, seed=seed)
     return args[out]

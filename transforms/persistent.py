@@ -63,13 +63,12 @@ from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.grid import (
-    PERSISTENT_ATTR,
     GridInferenceError,
     Rule,
     encode_rules,
     recorded_grid_rule,
 )
-from tawa_xdsl.kernel import cluster_size, kernels
+from tawa_xdsl.kernel import PERSISTENT_ATTR, cluster_size, kernels
 from tawa_xdsl.partials import self_scheduled
 
 

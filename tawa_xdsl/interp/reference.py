@@ -19,7 +19,7 @@ from tawa_xdsl.kernel import (
     check_host_arguments,
     cluster_size,
     find_kernel,
-    normalize_grid,
+    kernel_grid,
     program_ids,
 )
 
@@ -60,7 +60,7 @@ def interpret(
     verify_located(require_module(module, "interpret"))
     kernel = find_kernel(module, kernel_name)
     checked = check_host_arguments(kernel, args)
-    grid3 = normalize_grid(grid, kernel_name, cluster_size(kernel))
+    grid3 = kernel_grid(kernel, grid)
     interpreter, tile_functions = make_interpreter(module)
     refuse_unknown_ops(interpreter, kernel)
     tile_functions.grid = grid3

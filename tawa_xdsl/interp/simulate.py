@@ -25,9 +25,8 @@ from tawa_xdsl.interp.barrier_sim import run_lowered
 from tawa_xdsl.interp.thread_sim import launch_parameters, run_threads
 from tawa_xdsl.kernel import (
     check_host_arguments,
-    cluster_size,
     find_kernel,
-    normalize_grid,
+    kernel_grid,
     params,
 )
 
@@ -48,7 +47,7 @@ def simulate(
     verify_located(require_module(module, "simulate"))
     kernel = find_kernel(module, kernel_name)
     checked = check_host_arguments(kernel, args)
-    grid3 = normalize_grid(grid, kernel_name, cluster_size(kernel))
+    grid3 = kernel_grid(kernel, grid)
     if PARAMS_ATTR in kernel.attributes:
         realigned: list[tuple[int, Any]] = []
         parameters = launch_parameters(kernel, checked, realigned)

@@ -394,7 +394,8 @@ class Kernel:
 
     def _grid(self, values: Sequence[Any], grid: Any) -> tuple[int, int, int]:
         if grid is not None:
-            return normalize_grid(grid, self.name, self.cluster)
+            persistent = self.contract.persistent is not None
+            return normalize_grid(grid, self.name, self.cluster, persistent)
         size = self.cluster
         if self.contract.persistent is not None:
             x, y, z = infer_grid(self.contract.persistent, values)
