@@ -759,6 +759,43 @@ class CmpiOp(IRDLOperation):
 
 
 @irdl_op_definition
+class SIToFPOp(IRDLOperation):
+    """Elementwise conversion of an i32 tile to f32 (positions and distances
+    from `tile.iota` in float arithmetic: ALiBi, relative-position biases).
+
+    xDSL's `arith.sitofp` converts scalars only; this is its tile form.
+    """
+
+    name = "tile.sitofp"
+
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(self, source: SSAValue | Operation):
+        t = _tensor(SSAValue.get(source))
+        super().__init__(
+            operands=[source],
+            result_types=[TensorType(Float32Type(), t.get_shape(), t.encoding)],
+        )
+
+    def verify_(self) -> None:
+        src, res = _tensor(self.source), _tensor(self.result)
+        if src.element_type != IntegerType(32) or res.element_type != Float32Type():
+            raise VerifyException(
+                f"tile.sitofp converts i32 tiles to f32, not {src.element_type} to "
+                f"{res.element_type}"
+            )
+        if src.get_shape() != res.get_shape():
+            raise VerifyException(
+                f"tile.sitofp of a {_shape_str(src.get_shape())} tile gives one of "
+                "the same shape"
+            )
+
+
+@irdl_op_definition
 class SelectOp(IRDLOperation):
     """Elementwise `mask ? on_true : on_false` (xDSL's `arith.select` takes a scalar
     condition only)."""
@@ -895,6 +932,7 @@ Tile = Dialect(
         SplatOp,
         IotaOp,
         CmpiOp,
+        SIToFPOp,
         SelectOp,
         ExtractOp,
     ],

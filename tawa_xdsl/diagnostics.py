@@ -369,13 +369,22 @@ class LocatingParser(Parser):
             # the next op, without the name)
             line_end = self._text.find("\n", start)
             end = self.pos if line_end < 0 else min(self.pos, line_end)
-            self.raise_error(f"{_op_name(self._text, start)}: {e}", start, end)
+            name = _op_name(self._text, start)
+            hint = f"; {TILE_FORMS[name]}" if name in TILE_FORMS else ""
+            self.raise_error(f"{name}: {e}{hint}", start, end)
         finally:
             self._depth -= level
         if not isinstance(op.location, FileLineColLoc):
             line, col = self._line_col(start)
             op.location = FileLineColLoc(self._file, IntAttr(line), IntAttr(col))
         return op
+
+
+TILE_FORMS = {
+    "arith.sitofp": "it converts scalars; tile.sitofp converts i32 tiles to f32",
+}
+"""xDSL ops that take scalars only, with their tile forms (the parser refuses
+them on tensors)."""
 
 
 OP_NAME = re.compile(r'(?:%[^=]*=\s*)?"?([\w.$-]+)')

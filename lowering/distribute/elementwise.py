@@ -404,6 +404,7 @@ class Cmpf(DistributePattern):
 
 CONVERSIONS: dict[type[Operation], str] = {
     arith.SIToFPOp: "cvt.rn.f32.s32",
+    tile.SIToFPOp: "cvt.rn.f32.s32",
     arith.UIToFPOp: "cvt.rn.f32.u32",
     arith.FPToSIOp: "cvt.rzi.s32.f32",
     arith.FPToUIOp: "cvt.rzi.u32.f32",
@@ -497,8 +498,8 @@ class ExtF(DistributePattern):
 
 
 class Convert(DistributePattern):
-    """f32 <-> i32 scalars (and tiles, should xDSL's ops take them): one
-    `cvt` per element."""
+    """f32 <-> i32 scalars and tiles (`tile.sitofp`; xDSL's ops take
+    scalars only): one `cvt` per element."""
 
     OPS = tuple(CONVERSIONS)
 

@@ -20,8 +20,9 @@ from tawa_xdsl.dialects import tile
 
 def is_elementwise(op: Operation) -> bool:
     """Whether `op` computes element by element: `arith` and `math` (constants
-    aside: they make a tile, they do not map one), `tile.cmpi`, `tile.select`."""
-    return isinstance(op, tile.CmpiOp | tile.SelectOp) or (
+    aside: they make a tile, they do not map one), `tile.cmpi`, `tile.sitofp`,
+    `tile.select`."""
+    return isinstance(op, tile.CmpiOp | tile.SIToFPOp | tile.SelectOp) or (
         op.dialect_name() in (arith.Arith.name, math.Math.name)
         and not isinstance(op, arith.ConstantOp)
     )

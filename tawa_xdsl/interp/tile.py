@@ -223,6 +223,12 @@ class TileFunctions(InterpreterFunctions):
         }[op.predicate.data]
         return (compare(args[0], args[1]),)
 
+    @impl(tile.SIToFPOp)
+    def run_sitofp(
+        self, interpreter: Interpreter, op: tile.SIToFPOp, args: PythonValues
+    ) -> PythonValues:
+        return (to_type(args[0], op.result.type),)
+
     @impl(tile.SelectOp)
     def run_select(
         self, interpreter: Interpreter, op: tile.SelectOp, args: PythonValues

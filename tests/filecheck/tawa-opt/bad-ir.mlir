@@ -185,7 +185,7 @@ func.func @k(%n: index) -> index {
 // -----
 
 // A type an op's format refuses (xDSL's arith.sitofp takes scalars): at that op,
-// named (it was reported at the next op, unnamed).
+// named (it was reported at the next op, unnamed), with its tile form.
 func.func @k(%o: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   %i = tile.iota : tensor<64xi32>
@@ -196,7 +196,7 @@ func.func @k(%o: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
 // CHECK: bad-ir.mlir:[[# @LINE - 4]]:3
 // CHECK-NEXT: %f = arith.sitofp %i : tensor<64xi32> to tensor<64xf32>
 // CHECK-NEXT: ^^^^
-// CHECK-NEXT: arith.sitofp: tensor<64xi32> should be of base attribute integer_type
+// CHECK-NEXT: arith.sitofp: tensor<64xi32> should be of base attribute integer_type; it converts scalars; tile.sitofp converts i32 tiles to f32
 // CHECK-NOT: tile.store
 
 // -----

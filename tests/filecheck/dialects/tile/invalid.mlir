@@ -204,6 +204,22 @@ func.func @k(%x: tensor<4xi32>) {
 
 // -----
 
+func.func @k(%x: tensor<4xi64>) {
+  %r = tile.sitofp %x : tensor<4xi64> -> tensor<4xf32>
+  func.return
+}
+// CHECK: error: tile.sitofp converts i32 tiles to f32, not i64 to f32
+
+// -----
+
+func.func @k(%x: tensor<4xi32>) {
+  %r = tile.sitofp %x : tensor<4xi32> -> tensor<8xf32>
+  func.return
+}
+// CHECK: error: tile.sitofp of a 4 tile gives one of the same shape
+
+// -----
+
 func.func @k(%m: tensor<8xi1>, %x: tensor<4xf32>) {
   %r = tile.select %m, %x, %x : tensor<8xi1>, tensor<4xf32>
   func.return
