@@ -381,11 +381,24 @@ class KernelPlan:
             desc = arg.type
             loads = [ld for ld in producer_loads if ld.desc is arg]
             stored = [st for st in stores if st.desc is arg]
-            if loads and stored:
+            if loads and stored and not self._fits_tma_stores([*staged, *stored]):
+                # one tensor map serves the loads and the TMA stores (both take
+                # the descriptor's box); a register store needs the tensor's
+                # pointer, which a loaded parameter does not pass
+                why = (
+                    "tma_store is off"
+                    if not self.tma_store
+                    else "no shared memory is left to stage it"
+                    if all(_tma_storable(st) for st in stored)
+                    else "it is a vector, or its rows are not a multiple of 128 "
+                    "bytes, or its coordinates are not provably non-negative "
+                    "and 16-byte aligned"
+                )
                 raise OpDiagnostic(
                     stored[0],
                     f"tile.store into %{arg.name_hint}, which the producer also "
-                    "loads: the lowering passes a tensor either to load or to store",
+                    "loads: such a tensor is stored through TMA with its loads' "
+                    f"tensor map, and this store cannot be: {why}",
                 )
             if loads or (stored and self._fits_tma_stores([*staged, *stored])):
                 first = loads[0] if loads else stored[0]
