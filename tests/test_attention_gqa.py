@@ -102,6 +102,7 @@ PROBLEMS = {
     "group1": Problem(1, 2, 1, 150, 150, 64),
     "group2": Problem(1, 2, 2, 100, 150, 64),
     "group4-mqa-d128": Problem(1, 1, 4, 70, 130, 128),
+    "group7-odd": Problem(1, 2, 7, 10, 75, 64),  # blocks span 7 heads of 10 rows
     "group8-mqa": Problem(2, 1, 8, 20, 100, 64),
     "decode-group8": Problem(1, 2, 8, 3, 200, 64),
     "more-queries-than-keys": Problem(1, 1, 2, 300, 72, 64),

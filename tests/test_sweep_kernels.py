@@ -1,12 +1,16 @@
-"""Kernels an outside user writes (`tests/kernels/*_sweep.mlir`): GEMMs with two
-accumulators, vector scales, mixed output types, folded batches, K loops over
-tile counts and scalar offsets, a loaded starting accumulator, A scaled in
-registers, two outputs, 64 x 64 tiles; sliding-window and biased attention;
-row kernels with no dot. Each computes its float64 reference in the
-interpreter, and, lowered through the Hopper pipeline to the thread level,
-what the interpreter computes (a couple of units in the last place), on
-extents that are not multiples of the tiles and with few rows; its PTX
-assembles without a ptxas remark."""
+"""Kernels an outside user writes (`tests/kernels/*_sweep.mlir`, and from the
+second sweep `*_outside.mlir`): GEMMs with two accumulators, vector scales,
+mixed output types, folded batches, K loops over tile counts and scalar
+offsets, a loaded starting accumulator, A scaled in registers, two outputs,
+64 x 64 tiles, the output read as an input (alpha A B^T + beta C), f16 inputs
+with a tanh-GELU, a main and a masked remainder K loop, an scf.if in the K
+loop; sliding-window, biased, soft-capped, cross (SQ != SK, a key-padding
+length), ALiBi (tile.sitofp) and [B, H, S, D] attention; row kernels with no
+dot, 2-D elementwise tiles, every grid axis. Each computes its float64
+reference in the interpreter, and, lowered through the Hopper pipeline to the
+thread level, what the interpreter computes (a couple of units in the last
+place), on extents that are not multiples of the tiles and with few rows; its
+PTX assembles without a ptxas remark."""
 
 from __future__ import annotations
 
@@ -43,6 +47,7 @@ class Run:
     grid: tuple[int, ...]
     reference: Callable[..., list[np.ndarray]]
     tolerance: float = 0.02  # of the largest reference value (bf16 inputs)
+    read: tuple[int, ...] = ()  # outputs the kernel reads first: random too
 
     def arrays(self, seed: int) -> list[Any]:
         rng = np.random.default_rng(seed)
@@ -50,7 +55,7 @@ class Run:
         for i, arg in enumerate(self.args):
             if not isinstance(arg, tuple):
                 made.append(arg)
-            elif i in self.outputs:
+            elif i in self.outputs and i not in self.read:
                 made.append(np.full(arg[0], np.nan, arg[1]))
             else:
                 made.append((0.5 * rng.standard_normal(arg[0])).astype(arg[1]))
@@ -61,8 +66,10 @@ def _silu(x: np.ndarray) -> np.ndarray:
     return x / (1 + np.exp(-x))
 
 
-def _attention(q, k, v, scale, mask=None, bias=None) -> np.ndarray:
+def _attention(q, k, v, scale, mask=None, bias=None, cap=None) -> np.ndarray:
     s = q @ k.transpose(0, 2, 1) * scale
+    if cap is not None:  # logit soft-capping
+        s = cap * np.tanh(s / cap)
     if bias is not None:
         s = s + bias
     if mask is not None:
@@ -74,6 +81,17 @@ def _attention(q, k, v, scale, mask=None, bias=None) -> np.ndarray:
 def _window(sq: int, sk: int, w: int) -> np.ndarray:
     i, j = np.arange(sq)[:, None], np.arange(sk)[None, :]
     return (j <= i) & (j > i - w)
+
+
+def _gelu_tanh(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def _alibi(bh: int, heads: int, sq: int, sk: int) -> np.ndarray:
+    """ALiBi's bias: -slope_h |i - j|, slope_h = 2^(-8 (h + 1) / heads)."""
+    slope = 2.0 ** (-8.0 * (np.arange(bh) % heads + 1) / heads)
+    distance = np.abs(np.arange(sq)[:, None] - np.arange(sk)[None, :])
+    return -slope[:, None, None] * distance
 
 
 def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -204,6 +222,89 @@ RUNS = {
         lambda x, o: [x.sum(1)],
         1e-6,
     ),
+    "gemm_alpha_beta": Run(
+        "gemm_outside.mlir",
+        (((M, K), BF), ((N, K), BF), ((M, N), F32), 1.5, -0.25),
+        (2,),
+        (2, 2),
+        lambda a, b, c, alpha, beta: [alpha * (a @ b.T) + beta * c],
+        read=(2,),
+    ),
+    "gemm_gelu_f16": Run(
+        "gemm_outside.mlir",
+        (((M, K), F16), ((N, K), F16), ((M, N), F32)),
+        (2,),
+        (2, 2),
+        lambda a, b, c: [_gelu_tanh(a @ b.T)],
+    ),
+    "gemm_klimit": Run(
+        "gemm_outside.mlir",
+        (((M, K), BF), ((N, K), BF), ((M, N), F32), 150),
+        (2,),
+        (2, 2),
+        lambda a, b, c, n: [a[:, :n] @ b[:, :n].T],
+    ),
+    "gemm_skip": Run(
+        "gemm_outside.mlir",
+        (((M, 330), BF), ((N, 330), BF), ((M, N), BF), 64, 192),
+        (2,),
+        (2, 2),
+        lambda a, b, c, lo, hi: [a[:, :lo] @ b[:, :lo].T + a[:, hi:] @ b[:, hi:].T],
+    ),
+    "attention_softcap": Run(
+        "attention_outside.mlir",
+        (((2, 100, 64), BF),) * 4 + (0.5, 5.0),
+        (3,),
+        (2, 2),
+        lambda q, k, v, o, sc, cap: [_attention(q, k, v, sc, cap=cap)],
+    ),
+    "attention_alibi": Run(
+        "attention_outside.mlir",
+        (((6, 100, 64), BF),) * 4 + (0.125, 3),
+        (3,),
+        (2, 6),
+        lambda q, k, v, o, sc, h: [
+            _attention(q, k, v, sc, bias=_alibi(6, h, 100, 100))
+        ],
+    ),
+    "attention_cross": Run(
+        "attention_outside.mlir",
+        (
+            ((2, 70, 64), BF),
+            ((2, 150, 64), BF),
+            ((2, 150, 64), BF),
+            ((2, 70, 64), BF),
+            0.125,
+            101,
+        ),
+        (3,),
+        (2, 2),
+        lambda q, k, v, o, sc, kv: [_attention(q, k[:, :kv], v[:, :kv], sc)],
+    ),
+    "attention_bhsd": Run(
+        "attention_outside.mlir",
+        (((2, 3, 70, 64), BF),) * 4 + (0.125,),
+        (3,),
+        (2, 3, 2),
+        lambda q, k, v, o, sc: [
+            _attention(*(x.reshape(6, 70, 64) for x in (q, k, v)), sc).reshape(q.shape)
+        ],
+    ),
+    "silu_mul": Run(
+        "rows_outside.mlir",
+        (((M, 100), BF), ((M, 100), BF), ((M, 100), BF)),
+        (2,),
+        (2, 2),
+        lambda x, g, y: [_silu(x) * g],
+    ),
+    "grid3_axpy": Run(
+        "rows_outside.mlir",
+        (((3, M, N), F32), ((3, M, N), F32), ((3, M, N), F32)),
+        (2,),
+        (2, 2, 3),
+        lambda a, x, y: [a * np.arange(1, 4)[:, None, None] + x],
+        1e-6,
+    ),
 }
 
 
@@ -241,12 +342,23 @@ CONFIGS = {
     "two-stage": "num-stages=3 mma-depth=2 two-stage=true",
     "cluster": "cluster=2",
 }
-NO_CLUSTER = {"attention_window", "row_softmax", "row_sum_loop"}  # nothing shared
+NO_CLUSTER = {  # nothing shared
+    "attention_window",
+    "row_softmax",
+    "row_sum_loop",
+    "silu_mul",
+    "grid3_axpy",
+}
+TMA_STORED = {"gemm_alpha_beta"}
+"""Kernels that store a tensor they load: only through TMA, with the loads'
+tensor map (not from registers, nor at a dynamic tile's coordinates, which
+TMA cannot prove aligned; tests/filecheck/lowering/refusals.mlir)."""
 CASES = [
     (k, c)
     for k in sorted(RUNS)
     for c in CONFIGS
     if not (c == "cluster" and k in NO_CLUSTER)
+    and not (c in ("register-stores", "dynamic") and k in TMA_STORED)
 ]
 FAST = {(k, "tuned") for k in RUNS}
 ROTATED = rotation(sorted(RUNS), [c for c in CONFIGS if c != "tuned"], 2)
@@ -267,7 +379,12 @@ def test_the_thread_level_computes_what_the_interpreter_does(
         _module(kernel), f"tawa-hopper-pipeline{{{CONFIGS[config]}}}"
     )
     got = [
-        np.full_like(a, np.nan) if i in run.outputs else a for i, a in enumerate(args)
+        np.full_like(a, np.nan)
+        if i in run.outputs and i not in run.read
+        else a.copy()
+        if i in run.read
+        else a
+        for i, a in enumerate(args)
     ]
     grid = program_grid(module, kernel, run.grid)
     if grid == run.grid and config == "cluster":  # whole clusters, as launched
