@@ -58,7 +58,6 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.grid import GridInferenceError, Rule, grid_rule
 from tawa_xdsl.kernel import kernels
-from tawa_xdsl.partials import record
 from tawa_xdsl.transforms.persistent import (
     Builder,
     relabel_program_ids,
@@ -72,6 +71,7 @@ from tawa_xdsl.transforms.split_k import (
     defined_inside,
     k_loop,
     make_pair,
+    paired_already,
     slice_iterations,
     store_partial,
     trip_count,
@@ -100,7 +100,7 @@ class StreamKPass(ModulePass):
                 f"stream-k: group-m must be at least 1, got {self.group_m}"
             )
         for kernel in list(kernels(op)):
-            if record(kernel) is None:  # not a kernel of a pair already
+            if not paired_already(kernel, self.name, 0):
                 stream_k(kernel, self.group_m)
 
 
