@@ -42,12 +42,11 @@ loaded kernel running at once (on different streams) would share the counter
 and are not supported. Refused with clusters (the blocks of a cluster would
 have to share each ticket).
 
-Run once. The pass records the options it ran with (`tile.persistent_options`,
-as `-p` spells them); given a persistent kernel again, with the same options
-it leaves the kernel as it is, and with others (or with no record: a kernel
-made persistent by hand) it refuses the kernel, naming both: its tiles are
-walked in one order, and the second walk would be silently dropped. A stream-K
-partials kernel walks its own share of the work and is left as it is.
+Run once (`transforms/once.py`): given a persistent kernel again, with the
+same options the pass leaves it as it is, and with others (or with no record
+of them, `tile.persistent_options`: a kernel made persistent by hand) it
+refuses the kernel, naming both runs. A stream-K partials kernel walks its own
+share of the work and is left as it is.
 
 Why before `aref-partition`: the partitioner threads every aref's index through
 all enclosing loops, so indices keep counting across tiles and the producer runs
@@ -61,7 +60,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
@@ -78,7 +77,7 @@ from tawa_xdsl.grid import (
 )
 from tawa_xdsl.kernel import cluster_size, kernels
 from tawa_xdsl.partials import self_scheduled
-from tawa_xdsl.pass_pipeline import spelled_pass
+from tawa_xdsl.transforms.once import ran_before, record_run
 
 
 @dataclass(frozen=True)
@@ -99,9 +98,10 @@ class PersistentPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
-        spelled = spelled_pass(self)
         for kernel in kernels(op):
-            if self_scheduled(kernel) or self._done(kernel, spelled):
+            if self_scheduled(kernel) or ran_before(
+                kernel, self, OPTIONS_ATTR, PERSISTENT_ATTR in kernel.attributes
+            ):
                 continue  # it walks its tiles already
             try:
                 rules = recorded_grid_rule(kernel)
@@ -129,27 +129,7 @@ class PersistentPass(ModulePass):
             _make_persistent(
                 kernel, rules, self.group_m, self.longest_first, self.dynamic
             )
-            kernel.attributes[OPTIONS_ATTR] = StringAttr(spelled)
-
-    def _done(self, kernel: func.FuncOp, spelled: str) -> bool:
-        """Whether `kernel` is persistent with these options already; a
-        diagnostic at it when it is persistent with others."""
-        if PERSISTENT_ATTR not in kernel.attributes:
-            return False
-        done = kernel.attributes.get(OPTIONS_ATTR)
-        if done == StringAttr(spelled):
-            return True
-        was = (
-            f"by {done.data}"
-            if isinstance(done, StringAttr)
-            else f"without a record of its options ({OPTIONS_ATTR})"
-        )
-        raise OpDiagnostic(
-            kernel,
-            f"persistent: kernel @{kernel.sym_name.data} is persistent already, "
-            f"made so {was}; {spelled} would walk its tiles otherwise: run "
-            "persistent once",
-        )
+            record_run(kernel, self, OPTIONS_ATTR)
 
 
 OPTIONS_ATTR = "tile.persistent_options"
