@@ -32,7 +32,7 @@ def lowered(pipeline: str) -> str:
         "persistent{dynamic=true longest-first=true}",
         "cluster{size=2}",
         "split-k{splits=3}",
-        "stream-k",
+        "stream-k{group-m=4}",
         "aref-partition,pipeline{num-stages=4 mma-depth=2}",
     ],
 )
@@ -76,6 +76,11 @@ def test_the_same_options_again_change_nothing(once: str) -> None:
         ),
         ("split-k{splits=2},stream-k", r"stream-k: kernel @gemm_nt_split_k is"),
         ("stream-k,split-k{splits=2}", r"pair stream-k made of @gemm_nt"),
+        (
+            "stream-k{group-m=4},stream-k",
+            r"stream-k: kernel @gemm_nt_stream_k went through stream-k\{group-m=4\} "
+            r"already; stream-k\{group-m=8\} would transform it again",
+        ),
     ],
 )
 def test_other_options_are_refused_naming_both(pipeline: str, message: str) -> None:

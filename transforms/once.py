@@ -1,4 +1,5 @@
-"""Passes that transform a kernel once (`persistent`, `pipeline`).
+"""Passes that transform a kernel once (`persistent`, `pipeline`, `stream-k`,
+whose pair record says nothing of its group-m).
 
 Each records on the kernel the options it ran with (as `-p` spells them).
 Given the kernel again, a pass leaves it as it is when its options are the
