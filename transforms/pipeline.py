@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
@@ -38,7 +38,6 @@ from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.dialects import aref
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.transforms.once import ran_before, record_run
-from tawa_xdsl.transforms.specialized import warp_specialized
 from tawa_xdsl.transforms.two_stage import counter_of, rotate
 
 DONE_ATTR = "aref.pipeline"
@@ -78,14 +77,12 @@ class PipelinePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
-        for ws in warp_specialized(op):
-            kernel = ws.parent_op()
-            while not isinstance(kernel, func.FuncOp):
-                assert kernel is not None
-                kernel = kernel.parent_op()
-            if not ran_before(kernel, self, DONE_ATTR):
-                self._pipeline(ws)
         for kernel in kernels(op):
+            if ran_before(kernel, self, DONE_ATTR):
+                continue
+            roles = [o for o in kernel.walk() if isinstance(o, aref.WarpSpecializeOp)]
+            for ws in roles:
+                self._pipeline(ws)
             record_run(kernel, self, DONE_ATTR)
 
     def _pipeline(self, ws: aref.WarpSpecializeOp) -> None:
