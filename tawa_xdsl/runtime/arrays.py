@@ -32,7 +32,7 @@ from tawa_xdsl.dlpack import (
     export,
 )
 from tawa_xdsl.dtypes import DTYPES, type_name
-from tawa_xdsl.kernel import ArrayView
+from tawa_xdsl.kernel import ArrayView, byte_span, numpy_view
 from tawa_xdsl.runtime.driver import check, context
 from tawa_xdsl.target import SECTOR_BYTES
 
@@ -145,6 +145,7 @@ def device_array(value: Any, stream: int) -> tuple[DeviceArray, ArrayView]:
             tuple(host.shape),
             row_strides(tuple(host.shape), host.dtype.itemsize),  # the temporary's
             bool(host.flags.writeable),
+            numpy_view(host).span,  # the caller's memory, written back
         )
         return DeviceArray(view, host=host), view
     device = dlpack_device(value)
@@ -211,7 +212,13 @@ def _from_dlpack(array: DLPackArray) -> tuple[DeviceArray, ArrayView]:
         raise ArrayError(
             f"is on CUDA device {array.device[1]}; kernels run on device {DEVICE}"
         )
-    view = ArrayView(array.dtype, array.shape, array.strides, not array.read_only)
+    view = ArrayView(
+        array.dtype,
+        array.shape,
+        array.strides,
+        not array.read_only,
+        byte_span(array.ptr, array.shape, array.strides, DTYPES[array.dtype].itemsize),
+    )
     return DeviceArray(view, array.ptr, keep=array), view
 
 
@@ -235,5 +242,6 @@ def _from_cuda_array_interface(value: Any) -> tuple[DeviceArray, ArrayView]:
     else:
         element_strides = tuple(s // dtype.itemsize for s in strides)
     ptr, read_only = cai["data"]
-    view = ArrayView(name, shape, element_strides, not read_only)
+    span = byte_span(int(ptr or 0), shape, element_strides, dtype.itemsize)
+    view = ArrayView(name, shape, element_strides, not read_only, span)
     return DeviceArray(view, int(ptr or 0), keep=value), view
