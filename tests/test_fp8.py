@@ -43,7 +43,7 @@ from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 from tawa_xdsl.tuning import default_options
 
 from .conftest import EXAMPLES, example_module, sweep
-from .thread_level import assert_close, to_thread_level
+from .thread_level import assert_close, program_grid, to_thread_level
 
 GEMM = EXAMPLES / "gemm_fp8.mlir"
 ATTENTION = EXAMPLES / "attention_fp8.mlir"
@@ -570,7 +570,8 @@ def test_an_fp8_tile_read_into_registers_and_widened() -> None:
     assert rel_error(expected_c, reference) < 1e-2
     module = to_thread_level(tawa_xdsl.parse(RESIDUAL), TUNED)
     got = np.full((m, n), np.nan, bfloat16)
-    tawa_xdsl.simulate(module, "gemm_fp8_residual", a, b, r, got, grid=(2, 3))
+    grid = program_grid(module, "gemm_fp8_residual", (2, 3))
+    tawa_xdsl.simulate(module, "gemm_fp8_residual", a, b, r, got, grid=grid)
     assert_close(got, expected_c)
 
 
