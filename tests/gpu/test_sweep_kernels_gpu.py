@@ -1,4 +1,6 @@
-"""The outside-user sweep's kernels (tests/kernels/*_sweep.mlir) compiled with
+"""The outside-user sweeps' kernels (tests/kernels/*_sweep.mlir and
+*_outside.mlir: among them C = alpha A B^T + beta C, whose output is read
+through the loads' tensor map, and ALiBi through tile.sitofp) compiled with
 the tuned options and run on the H100 from host arrays, against the float64
 references of tests/test_sweep_kernels.py; and the calls the sweep found
 refused or mis-planned: a split or stream given on 64x64 tiles (no rate in the
