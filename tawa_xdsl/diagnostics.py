@@ -124,10 +124,16 @@ def format_at(op: Operation, message: str) -> str:
 
 
 def location_prefix(op: Operation) -> str:
-    """`file:line:col: ` for an op with a source location, else nothing."""
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
+    """`file:line:col: ` of `op`'s source location or, for an op a pass made
+    without one, of the nearest op around it that has one (its loop, its
+    kernel): a diagnostic about it still points into the user's file. Nothing
+    when no op around it has a location either."""
+    found: Operation | None = op
+    while found is not None:
+        loc = found.location
+        if isinstance(loc, FileLineColLoc):
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
+        found = found.parent_op()
     return ""
 
 
