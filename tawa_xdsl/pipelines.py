@@ -18,7 +18,7 @@ from xdsl.transforms.common_subexpression_elimination import (
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException
 
-from tawa_xdsl.compiler import CompileOptions
+from tawa_xdsl.compiler import CompileOptions, check_options
 from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel
 from tawa_xdsl.grid import launch_pass_applied
 from tawa_xdsl.kernel import cluster_size, kernels, params
@@ -95,6 +95,7 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
         def lower(kernel: func.FuncOp) -> None:
             refuse_launch_passes(kernel)
             shaped = {} if extents is None else _shaped(kernel, extents, self)
+            check_options(self, kernel, shaped)
             passes = hopper_passes(self.resolve(kernel, shaped))
             with _alone(kernel) as module:
                 PassPipeline(tuple(passes), between).apply(ctx, module)
