@@ -473,3 +473,16 @@ def test_a_diagnostic_at_an_op_a_pass_made_points_at_the_op_around_it() -> None:
     assert str(OpDiagnostic(made, "why")) == (
         f"{GEMM}:{line}:1: error: arith.constant: why"
     )
+
+
+def test_the_api_reports_our_bugs_as_internal_errors(buggy_passes) -> None:
+    """`tawa_xdsl.apply` blames a pass that crashed or left invalid IR as the
+    driver does, with an `InternalError`: it raised the verifier's diagnostic,
+    which a script (scripts/pass_order.py) took for a refusal of its order."""
+    with pytest.raises(InternalError, match="internal error in test-misorder: left"):
+        tawa_xdsl.apply(tawa_xdsl.parse(GEMM), "cse,test-misorder")
+    with pytest.raises(InternalError, match="internal error in test-crash: KeyError"):
+        tawa_xdsl.apply(tawa_xdsl.parse(GEMM), "aref-partition,test-crash")
+    with pytest.raises(DiagnosticException, match="run aref-partition first") as e:
+        tawa_xdsl.apply(tawa_xdsl.parse(GEMM), "cse,pipeline")
+    assert not isinstance(e.value, InternalError)
