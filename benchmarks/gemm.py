@@ -1,12 +1,14 @@
 """GEMM benchmark: tawa-xdsl vs cuBLAS (torch.matmul) vs our Triton GEMM, in one run.
 
-    python benchmarks/gemm.py [--dtype bf16|fp8] [--suite six|llm] [--quick]
+    python benchmarks/gemm.py [--dtype bf16|fp8] [--suite six|llm|other] [--quick]
                               [--rows PATTERNS] [--list] [--shapes MxNxK,...]
                               [--config OPTIONS ...] [--out DIR]
 
 Suites: `six` (the default), six large bf16 shapes; `llm`, issue 16's shapes
 from real models (C = A @ W^T, 44 rows: bf16 with B stored N x K, plus rows
-with B stored K x N and f16 rows, and the six). A row is named
+with B stored K x N and f16 rows, and the six); `other`, 40 bf16 shapes from
+models the llm suite does not hold (decode batches, LM heads, vision, odd K),
+the check of the shape rules beyond the shapes they were fitted on. A row is named
 MxNxK[-nn][-f16] (`-nn`: B stored K x N, the gemm_nn kernels); `--rows` keeps
 the rows matching any of comma-separated shell patterns (`--rows '*-nn,16x*'`),
 `--quick` a representative dozen of the suite, `--shapes` replaces the suite by
@@ -144,6 +146,29 @@ def llm_suite() -> list[Gemm]:
     return list(dict.fromkeys(rows + SIX))
 
 
+OTHER_FOUND = [
+    *("1x4096x4096", "8x4096x4096", "32x11008x4096", "77x3072x768", "197x3072x768"),
+    *("300x4096x1024", "1500x5120x5120", "3000x10240x2560", "4000x11008x4096"),
+    *("6144x13824x5120", "2048x1536x1536", "8192x768x3072", "512x50257x768"),
+    *("1024x768x768", "2560x2560x2560", "16384x1024x1024", "384x384x65536"),
+    *("64x128256x4096", "4096x2x4096", "3x3x3", "1536x8960x1536", "24576x4096x1024"),
+    *("640x640x640", "12288x12288x12288", "2x32000x4096", "700x2000x3000"),
+    *("5000x5000x200", "100x100000x512"),
+]
+"""Where the gaps of NOTES 3.58-3.60 were found: decode batches, LM heads,
+vision and odd K (1000, 3000, 200: rows off the 32-byte grid)."""
+OTHER_HELD_OUT = [
+    *("1x5120x5120", "2x13824x5120", "4x3072x3072", "8x151936x4096"),
+    *("16x8192x28672", "32x2048x8192", "1x11008x4096", "3x4096x11008"),
+    *("24x5120x13824", "48x1536x8960", "12288x12288x1000", "6144x16384x3000"),
+]
+"""Held out from those changes: timed only after them."""
+OTHER = [
+    Gemm(*(int(x) for x in shape.split("x"))) for shape in OTHER_FOUND + OTHER_HELD_OUT
+]
+"""Shapes from models the llm suite does not hold (`--suite other`): where
+the shape rules were checked beyond the shapes they were fitted on."""
+
 FP8_LARGE = [
     Gemm(4096, 4096, 4096),
     Gemm(8192, 8192, 8192),
@@ -174,11 +199,13 @@ def fp8_rows(shapes: list[Gemm]) -> list[Gemm]:
 SUITES = {
     "six": SIX,
     "llm": llm_suite(),
+    "other": OTHER,
     "fp8": fp8_rows(list(dict.fromkeys(FP8_LARGE + LLM_LARGE_M))) + BLOCK_SCALED,
 }
 """The 16-bit suites by --suite; fp8 is --dtype fp8's."""
 QUICK = {
     "six": {"4096x4096x4096", "8192x8192x1024"},
+    "other": {"1x4096x4096", "700x2000x3000", "8x151936x4096", "12288x12288x1000"},
     "llm": {
         "128x6144x4096",
         "512x4096x4096",
@@ -452,7 +479,9 @@ def main() -> None:
         default="bf16",
         help="bf16: the 16-bit suites; fp8: the FP8 suite (issue 17)",
     )
-    parser.add_argument("--suite", choices=["llm", "six"], help="16-bit: six (default)")
+    parser.add_argument(
+        "--suite", choices=["llm", "six", "other"], help="16-bit: six (default)"
+    )
     parser.add_argument("--shapes", default="", help="MxNxK,... (B N x K)")
     parser.add_argument("--rows", default="", help="shell patterns of row names")
     parser.add_argument("--quick", action="store_true", help="a row of each kind")

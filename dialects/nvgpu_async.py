@@ -771,6 +771,51 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
                 f"nvgpu_async.mbarrier_arrive_expect_tx needs a positive byte count, "
                 f"got {self.bytes.value.data}"
             )
+        delivered = self.delivered_bytes()
+        if delivered is not None and delivered[0] != self.bytes.value.data:
+            armed, (got, loads) = self.bytes.value.data, delivered
+            effect = (
+                "the phase never completes and its waiters hang"
+                if armed > got
+                else "the phase completes before the copies land and its waiters "
+                "read unfinished tiles"
+            )
+            raise VerifyException(
+                f"{self.name}: arms {armed} bytes, but the TMA loads that complete "
+                f"on %{self.barriers.name_hint or '?'}[%{self.index.name_hint or '?'}] "
+                f"after it in this block bring {got} ({loads}): {effect}"
+            )
+
+    def delivered_bytes(self) -> tuple[int, str] | None:
+        """The bytes the TMA loads of this block bring to this barrier (`tma_load`s
+        on the same barriers and index values after this op, up to the next
+        expect_tx on them), and the loads in words; None where that is not
+        static: no such load here (they may sit in a nested region, or another
+        block), or one of a type not verified yet."""
+        block = self.parent_block()
+        if block is None:
+            return None
+        total, tiles = 0, []
+        op = self.next_op
+        while op is not None:
+            if isinstance(op, MBarrierArriveExpectTxOp) and self._same_barrier(op):
+                break
+            if isinstance(op, TMALoadOp) and self._same_barrier(op):
+                buffer = op.buffer.type
+                if not isinstance(buffer, SmemType):
+                    return None
+                total += buffer.tile_bytes
+                tiles.append(f"{_shape_str(buffer.get_tile())}x{buffer.element_type}")
+            op = op.next_op
+        if not tiles:
+            return None
+        return total, f"{len(tiles)} tile{'s' if len(tiles) > 1 else ''}: " + ", ".join(
+            tiles
+        )
+
+    def _same_barrier(self, op: MBarrierArriveExpectTxOp | TMALoadOp) -> bool:
+        index = op.index if isinstance(op, MBarrierArriveExpectTxOp) else op.barrier
+        return op.barriers == self.barriers and index == self.index
 
 
 @irdl_op_definition

@@ -473,8 +473,11 @@ def compile(
     kernel whose registers spill is refused at load unless `allow_spills`.
     Results are cached by IR and options, in the process and on disk
     (`kernel_cache`). The source is parsed and the kernel found here, so
-    malformed IR (located in its file) and an unknown kernel name fail at once;
+    malformed IR (located in its file), a kernel the pipeline does not take
+    (`analysis.levels`: one that writes no output) and an unknown kernel name
+    fail at once;
     lowering waits for the first call or inspection."""
+    from tawa_xdsl.analysis.levels import check_kernel_input
     from tawa_xdsl.dispatch import Dispatcher
 
     for flag, value in (("allow_spills", allow_spills), ("autotune", autotune)):
@@ -487,6 +490,7 @@ def compile(
         dispatcher = Dispatcher(
             text, kernel_name, chosen, allow_spills, autotune, source_name=file
         )
+        check_kernel_input("tawa-hopper-pipeline", dispatcher.tile_kernel)
         check_options(chosen, dispatcher.tile_kernel)
         _CACHE[key] = dispatcher
     return _CACHE[key]

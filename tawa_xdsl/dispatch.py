@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from io import StringIO
@@ -78,7 +79,13 @@ from tawa_xdsl.compiler import (
 )
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.tile import DescType
-from tawa_xdsl.dispatch_rules import split_count, stream_k_programs
+from tawa_xdsl.dispatch_rules import (
+    OFF_SECTOR_SLOWDOWN,
+    realign_pays,
+    realign_us,
+    split_count,
+    stream_k_programs,
+)
 from tawa_xdsl.heuristics import (
     OPTION_OF,
     Decision,
@@ -96,7 +103,7 @@ from tawa_xdsl.kernel import (
     params,
 )
 from tawa_xdsl.partials import original_arguments, record, stream_k_slots
-from tawa_xdsl.target import INDEX_BITS, INDEX_MAX, SM_COUNT, TMA_ALIGN
+from tawa_xdsl.target import INDEX_BITS, INDEX_MAX, SECTOR_BYTES, SM_COUNT
 
 if TYPE_CHECKING:
     from tawa_xdsl.autotune import Bench, Trial
@@ -124,13 +131,16 @@ def bucket_floor(extent: int) -> int:
 class DispatchKey:
     """What picks a specialization: the bucketed extent of each named dimension
     (in the order the parameters name them), and for each tensor parameter its
-    dtype and whether TMA can describe it (`tma_problem`). An output TMA
-    cannot describe is stored from registers (`tma_store=False`, K unsplit);
-    an input is read through a buffer with aligned rows (`runtime.realign`)."""
+    dtype, whether TMA can describe it (`tma_problem`) and whether it reads it
+    at full speed (`sector_problem`). An output TMA cannot describe is stored
+    from registers (`tma_store=False`, K unsplit); an input is read through a
+    buffer with aligned rows (`runtime.realign`), as is an input off the
+    sector grid where the copy pays (`Plan.copied`)."""
 
     extents: tuple[tuple[str, int], ...]
     dtypes: tuple[str, ...]
     tma: tuple[bool, ...]
+    sectors: tuple[bool, ...]
 
     @property
     def problem(self) -> dict[str, int]:
@@ -142,11 +152,14 @@ class DispatchKey:
             "extents": [list(e) for e in self.extents],
             "dtypes": list(self.dtypes),
             "tma": list(self.tma),
+            "sectors": list(self.sectors),
         }
 
     def __str__(self) -> str:
         extents = ", ".join(f"{n} in ({bucket_floor(e)}, {e}]" for n, e in self.extents)
         tma = "all TMA" if all(self.tma) else "not all TMA"
+        if not all(self.sectors):
+            tma += f", not all on the {SECTOR_BYTES}-byte grid"
         return f"{extents or 'no named dimensions'}; {' '.join(self.dtypes)}; {tma}"
 
 
@@ -165,15 +178,18 @@ def call_extents(ps: Sequence[Param], values: Sequence[Any]) -> dict[str, int]:
 def dispatch_key(ps: Sequence[Param], values: Sequence[Any]) -> DispatchKey:
     """The key of a call whose arguments are converted (`device_array`) and
     checked (`runtime.kernel.check_device_array`)."""
-    from tawa_xdsl.runtime.kernel import tma_problem
+    from tawa_xdsl.runtime.kernel import sector_problem, tma_problem
 
     extents = {n: bucket(e) for n, e in call_extents(ps, values).items()}
-    dtypes, tma = [], []
+    dtypes, tma, sectors = [], [], []
     for p, v in zip(ps, values, strict=True):
         if p.is_tensor:
             dtypes.append(v.dtype)
             tma.append(tma_problem(p, v) is None)
-    return DispatchKey(tuple(extents.items()), tuple(dtypes), tuple(tma))
+            sectors.append(sector_problem(p, v) is None)
+    return DispatchKey(
+        tuple(extents.items()), tuple(dtypes), tuple(tma), tuple(sectors)
+    )
 
 
 def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
@@ -199,6 +215,7 @@ def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
     return DispatchKey(
         tuple((n, bucket(extents[n])) for n in named if n in extents),
         tuple(type_name(numpy_dtype(p.type.element_type)) for p in tensors),
+        (True,) * len(tensors),
         (True,) * len(tensors),
     )
 
@@ -264,6 +281,9 @@ class Plan:
     decision: Decision
     options: CompileOptions
     sources: Mapping[str, str]
+    copied: tuple[str, ...] = ()
+    """Inputs TMA can describe but reads slowly (off the sector grid), copied
+    onto it before each launch because the copy pays (`_sector_copies`)."""
 
 
 @dataclass(frozen=True)
@@ -529,7 +549,50 @@ class Dispatcher:
         options = dataclasses.replace(options, **dict.fromkeys(written, 0))
         if not pair:
             options, sources = _uncut(options, sources, decision)
-        return Plan(key, decision, options, sources)
+        copied, reason = self._sector_copies(key, decision)
+        if reason is not None:
+            reasons = (*decision.reasons, reason)
+            decision = dataclasses.replace(decision, reasons=reasons)
+        return Plan(key, decision, options, sources, copied)
+
+    def _sector_copies(
+        self, key: DispatchKey | None, decision: Decision
+    ) -> tuple[tuple[str, ...], Reason | None]:
+        """The inputs of `key` off the sector grid that calls copy onto it
+        (`dispatch_rules.realign_pays`, on the rules' predicted time), and
+        why; none where the rules predict no time or an input has a dimension
+        `tile.dims` leaves unnamed (its size is unknown here)."""
+        from tawa_xdsl.dtypes import DTYPES
+
+        if key is None or decision.predicted_us is None:
+            return (), None
+        tensors = [p for p in self.params if p.is_tensor]
+        off = [
+            (p, dtype)
+            for p, dtype, tma, sector in zip(
+                tensors, key.dtypes, key.tma, key.sectors, strict=True
+            )
+            if tma and not sector and not p.written
+        ]
+        extents = key.problem
+        if not off or any(not d or d not in extents for p, _ in off for d in p.dims):
+            return (), None
+        size = sum(
+            math.prod(extents[d] for d in p.dims) * DTYPES[dtype].itemsize
+            for p, dtype in off
+        )
+        names = tuple(p.name for p, _ in off)
+        kernel_us = decision.predicted_us
+        copy_us = realign_us(size, len(off))
+        pays = realign_pays(kernel_us, size, len(off))
+        verdict = "copied onto it before each launch" if pays else "read in place"
+        return names if pays else (), Reason(
+            "realign",
+            f"{', '.join(names)}: rows off the {SECTOR_BYTES}-byte grid, which "
+            f"TMA reads about {OFF_SECTOR_SLOWDOWN:.0%} slower; copying costs "
+            f"{copy_us:.1f} us against {OFF_SECTOR_SLOWDOWN * kernel_us:.1f} us "
+            f"saved of the kernel's predicted {kernel_us:.1f} us: {verdict}",
+        )
 
     def _splitter(self, key: DispatchKey | None) -> Splitter | None:
         """How calls of `key` may split K: not where an output is stored from
@@ -854,7 +917,9 @@ class Dispatcher:
         """An autotuning candidate of `key` as it runs: `options`' kernel, or
         with `split_k` > 1 the split pair on `options`' tile shape. Its origin
         ends with how its code came ("compiled" or "disk cache")."""
-        tuned = Plan(key, plan.decision, options, _tuned_sources(plan, options))
+        tuned = dataclasses.replace(
+            plan, options=options, sources=_tuned_sources(plan, options)
+        )
         splits = options.split_k or 1
         if splits > 1:
             decision = dataclasses.replace(
@@ -932,7 +997,8 @@ class Dispatcher:
     def realigned(self, spec: Specialization, values: Sequence[Any]) -> list[int]:
         """The parameters (by index) whose arrays a call of `spec` hands to the
         kernel through an aligned buffer (`runtime.realign`): those a kernel of
-        `spec` takes as a TMA tensor map and TMA cannot describe."""
+        `spec` takes as a TMA tensor map and TMA cannot describe, and those its
+        plan copies onto the sector grid (`Plan.copied`)."""
         from tawa_xdsl.runtime.kernel import tma_problem
 
         maps = spec.kernel.tensor_maps
@@ -941,7 +1007,9 @@ class Dispatcher:
         return [
             i
             for i, (p, v) in enumerate(zip(self.params, values, strict=True))
-            if p.is_tensor and p.name in maps and tma_problem(p, v)
+            if p.is_tensor
+            and p.name in maps
+            and (tma_problem(p, v) or p.name in spec.plan.copied)
         ]
 
     def _realign(
@@ -1075,7 +1143,7 @@ class Dispatcher:
         if inputs:
             lines.append(
                 f"  {', '.join(inputs)}: TMA cannot describe; copied into buffers "
-                f"with {TMA_ALIGN}-byte aligned rows before each launch"
+                f"with {SECTOR_BYTES}-byte aligned rows before each launch"
             )
         if outputs:
             lines.append(

@@ -97,16 +97,50 @@ same pair at 768 x 3072 x 8192 within 2% (benchmarks/results/tile_widths.csv).
 A persistent program pays it once, since its next tile's loads overlap the last
 one's epilogue."""
 
-SPLIT_LAUNCH_US = 5.0
+SPLIT_LAUNCH_US = 3.0
 """A K split's fixed cost: the reduce kernel's launch after the partials
 kernel's, and its own fill and drain."""
+
+REDUCE_SLOT_US = 0.55
+"""What each slot a reduce program sums adds to its time when the partial
+tiles are small: the program waits on each slot's load in turn. Measured
+under ncu on the H200 at 1 x 4096 x 4096 (`benchmarks/NOTES.md` 3.60): the
+reduce kernel of 64x256 tiles took 6.1 us over 4 slots and 8.3 us over 8,
+reading 80 and 145 KB; with `SPLIT_LAUNCH_US` it keeps a 4-way split's cost
+at the 5 us this constant alone had."""
 
 
 def split_overhead_us(m: int, n: int, splits: int) -> float:
     """What splitting an M x N output's K `splits` ways adds: the f32 partial
     sums written by the partials kernel and read back by the reduce kernel
-    (8 bytes per slot and element), and `SPLIT_LAUNCH_US`."""
-    return SPLIT_LAUNCH_US + 8 * splits * m * n / HBM_BYTES_PER_US
+    (8 bytes per slot and element), the reduce's wait on each slot
+    (`REDUCE_SLOT_US`), and `SPLIT_LAUNCH_US`."""
+    reduce_us = SPLIT_LAUNCH_US + REDUCE_SLOT_US * splits
+    return reduce_us + 8 * splits * m * n / HBM_BYTES_PER_US
+
+
+OFF_SECTOR_SLOWDOWN = 0.2
+"""The share of a GEMM's time TMA loses when an operand's rows are off the
+`target.SECTOR_BYTES` grid: on the H200 every tile shape ran 1.11-1.31x longer
+at K = 1000 and 3000 than at 1008 and 3008, the large compute-bound shapes
+the most (4096 x 4096 x 3000: 1.31; `benchmarks/NOTES.md` 3.58)."""
+
+COPY_LAUNCH_US = 3.0
+"""What one strided device-to-device copy (`cuMemcpy2DAsync`) costs besides
+its bytes: its launch and ramp on the stream, before the kernel's."""
+
+
+def realign_us(copy_bytes: int, copies: int) -> float:
+    """What copying `copies` inputs of `copy_bytes` in all onto the sector grid
+    costs before each launch: each byte read and written once through HBM."""
+    return copies * COPY_LAUNCH_US + 2 * copy_bytes / HBM_BYTES_PER_US
+
+
+def realign_pays(kernel_us: float, copy_bytes: int, copies: int) -> bool:
+    """Whether reading inputs off the sector grid through aligned copies is
+    predicted faster than reading them in place: the kernel, predicted at
+    `kernel_us` with its inputs aligned, saves `OFF_SECTOR_SLOWDOWN` of that."""
+    return OFF_SECTOR_SLOWDOWN * kernel_us > realign_us(copy_bytes, copies)
 
 
 def split_count(

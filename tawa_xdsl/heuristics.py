@@ -415,6 +415,8 @@ class Decision:
     considered: tuple[Mapping[str, int], ...] = ()
     stream_k: bool = False
     """Whether K is streamed: the kernel runs as its `stream-k` pair."""
+    predicted_us: float | None = None
+    """The wave model's time for the chosen launch (GEMM), operands aligned."""
 
 
 @dataclass(frozen=True)
@@ -465,6 +467,7 @@ class _Choice:
     programs: int | None = None
     """The programs of the chosen launch, when the rules counted them."""
     stream: bool = False
+    predicted_us: float | None = None
 
 
 def decide(
@@ -514,6 +517,7 @@ def decide(
         choice.splits,
         tuple(choice.others),
         choice.stream,
+        choice.predicted_us,
     )
 
 
@@ -700,18 +704,27 @@ def _gemm_tiles(
     # the given or tuned tile shape first, then the others the kernel takes;
     # the tuned one gives way where the stages given fit only others
     tuned = (structure.block(rows, fixed), structure.block(cols, fixed))
+    first = tuned
+    row_blocks = blocks(rows, tuple(dict.fromkeys(r for r, _ in TILE_SHAPES)))
+    padded = m <= WGMMA_ROWS < tuned[0] and WGMMA_ROWS in row_blocks[1:]
+    if padded and takes(WGMMA_ROWS, tuned[1]):
+        # one warpgroup's rows hold the output: taller tiles only add MMAs of
+        # padding and a second warpgroup (H200, NOTES 3.59: the written
+        # 128x256 ran 0.82x the 64x256 one at 2 x 32000 x 4096, 0.85x at
+        # 8 x 28672 x 4096), so the 64-row tiles are weighed in their place
+        first, row_blocks = (WGMMA_ROWS, tuned[1]), (WGMMA_ROWS,)
     weighed = [
         (bm, bn)
-        for bm in blocks(rows, tuple(dict.fromkeys(r for r, _ in TILE_SHAPES)))
+        for bm in row_blocks
         for bn in blocks(cols, tuple(dict.fromkeys(c for _, c in TILE_SHAPES)))
-        if (bm, bn) == tuned or takes(bm, bn)
+        if (bm, bn) == first or takes(bm, bn)
     ]
-    if not fits(*tuned) and len(weighed) > 1:
-        weighed.remove(tuned)
+    if not fits(*first) and len(weighed) > 1:
+        weighed.remove(first)
         choice.reasons.append(
             Reason(
                 "num_stages",
-                f"{stages} stages (given) do not fit {tuned[0]}x{tuned[1]} "
+                f"{stages} stages (given) do not fit {first[0]}x{first[1]} "
                 "tiles: only the tile shapes they fit are weighed",
             )
         )
@@ -743,6 +756,7 @@ def _gemm_tiles(
     # the sizes that differ from the tuned tile's, and the width of any other
     # tile: the tuning rules size the width anew for other rows (they widened
     # a 64x128 pick to 64x256 where 128x256 had no room)
+    choice.predicted_us = pick.cost
     unchosen = sized(*tuned)
     changed = pick.sizes != unchosen
     choice.options = {

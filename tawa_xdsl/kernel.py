@@ -18,7 +18,7 @@ import math
 import numbers
 import operator
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -83,21 +83,37 @@ CLUSTER_ATTR = "tile.cluster"
 @dataclass(frozen=True)
 class ArrayView:
     """What the shared checks see of an array, whichever library made it: its
-    dtype by name (`dtypes.DTYPES`), shape, strides in elements, and whether the
-    kernel may write into it."""
+    dtype by name (`dtypes.DTYPES`), shape, strides in elements, whether the
+    kernel may write into it, and the bytes of memory it spans, where known
+    (`byte_span`; not part of its value: buffers of ours leave it out)."""
 
     dtype: str
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     writeable: bool = True
+    span: tuple[int, int] | None = field(default=None, compare=False)
+
+
+def byte_span(
+    address: int, shape: Sequence[int], strides: Sequence[int], itemsize: int
+) -> tuple[int, int] | None:
+    """The bytes [first, past the last) that an array at `address` with `shape`
+    and `strides` (in elements) spans; None for an empty array."""
+    if any(d == 0 for d in shape):
+        return None
+    low = sum(min(0, (d - 1) * s) for d, s in zip(shape, strides, strict=True))
+    high = sum(max(0, (d - 1) * s) for d, s in zip(shape, strides, strict=True))
+    return address + low * itemsize, address + (high + 1) * itemsize
 
 
 def numpy_view(array: np.ndarray) -> ArrayView:
+    strides = tuple(s // array.itemsize for s in array.strides)
     return ArrayView(
         type_name(array.dtype),
         tuple(array.shape),
-        tuple(s // array.itemsize for s in array.strides),
+        strides,
         bool(array.flags.writeable),
+        byte_span(array.ctypes.data, array.shape, strides, array.itemsize),
     )
 
 
@@ -113,8 +129,9 @@ def check_arguments(
     """Validate host arguments against the parameters, in order: their count; each
     array (made by the executor's `to_array`, which raises `ArrayError` for what
     it cannot take) against its parameter; the shape contract across arrays; each
-    scalar's type and range. Returns the executor's arrays and the scalars
-    converted to their parameter types."""
+    scalar's type and range; no array the kernel writes overlapping another
+    (`check_overlaps`). Returns the executor's arrays and the scalars converted
+    to their parameter types."""
     if len(args) != len(ps):
         names = ", ".join(p.name for p in ps)
         raise KernelArgumentError(
@@ -122,6 +139,7 @@ def check_arguments(
         )
     values: list[Any] = []
     extents: list[tuple[Param, tuple[int, ...]]] = []
+    views: list[tuple[Param, ArrayView]] = []
     for p, arg in zip(ps, args, strict=True):
         where = f"{kernel_name}: argument '{p.name}'"
         if not p.is_tensor:
@@ -136,8 +154,29 @@ def check_arguments(
         _check_array(where, p, view)
         values.append(array)
         extents.append((p, view.shape))
+        views.append((p, view))
     check_contract(kernel_name, extents)
+    check_overlaps(kernel_name, views)
     return values
+
+
+def check_overlaps(kernel_name: str, views: Sequence[tuple[Param, ArrayView]]) -> None:
+    """No array the kernel writes shares bytes with another array argument:
+    the kernel would read what it overwrote (a GEMM writing C into A's memory
+    gives a wrong answer, silently). Arrays only read may share memory (A and
+    its transpose for A @ A^T). Compared by the bytes each spans, first to
+    last, so interleaved views of one buffer are refused too."""
+    for i, (p, view) in enumerate(views):
+        for q, other in views[i + 1 :]:
+            if not (p.written or q.written) or view.span is None or other.span is None:
+                continue
+            if view.span[0] < other.span[1] and other.span[0] < view.span[1]:
+                w, r = (p, q) if p.written else (q, p)
+                raise KernelArgumentError(
+                    f"{kernel_name}: argument '{w.name}', which the kernel writes, "
+                    f"overlaps argument '{r.name}' in memory; pass arrays that "
+                    "share no memory (a copy of one)"
+                )
 
 
 def _check_array(where: str, p: Param, view: ArrayView) -> None:

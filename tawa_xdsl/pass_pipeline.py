@@ -223,6 +223,17 @@ def _type_words(t: object) -> str:
     return " or ".join(TYPE_WORDS.get(n, f"a {n}") for n in names)
 
 
+def spelled_pass(p: ModulePass) -> str:
+    """`p` as `-p` spells it, every option given: `persistent{group-m=8
+    longest-first=false dynamic=false}` (for messages and records)."""
+    options = " ".join(
+        f"{option_name(f.name)}={_value(getattr(p, f.name))}"
+        for f in dataclasses.fields(p)
+        if f.init
+    )
+    return f"{p.name}{{{options}}}" if options else p.name
+
+
 def option_name(field_name: str) -> str:
     """How the option held in a pass's field is written: `num-stages`."""
     return field_name.replace("_", "-")

@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
     VectorType,
 )
 from xdsl.ir import Attribute
@@ -38,9 +39,24 @@ from tawa_xdsl.dialects.tile import KERNEL_ATTR, DescType, StoreOp
 
 
 def kernels(module: ModuleOp) -> Iterator[func.FuncOp]:
+    """The functions marked `tile.kernel`. The marker is a unit attribute on a
+    `func.func`; any other value (`tile.kernel = 3`, a string, an array) or
+    carrier is refused where it is written, not taken as the marker."""
     for op in module.walk():
-        if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes:
-            yield op
+        marker = op.attributes.get(KERNEL_ATTR)
+        if marker is None:
+            continue
+        if not isinstance(marker, UnitAttr):
+            raise OpDiagnostic(
+                op,
+                f"{KERNEL_ATTR} = {marker}: the kernel marker is a unit attribute "
+                f"(write `attributes {{{KERNEL_ATTR}}}`), it takes no value",
+            )
+        if not isinstance(op, func.FuncOp):
+            raise OpDiagnostic(
+                op, f"{KERNEL_ATTR} marks a func.func; {op.name} cannot be a kernel"
+            )
+        yield op
 
 
 class UnknownKernelError(KeyError):

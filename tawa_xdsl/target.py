@@ -52,6 +52,12 @@ TMA_ALIGN = 16
 """TMA describes a tensor whose base address and row pitches are multiples of
 this many bytes (cuTensorMapEncodeTiled refuses any other), and starts a box
 only on a 16-byte boundary of its rows."""
+SECTOR_BYTES = 32
+"""TMA reads a tensor at full speed only when its base address and row pitches
+are multiples of this many bytes (an L2 sector). Rows 16 bytes off that grid
+(K = 1000 bf16: 2000 bytes apart) are legal but slow: every GEMM tile shape ran
+1.1-1.3x longer at K = 1000 and 3000 than at K = 1008 and 3008 on the H200
+(`benchmarks/NOTES.md` 3.58). Copies the runtime makes pad rows onto it."""
 MAX_BOX_DIM = 256
 """Largest box extent a TMA tensor map accepts, per dimension."""
 

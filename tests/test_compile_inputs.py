@@ -70,3 +70,20 @@ def test_a_source_file_that_is_not_utf8_is_located(tmp_path: Path) -> None:
 def test_valid_options_still_compile_lazily() -> None:
     kernel = tawa_xdsl.compile(GEMM, "gemm_nt", num_stages=4, options=CompileOptions())
     assert "options D4-" in kernel.explain(M=256, N=256, K=256)
+
+
+def test_a_kernel_that_writes_no_output_is_refused_at_compile(tmp_path: Path) -> None:
+    source = tmp_path / "k.mlir"
+    source.write_text(
+        "func.func @k(%a: !tile.desc<?x?xbf16, box = [128, 64]>) "
+        "attributes {tile.kernel} {\n"
+        "  %c0 = arith.constant 0 : index\n"
+        "  %t = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [128, 64]> "
+        "-> tensor<128x64xbf16>\n"
+        "  func.return\n}\n"
+    )
+    with pytest.raises(
+        DiagnosticException,
+        match=rf"{source}:1:1: error: func.func: @k writes no output",
+    ):
+        tawa_xdsl.compile(source, "k")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import itertools
 import re
 from typing import Any
 
@@ -18,7 +19,7 @@ import tawa_xdsl
 from tawa_xdsl.compiled import from_lowered
 from tawa_xdsl.dlpack import ArrayError, export, host_view, read_capsule
 from tawa_xdsl.dtypes import DTYPES, bfloat16, float8_e4m3fn, float8_e5m2
-from tawa_xdsl.kernel import KernelArgumentError
+from tawa_xdsl.kernel import KernelArgumentError, check_arguments
 from tawa_xdsl.runtime.arrays import device_array, row_strides
 from tawa_xdsl.runtime.kernel import Kernel
 
@@ -334,18 +335,22 @@ def test_host_arrays_are_staged_through_views_of_the_callers_memory() -> None:
     out = full[:, ::2]
     array, view = device_array(out, stream=0)
     assert array.host is out and array.ptr == 0  # nothing allocated yet
-    assert view.shape == (300, 200) and view.strides == (200, 1)  # the temporary
+    assert view.shape == (300, 200) and view.strides == (208, 1)  # the temporary
     memory = np.zeros((4, 8), dtype=bfloat16)
     array, _ = device_array(bf16_producer(memory), stream=0)
     assert np.shares_memory(array.host, memory)
 
 
 def test_host_temporaries_pad_rows_to_what_tma_describes() -> None:
-    """A host array whose rows are not a multiple of 16 bytes (K = 330 bf16:
-    660 bytes) is staged with padded rows, so TMA describes the temporary; the
-    padding is never read back into the caller's array."""
+    """A host array whose rows are not a multiple of 32 bytes (K = 330 bf16:
+    660 bytes; 200 bf16: 400 bytes, legal TMA but slow, NOTES 3.58) is staged
+    with rows padded onto the 32-byte grid, so TMA describes the temporary and
+    reads it at full speed; the padding is never read back into the caller's
+    array."""
     assert row_strides((7, 330), 2) == (336, 1)
-    assert row_strides((2, 5, 33), 4) == (180, 36, 1)
+    assert row_strides((7, 200), 2) == (208, 1)
+    assert row_strides((7, 256), 2) == (256, 1)
+    assert row_strides((2, 5, 33), 4) == (200, 40, 1)
     assert row_strides((3, 17), 1) == (32, 1)
     assert row_strides((9,), 2) == (1,)
     host = np.arange(7 * 330, dtype=np.float32).reshape(7, 330).astype(bfloat16)
@@ -388,9 +393,15 @@ def compiled():
     return Kernel(from_lowered(lowered, "gemm_nt"))
 
 
-def gpu(shape: tuple[int, ...], address: int = 0x100000, **kw: Any) -> Producer:
-    """A bf16 CUDA array at a made-up address (never dereferenced)."""
-    return Producer(address, shape, 4, 16, device=(2, 0), **kw)
+ADDRESSES = itertools.count(0x1000_0000, 0x100_0000)
+"""Made-up device addresses 16 MiB apart: arrays that share no memory."""
+
+
+def gpu(shape: tuple[int, ...], address: int | None = None, **kw: Any) -> Producer:
+    """A bf16 CUDA array at a made-up address (never dereferenced), apart from
+    every other one's unless `address` is given."""
+    at = next(ADDRESSES) if address is None else address
+    return Producer(at, shape, 4, 16, device=(2, 0), **kw)
 
 
 @pytest.mark.parametrize(
@@ -440,3 +451,77 @@ def test_device_arguments_are_checked_before_the_gpu(compiled, args, message) ->
     """The compiled kernel's checks, shared and TMA's, run on any machine."""
     with pytest.raises(KernelArgumentError, match=re.escape(message)):
         compiled(*args, grid=(2, 2))
+
+
+# ------------------------------------------------------------- aliased arrays
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "c", "written", "other"),
+    [
+        # C written into A's memory (A's rows are the first half of C's)
+        ((256, 128), (256, 128), (256, 256), "c", "a"),
+        # C's last byte is the first of B
+        ((256, 128), (256, 128), (256, 256), "c", "b"),
+    ],
+    ids=["c-over-a", "c-touches-b"],
+)
+def test_device_outputs_overlapping_an_argument_are_refused(
+    compiled, a, b, c, written, other
+) -> None:
+    base = next(ADDRESSES)
+    if other == "a":
+        arrays = [gpu(a, base, strides=(256, 1)), gpu(b), gpu(c, base)]
+    else:
+        last = base + (256 * 256 - 1) * 2  # the address of C's last element
+        arrays = [gpu(a), gpu(b, last), gpu(c, base)]
+    with pytest.raises(
+        KernelArgumentError,
+        match=re.escape(
+            f"gemm_nt: argument '{written}', which the kernel writes, overlaps "
+            f"argument '{other}' in memory"
+        ),
+    ):
+        compiled(*arrays, grid=(2, 2))
+
+
+def test_arrays_only_read_may_share_memory(compiled) -> None:
+    """A @ A^T: a and b are one array; only c is written."""
+    a = gpu((256, 128))
+    values = check_arguments(
+        "gemm_nt",
+        compiled.params,
+        [a, a, gpu((256, 256))],
+        lambda v: device_array(v, 0),
+    )
+    assert values[0].ptr == values[1].ptr
+    adjacent = next(ADDRESSES)  # C right after A's last byte: no overlap
+    check_arguments(
+        "gemm_nt",
+        compiled.params,
+        [gpu((256, 128), adjacent), a, gpu((256, 256), adjacent + 256 * 128 * 2)],
+        lambda v: device_array(v, 0),
+    )
+
+
+def test_host_outputs_overlapping_an_argument_are_refused(compiled) -> None:
+    """The interpreter wrote C into A while later programs read A; a launch
+    stages host arrays, and refuses them the same way."""
+    module = tawa_xdsl.parse(EXAMPLES / "gemm.mlir")
+    memory = np.zeros((128, 128), dtype=bfloat16)
+    a, b, c = memory[:, :64], np.zeros((128, 64), dtype=bfloat16), memory
+    message = "gemm_nt: argument 'c', which the kernel writes, overlaps argument 'a'"
+    with pytest.raises(KernelArgumentError, match=re.escape(message)):
+        tawa_xdsl.interpret(module, "gemm_nt", a, b, c, grid=(1, 1))
+    with pytest.raises(KernelArgumentError, match=re.escape(message)):
+        compiled(a, b, c, grid=(1, 1))
+
+
+def test_the_interpreter_computes_a_times_a_transposed_in_place() -> None:
+    module = tawa_xdsl.parse(EXAMPLES / "gemm.mlir")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((128, 64)).astype(bfloat16)
+    c = np.zeros((128, 128), dtype=bfloat16)
+    tawa_xdsl.interpret(module, "gemm_nt", a, a, c, grid=(1, 1))
+    a64 = a.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), a64 @ a64.T, rtol=2e-2, atol=2e-2)

@@ -27,7 +27,16 @@ from tawa_xdsl.dispatch import (
     bucket_floor,
     parse_shape,
 )
-from tawa_xdsl.dispatch_rules import split_count
+from tawa_xdsl.dispatch_rules import (
+    COPY_LAUNCH_US,
+    HBM_BYTES_PER_US,
+    OFF_SECTOR_SLOWDOWN,
+    REDUCE_SLOT_US,
+    realign_pays,
+    realign_us,
+    split_count,
+    split_overhead_us,
+)
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.examples import path
 from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
@@ -441,7 +450,7 @@ def test_the_key_holds_buckets_dtypes_and_alignment() -> None:
     d = gemm()
     key = d.key(host(500, 256), host(4096, 256), host(500, 4096))
     assert key == DispatchKey(
-        (("M", 512), ("K", 256), ("N", 4096)), ("bf16",) * 3, (True,) * 3
+        (("M", 512), ("K", 256), ("N", 4096)), ("bf16",) * 3, (True,) * 3, (True,) * 3
     )
     assert key == d.key_for(M=512, N=4096, K=256)
     assert str(key).startswith("M in (448, 512], K in (224, 256], N in (3584, 4096]")
@@ -480,6 +489,44 @@ def test_an_input_tma_cannot_describe_is_read_through_an_aligned_buffer(
     assert d.realigned(d.specialize(*aligned), aligned) == []
     names = ", ".join("abc"[i] for i in off)
     assert f"{names}: TMA cannot describe; copied into buffers" in d.explain(*args)
+
+
+def test_inputs_off_the_sector_grid_are_copied_where_the_copy_pays() -> None:
+    """Rows 16 bytes off the 32-byte grid (K = 1000 bf16) are legal TMA but slow
+    (NOTES 3.58): the key records it, and a call copies them onto the grid
+    when the predicted saving exceeds the copy's reads and writes, which needs
+    an output large against the inputs; an input on the grid is never copied,
+    nor one the kernel writes."""
+    d = gemm()
+
+    def call(m: int, n: int, k: int, pitch: int = 0) -> list[DeviceArray]:
+        return [device((m, k), pitch=pitch), device((n, k)), device((m, n))]
+
+    assert d.key(*call(512, 512, 1008)).sectors == (True,) * 3
+    assert d.key(*call(512, 512, 1000)).sectors == (False, False, True)
+    assert d.key(*call(512, 512, 1008, pitch=1016)).sectors == (False, True, True)
+    assert all(d.key(host(512, 1000), host(512, 1000), host(512, 512)).sectors)
+
+    big = d.key(*call(8192, 8192, 1000))
+    plan = d.plan(big)
+    assert plan.copied == ("a", "b")
+    assert plan.options == d.plan(d.key_for(**big.problem)).options
+    assert "copied onto it before each launch" in str(plan.decision.reasons[-1])
+    assert d.plan(d.key(*call(1000, 1000, 1000))).copied == ()  # copy costs more
+    assert d.plan(d.key(*call(8192, 8192, 1008))).copied == ()  # on the grid
+    args = call(8192, 8192, 1000)
+    assert d.realigned(d.specialize(*args), args) == [0, 1]
+    assert "32-byte grid" in d.explain(*args)
+
+
+def test_the_copy_pays_with_the_output_against_the_inputs() -> None:
+    """The rule's arithmetic: a kernel of t us saves OFF_SECTOR_SLOWDOWN * t,
+    against each copied byte read and written once and a launch per copy."""
+    assert realign_us(0, 2) == 2 * COPY_LAUNCH_US
+    per_byte = realign_us(10**6, 1) - realign_us(0, 1)
+    assert per_byte == pytest.approx(2e6 / HBM_BYTES_PER_US)
+    assert realign_pays(realign_us(10**8, 2) / OFF_SECTOR_SLOWDOWN + 1, 10**8, 2)
+    assert not realign_pays(realign_us(10**8, 2) / OFF_SECTOR_SLOWDOWN - 1, 10**8, 2)
 
 
 def test_a_split_call_realigns_the_inputs_its_partials_kernel_maps() -> None:
@@ -1114,6 +1161,44 @@ def test_a_given_tall_tile_is_weighed_over_few_rows() -> None:
     (wave,) = [r.text for r in plan.decision.reasons if r.rule == "wave quantization"]
     assert wave.startswith("tile 128x64")
     assert plan.decision.split_k > 1
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k", "slow"),
+    [(1, 4096, 4096, 8), (1, 1024, 8192, 32), (4, 2048, 8192, 12)],
+)
+def test_a_split_pays_for_each_slot_its_reduce_waits_on(m, n, k, slow) -> None:
+    """Decode-sized GEMMs read the same bytes under any tile, so the split's
+    cost decides: the reduce kernel waits on each slot in turn (ncu, NOTES
+    3.60: 6.1 us over 4 slots, 8.3 over 8, for 145 KB). The picks stay below
+    the `slow` slot counts the rules took before, which ran 0.75x, 0.42x and
+    0.74x cuBLAS on the H200 where 3, 12 and 6 slots ran 0.89x, 0.79x, 0.89x."""
+    more = split_overhead_us(m, n, 8) - split_overhead_us(m, n, 4)
+    assert more == pytest.approx(4 * REDUCE_SLOT_US + 32 * m * n / HBM_BYTES_PER_US)
+    d = gemm()
+    plan = d.plan(d.key_for(M=m, N=n, K=k))
+    assert 1 < plan.decision.split_k < slow
+
+
+@pytest.mark.parametrize(
+    ("m", "given", "rows"),
+    [(2, {}, 64), (64, {}, 64), (8, {"block_m": 128}, 128), (65, {}, None)],
+    ids=str,
+)
+def test_an_output_of_one_warpgroups_rows_weighs_64_row_tiles(m, given, rows) -> None:
+    """At M <= 64 a 128-row tile is a second warpgroup of padding MMAs: the
+    64-row tiles stand in for the written 128x256 (which the 10% margin kept
+    at 2 x 32000 x 4096, 0.82x the 64x256 tile on the H200, NOTES 3.59);
+    a block_m the caller gave stays, and from 65 rows both heights are
+    weighed."""
+    d = dispatcher("gemm.mlir", "gemm_nt", **given)
+    plan = d.plan(d.key_for(M=m, N=32000, K=4096))
+    considered = {o["block_m"] for o in plan.decision.considered}
+    picked = plan.options.block_m or 128
+    if rows is None:
+        assert {64, 128} <= considered | {picked}
+    else:
+        assert picked == rows and considered <= {rows}
 
 
 @pytest.mark.parametrize("cut", [{}, {"split_k": 2}, {"stream_k": True}], ids=str)

@@ -12,10 +12,17 @@ import pytest
 from xdsl.dialects import arith
 
 import tawa_xdsl
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang
-from tawa_xdsl.kernel import KernelArgumentError, find_kernel
+from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang, run_lowered
+from tawa_xdsl.kernel import (
+    KernelArgumentError,
+    check_host_arguments,
+    cluster_size,
+    find_kernel,
+    normalize_grid,
+)
 from tawa_xdsl.lowering.assemble import _ptxas, assemble
 from tawa_xdsl.lowering.ptx_target import kernel_ptx, to_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline
@@ -147,13 +154,23 @@ def lowered_gemm(config=(2, 2, 1, 0)):
     return module, find_kernel(module, "gemm_nt")
 
 
-def run_gemm(module) -> None:
+def run_gemm(module, simulate=tawa_xdsl.simulate) -> None:
     rng = np.random.default_rng(0)
     a = rng.standard_normal((200, 600)).astype(tawa_xdsl.dtypes.bfloat16)
     b = rng.standard_normal((300, 600)).astype(tawa_xdsl.dtypes.bfloat16)
     c = np.zeros((200, 300), dtype=a.dtype)
     for seed in range(4):
-        tawa_xdsl.simulate(module, "gemm_nt", a, b, c, grid=(2, 3), seed=seed)
+        simulate(module, "gemm_nt", a, b, c, grid=(2, 3), seed=seed)
+
+
+def simulate_unverified(module, name: str, *args, grid, seed: int) -> None:
+    """`tawa_xdsl.simulate` of a lowered kernel without verifying it first:
+    how the barrier simulator meets what the verifier would refuse (a
+    mismatch it cannot see statically)."""
+    kernel = find_kernel(module, name)
+    checked = check_host_arguments(kernel, args)
+    grid3 = normalize_grid(grid, name, cluster_size(kernel))
+    run_lowered(module, kernel, checked, grid3, seed)
 
 
 def test_correct_lowering_is_clean() -> None:
@@ -177,13 +194,23 @@ def test_correct_lowering_is_clean() -> None:
     ],
 )
 def test_wrong_expect_tx_bytes(scale, error, pattern) -> None:
+    """The verifier refuses the count at the expect_tx (the loads follow it in
+    its block); unverified, the barrier simulator finds the hang or the race."""
     module, kernel = lowered_gemm()
     arm = next(
         op for op in kernel.walk() if isinstance(op, nv.MBarrierArriveExpectTxOp)
     )
-    arm.properties["bytes"] = type(arm.bytes)(int(arm.bytes.value.data * scale), 64)
-    with pytest.raises(error, match=pattern):
+    armed = int(arm.bytes.value.data * scale)
+    arm.properties["bytes"] = type(arm.bytes)(armed, 64)
+    with pytest.raises(
+        OpDiagnostic,
+        match=rf"gemm\.mlir:\d+:\d+: error: nvgpu_async\.mbarrier_arrive_expect_tx: "
+        rf"arms {armed} bytes, but the TMA loads that complete on "
+        r"%ring0_full\[%slot\] after it in this block bring 32768",
+    ):
         run_gemm(module)
+    with pytest.raises(error, match=pattern):
+        run_gemm(module, simulate_unverified)
 
 
 def test_wrong_initial_parity_is_a_predicted_hang() -> None:
@@ -392,7 +419,9 @@ def lowered_cluster(
     return module, find_kernel(module, kernel)
 
 
-def run_cluster_gemm(module, kernel: str, grid, seeds=range(3)) -> None:
+def run_cluster_gemm(
+    module, kernel: str, grid, seeds=range(3), simulate=tawa_xdsl.simulate
+) -> None:
     """A 300 x 300 output: three 128-row tiles, so the last cluster's second
     block computes rows past the edge."""
     rng = np.random.default_rng(1)
@@ -404,7 +433,7 @@ def run_cluster_gemm(module, kernel: str, grid, seeds=range(3)) -> None:
     tawa_xdsl.interpret(source, kernel, a, b, expected, grid=(3, 3))
     for seed in seeds:
         c = np.full((300, 300), np.nan, dtype=a.dtype)
-        tawa_xdsl.simulate(module, kernel, a, b, c, grid=grid, seed=seed)
+        simulate(module, kernel, a, b, c, grid=grid, seed=seed)
         assert np.array_equal(c.view(np.uint16), expected.view(np.uint16))
 
 
@@ -468,10 +497,12 @@ def _drop(kernel, victim: type, which: int) -> None:
     op.erase()
 
 
-def _any_seed(module, kernel: str, error: type, pattern: str) -> None:
+def _any_seed(
+    module, kernel: str, error: type, pattern: str, simulate=tawa_xdsl.simulate
+) -> None:
     """Some interleaving of the cluster's blocks shows the bug."""
     with pytest.raises(error, match=pattern):
-        run_cluster_gemm(module, kernel, (4, 3), seeds=range(12))
+        run_cluster_gemm(module, kernel, (4, 3), seeds=range(12), simulate=simulate)
 
 
 @pytest.mark.parametrize(
@@ -514,6 +545,13 @@ def test_peer_bytes_before_the_arm_are_counted() -> None:
     _any_seed(
         module,
         "gemm_nn",
+        OpDiagnostic,
+        rf"arms {local} bytes, but the TMA loads .* bring {local + 64 * 64 * 2}",
+    )
+    _any_seed(
+        module,
+        "gemm_nn",
         Hazard,
         r"received 8192 more bytes than expect_tx|expect_tx armed fewer bytes",
+        simulate_unverified,
     )

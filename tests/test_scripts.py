@@ -224,6 +224,8 @@ def test_attention_fp8_suite_is_the_multi_head_grid() -> None:
     [
         (["gemm.py", "--suite", "llm"], 44),
         (["gemm.py", "--suite", "llm", "--quick"], 11),
+        (["gemm.py", "--suite", "other"], 40),
+        (["gemm.py", "--suite", "other", "--quick"], 4),
         (["gemm.py"], 6),
         (["attention.py", "--rows", "gqa*"], 24),
         (["attention.py", "--quick"], 8),

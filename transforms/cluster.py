@@ -2,7 +2,8 @@
 tiles they all load.
 
 Contract. Input: a tile kernel before `persistent` and `aref-partition`. Output:
-the same kernel with a `tile.cluster = size` attribute; the work happens
+the same kernel with a `tile.cluster = size` attribute (run again with the same
+size, the pass leaves the kernel as it is; with another, it refuses it); the work happens
 downstream, where every pass reads the attribute:
 
 - `persistent` walks cluster tiles: the blocks of a cluster take x tiles
@@ -31,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
@@ -38,7 +40,7 @@ from xdsl.utils.exceptions import PassFailedException
 from tawa_xdsl.analysis.uniformity import cluster_uniform, rank_varying
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.kernel import CLUSTER_ATTR, kernels
+from tawa_xdsl.kernel import CLUSTER_ATTR, cluster_size, kernels
 from tawa_xdsl.target import MAX_CLUSTER
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
@@ -66,9 +68,10 @@ class ClusterPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
-        if self.size == 1:
-            return
         for kernel in kernels(op):
+            if CLUSTER_ATTR in kernel.attributes or self.size == 1:
+                self._again(kernel)
+                continue
             if PERSISTENT_ATTR in kernel.attributes:
                 raise OpDiagnostic(
                     kernel,
@@ -85,3 +88,14 @@ class ClusterPass(ModulePass):
                     "in a loop or branch that does), so there is nothing to multicast",
                 )
             kernel.attributes[CLUSTER_ATTR] = IntegerAttr(self.size, 64)
+
+    def _again(self, kernel: func.FuncOp) -> None:
+        """Nothing to do for a kernel in clusters of this size already (or of
+        none, for size 1); a diagnostic at one in clusters of another size."""
+        if cluster_size(kernel) != self.size:
+            raise OpDiagnostic(
+                kernel,
+                f"cluster: kernel @{kernel.sym_name.data} runs in clusters of "
+                f"{cluster_size(kernel)} already; cluster{{size={self.size}}} would "
+                "replace that size silently: run cluster once",
+            )

@@ -42,6 +42,12 @@ loaded kernel running at once (on different streams) would share the counter
 and are not supported. Refused with clusters (the blocks of a cluster would
 have to share each ticket).
 
+Run once (`transforms/once.py`): given a persistent kernel again, with the
+same options the pass leaves it as it is, and with others (or with no record
+of them, `tile.persistent_options`: a kernel made persistent by hand) it
+refuses the kernel, naming both runs. A stream-K partials kernel walks its own
+share of the work and is left as it is.
+
 Why before `aref-partition`: the partitioner threads every aref's index through
 all enclosing loops, so indices keep counting across tiles and the producer runs
 ahead into the next tile's loads while the consumers finish the current one.
@@ -71,6 +77,7 @@ from tawa_xdsl.grid import (
 )
 from tawa_xdsl.kernel import cluster_size, kernels
 from tawa_xdsl.partials import self_scheduled
+from tawa_xdsl.transforms.once import ran_before, record_run
 
 
 @dataclass(frozen=True)
@@ -92,7 +99,9 @@ class PersistentPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
         for kernel in kernels(op):
-            if PERSISTENT_ATTR in kernel.attributes or self_scheduled(kernel):
+            if self_scheduled(kernel) or ran_before(
+                kernel, self, OPTIONS_ATTR, PERSISTENT_ATTR in kernel.attributes
+            ):
                 continue  # it walks its tiles already
             try:
                 rules = recorded_grid_rule(kernel)
@@ -120,6 +129,11 @@ class PersistentPass(ModulePass):
             _make_persistent(
                 kernel, rules, self.group_m, self.longest_first, self.dynamic
             )
+            record_run(kernel, self, OPTIONS_ATTR)
+
+
+OPTIONS_ATTR = "tile.persistent_options"
+"""The options `persistent` made a kernel persistent with, as `-p` spells them."""
 
 
 class Builder:

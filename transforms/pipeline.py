@@ -18,7 +18,9 @@ software-pipeline warp-specialized kernels at the aref level.
 
 Preconditions, checked with a diagnostic: options with D >= 1, 1 <= P <= D (each
 MMA group in flight holds a slot), and with two-stage P + 1 <= D; the kernel was
-partitioned by `aref-partition`.
+partitioned by `aref-partition`. Run once (`transforms/once.py`): the same
+options again leave the kernel as it is; others are refused (delaying the
+releases twice deadlocked the producer).
 """
 
 from __future__ import annotations
@@ -34,8 +36,12 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.dialects import aref
-from tawa_xdsl.transforms.specialized import warp_specialized
+from tawa_xdsl.kernel import kernels
+from tawa_xdsl.transforms.once import ran_before, record_run
 from tawa_xdsl.transforms.two_stage import counter_of, rotate
+
+DONE_ATTR = "aref.pipeline"
+"""On a kernel `pipeline` ran on: its options (`transforms/once.py`)."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +77,13 @@ class PipelinePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
-        for ws in warp_specialized(op):
-            self._pipeline(ws)
+        for kernel in kernels(op):
+            if ran_before(kernel, self, DONE_ATTR):
+                continue
+            roles = [o for o in kernel.walk() if isinstance(o, aref.WarpSpecializeOp)]
+            for ws in roles:
+                self._pipeline(ws)
+            record_run(kernel, self, DONE_ATTR)
 
     def _pipeline(self, ws: aref.WarpSpecializeOp) -> None:
         if self.two_stage:

@@ -532,5 +532,25 @@ class SplitKPass(ModulePass):
                 f"split-k: splits must be at least 1, got {self.splits}"
             )
         for kernel in list(kernels(op)):
-            if record(kernel) is None:  # not a kernel of a pair already
+            if not paired_already(kernel, self.name, self.splits):
                 split_k(kernel, self.splits)
+
+
+def paired_already(kernel: func.FuncOp, mode: str, splits: int) -> bool:
+    """Whether `kernel` is a kernel of a `mode` pair of `splits` slots (0 for
+    stream-K) already, which the pass leaves as it is; a diagnostic at a kernel
+    of another pair (splitting the partials again would sum the slices of a
+    slice, the reduce kernel's K loop is no GEMM's)."""
+    rec = record(kernel)
+    if rec is None:
+        return False
+    if (rec.mode, rec.splits) == (mode, splits):
+        return True
+    made = f"{rec.mode}{{splits={rec.splits}}}" if rec.splits else rec.mode
+    asked = f"{mode}{{splits={splits}}}" if splits else mode
+    raise OpDiagnostic(
+        kernel,
+        f"{mode}: kernel @{kernel.sym_name.data} is the {rec.role} kernel of the "
+        f"pair {made} made of @{rec.kernel}; {asked} takes the original kernel: "
+        "split a kernel once",
+    )

@@ -59,6 +59,7 @@ from tawa_xdsl.dialects import tile
 from tawa_xdsl.grid import GridInferenceError, Rule, grid_rule
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.partials import record
+from tawa_xdsl.transforms.once import ran_before, record_run
 from tawa_xdsl.transforms.persistent import (
     Builder,
     relabel_program_ids,
@@ -72,6 +73,7 @@ from tawa_xdsl.transforms.split_k import (
     defined_inside,
     k_loop,
     make_pair,
+    paired_already,
     slice_iterations,
     store_partial,
     trip_count,
@@ -100,8 +102,20 @@ class StreamKPass(ModulePass):
                 f"stream-k: group-m must be at least 1, got {self.group_m}"
             )
         for kernel in list(kernels(op)):
-            if record(kernel) is None:  # not a kernel of a pair already
+            if paired_already(kernel, self.name, 0):
+                ran_before(kernel, self, OPTIONS_ATTR, transformed=True)
+            else:
                 stream_k(kernel, self.group_m)
+        for kernel in kernels(op):  # both kernels of each pair made here
+            rec = record(kernel)
+            made = rec is not None and rec.mode == self.name
+            if made and OPTIONS_ATTR not in kernel.attributes:
+                record_run(kernel, self, OPTIONS_ATTR)
+
+
+OPTIONS_ATTR = "tile.stream_k_options"
+"""On both kernels of a stream-K pair: the options that made it (the pair
+record has no group-m), so the pass given the pair again compares them."""
 
 
 def _bound_ops(loop: scf.ForOp) -> list[Operation]:

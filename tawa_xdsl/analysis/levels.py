@@ -106,20 +106,37 @@ def kernel_level(kernel: func.FuncOp) -> Level:
 def check_pass_input(pass_name: str, module: ModuleOp) -> None:
     """Refuse a kernel that `pass_name` cannot take: one at another level than
     the pass's, or (below the thread level) one holding an op that no level
-    lowers (see `unsupported_op`). Every kernel is checked; their refusals are reported together.
-    Passes not in `PASS_LEVELS` take any level."""
-    wanted = PASS_LEVELS.get(pass_name)
-    if wanted is None:
-        return
+    lowers (see `unsupported_op`), or (at the tile and aref levels) one that
+    writes no output. Every kernel is checked; their refusals are reported
+    together. Passes not in `PASS_LEVELS` take any level."""
+    if pass_name in PASS_LEVELS:
+        each_kernel(kernels(module), lambda k: check_kernel_input(pass_name, k))
 
-    def check(kernel: func.FuncOp) -> None:
-        level = kernel_level(kernel)
-        if level != wanted:
-            raise OpDiagnostic(kernel, _wrong_level(pass_name, wanted, kernel, level))
-        if level < Level.THREAD:
-            refuse_unsupported_ops(kernel)
 
-    each_kernel(kernels(module), check)
+def check_kernel_input(pass_name: str, kernel: func.FuncOp) -> None:
+    """`check_pass_input` for one kernel of a pass in `PASS_LEVELS`
+    (`compile()` checks its kernel so, at once)."""
+    wanted = PASS_LEVELS[pass_name]
+    level = kernel_level(kernel)
+    if level != wanted:
+        raise OpDiagnostic(kernel, _wrong_level(pass_name, wanted, kernel, level))
+    if level < Level.THREAD:
+        refuse_unsupported_ops(kernel)
+    if level <= Level.AREF:
+        refuse_no_output(kernel)
+
+
+def refuse_no_output(kernel: func.FuncOp) -> None:
+    """A diagnostic at a tile (or aref) kernel without a `tile.store`: its only
+    effects are its stores (loads and the tile counter of `persistent{dynamic}`
+    are no result), so it would compile to a launch that does nothing."""
+    if not any(isinstance(op, tile.StoreOp) for op in kernel.walk()):
+        raise OpDiagnostic(
+            kernel,
+            f"@{kernel.sym_name.data} writes no output: a tile kernel's only "
+            "effect is its tile.store ops, and it has none (its launch would do "
+            "nothing)",
+        )
 
 
 def refuse_unsupported_ops(kernel: func.FuncOp) -> None:

@@ -7,8 +7,8 @@
   copied into a device temporary that lives through the launch and, if the kernel
   stores into them, copied back into the caller's memory afterwards, through a
   view that shares it (so a non-contiguous output is written too). The
-  temporary's rows are padded to a multiple of `TMA_ALIGN` bytes (`row_strides`),
-  so TMA can describe a host array of any extents.
+  temporary's rows are padded to a multiple of `SECTOR_BYTES` (`row_strides`),
+  so TMA can describe a host array of any extents, and reads it at full speed.
 
 Each becomes a `DeviceArray`: an `ArrayView` (dtype, shape, element strides as
 the kernel reads them) and a pointer, which the shared argument checks of
@@ -32,9 +32,9 @@ from tawa_xdsl.dlpack import (
     export,
 )
 from tawa_xdsl.dtypes import DTYPES, type_name
-from tawa_xdsl.kernel import ArrayView
+from tawa_xdsl.kernel import ArrayView, byte_span, numpy_view
 from tawa_xdsl.runtime.driver import check, context
-from tawa_xdsl.target import TMA_ALIGN
+from tawa_xdsl.target import SECTOR_BYTES
 
 DEVICE = 0
 """The CUDA device kernels run on (`driver.context` uses device 0)."""
@@ -48,12 +48,13 @@ def compact_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def row_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    """Row-major element strides of a host array's device temporary: compact,
-    except that each row (the last dimension) starts `TMA_ALIGN` bytes after a
-    multiple of them, which TMA needs of every pitch."""
+    """Row-major element strides of a device copy of an array (a host array's
+    temporary, an aligned buffer): compact, except that each row (the last
+    dimension) starts on a multiple of `SECTOR_BYTES`, where TMA needs
+    `TMA_ALIGN` of every pitch and reads whole sectors fastest."""
     if len(shape) < 2:
         return compact_strides(shape)
-    per_row = TMA_ALIGN // itemsize if TMA_ALIGN % itemsize == 0 else 1
+    per_row = SECTOR_BYTES // itemsize if SECTOR_BYTES % itemsize == 0 else 1
     strides = [1, -(-shape[-1] // per_row) * per_row]
     for extent in reversed(shape[1:-1]):
         strides.append(strides[-1] * extent)
@@ -144,6 +145,7 @@ def device_array(value: Any, stream: int) -> tuple[DeviceArray, ArrayView]:
             tuple(host.shape),
             row_strides(tuple(host.shape), host.dtype.itemsize),  # the temporary's
             bool(host.flags.writeable),
+            numpy_view(host).span,  # the caller's memory, written back
         )
         return DeviceArray(view, host=host), view
     device = dlpack_device(value)
@@ -210,7 +212,13 @@ def _from_dlpack(array: DLPackArray) -> tuple[DeviceArray, ArrayView]:
         raise ArrayError(
             f"is on CUDA device {array.device[1]}; kernels run on device {DEVICE}"
         )
-    view = ArrayView(array.dtype, array.shape, array.strides, not array.read_only)
+    view = ArrayView(
+        array.dtype,
+        array.shape,
+        array.strides,
+        not array.read_only,
+        byte_span(array.ptr, array.shape, array.strides, DTYPES[array.dtype].itemsize),
+    )
     return DeviceArray(view, array.ptr, keep=array), view
 
 
@@ -234,5 +242,6 @@ def _from_cuda_array_interface(value: Any) -> tuple[DeviceArray, ArrayView]:
     else:
         element_strides = tuple(s // dtype.itemsize for s in strides)
     ptr, read_only = cai["data"]
-    view = ArrayView(name, shape, element_strides, not read_only)
+    span = byte_span(int(ptr or 0), shape, element_strides, dtype.itemsize)
+    view = ArrayView(name, shape, element_strides, not read_only, span)
     return DeviceArray(view, int(ptr or 0), keep=value), view

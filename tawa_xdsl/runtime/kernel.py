@@ -36,7 +36,7 @@ from tawa_xdsl.kernel import (
 )
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
-from tawa_xdsl.target import TMA_ALIGN
+from tawa_xdsl.target import SECTOR_BYTES, TMA_ALIGN
 
 if TYPE_CHECKING:
     from tawa_xdsl.compiled import CompiledKernel
@@ -80,13 +80,27 @@ def tma_problem(p: Param, array: DeviceArray) -> str | None:
     its base address and row pitches must be multiples of `TMA_ALIGN` bytes.
     Host arrays are copied into temporaries whose rows are padded to that
     (`arrays.row_strides`). The dispatcher keys specializations on this fact."""
+    return _off_grid(p, array, TMA_ALIGN)
+
+
+def sector_problem(p: Param, array: DeviceArray) -> str | None:
+    """Why TMA reads `array` (which it can describe) below full speed, or None:
+    its base address or a row pitch is off the `SECTOR_BYTES` grid. The
+    dispatcher keys specializations on this too, and may copy such an input
+    onto the grid (`dispatch_rules.realign_pays`)."""
+    return _off_grid(p, array, SECTOR_BYTES)
+
+
+def _off_grid(p: Param, array: DeviceArray, grid: int) -> str | None:
+    """Why `array`'s base address or a row pitch is not a multiple of `grid`
+    bytes, or None (a host array's temporary is made on the grid)."""
     desc = p.type
     assert isinstance(desc, DescType)
-    if array.host is None and array.ptr % TMA_ALIGN:
-        return f"starts at an address that is not {TMA_ALIGN}-byte aligned"
+    if array.host is None and array.ptr % grid:
+        return f"starts at an address that is not {grid}-byte aligned"
     size = element_bytes(desc.element_type)
     for axis, stride in enumerate(array.strides[:-1]):
-        if (stride * size) % TMA_ALIGN:
+        if (stride * size) % grid:
             return f"has a stride of {stride * size} bytes in dimension {axis}"
     return None
 

@@ -1,8 +1,9 @@
 """Inputs TMA cannot describe (issue 16 item 4), on the H100: device arrays whose
 rows are not 16 bytes apart (K = 999 in bf16, K = 1000 in fp8, N = 777 as B of
 an nn GEMM) or whose first element is off a 16-byte boundary (a view one column
-in) run through aligned buffers (`runtime.realign`), against float64 with the
-outputs poisoned; bound launches copy again at every launch."""
+in) run through aligned buffers (`runtime.realign`), as do large GEMMs' inputs
+off the 32-byte sector grid (K = 1000 bf16), against float64 with the outputs
+poisoned; bound launches copy again at every launch."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def off_grid(torch, x, column: int = 1):
         ("gemm_nt", (300, 500, 999), [0, 1]),  # rows 1998 bytes apart
         ("gemm_nn", (256, 777, 512), [1]),  # B's rows 1554 bytes apart; C too
         ("gemm_nt", (128, 128, 8191), [0, 1]),  # one tile, long K: split
-        ("gemm_nt", (2000, 3000, 1000), []),  # aligned: nothing copied
+        ("gemm_nt", (2000, 3000, 1000), []),  # off the sector grid: read in place
+        ("gemm_nt", (8192, 8192, 1000), [0, 1]),  # off the sector grid: copy pays
     ],
     ids=str,
 )

@@ -15,6 +15,9 @@ func.func @k(%a: !tile.desc<?x?xbf16, box = [128, 64]>, %c: !tile.desc<?x?xbf16,
 
 func.func @k(%c: !tile.desc<?x?xbf16, box = [128, 64]>) attributes {tile.kernel} {
   "gpu.barrier"() : () -> ()
+  %c0 = arith.constant 0 : index
+  %z = arith.constant dense<0.0> : tensor<128x64xbf16>
+  tile.store %z, %c[%c0, %c0] : tensor<128x64xbf16> -> !tile.desc<?x?xbf16, box = [128, 64]>
   func.return
 }
 // CHECK: thread-level-ops.mlir:17:3: error: gpu.barrier is a thread-level op

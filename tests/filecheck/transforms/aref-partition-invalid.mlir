@@ -1,10 +1,11 @@
 // Kernels aref-partition cannot split get a diagnostic at the offending load.
 // RUN: tawa-opt %s --split-input-file --verify-diagnostics -p aref-partition | filecheck %s
 
-func.func @load_under_if(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %c: i1) attributes {tile.kernel} {
+func.func @load_under_if(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %c: i1, %o: !tile.desc<?x?xbf16, box = [16, 16]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   scf.if %c {
     %t = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+    tile.store %t, %o[%c0, %c0] : tensor<16x16xbf16> -> !tile.desc<?x?xbf16, box = [16, 16]>
   }
   func.return
 }
@@ -19,6 +20,7 @@ func.func @indirect(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %b: !tile.desc<?x?
   %i = arith.fptosi %e : bf16 to i32
   %ix = arith.index_cast %i : i32 to index
   %u = tile.load %b[%ix, %c0] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+  tile.store %u, %b[%c0, %c0] : tensor<16x16xbf16> -> !tile.desc<?x?xbf16, box = [16, 16]>
   func.return
 }
 // CHECK: error: tile.load address depends on tile data (%t : tensor<16x16xbf16>); the producer can only compute addresses from scalars
@@ -33,6 +35,7 @@ func.func @escaping(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %n: index) attribu
     %t = tile.load %a[%c0, %k] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
     scf.yield %t : tensor<16x16xbf16>
   }
+  tile.store %last, %a[%c0, %c0] : tensor<16x16xbf16> -> !tile.desc<?x?xbf16, box = [16, 16]>
   func.return
 }
 // CHECK: error: tile.load result is carried out of its loop iteration; an aref slot only holds it for one iteration
@@ -52,6 +55,7 @@ func.func @load_in_while(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %n: index) at
   } do {
   ^bb0(%j: index):
     %t = tile.load %a[%c0, %j] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+    tile.store %t, %a[%j, %c0] : tensor<16x16xbf16> -> !tile.desc<?x?xbf16, box = [16, 16]>
     %j1 = arith.addi %j, %c16 : index
     scf.yield %j1 : index
   }
@@ -78,6 +82,7 @@ func.func @while_over_tile_data(%a: !tile.desc<?x?xbf16, box = [16, 16]>, %b: !t
     scf.yield %j1 : index
   }
   %u = tile.load %b[%end, %c0] : !tile.desc<?x?xbf16, box = [16, 16]> -> tensor<16x16xbf16>
+  tile.store %u, %a[%c0, %c0] : tensor<16x16xbf16> -> !tile.desc<?x?xbf16, box = [16, 16]>
   func.return
 }
 // CHECK: error: tile.load address depends on tile data (%t : tensor<16x16xbf16>); the producer can only compute addresses from scalars

@@ -34,6 +34,9 @@ func.func @tag_disagrees(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["
 // -----
 
 func.func @unknown_name(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["BQ", ""]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant dense<0.0> : tensor<64x64xbf16>
+  tile.store %z, %a[%c0, %c0] : tensor<64x64xbf16> -> !tile.desc<?x?xbf16, box = [64, 64]>
   func.return
 }
 // CHECK: error: func.func: tile-shape: unknown tile dimension name 'BQ'; the names are BM, BN, BK
