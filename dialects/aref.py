@@ -240,7 +240,10 @@ class GetOp(_IndexedArefOp):
     index = operand_def(IndexType)
     values = var_result_def()
 
-    traits = traits_def(MemoryReadEffect())
+    # a write too: a get waits for the put and takes the slot (its
+    # aref.consumed releases it), so it stays when its values are unused
+    # (dce deleted it, leaving a consumed of an index never gotten)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     def __init__(self, aref: SSAValue | Operation, index: SSAValue | Operation):
         types = _aref_type(SSAValue.get(aref)).types

@@ -1474,7 +1474,10 @@ class MBarrierWaitOp(_Barrier):
     parity = operand_def(RegType | ImmType)
     ready = result_def(RegType)
 
-    traits = traits_def(MemoryReadEffect())
+    # a write too, as nvgpu_async.mbarrier_wait: the wait orders what follows
+    # after the phase's writes, so it is never dead code (its `ready` is read
+    # by its own loop only) and nothing moves across it
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(self, addr: SSAValue, parity: SSAValue, offset: int = 0):

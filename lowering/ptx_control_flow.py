@@ -166,6 +166,7 @@ class _Lowering:
 
     def if_op(self, op: IfOp) -> Operation | None:
         """Lower `op`; returns the first op of what replaced it."""
+        _check_allocated(op, op.cond)  # an if yielding nothing has no other check
         then = op.then.block
         then_yield = then.last_op
         assert isinstance(then_yield, YieldOp)

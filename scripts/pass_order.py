@@ -9,7 +9,7 @@ Each order is a pass pipeline string ending in nvgpu_async IR (one per line in
 --orders; `#` starts a comment). For each one the script reports:
 
 - rejected: a pass refused the order, with its diagnostic (e.g. pipeline before
-  aref-partition);
+  aref-partition); BUG: a pass crashed or left invalid IR (`InternalError`);
 - the lowered kernel run in the barrier simulator on a small random problem
   under several schedules, compared bit for bit with the reference interpreter
   on the original kernel: ok, WRONG (with the largest difference), a predicted
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 import tawa_xdsl
-from tawa_xdsl.diagnostics import DiagnosticException
+from tawa_xdsl.diagnostics import DiagnosticException, InternalError
 from tawa_xdsl.dtypes import numpy_dtype
 from tawa_xdsl.grid import GridInferenceError, grid_rule, infer_grid
 from tawa_xdsl.interp.scheduler import SimulationError
@@ -98,6 +98,8 @@ def check_order(source: str, name: str, order: str, schedules: int) -> Outcome:
         lowered = tawa_xdsl.apply(tawa_xdsl.parse(source), order)
     except (DiagnosticException, ValueError) as e:
         return Outcome(order, "rejected", str(e).splitlines()[0])
+    except InternalError as e:  # a bug of tawa-xdsl's: report it, keep ranking
+        return Outcome(order, "BUG", str(e).splitlines()[0])
     kernel = find_kernel(tawa_xdsl.parse(source), name)
     args, (out,), grid = small_problem(kernel, name, np.random.default_rng(0))
     reference = [a.copy() if isinstance(a, np.ndarray) else a for a in args]

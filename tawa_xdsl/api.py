@@ -9,13 +9,15 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from tawa_xdsl.diagnostics import (
+    InternalError,
     LocatingParser,
     decode_source,
+    is_user_error,
     require_module,
     verify_located,
 )
 from tawa_xdsl.kernel_text import only_kernel
-from tawa_xdsl.pass_pipeline import build_passes, check_input
+from tawa_xdsl.pass_pipeline import build_passes, check_input, verify_after
 from tawa_xdsl.registry import all_passes_with_xdsl, make_context
 
 
@@ -52,11 +54,17 @@ def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
     """Run a pass pipeline (`tawa-opt -p` syntax) on `module` in place; verify after
     every pass (a named pipeline as a whole: verifying between its passes, as
     `tawa-opt` does, would double its cost) and refuse input a pass does not
-    take (`check_input`); return the module."""
+    take (`check_input`); return the module. What a pass refuses is a
+    `DiagnosticException`; a bug of ours (a pass that crashed or left invalid
+    IR) is an `InternalError` naming the pass, as `tawa-opt` reports it, so a
+    script sorting refusals from results never takes one for the other."""
+    stage = "the verifier"
 
     def between(done: ModulePass | None, op: ModuleOp, upcoming: ModulePass | None):
-        verify_located(op)
+        nonlocal stage
+        verify_after(done, op)
         check_input(upcoming, op)
+        stage = upcoming.name if upcoming is not None else stage
 
     require_module(module, "apply")
     if not isinstance(pipeline, str):
@@ -65,5 +73,12 @@ def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
             f"{type(pipeline).__name__}"
         )
     passes = build_passes(all_passes_with_xdsl(), pipeline)
-    PassPipeline(tuple(passes), between).apply(make_context(), module)
+    try:
+        PassPipeline(tuple(passes), between).apply(make_context(), module)
+    except InternalError:
+        raise
+    except Exception as e:
+        if is_user_error(e):
+            raise
+        raise InternalError.wrap(stage, e) from e
     return module

@@ -400,17 +400,43 @@ def _options(
     return dataclasses.replace(options or CompileOptions(), **fields_given)
 
 
-def check_options(options: CompileOptions, kernel: func.FuncOp) -> None:
+def check_options(
+    options: CompileOptions,
+    kernel: func.FuncOp,
+    shaped: Mapping[str, Any] | None = None,
+) -> None:
     """Refuse option values that a pass lowering `kernel` would refuse (out of
     range, or a combination the pipeline does not build), before any lowering:
     `compile(num_stages=0)` failed only at the first call, and `explain()`
-    described the plan as if it could run."""
-    from tawa_xdsl.pass_pipeline import ChecksOptions
+    described the plan as if it could run. The refusal is at the kernel and
+    says where each value the pass takes came from: `mma-depth=3` was refused
+    against a num-stages the tuning rules chose, which it did not say."""
+    from xdsl.utils.exceptions import PassFailedException
+
+    from tawa_xdsl.diagnostics import OpDiagnostic
+    from tawa_xdsl.pass_pipeline import ChecksOptions, option_name
     from tawa_xdsl.pipelines import hopper_passes
 
-    for p in hopper_passes(options.resolve(kernel)):
-        if isinstance(p, ChecksOptions):
+    resolved, sources = options.resolve_sources(kernel, shaped)
+    for p in hopper_passes(resolved):
+        if not isinstance(p, ChecksOptions):
+            continue
+        try:
             p.check_options()
+        except PassFailedException as e:
+            taken = ", ".join(
+                f"{option_name(f.name)}={_spelled(getattr(resolved, f.name))} "
+                f"{sources[f.name]}"
+                for f in fields(p)
+                if f.name in sources
+            )
+            raise OpDiagnostic(
+                kernel, f"{e} (options for @{kernel.sym_name.data}: {taken})"
+            ) from None
+
+
+def _spelled(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 _CACHE: dict[tuple[str, str, CompileOptions, bool, bool], Dispatcher] = {}

@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from types import TracebackType
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -124,11 +125,63 @@ def format_at(op: Operation, message: str) -> str:
 
 
 def location_prefix(op: Operation) -> str:
-    """`file:line:col: ` for an op with a source location, else nothing."""
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
+    """`file:line:col: ` of `op`'s source location or, for an op a pass made
+    without one, of the nearest op around it that has one (its loop, its
+    kernel): a diagnostic about it still points into the user's file. Nothing
+    when no op around it has a location either."""
+    found: Operation | None = op
+    while found is not None:
+        loc = found.location
+        if isinstance(loc, FileLineColLoc):
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
+        found = found.parent_op()
     return ""
+
+
+class InternalError(Exception):
+    """A bug of ours that escaped `stage` (a pass, the parser, a target), with the
+    op it was working on when that is known."""
+
+    def __init__(self, stage: str, message: str, op: Operation | None = None):
+        super().__init__(
+            f"{location_prefix(op) if op else ''}internal error in {stage}: {message}"
+        )
+
+    @classmethod
+    def wrap(cls, stage: str, error: BaseException) -> InternalError:
+        first_line = (str(error).strip().splitlines() or [""])[0]
+        return cls(
+            stage,
+            f"{type(error).__name__}: {first_line}",
+            op_at_fault(error.__traceback__),
+        )
+
+
+def op_at_fault(tb: TracebackType | None) -> Operation | None:
+    """The op the innermost frame of `tb` was working on, if it has a location.
+
+    Passes and the printer keep the op they handle in a local (`op`, `load`,
+    `self` of an op method); the first located one from the inside out is the op
+    an internal error is most likely about."""
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for value in frame.f_locals.values():
+            if isinstance(value, Operation) and isinstance(
+                value.location, FileLineColLoc
+            ):
+                return value
+    return None
+
+
+def is_user_error(error: BaseException) -> bool:
+    """What a pass or target raises on purpose about its input. A
+    `VerifyException` escaping one is not: it was building invalid IR."""
+    return isinstance(error, DiagnosticException) and not isinstance(
+        error, VerifyException
+    )
 
 
 MAX_NESTING = 64

@@ -22,11 +22,26 @@ from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from tawa_xdsl.analysis.coordinates import non_negative
 from tawa_xdsl.analysis.uniformity import depends_on_program_id
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.kernel import KernelArgumentError
+from tawa_xdsl.kernel import CLUSTER_ATTR, PERSISTENT_ATTR, KernelArgumentError
 
 GRID_ATTR = "tile.grid"
 """The grid rule read off a kernel's tile-level stores: recorded by `reverse-grid`
 before it relabels the program ids, and by the lowering for the runtime."""
+LAUNCH_PASSES = (
+    (PERSISTENT_ATTR, "persistent"),
+    (GRID_ATTR, "reverse-grid"),
+    (CLUSTER_ATTR, "cluster"),
+)
+"""The tile-level passes that change how a kernel is launched, by the attribute
+each leaves on it: passes that rework the grid (`split-k`, `stream-k`,
+`tawa-hopper-pipeline`) must come before them."""
+
+
+def launch_pass_applied(kernel: func.FuncOp) -> str | None:
+    """The first of `LAUNCH_PASSES` that ran on tile-level `kernel`, or None."""
+    return next(
+        (name for attr, name in LAUNCH_PASSES if attr in kernel.attributes), None
+    )
 
 
 class Rule(NamedTuple):

@@ -132,6 +132,26 @@ def check_input(upcoming: ModulePass | None, module: ModuleOp) -> None:
         check_pass_input(upcoming.name, module)
 
 
+def verify_after(done: ModulePass | None, module: ModuleOp) -> None:
+    """Verify `module` (`verify_located`) after the pass `done`, or before the
+    first (None). A failure after a pass is that pass's bug, an `InternalError`
+    naming it, never a diagnostic the user would take for one about the input."""
+    from tawa_xdsl.diagnostics import InternalError, OpDiagnostic, verify_located
+
+    try:
+        verify_located(module)
+    except OpDiagnostic as e:
+        if done is None:
+            raise  # the input: the user's to fix
+        raise InternalError(
+            done.name, f"left invalid IR: {e.op.name}: {e.message}", e.op
+        ) from e
+    except DiagnosticException as e:
+        if done is None:
+            raise
+        raise InternalError.wrap(done.name, e) from e
+
+
 def instantiate(cls: type[Configured], spec: ArgSpec) -> Configured:
     """`cls` (a pass or a target) configured by `spec`; a bad option is reported
     as written."""

@@ -18,9 +18,10 @@ from xdsl.transforms.common_subexpression_elimination import (
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException
 
-from tawa_xdsl.compiler import CompileOptions
-from tawa_xdsl.diagnostics import each_kernel
-from tawa_xdsl.kernel import kernels, params
+from tawa_xdsl.compiler import CompileOptions, check_options
+from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel
+from tawa_xdsl.grid import launch_pass_applied
+from tawa_xdsl.kernel import cluster_size, kernels, params
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
 from tawa_xdsl.target import SM_COUNT
 from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
@@ -92,7 +93,9 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
         extents = self._extents(op)
 
         def lower(kernel: func.FuncOp) -> None:
+            refuse_launch_passes(kernel)
             shaped = {} if extents is None else _shaped(kernel, extents, self)
+            check_options(self, kernel, shaped)
             passes = hopper_passes(self.resolve(kernel, shaped))
             with _alone(kernel) as module:
                 PassPipeline(tuple(passes), between).apply(ctx, module)
@@ -117,6 +120,27 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
                 f"kernel here names (tile.dims: {', '.join(sorted(named)) or 'none'})"
             )
         return extents
+
+
+def refuse_launch_passes(kernel: func.FuncOp) -> None:
+    """The pipeline runs tile-shape, reverse-grid, cluster and persistent
+    itself, in that order, with the options it resolves for the kernel as it
+    was written: one of them run before it would be resized, resolved or
+    run a second time on a grid it already changed."""
+    done = launch_pass_applied(kernel)
+    if done is None:
+        return
+    option = {
+        "persistent": "persistent=true",
+        "reverse-grid": "reverse-x=true",
+        "cluster": f"cluster={cluster_size(kernel)}",
+    }[done]
+    raise OpDiagnostic(
+        kernel,
+        f"tawa-hopper-pipeline: kernel @{kernel.sym_name.data} went through "
+        f"{done}, which the pipeline runs itself (after tile-shape): give it "
+        f"the kernel before {done} and the option {option}",
+    )
 
 
 def _shaped(

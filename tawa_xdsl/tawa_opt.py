@@ -30,11 +30,9 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from importlib.metadata import version
-from types import TracebackType
 from typing import IO, Any
 
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_spec
@@ -42,20 +40,18 @@ from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
     ParseError,
-    VerifyException,
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tawa_xdsl import examples, registry
 from tawa_xdsl.diagnostics import (
     STAGE_ATTR,
+    InternalError,
     KernelDiagnostics,
     LocatingParser,
-    OpDiagnostic,
     decode_source,
     format_parse_error,
-    location_prefix,
-    verify_located,
+    is_user_error,
 )
 from tawa_xdsl.pass_pipeline import (
     Stepped,
@@ -63,6 +59,7 @@ from tawa_xdsl.pass_pipeline import (
     check_input,
     instantiate,
     option_name,
+    verify_after,
 )
 
 VERIFIER = "the verifier"
@@ -70,52 +67,6 @@ VERIFIER = "the verifier"
 
 EXIT_DIAGNOSTIC = 1
 EXIT_INTERNAL = 3
-
-
-class InternalError(Exception):
-    """A bug of ours that escaped `stage` (a pass, the parser, a target), with the
-    op it was working on when that is known."""
-
-    def __init__(self, stage: str, message: str, op: Operation | None = None):
-        super().__init__(
-            f"{location_prefix(op) if op else ''}internal error in {stage}: {message}"
-        )
-
-    @classmethod
-    def wrap(cls, stage: str, error: BaseException) -> InternalError:
-        first_line = (str(error).strip().splitlines() or [""])[0]
-        return cls(
-            stage,
-            f"{type(error).__name__}: {first_line}",
-            op_at_fault(error.__traceback__),
-        )
-
-
-def op_at_fault(tb: TracebackType | None) -> Operation | None:
-    """The op the innermost frame of `tb` was working on, if it has a location.
-
-    Passes and the printer keep the op they handle in a local (`op`, `load`,
-    `self` of an op method); the first located one from the inside out is the op
-    an internal error is most likely about."""
-    frames = []
-    while tb is not None:
-        frames.append(tb.tb_frame)
-        tb = tb.tb_next
-    for frame in reversed(frames):
-        for value in frame.f_locals.values():
-            if isinstance(value, Operation) and isinstance(
-                value.location, FileLineColLoc
-            ):
-                return value
-    return None
-
-
-def is_user_error(error: BaseException) -> bool:
-    """What a pass or target raises on purpose about its input. A
-    `VerifyException` escaping one is not: it was building invalid IR."""
-    return isinstance(error, DiagnosticException) and not isinstance(
-        error, VerifyException
-    )
 
 
 class TawaOptMain(xDSLOptMain):
@@ -296,18 +247,7 @@ class TawaOptMain(xDSLOptMain):
             ms = (time.perf_counter() - self._started) * 1e3
             print(f"tawa-opt: {done.name} took {ms:.1f} ms{self._on}", file=sys.stderr)
         if not self.args.disable_verify:
-            try:
-                verify_located(module)
-            except OpDiagnostic as e:
-                if done is None:
-                    raise  # the input: the user's to fix
-                raise InternalError(
-                    done.name, f"left invalid IR: {e.op.name}: {e.message}", e.op
-                ) from e
-            except DiagnosticException as e:
-                if done is None:
-                    raise
-                raise InternalError.wrap(done.name, e) from e
+            verify_after(done, module)
         if done is not None and upcoming is not None and self.args.print_between_passes:
             print(f"// -----// IR after {done.name} //----- //", file=sys.stderr)
             Printer(stream=sys.stderr).print_op(module)

@@ -24,6 +24,11 @@ GEMM = EXAMPLES / "gemm.mlir"
         ({"num_stages": 0}, "pipeline: num-stages must be at least 1, got 0"),
         ({"num_stages": -1}, "pipeline: num-stages must be at least 1, got -1"),
         ({"num_stages": 2, "mma_depth": 3}, "mma-depth must be between 1 and"),
+        (  # at the kernel, saying which values were chosen for it
+            {"mma_depth": 7},
+            r"gemm.mlir:\d+:1: error: .* got 7: each MMA in flight holds a slot "
+            r"\(options for @gemm_nt: num-stages=\d+ tuned, mma-depth=7 given",
+        ),
         ({"cluster": 3}, "size must be a power of two from 1 to 8"),
         ({"num_consumers": 4}, "num-consumers must be 1, 2 or 3, got 4"),
         ({"persistent": True, "group_m": 0}, "group-m must be at least 1, got 0"),

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 import tawa_xdsl
 from tawa_xdsl import registry
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.tawa_opt import InternalError, main
 
@@ -457,3 +458,31 @@ def test_a_malformed_target_is_a_diagnostic(capsys) -> None:
     assert (rc, out) == (1, "")
     assert err.startswith("tawa-opt: Error parsing pass pipeline specification:")
     assert "Traceback" not in err
+
+
+def test_a_diagnostic_at_an_op_a_pass_made_points_at_the_op_around_it() -> None:
+    """An op a pass builds has no source location; a diagnostic about it is
+    located at the nearest op around it that has one (here its kernel), never
+    a bare `error:`."""
+    module = tawa_xdsl.parse(GEMM)
+    kernel = next(kernels(module))
+    made = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    kernel.body.block.insert_op_before(made, kernel.body.block.first_op)
+    lines = GEMM.read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if "@gemm_nt(" in text)
+    assert str(OpDiagnostic(made, "why")) == (
+        f"{GEMM}:{line}:1: error: arith.constant: why"
+    )
+
+
+def test_the_api_reports_our_bugs_as_internal_errors(buggy_passes) -> None:
+    """`tawa_xdsl.apply` blames a pass that crashed or left invalid IR as the
+    driver does, with an `InternalError`: it raised the verifier's diagnostic,
+    which a script (scripts/pass_order.py) took for a refusal of its order."""
+    with pytest.raises(InternalError, match="internal error in test-misorder: left"):
+        tawa_xdsl.apply(tawa_xdsl.parse(GEMM), "cse,test-misorder")
+    with pytest.raises(InternalError, match="internal error in test-crash: KeyError"):
+        tawa_xdsl.apply(tawa_xdsl.parse(GEMM), "aref-partition,test-crash")
+    with pytest.raises(DiagnosticException, match="run aref-partition first") as e:
+        tawa_xdsl.apply(tawa_xdsl.parse(GEMM), "cse,pipeline")
+    assert not isinstance(e.value, InternalError)

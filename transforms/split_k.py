@@ -73,20 +73,12 @@ from xdsl.utils.exceptions import PassFailedException
 from tawa_xdsl.analysis.carried import copied_into
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.grid import GRID_ATTR, constant_value
-from tawa_xdsl.kernel import CLUSTER_ATTR, kernels
+from tawa_xdsl.grid import constant_value, launch_pass_applied
+from tawa_xdsl.kernel import kernels
 from tawa_xdsl.partials import SPLIT_ATTR, WORKSPACE, Record, record
 from tawa_xdsl.signature import DIMS_ATTR
-from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR, Builder
+from tawa_xdsl.transforms.persistent import Builder
 from tawa_xdsl.transforms.tile_shape import BOX_ATTR
-
-LATER_PASSES = (
-    (PERSISTENT_ATTR, "persistent"),
-    (GRID_ATTR, "reverse-grid"),
-    (CLUSTER_ATTR, "cluster"),
-)
-"""Attributes of passes that must run after the K loop is split: the grid they
-record or walk is the original kernel's."""
 
 
 @dataclass
@@ -115,13 +107,12 @@ class KLoop:
 def k_loop(kernel: func.FuncOp, pass_name: str) -> KLoop:
     """The K loop structure of `kernel`, or a diagnostic at the op that breaks it."""
     name = kernel.sym_name.data
-    for attr, later in LATER_PASSES:
-        if attr in kernel.attributes:
-            raise OpDiagnostic(
-                kernel,
-                f"{pass_name}: kernel @{name} went through {later}, which "
-                f"works on its grid; run {pass_name} before {later}",
-            )
+    if (later := launch_pass_applied(kernel)) is not None:
+        raise OpDiagnostic(
+            kernel,
+            f"{pass_name}: kernel @{name} went through {later}, which "
+            f"works on its grid; run {pass_name} before {later}",
+        )
     dots = [o for o in kernel.walk() if isinstance(o, tile.DotOp)]
     if not dots:
         raise OpDiagnostic(
@@ -344,9 +335,12 @@ def reduce_partials(
     slot.name_hint, total.name_hint = "slot", "sum"
     load = tile.LoadOp(workspace, [slot, *g.store.indices], acc_type)
     load.result.name_hint = "partial"
+    load.location = g.store.location  # it reads what the store wrote
     add = arith.AddfOp(total, load.result)
     body.add_ops([load, add, scf.YieldOp(add)])
-    summed = b.add(scf.ForOp(b.const(0), count, b.const(1), [g.zero], body), "total")
+    loop = scf.ForOp(b.const(0), count, b.const(1), [g.zero], body)
+    loop.location = g.loop.location
+    summed = b.add(loop, "total")
     g.accumulator.replace_all_uses_with(summed)
     g.loop.detach()
     g.loop.erase()

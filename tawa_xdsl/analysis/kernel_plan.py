@@ -329,6 +329,13 @@ class KernelPlan:
         for put in self.ws.producer.walk():
             if isinstance(put, aref.PutOp) and is_ticket_ring(put.aref.type):
                 continue  # the ticket is a scalar the producer stores itself
+            if isinstance(put, aref.PutOp) and len(set(put.values)) < len(put.values):
+                raise OpDiagnostic(
+                    put,
+                    "aref.put carries one tile.load's tile in two slots: cse merged "
+                    "identical loads after aref-partition; run cse before "
+                    "aref-partition (as tawa-hopper-pipeline does)",
+                )
             if isinstance(put, aref.PutOp) and not all(
                 isinstance(v.owner, tile.LoadOp) and len(list(v.uses)) == 1
                 for v in put.values

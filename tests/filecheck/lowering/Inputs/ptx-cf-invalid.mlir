@@ -48,3 +48,21 @@ func.func @unallocated() attributes {tile.kernel, nvgpu_async.launch = #nvgpu_as
   }
   func.return
 }
+
+// -----
+
+// An if that yields nothing was lowered unallocated (the pass takes allocated
+// kernels: ptx-allocate, run after it, found labels and branches where its
+// liveness is exact on structured control flow).
+// CF: error: ptx.if: ptx-lower-control-flow: registers are not allocated (run ptx-allocate)
+// SKIP-NOT: error
+// PRINT: error: func.func: PTX printer: the kernel lists no parameters (ptx.params: run distribute-fragments)
+func.func @unallocated_guard() attributes {tile.kernel, nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
+  %tid = ptx.special() {register = "%tid.x"} : () -> !ptx.reg<b32>
+  %c1 = ptx.imm() {value = 1 : i64} : () -> !ptx.imm<b32>
+  %p = ptx.alu(%tid, %c1) {opcode = "setp.eq.u32"} : (!ptx.reg<b32>, !ptx.imm<b32>) -> !ptx.reg<pred>
+  ptx.if %p : !ptx.reg<pred> {
+    ptx.yield
+  }
+  func.return
+}
