@@ -497,14 +497,20 @@ def test_grid_sequences_of_integers_are_taken(levels) -> None:
     assert not np.isnan(c.astype(np.float32)).any()
 
 
-def test_cluster_grids_are_checked_by_every_executor() -> None:
+def gemm_levels(tile_pass: str, pipeline_option: str) -> dict[str, ModuleOp]:
+    """gemm.mlir after a tile-level launch pass, and lowered with the option
+    that runs it."""
     text = (EXAMPLES / "gemm.mlir").read_text()
-    levels = {
-        "tile": tawa_xdsl.apply(tawa_xdsl.parse(text), "cluster{size=2}"),
+    return {
+        "tile": tawa_xdsl.apply(tawa_xdsl.parse(text), tile_pass),
         "lowered": tawa_xdsl.apply(
-            tawa_xdsl.parse(text), "tawa-hopper-pipeline{cluster=2}"
+            tawa_xdsl.parse(text), f"tawa-hopper-pipeline{{{pipeline_option}}}"
         ),
     }
+
+
+def test_cluster_grids_are_checked_by_every_executor() -> None:
+    levels = gemm_levels("cluster{size=2}", "cluster=2")
     a, b, c = gemm_arrays(384, 128, 64)
     for _, run in executors(levels, "gemm_nt"):
         with pytest.raises(
@@ -517,13 +523,7 @@ def test_persistent_grids_are_checked_by_every_executor() -> None:
     """A persistent kernel's programs walk every tile along x: a grid along y
     or z ran each tile once per row of programs (silently, as every tile of
     an idempotent kernel comes out the same; C = A B + C came out wrong)."""
-    text = (EXAMPLES / "gemm.mlir").read_text()
-    levels = {
-        "tile": tawa_xdsl.apply(tawa_xdsl.parse(text), "persistent"),
-        "lowered": tawa_xdsl.apply(
-            tawa_xdsl.parse(text), "tawa-hopper-pipeline{persistent=true}"
-        ),
-    }
+    levels = gemm_levels("persistent", "persistent=true")
     a, b, c = gemm_arrays(256, 256, 64)
     for _, run in executors(levels, "gemm_nt"):
         with pytest.raises(
