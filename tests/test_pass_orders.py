@@ -17,7 +17,7 @@ import tawa_xdsl
 
 from .conftest import EXAMPLES
 from .test_sweep_kernels import RUNS, _interpreted, _module
-from .thread_level import assert_close
+from .thread_level import assert_close, program_grid
 
 CLEAN = "canonicalize,cse,dce"
 ORDERS = {
@@ -51,7 +51,8 @@ def test_cleanups_anywhere_keep_the_kernel(kernel: str, order: str) -> None:
     got = [
         np.full_like(a, np.nan) if i in run.outputs else a for i, a in enumerate(args)
     ]
-    tawa_xdsl.simulate(module, kernel, *got, grid=run.grid, seed=1)
+    grid = program_grid(module, kernel, run.grid)
+    tawa_xdsl.simulate(module, kernel, *got, grid=grid, seed=1)
     for out in run.outputs:  # f32 sums in another order: a few f32 ulps
         f32 = got[out].dtype == np.float32
         assert_close(got[out], expected[out], bits=20 if f32 else None)
