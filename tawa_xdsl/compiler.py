@@ -418,6 +418,21 @@ def check_options(
     from tawa_xdsl.pipelines import hopper_passes
 
     resolved, sources = options.resolve_sources(kernel, shaped)
+    turns = resolved.num_consumers or 2
+    if resolved.ping_pong and _splits_badly(kernel, resolved.as_dict(), turns):
+        tiles = ", ".join(
+            f"{option}={_spelled(getattr(resolved, option))} {sources[option]}"
+            for _, option in TILE_OPTIONS
+            if getattr(resolved, option)
+        )
+        raise OpDiagnostic(
+            kernel,
+            f"ping_pong=true {sources['ping_pong']} needs {turns} consumer "
+            "warpgroups taking turns, each on whole 64-row wgmma slices of a tile, "
+            "which "
+            f"these tiles' rows do not split into ({tiles or 'the written sizes'}):"
+            " drop ping_pong or give 128-row tiles",
+        )
     for p in hopper_passes(resolved):
         if not isinstance(p, ChecksOptions):
             continue

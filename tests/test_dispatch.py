@@ -1094,25 +1094,37 @@ def test_the_tuned_stages_leave_room_for_the_once_per_tile_slots_given(
     assert spec.kernel.ptx.strip()
 
 
-def test_ping_pong_given_on_64_row_tiles_is_refused_at_the_dot() -> None:
+@pytest.mark.parametrize(
+    ("kernel", "given", "tiles"),
+    [
+        ("gemm_64x64", {}, "the written sizes"),
+        ("gemm_nt", {"block_m": 64}, "block_m=64 given"),
+    ],
+)
+def test_ping_pong_given_on_64_row_tiles_is_refused_naming_it(
+    kernel, given, tiles
+) -> None:
     """Ping-pong needs two consumer warpgroups taking turns, which 64-row tiles
-    cannot share: the refusal is cooperative's, at the caller's tile.dot (it
-    was ping-pong's, at the kernel, in the name of nvgpu_async.role_dispatch,
-    asking for `cooperative{num-consumers=2}`, a pass a compile() caller does
-    not run)."""
+    cannot share: the refusal names ping_pong and the tile sizes, at the
+    kernel (it was cooperative's, a pass a compile() caller never runs, and
+    before that nvgpu_async.role_dispatch's)."""
+    source = SWEEP if kernel == "gemm_64x64" else path("gemm.mlir")
     d = Dispatcher(
-        SWEEP.read_text(),
-        "gemm_64x64",
-        CompileOptions(ping_pong=True),
-        source_name=str(SWEEP),
+        source.read_text(),
+        kernel,
+        CompileOptions(ping_pong=True, **given),
+        source_name=str(source),
     )
     with pytest.raises(OpDiagnostic) as refused:
         d.for_shape(M=256, N=256, K=512)
     assert re.match(
-        rf"{SWEEP}:\d+:5: error: tile.dot: cooperative: M = 64 rows cannot be "
-        "split into 64-row wgmma blocks over 2 warpgroups",
+        rf"{source}:\d+:1: error: func.func: ping_pong=true given needs 2 "
+        "consumer warpgroups",
         str(refused.value),
     )
+    assert f"({tiles}): drop ping_pong or give 128-row tiles" in str(refused.value)
+    with pytest.raises(OpDiagnostic, match="ping_pong=true given needs 2"):
+        tawa_xdsl.compile(source, kernel, ping_pong=True, **given)
 
 
 def test_the_tuned_width_leaves_room_for_the_stages_given() -> None:
