@@ -553,6 +553,25 @@ def test_an_output_tma_cannot_describe_is_stored_from_registers() -> None:
     assert "c: TMA cannot describe; stored from registers" in d.explain(*args)
 
 
+@pytest.mark.parametrize("n", [685, 777, 1001])
+def test_an_output_whose_rows_end_off_the_granule_is_stored_from_registers(n) -> None:
+    """A view of N columns in rows padded onto the 16-byte grid (a slice of a
+    wider buffer): TMA can describe it, but its store would write the row's
+    tail up to the next 16-byte boundary, the caller's memory past the view
+    (measured on the H200: columns N .. N + 2 of a 685-wide view). Such an
+    output is stored from registers; the same view as an input is read by TMA."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    pitch = -(-n // 8) * 8 + 8  # 16-byte aligned rows, wider than the view
+    c = device((256, n), pitch=pitch)
+    args = [device((256, 4096)), device((n, 4096)), c]
+    assert d.key(*args).tma == (True, True, False)
+    spec = d.specialize(*args)
+    assert spec.options["tma_store"] is False and "c" not in spec.kernel.tensor_maps
+    assert "c: TMA cannot describe; stored from registers" in d.explain(*args)
+    inputs = [device((256, n), pitch=pitch), device((512, n), pitch=pitch)]
+    assert d.key(*inputs, device((256, 512))).tma == (True, True, True)
+
+
 def test_shapes_name_known_dimensions() -> None:
     with pytest.raises(
         KernelArgumentError, match="no dimension named Q here; the kernel names M, K, N"

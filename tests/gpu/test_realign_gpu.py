@@ -111,3 +111,44 @@ def test_fp8_rows_of_1000_bytes(torch, kernel) -> None:
     got = out.cpu().double().numpy()
     err = np.abs(got - case.reference).max() / np.abs(case.reference).max()
     assert err < 1e-2, err
+
+
+def framed(torch, rows: int, cols: int, dtype, pitch: int):
+    """A NaN-filled rows x pitch array and its first `cols` columns: rows on the
+    16-byte grid (pitch a multiple of 8 elements), the view's rows ending off it."""
+    frame = torch.full((rows, pitch), float("nan"), device="cuda", dtype=dtype)
+    return frame, frame[:, :cols]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "shape"),
+    [
+        ("gemm_nt", (300, 685, 512)),  # one row of tiles per SM
+        ("gemm_nt", (1, 685, 64)),  # one row
+        ("gemm_nn", (200, 1001, 1003)),  # B and C end mid-granule, K too
+        ("gemm_nt", (4096, 4091, 4093)),  # large: every plan's store path
+    ],
+    ids=str,
+)
+def test_views_ending_mid_granule_are_written_and_read_exactly(
+    torch, kernel, shape
+) -> None:
+    """Every operand a view of the first columns of a wider NaN-filled array
+    whose rows lie on the 16-byte grid: TMA describes each, but its store would
+    write the rest of the view's last 16-byte granule (columns N .. up to the
+    next multiple of 8), so C is stored from registers; the inputs' NaN past
+    their last column must not reach the product, and C's frame stays NaN
+    outside the view."""
+    m, n, k = shape
+    pad = lambda cols: -(-cols // 8) * 8 + 8  # noqa: E731
+    a_ref, b_ref, _, ref = gemm_inputs(torch, m, n, k, kernel[-2:])
+    _, a = framed(torch, m, k, torch.bfloat16, pad(k))
+    _, b = framed(torch, *b_ref.shape, torch.bfloat16, pad(b_ref.shape[1]))
+    a.copy_(a_ref)
+    b.copy_(b_ref)
+    c_frame, c = framed(torch, m, n, torch.bfloat16, pad(n))
+    compiled = tawa_xdsl.compile(GEMM, kernel)
+    compiled(a, b, c)
+    torch.cuda.synchronize()
+    assert rel_err(c, ref) < 1e-2, compiled.explain(a, b, c)
+    assert c_frame[:, n:].isnan().all(), compiled.explain(a, b, c)
