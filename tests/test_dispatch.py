@@ -1146,6 +1146,23 @@ def test_ping_pong_given_on_64_row_tiles_is_refused_naming_it(
         tawa_xdsl.compile(source, kernel, ping_pong=True, **given)
 
 
+@pytest.mark.parametrize(
+    ("file", "kernel"),
+    [("gemm.mlir", "gemm_nt"), ("gemm_fp8.mlir", "gemm_fp8_tensorwise")],
+)
+def test_ping_pong_given_with_one_consumer_is_refused_naming_both(file, kernel) -> None:
+    """One consumer warpgroup cannot take turns: compile() names both options
+    (the refusal was role_dispatch's, telling a compile() caller to run the
+    cooperative pass, at a split kernel's internal name)."""
+    with pytest.raises(OpDiagnostic) as refused:
+        tawa_xdsl.compile(path(file), kernel, ping_pong=True, num_consumers=1)
+    assert re.search(
+        r":\d+:1: error: func.func: ping_pong=true given needs 2 or 3 consumer "
+        r"warpgroups taking turns, and num_consumers=1 given: drop one of them",
+        str(refused.value),
+    )
+
+
 def test_the_tuned_width_leaves_room_for_the_stages_given() -> None:
     """block_m=64 and num_stages=5 next to a residual: the wave model keeps
     64x128 (64x256 holds no five stages), and the tuning rules no longer
