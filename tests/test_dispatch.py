@@ -928,18 +928,18 @@ def test_a_pair_kernels_refusal_points_into_the_callers_file() -> None:
     the partials kernel's refusal was located at line 2 of the pair's
     generated text ("<string>:2:3"), which the caller never saw; it now
     points at the kernel in their file, as the unsplit call's does."""
-    file = str(path("gemm_epilogue.mlir"))
-    d = tawa_xdsl.compile(file, "gemm_residual_gelu", block_n=256)
+    file = str(KERNELS_DIR / "gemm_outside.mlir")
+    d = tawa_xdsl.compile(file, "gemm_gelu_f16", block_n=256)
     extents = {"M": 100, "N": 1000, "K": 8192}
     assert d.plan(d.key_for(**extents)).decision.split_k > 1
     with pytest.raises(OpDiagnostic) as unsplit:
         d.for_shape(split=False, **extents)
-    assert str(unsplit.value).startswith(f"{file}:90:1: error: ")
+    assert str(unsplit.value).startswith(f"{file}:41:1: error: ")
     with pytest.raises(OpDiagnostic) as split:
         d.for_shape(**extents)
-    assert str(split.value).startswith(f"{file}:90:1: error: ")
-    # of the caller's kernel, not of the pair's @gemm_residual_gelu_split_k
-    assert "@gemm_residual_gelu does not name BN" in str(split.value)
+    assert str(split.value).startswith(f"{file}:41:1: error: ")
+    # of the caller's kernel, not of the pair's @gemm_gelu_f16_split_k
+    assert "@gemm_gelu_f16 does not name BN" in str(split.value)
 
 
 @pytest.mark.parametrize(
