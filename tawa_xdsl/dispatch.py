@@ -354,6 +354,7 @@ def shape_decision(
     sms: int,
     splitter: Splitter | None = None,
     stream: bool = True,
+    off_sector: bool = False,
 ) -> Decision:
     """The shape rules' decision for `key` (None: no shape known), unless the
     tuning rules are off (`tuned=False`: the options given and the static
@@ -362,14 +363,15 @@ def shape_decision(
     both decide here, so the CLI prints the PTX a call of that shape runs (of
     the kernel unsplit: the CLI lowers the kernels it is given, and a split
     is the pass `split-k` run first). `splitter` may split K (`decide`) and,
-    unless not `stream`, stream it."""
+    unless not `stream`, stream it; `off_sector`: inputs are read in place off
+    the sector grid (`decide`)."""
     if key is None:
         return Decision({}, (Reason("none", "no shape given"),))
     given = requested.given()
     if not stream:
         given["stream_k"] = False
     if requested.tuned:
-        return decide(structure, key.problem, given, sms, splitter)
+        return decide(structure, key.problem, given, sms, splitter, off_sector)
     untuned = Reason("none", "tuned=False: the given and static options")
     if not ((given.get("split_k") or 0) > 1 or given.get("stream_k")):
         return Decision({}, (untuned,))
@@ -542,17 +544,20 @@ class Dispatcher:
         pair = record(self.tile_kernel) is not None
         written = self._written_tile(requested) if pair else {}
         rules = dataclasses.replace(requested, **written)
-        decision = shape_decision(
-            self.structure, key, rules, Device.current().sms, splitter, stream
-        )
+        sms = Device.current().sms
+        decision = shape_decision(self.structure, key, rules, sms, splitter, stream)
+        copied, reason = self._sector_copies(key, decision)
+        if reason is not None:
+            if not copied:  # read in place: the tiles are weighed for that
+                decision = shape_decision(
+                    self.structure, key, rules, sms, splitter, stream, True
+                )
+            reasons = (*decision.reasons, reason)
+            decision = dataclasses.replace(decision, reasons=reasons)
         options, sources = rules.resolve_sources(self.tile_kernel, decision.options)
         options = dataclasses.replace(options, **dict.fromkeys(written, 0))
         if not pair:
             options, sources = _uncut(options, sources, decision)
-        copied, reason = self._sector_copies(key, decision)
-        if reason is not None:
-            reasons = (*decision.reasons, reason)
-            decision = dataclasses.replace(decision, reasons=reasons)
         return Plan(key, decision, options, sources, copied)
 
     def _sector_copies(
@@ -585,7 +590,11 @@ class Dispatcher:
         kernel_us = decision.predicted_us
         copy_us = realign_us(size, len(off))
         pays = realign_pays(kernel_us, size, len(off))
-        verdict = "copied onto it before each launch" if pays else "read in place"
+        verdict = (
+            "copied onto it before each launch"
+            if pays
+            else "read in place (the tiles weighed against L2's rate for such rows)"
+        )
         return names if pays else (), Reason(
             "realign",
             f"{', '.join(names)}: rows off the {SECTOR_BYTES}-byte grid, which "

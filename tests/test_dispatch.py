@@ -519,6 +519,38 @@ def test_inputs_off_the_sector_grid_are_copied_where_the_copy_pays() -> None:
     assert "32-byte grid" in d.explain(*args)
 
 
+@pytest.mark.parametrize(
+    ("shape", "aligned", "in_place"),
+    [
+        ((1000, 1000, 1000), (128, 64), (128, 128)),
+        ((768, 1536, 1000), (64, 160), (128, 128)),
+        ((3000, 3000, 1000), (128, 192), (128, 192)),  # wide: left alone
+    ],
+    ids=str,
+)
+def test_narrow_tiles_give_way_where_inputs_are_read_off_the_sector_grid(
+    shape, aligned, in_place
+) -> None:
+    """Inputs read in place off the 32-byte grid (K = 1000 bf16) pass through
+    L2 slower; narrow tiles read the most per MMA (H200, NOTES 3.63: 128x128
+    ran 1.18x 128x64 at 1000^3 and 1.21x 64x160 at 768 x 1536 x 1000): such a
+    pick gives way to the tile the L2 floor predicts faster by the margin.
+    The same shape with K = 1008 (on the grid) keeps the aligned pick."""
+    d = gemm()
+    m, n, k = shape
+
+    def tile(k: int) -> tuple[int, int]:
+        plan = d.plan(d.key(device((m, k)), device((n, k)), device((m, n))))
+        assert plan.copied == ()
+        return plan.options.block_m or 128, plan.options.block_n or 128
+
+    assert tile(k + 8) == aligned
+    assert tile(k) == in_place
+    reasons = str(d.explain(device((m, k)), device((n, k)), device((m, n))))
+    if in_place != aligned:
+        assert "inputs read in place off the sector grid" in reasons
+
+
 def test_the_copy_pays_with_the_output_against_the_inputs() -> None:
     """The rule's arithmetic: a kernel of t us saves OFF_SECTOR_SLOWDOWN * t,
     against each copied byte read and written once and a launch per copy."""
