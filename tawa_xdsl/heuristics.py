@@ -58,6 +58,7 @@ from xdsl.dialects import func
 from xdsl.ir import BlockArgument
 
 from tawa_xdsl.analysis.shapes import KernelShape
+from tawa_xdsl.analysis.uniformity import cluster_uniform, rank_varying
 from tawa_xdsl.compiler import DEFAULTS, EXCLUSIVE, TILE_OPTIONS
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import element_bytes, is_fp8
@@ -230,6 +231,9 @@ class Structure:
     byte_stores: tuple[Axis, ...] = ()
     """Per 8-bit matrix tile it stores to a parameter: the box axis along its
     rows."""
+    clusterable: bool = False
+    """Some load is the same in every block of a cluster along x (`cluster`
+    would multicast it)."""
 
     @classmethod
     def of(cls, kernel: func.FuncOp) -> Structure:
@@ -295,6 +299,9 @@ class Structure:
             if isinstance(o, tile.LoadOp)
         ]
 
+        loads = [o for o in kernel.walk() if isinstance(o, tile.LoadOp)]
+        varying = rank_varying(kernel)
+
         @cache
         def stages(sizes: frozenset[tuple[str, int]], deepest: bool) -> int:
             ring = {"ring_bytes": None} if deepest else {}
@@ -320,6 +327,7 @@ class Structure:
                 for desc, size in matrices
             ),
             tuple(written(d, len(d.type.get_shape()) - 1) for d in byte_matrices),
+            any(cluster_uniform(o, varying) for o in loads),
         )
 
     def block(self, axis: Axis, sizes: Mapping[str, int]) -> int:
@@ -602,6 +610,32 @@ def _off_sector_rule(
     return pick
 
 
+CLUSTER_SHARED = 2
+"""Blocks of the cluster the off-sector rule gives a GEMM (`_multicast_rule`)."""
+
+
+def _multicast_rule(alone: Candidate, paired: Candidate, choice: _Choice) -> bool:
+    """Inputs read in place off the sector grid: whether to run the pick in
+    clusters of `CLUSTER_SHARED` along x, whose TMA multicast reads each
+    column-operand tile from L2 once for the cluster, predicted faster by
+    more than `MARGIN` under the L2 floor. Measured on the H200 with the
+    picks forced in clusters of two (`benchmarks/NOTES.md` 3.64): 1.09-1.30x
+    on seven shapes whose picks the floor bounds (4096 x 4096 x 3000 0.75 ->
+    0.97 of cuBLAS), 0.90-0.94x at 1000^3 and 768 x 1536 x 1000, which it
+    does not bound; on the grid, 1.01x at 4096 x 4096 x 3008."""
+    gain = alone.cost / paired.cost
+    verdict = "in clusters of 2" if gain > 1 / (1 - MARGIN) else "not clustered"
+    choice.reasons.append(
+        Reason(
+            "off-sector",
+            f"{alone.label()} in clusters of {CLUSTER_SHARED}, each column tile "
+            f"multicast: predicted {gain:.2f}x ({paired.cost:.1f} against "
+            f"{alone.cost:.1f} us): {verdict}",
+        )
+    )
+    return verdict != "not clustered"
+
+
 def _row(c: Candidate, sms: int, reference: Candidate) -> str:
     """One candidate's line of a reason: programs, waves, busy SMs, cost
     relative to `reference`."""
@@ -676,10 +710,16 @@ def _gemm_tiles(
     streamed_bytes = (m + n) * k * structure.operand_bytes
 
     def time_us(
-        bm: int, bn: int, programs: int, per_program: float, floored: bool
+        bm: int,
+        bn: int,
+        programs: int,
+        per_program: float,
+        floored: bool,
+        shared: int = 1,
     ) -> float:
         """The launch's time under the wave model, without a split's overhead;
-        `floored`: with the inputs read through L2 off the sector grid."""
+        `floored`: with the inputs read through L2 off the sector grid, the
+        column operand's rows multicast to `shared` blocks (a cluster)."""
         k_loops = waves(programs, sms) * per_program * TILE_ITERATION_US
         k_loops *= bm * bn / (128 * 256) / GEMM_RATES[bm, bn]
         sizes = sized(bm, bn)
@@ -689,10 +729,12 @@ def _gemm_tiles(
         floor = streamed_bytes / stream_bytes_per_us(min(programs, sms), stages, read)
         if floored:
             operand = structure.operand_bytes
-            floor = max(floor, off_sector_floor_us(m, n, k, operand, bm, bn))
+            floor = max(floor, off_sector_floor_us(m, n, k, operand, bm * shared, bn))
         return PROGRAM_FIXED_US + loop_time_us(k_loops, floor)
 
-    def candidates(bm: int, bn: int, floored: bool = False) -> list[Candidate]:
+    def candidates(
+        bm: int, bn: int, floored: bool = False, shared: int = 1
+    ) -> list[Candidate]:
         """The tile shape unsplit, then split as `splitter` says (if at all)."""
         if (found_tiles := tiled(bm, bn)) is None:
             return []
@@ -707,7 +749,7 @@ def _gemm_tiles(
         for splits in counts:
             per_program = -(-structure.iterations(extents, sizes) // splits)
             count = waves(tiles * splits, sms)
-            cost = time_us(bm, bn, tiles * splits, per_program, floored)
+            cost = time_us(bm, bn, tiles * splits, per_program, floored, shared)
             if splits > 1:  # the partial sums through memory, a second launch
                 cost += split_overhead_us(m, n, splits)
             found.append(Candidate(sizes, tiles, splits, count, cost, in_us=True))
@@ -805,6 +847,26 @@ def _gemm_tiles(
         # a tile that reads more per MMA than 128x128: L2 may bound it
         floored = shapes(lambda bm, bn: candidates(bm, bn, floored=True))
         pick = _off_sector_rule(pick, floored, choice)
+
+    def clustered(pick: Candidate) -> tuple[Candidate, Candidate]:
+        """`pick` under the L2 floor alone and in clusters of `CLUSTER_SHARED`."""
+        bm, bn = (structure.block(a, pick.sizes) for a in (rows, cols))
+        return tuple(  # type: ignore[return-value]
+            next(
+                c
+                for c in candidates(bm, bn, floored=True, shared=shared)
+                if c.splits == pick.splits
+            )
+            for shared in (1, CLUSTER_SHARED)
+        )
+
+    multicast = (
+        off_sector
+        and structure.clusterable
+        and not pick.streamed
+        and "cluster" not in given
+        and _multicast_rule(*clustered(pick), choice)
+    )
     # the sizes that differ from the tuned tile's, and the width of any other
     # tile: the tuning rules size the width anew for other rows (they widened
     # a 64x128 pick to 64x256 where 128x256 had no room)
@@ -816,6 +878,8 @@ def _gemm_tiles(
         for name, size in pick.sizes.items()
         if size != unchosen[name] or (changed and name == cols.tile)
     }
+    if multicast:
+        choice.options["cluster"] = CLUSTER_SHARED
     if pick.streamed:
         choice.stream, choice.programs = True, pick.programs
         if mode is None:

@@ -496,8 +496,9 @@ def test_inputs_off_the_sector_grid_are_copied_where_the_copy_pays() -> None:
     (NOTES 3.58): the key records it, and a call copies them onto the grid
     when the predicted saving exceeds the copy's reads and writes, which needs
     an output large against the inputs; an input on the grid is never copied,
-    nor one the kernel writes."""
-    d = gemm()
+    nor one the kernel writes. (With `cluster=1` given: a kernel free to run in
+    clusters reads them in place, multicast, test below.)"""
+    d = dispatcher("gemm.mlir", "gemm_nt", cluster=1)
 
     def call(m: int, n: int, k: int, pitch: int = 0) -> list[DeviceArray]:
         return [device((m, k), pitch=pitch), device((n, k)), device((m, n))]
@@ -517,6 +518,41 @@ def test_inputs_off_the_sector_grid_are_copied_where_the_copy_pays() -> None:
     args = call(8192, 8192, 1000)
     assert d.realigned(d.specialize(*args), args) == [0, 1]
     assert "32-byte grid" in d.explain(*args)
+
+
+@pytest.mark.parametrize(
+    ("shape", "cluster"),
+    [
+        ((8192, 8192, 1000), 2),  # the copy paid 1.12x; multicast 1.13x over it
+        ((4096, 4096, 3000), 2),  # 0.75 -> 0.97 of cuBLAS
+        ((2000, 1000, 1000), 2),  # 128x128, L2-bound
+        ((1000, 1000, 1000), 1),  # 128x128, not L2-bound: clusters lost 6%
+    ],
+    ids=str,
+)
+def test_inputs_off_the_sector_grid_are_multicast_where_l2_bounds_them(
+    shape, cluster
+) -> None:
+    """Inputs read off the 32-byte grid pass through L2 slower; in clusters of
+    two along x, each column tile is multicast (read once for both blocks).
+    The rules cluster where the L2 floor bounds the pick and the pair is
+    predicted faster by the margin, and then read the inputs in place rather
+    than copy them (NOTES 3.64); on the grid, or with `cluster` given, never."""
+    d = gemm()
+    m, n, k = shape
+
+    def plan(k: int, d: Dispatcher = d):
+        return d.plan(d.key(device((m, k)), device((n, k)), device((m, n))))
+
+    clustered = plan(k)
+    assert clustered.options.cluster == cluster
+    assert clustered.copied == ()
+    assert plan(k + 8).options.cluster == 1
+    given = dispatcher("gemm.mlir", "gemm_nt", cluster=1)
+    assert plan(k, given).options.cluster == 1
+    if cluster > 1:
+        reasons = " ".join(r.text for r in clustered.decision.reasons)
+        assert "in clusters that multicast them" in reasons
 
 
 @pytest.mark.parametrize(

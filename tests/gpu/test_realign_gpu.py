@@ -35,8 +35,9 @@ def off_grid(torch, x, column: int = 1):
         ("gemm_nt", (300, 500, 999), [0, 1]),  # rows 1998 bytes apart
         ("gemm_nn", (256, 777, 512), [1]),  # B's rows 1554 bytes apart; C too
         ("gemm_nt", (128, 128, 8191), [0, 1]),  # one tile, long K: split
-        ("gemm_nt", (2000, 3000, 1000), []),  # off the sector grid: read in place
-        ("gemm_nt", (8192, 8192, 1000), [0, 1]),  # off the sector grid: copy pays
+        ("gemm_nt", (2000, 3000, 1000), []),  # off the sector grid: multicast
+        ("gemm_nt", (8192, 8192, 1000), []),  # off the sector grid: multicast
+        ("gemm_nt", (1000, 1000, 1000), []),  # off the sector grid: 128x128
     ],
     ids=str,
 )
@@ -48,6 +49,20 @@ def test_unaligned_inputs_compute_the_product(torch, kernel, shape, realigned) -
     assert rel_err(c, ref) < 1e-2, compiled.explain(a, b, c)
     spec = compiled.current
     assert compiled.realigned(spec, compiled._convert((a, b, c), 0)) == realigned
+
+
+def test_inputs_off_the_sector_grid_copied_where_no_cluster_may_run(torch) -> None:
+    """With cluster=1 given the rules cannot multicast rows off the sector
+    grid, and 8192 x 8192 x 1000 copies them onto it (the copy pays)."""
+    a, b, c, ref = gemm_inputs(torch, 8192, 8192, 1000)
+    compiled = tawa_xdsl.compile(GEMM, "gemm_nt", cluster=1)
+    compiled(a, b, c)
+    torch.cuda.synchronize()
+    assert rel_err(c, ref) < 1e-2, compiled.explain(a, b, c)
+    assert compiled.realigned(compiled.current, compiled._convert((a, b, c), 0)) == [
+        0,
+        1,
+    ]
 
 
 def test_views_off_the_grid_are_read_and_rebound(torch) -> None:
