@@ -109,6 +109,13 @@ def _layernorm(x: np.ndarray, eps: float) -> np.ndarray:
     return (x - mean) / np.sqrt(((x - mean) ** 2).mean(1, keepdims=True) + eps)
 
 
+def _power(x: np.ndarray, w: np.ndarray, n: int) -> np.ndarray:
+    """x_{i+1} = bf16(x_i w^T), n times (each step rounded as the kernel rounds)."""
+    for _ in range(n):
+        x = (x @ w.T).astype(bfloat16).astype(np.float64)
+    return x
+
+
 def _math_epilogue(x: np.ndarray) -> np.ndarray:
     return np.log(np.abs(x) + 1) + np.sqrt(np.abs(x) + 1) - np.exp2(-np.abs(x))
 
@@ -437,6 +444,13 @@ RUNS = {
         (2, 3),
         (2, 2),
         lambda a, b, c16, c32, s: [a @ b.T, s * (a @ b.T)],
+    ),
+    "power_iter": Run(
+        "gemm_outside3.mlir",
+        (((100, 64), BF), ((64, 64), BF), ((100, 64), BF), 3),
+        (2,),
+        (2,),
+        lambda x, w, y, n: [_power(x, w, n)],
     ),
     "attention_d192": Run(
         "attention_outside3.mlir",

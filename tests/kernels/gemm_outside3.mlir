@@ -11,7 +11,11 @@
 //   @mlp_seq:         y = bf16(relu(A W1^T) W2): a K loop, then a second dot after it
 //   @gemm_math:       C = log(|x| + 1) + sqrt(|x| + 1) - exp2(-|x|) + floor(4 bias[n])
 //   @gemm_two_dtypes: C16 = f16(A B^T) and C32 = s A B^T: two outputs of different dtypes
-// Grids: (ceil(M / BM), ceil(N / BN)) (@bgemm_shared_b: z = batches; @mlp_fused: x only).
+//   @power_iter:      x_{i+1} = bf16(x_i W^T), n steps from a loaded x_0: a loaded tile
+//                     carried by a loop as the dot's A operand in registers (was refused
+//                     as @gemm_acc_init was)
+// Grids: (ceil(M / BM), ceil(N / BN)) (@bgemm_shared_b: z = batches; @mlp_fused and
+// @power_iter: x only).
 
 // D = C + A B^T with the K loop's accumulator starting from the loaded C tile itself
 // (a loaded tile carried by the loop and updated by wgmma in registers).
@@ -268,5 +272,28 @@ func.func @gemm_two_dtypes(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims 
   %st = tile.splat %s : f32 -> tensor<128x128xf32>
   %sc = arith.mulf %acc, %st : tensor<128x128xf32>
   tile.store %sc, %c32[%m0, %n0] : tensor<128x128xf32> -> !tile.desc<?x?xf32, box = [128, 128]>
+  func.return
+}
+
+// x_{i+1} = bf16(x_i W^T) for n steps from a loaded bf16 row block x_0: the carried
+// tile starts as a loaded tile and is the A operand of each step's dot (registers).
+func.func @power_iter(%x: !tile.desc<?x64xbf16, box = [64, 64]> {tile.dims = ["M", "D"]},
+    %w: !tile.desc<64x64xbf16, box = [64, 64]>,
+    %y: !tile.desc<?x64xbf16, box = [64, 64]> {tile.dims = ["M", "D"]}, %n: index) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid, %c64 : index
+  %t = tile.load %x[%m0, %c0] : !tile.desc<?x64xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %wt = tile.load %w[%c0, %c0] : !tile.desc<64x64xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %wtt = tile.trans %wt : tensor<64x64xbf16> -> tensor<64x64xbf16>
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%v = %t) -> (tensor<64x64xbf16>) {
+    %p = tile.dot %v, %wtt, %zero : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    %pb = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+    scf.yield %pb : tensor<64x64xbf16>
+  }
+  tile.store %r, %y[%m0, %c0] : tensor<64x64xbf16> -> !tile.desc<?x64xbf16, box = [64, 64]>
   func.return
 }
