@@ -28,7 +28,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 
-from tawa_xdsl.analysis.carried import STRUCTURED, carried_pairs
+from tawa_xdsl.analysis.carried import STRUCTURED, carried_pairs, copies
 from tawa_xdsl.analysis.elementwise import is_elementwise
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
@@ -118,21 +118,31 @@ class ConsumerLayouts:
         values and branch results. A value a loop carries or a branch yields is
         a view only when every value copied into it is one (a loaded tile a loop
         updates in registers, `x = x * 0.5`, is carried in registers, read out
-        of its slot before the loop: `LoadSharedOperands`)."""
+        of its slot before the loop: `LoadSharedOperands`) and no `tile.store`
+        reads it (a store copies a view only in the block `aref.get` returned
+        it in, before the slot is released)."""
         for op in consumer.walk():
             if isinstance(op, aref.GetOp):
                 for v in op.values:
                     if isinstance(v.type, TensorType):  # not a tile ticket
                         self.placement[v] = Smem()
         sources: dict[SSAValue, list[tuple[SSAValue, bool]]] = {}
+        together = _UnionFind()  # the places one value is copied to share a type
         for op in consumer.walk():
             if isinstance(op, tile.TransOp):
                 sources.setdefault(op.result, []).append((op.source, True))
             elif isinstance(op, STRUCTURED):
-                for src, dst in _same_layout_edges(op):
-                    sources.setdefault(dst, []).append((src, False))
+                first: dict[tuple[Operation, int], SSAValue] = {}
+                for holder, i, dst in copies(op):
+                    if isinstance(dst.type, TensorType):
+                        sources.setdefault(dst, []).append((holder.operands[i], False))
+                        together.union(dst, first.setdefault((holder, i), dst))
+        groups: dict[SSAValue, list[SSAValue]] = {}
+        for dst in together.parent:
+            groups.setdefault(together.find(dst), []).append(dst)
         # the largest set of views the copies allow: every value a view reaches,
-        # then, until none is left, drop each one something else flows into
+        # then, until none is left, drop each one something else flows into or
+        # a store reads, with the places that share its type
         views = dict(self.placement)
         changed = True
         while changed:
@@ -151,11 +161,15 @@ class ConsumerLayouts:
                 view = views.get(dst)
                 if view is None or dst in self.placement:
                     continue
-                if any(
+                stored = dst in together.parent and any(
+                    isinstance(u.operation, tile.StoreOp) for u in dst.uses
+                )
+                if stored or any(
                     s not in views or views[s].transposed != (view.transposed != f)
                     for s, f in srcs
                 ):
-                    del views[dst]
+                    for member in groups.get(together.find(dst), [dst]):
+                        views.pop(member, None)
                     changed = True
         self.placement = views
         for op in consumer.walk():

@@ -9,10 +9,16 @@
 //   @halve_loop:    y = x 0.5^n: a loaded tile carried by an scf.for and updated in registers
 //   @halve_while:   the same with an scf.while counting in i32
 //   @scale_unless:  y = flag ? x : 2 x: an scf.if yielding the loaded tile or a register tile
-// (the last three were refused: "cannot read the shared tile %v here"; a value a loop
-// carries or a branch yields is a shared-memory view only when every value copied into
-// it is one.)
-// Grids: (ceil(M / 64),) (@halve_loop, @halve_while, @scale_unless: (ceil(M / 64), ceil(N / 64))).
+//   @store_carried: y = x, z = n x: a loop carrying the loaded x unchanged next to a sum,
+//                   both stored after it
+//   @pick_loaded:   y = flag ? a : b: a branch yielding one of two loaded tiles, stored
+//   @store_in_if:   y = x where flag: a loaded tile stored inside a branch
+//   @repeat_rows:   y[r] = x for every r: a loaded tile stored from a loop
+// (@halve_loop, @halve_while and @scale_unless were refused: "cannot read the shared
+// tile %v here"; a value a loop carries or a branch yields is a shared-memory view only
+// when every value copied into it is one and no store reads it. The last four: "tile.store
+// of %t, a loaded tile carried through a loop or a branch: store it where it is loaded".)
+// Grids: (ceil(M / 64),) (the last seven: (ceil(M / 64), ceil(N / 64))).
 
 // RMSNorm of rows that fit one 128-wide tile: y = bf16(x rsqrt(mean(x^2) + eps) w).
 func.func @rmsnorm(%x: !tile.desc<?x?xbf16, box = [64, 128]> {tile.dims = ["M", "N"]},
@@ -252,5 +258,85 @@ func.func @scale_unless(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M
     scf.yield %d : tensor<64x64xf32>
   }
   tile.store %r, %y[%m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// y = x after a loop that carries the loaded x unchanged (next to a register sum s
+// stored to z): the carried view stored.
+func.func @store_carried(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %y: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %z: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]}, %n: index) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %v, %s = scf.for %i = %c0 to %n step %c1 iter_args(%vv = %t, %ss = %zero) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+    %s2 = arith.addf %ss, %vv : tensor<64x64xf32>
+    scf.yield %vv, %s2 : tensor<64x64xf32>, tensor<64x64xf32>
+  }
+  tile.store %v, %y[%m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  tile.store %s, %z[%m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// y = flag != 0 ? a : b, both loaded: a branch yielding one of two loaded tiles, stored.
+func.func @pick_loaded(%a: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %b: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %y: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]}, %flag: i32) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %ta = tile.load %a[%m0, %n0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  %tb = tile.load %b[%m0, %n0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  %c0i = arith.constant 0 : i32
+  %keep = arith.cmpi ne, %flag, %c0i : i32
+  %r = scf.if %keep -> (tensor<64x64xf32>) {
+    scf.yield %ta : tensor<64x64xf32>
+  } else {
+    scf.yield %tb : tensor<64x64xf32>
+  }
+  tile.store %r, %y[%m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// y = x where flag != 0: the loaded tile stored inside a branch.
+func.func @store_in_if(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %y: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]}, %flag: i32) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  %c0i = arith.constant 0 : i32
+  %keep = arith.cmpi ne, %flag, %c0i : i32
+  scf.if %keep {
+    tile.store %t, %y[%m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  }
+  func.return
+}
+
+// y[r] = x for r < R: one loaded tile stored R times from a loop (y: [R, M, N]).
+func.func @repeat_rows(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %y: !tile.desc<?x?x?xf32, box = [1, 64, 64]> {tile.dims = ["R", "M", "N"]}) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %R = tile.dim %y, 0 : !tile.desc<?x?x?xf32, box = [1, 64, 64]>
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  scf.for %r = %c0 to %R step %c1 {
+    tile.store %t, %y[%r, %m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?x?xf32, box = [1, 64, 64]>
+  }
   func.return
 }

@@ -1,7 +1,7 @@
 // A loaded tile that a loop carries or a branch yields stays a shared-memory view
-// only when every value copied into it is one; a loaded tile a loop updates in
-// registers is read out of its slot (nvgpu_async.smem_load) where it enters the
-// register tile: before the loop, at the yield of the branch that passes it on.
+// only when every value copied into it is one and no tile.store reads it; else it
+// is a register tile, the loaded tile read out of its slot (nvgpu_async.smem_load)
+// where it enters it: before the loop, at the yield of the branch that passes it on.
 // Both were refused ("cannot read the shared tile %v here"; an accumulator starting
 // from a loaded tile: "tile.store of %acc, a loaded tile carried through a loop").
 // RUN: tawa-opt %S/../../kernels/rows_outside3.mlir -p 'aref-partition,convert-aref-to-nvgpu-async' | filecheck %s
@@ -23,6 +23,12 @@
 // CHECK:           scf.if %{{.*}} -> (tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>>) {
 // CHECK-NEXT:        %[[T:.*]] = nvgpu_async.smem_load %{{.*}} : !nvgpu_async.smem_view<64x64xf32> -> tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
 // CHECK-NEXT:        scf.yield %[[T]]
+
+// A carried view a store reads is read out of its slot before the loop as well.
+// CHECK-LABEL: func.func @store_carried(
+// CHECK:         } consumer {
+// CHECK:           %[[S:.*]] = nvgpu_async.smem_load %{{.*}} : !nvgpu_async.smem_view<64x64xf32> -> tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+// CHECK-NEXT:      scf.for {{.*}} iter_args(%{{.*}} = %[[S]], %{{.*}} = %{{.*}}) -> (tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>>, tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>>)
 
 // ACC-LABEL: func.func @gemm_acc_init(
 // ACC:         } consumer {
