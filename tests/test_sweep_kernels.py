@@ -397,6 +397,14 @@ RUNS = {
         lambda a, b, y, flag: [a if flag else b],
         0.0,
     ),
+    "pick_bf16": Run(
+        "rows_outside3.mlir",
+        (((100, 130), BF), ((100, 130), BF), ((100, 130), F32), 0),
+        (2,),
+        (2, 3),
+        lambda a, b, y, flag: [b if flag else a],
+        0.0,
+    ),
     "store_in_if": Run(
         "rows_outside3.mlir",
         (((100, 130), F32), ((100, 130), F32), 1),
@@ -545,6 +553,7 @@ NO_CLUSTER = {  # nothing shared
     "scale_unless",
     "store_carried",
     "pick_loaded",
+    "pick_bf16",
     "store_in_if",
     "repeat_rows",
     "row_softmax",

@@ -12,13 +12,16 @@
 //   @store_carried: y = x, z = n x: a loop carrying the loaded x unchanged next to a sum,
 //                   both stored after it
 //   @pick_loaded:   y = flag ? a : b: a branch yielding one of two loaded tiles, stored
+//   @pick_bf16:     y = f32(flag ? b : bf16(f32(a))): a branch yielding a loaded bf16 tile
+//                   or a computed one
 //   @store_in_if:   y = x where flag: a loaded tile stored inside a branch
 //   @repeat_rows:   y[r] = x for every r: a loaded tile stored from a loop
 // (@halve_loop, @halve_while and @scale_unless were refused: "cannot read the shared
-// tile %v here"; a value a loop carries or a branch yields is a shared-memory view only
-// when every value copied into it is one and no store reads it. The last four: "tile.store
+// tile %v here", @pick_bf16 failed in distribute-fragments; a value a loop carries or
+// a branch yields is a shared-memory view only when every value copied into it is one
+// and no store reads it. @store_carried, @pick_loaded, @store_in_if, @repeat_rows: "tile.store
 // of %t, a loaded tile carried through a loop or a branch: store it where it is loaded".)
-// Grids: (ceil(M / 64),) (the last seven: (ceil(M / 64), ceil(N / 64))).
+// Grids: (ceil(M / 64),) (the last eight: (ceil(M / 64), ceil(N / 64))).
 
 // RMSNorm of rows that fit one 128-wide tile: y = bf16(x rsqrt(mean(x^2) + eps) w).
 func.func @rmsnorm(%x: !tile.desc<?x?xbf16, box = [64, 128]> {tile.dims = ["M", "N"]},
@@ -338,5 +341,31 @@ func.func @repeat_rows(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M"
   scf.for %r = %c0 to %R step %c1 {
     tile.store %t, %y[%r, %m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?x?xf32, box = [1, 64, 64]>
   }
+  func.return
+}
+
+// y = f32(flag != 0 ? b : bf16(f32(a))): a branch yielding a loaded bf16 tile or a bf16
+// tile computed in registers (the 16-bit view read into registers at the yield).
+func.func @pick_bf16(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %b: !tile.desc<?x?xbf16, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %y: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]}, %flag: i32) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %ta = tile.load %a[%m0, %n0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %tb = tile.load %b[%m0, %n0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %c0i = arith.constant 0 : i32
+  %on = arith.cmpi ne, %flag, %c0i : i32
+  %r = scf.if %on -> (tensor<64x64xbf16>) {
+    scf.yield %tb : tensor<64x64xbf16>
+  } else {
+    %x = arith.extf %ta : tensor<64x64xbf16> to tensor<64x64xf32>
+    %t = arith.truncf %x : tensor<64x64xf32> to tensor<64x64xbf16>
+    scf.yield %t : tensor<64x64xbf16>
+  }
+  %f = arith.extf %r : tensor<64x64xbf16> to tensor<64x64xf32>
+  tile.store %f, %y[%m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
