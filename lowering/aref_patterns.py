@@ -54,7 +54,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
 
-from tawa_xdsl.analysis.carried import STRUCTURED
+from tawa_xdsl.analysis.carried import STRUCTURED, copies
 from tawa_xdsl.analysis.kernel_plan import (
     TICKET_TYPE,
     Allocation,
@@ -588,6 +588,8 @@ class RetypeTiles(RewritePattern):
             new_type = types.get(v)
             if new_type is not None:
                 rewriter.replace_value_with_new_type(v, new_type)
+        if isinstance(op, STRUCTURED):  # LoadSharedOperands sees it no more
+            load_copied_views(op, rewriter)
 
 
 @dataclass
@@ -599,12 +601,11 @@ class LoadSharedOperands(RewritePattern):
     lowering: Lowering
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if (
-            op not in self.lowering.consumer_ops
-            or isinstance(op, STRUCTURED)
-            or op.has_trait(IsTerminator)
-        ):
-            return  # structured ops pass views on as they are
+        if op not in self.lowering.consumer_ops:
+            return
+        if isinstance(op, STRUCTURED) or op.has_trait(IsTerminator):
+            load_copied_views(op, rewriter)
+            return
         target = next(
             (r.type for r in op.results if isinstance(r.type, TensorType)), None
         )
@@ -617,6 +618,29 @@ class LoadSharedOperands(RewritePattern):
                 rewriter.insert(load, InsertPoint.before(op))
                 op.operands[i] = load.result
                 rewriter.notify_op_modified(op)
+
+
+def load_copied_views(op: Operation, rewriter: PatternRewriter) -> None:
+    """Structured ops and their terminators pass views on as they are, but a
+    view `op` copies into a register tile (a loaded tile a loop then updates in
+    registers, retyped by `RetypeTiles`) is loaded in that tile's layout first."""
+    owner = op if isinstance(op, STRUCTURED) else op.parent_op()
+    if owner is None:
+        return
+    for holder, i, dst in copies(owner):
+        v = op.operands[i] if holder is op else None
+        if v is None or not isinstance(v.type, nv.SmemViewType):
+            continue
+        target = dst.type
+        if not (
+            isinstance(target, TensorType)
+            and isinstance(target.encoding, FragmentLayoutAttr)
+        ):
+            continue  # a view carried as a view
+        load = nv.SmemLoadOp(v, target)
+        rewriter.insert(load, InsertPoint.before(op))
+        op.operands[i] = load.result
+        rewriter.notify_op_modified(op)
 
 
 # ---------------------------------------------------------- consumer setup

@@ -194,6 +194,14 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
             raise OpDiagnostic(op, "only splat constants can live in register tiles")
     for op in ops:
         if isinstance(op, tile.StoreOp) and layouts.in_smem(op.value):
+            view = layouts.placement[op.value]
+            if isinstance(view, Smem) and view.transposed:
+                raise OpDiagnostic(
+                    op,
+                    f"tile.store of %{op.value.name_hint}, a transposed loaded tile: "
+                    "a transposed shared tile is neither stored nor read into "
+                    "registers; load the tile in the orientation the store uses",
+                )
             _refuse_late_copy(op)
         if isinstance(
             op, tile.DotOp | tile.TransOp | tile.ExtractOp | tile.StoreOp | STRUCTURED
@@ -211,20 +219,24 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
 
 def _refuse_late_copy(store: tile.StoreOp) -> None:
     """A loaded tile stored as it is is read from its slot at the store: the
-    store must read a slot `aref.get` returned in its block, before the
-    `aref.consumed` that frees it."""
+    store (or the loop or branch it sits in) must come after the `aref.get`
+    that returned the slot and before the `aref.consumed` that frees it."""
     get = store.value.owner
-    if (
-        not isinstance(get, aref.GetOp)
-        or get.parent_block() is not store.parent_block()
+    at: Operation | None = store  # the store, or the op holding it, in get's block
+    while (
+        isinstance(get, aref.GetOp)
+        and at is not None
+        and at.parent_block() is not get.parent_block()
     ):
+        at = at.parent_op()
+    if not isinstance(get, aref.GetOp) or at is None:
         raise OpDiagnostic(
             store,
-            f"tile.store of %{store.value.name_hint}, a loaded tile carried through "
-            "a loop or a branch: store it where it is loaded",
+            f"internal error: tile.store of %{store.value.name_hint} reads a "
+            "shared tile that no aref.get around it returned",
         )
     op = get.next_op
-    while op is not None and op is not store:
+    while op is not None and op is not at:
         if (
             isinstance(op, aref.ConsumedOp)
             and op.aref is get.aref

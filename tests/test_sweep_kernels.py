@@ -1,12 +1,17 @@
-"""Kernels an outside user writes (`tests/kernels/*_sweep.mlir`, and from the
-second sweep `*_outside.mlir`): GEMMs with two accumulators, vector scales,
+"""Kernels an outside user writes (`tests/kernels/*_sweep.mlir`, from the
+second sweep `*_outside.mlir`, from the third `*_outside3.mlir`): GEMMs with two accumulators, vector scales,
 mixed output types, folded batches, K loops over tile counts and scalar
 offsets, a loaded starting accumulator, A scaled in registers, two outputs,
 64 x 64 tiles, the output read as an input (alpha A B^T + beta C), f16 inputs
 with a tanh-GELU, a main and a masked remainder K loop, an scf.if in the K
 loop; sliding-window, biased, soft-capped, cross (SQ != SK, a key-padding
 length), ALiBi (tile.sitofp) and [B, H, S, D] attention; row kernels with no
-dot, 2-D elementwise tiles, every grid axis. Each computes its float64
+dot, 2-D elementwise tiles, every grid axis; RMSNorm, LayerNorm, row ranges
+(reduce min and max), a two-pass softmax storing in its second loop, loaded
+tiles a loop (for, while) carries and updates or a branch yields, a K loop
+starting from a loaded accumulator, a B shared by every batch, K steps of
+128 and 32, 192 x 96 tiles, fused and sequential MLPs (two dots), math in the
+epilogue, two outputs of different dtypes, head dim 192. Each computes its float64
 reference in the interpreter, and, lowered through the Hopper pipeline to the
 thread level, what the interpreter computes (a couple of units in the last
 place), on extents that are not multiples of the tiles and with few rows; its
@@ -97,6 +102,22 @@ def _alibi(bh: int, heads: int, sq: int, sk: int) -> np.ndarray:
 def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     e = np.exp(x - x.max(axis, keepdims=True))
     return e / e.sum(axis, keepdims=True)
+
+
+def _layernorm(x: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(1, keepdims=True)
+    return (x - mean) / np.sqrt(((x - mean) ** 2).mean(1, keepdims=True) + eps)
+
+
+def _power(x: np.ndarray, w: np.ndarray, n: int) -> np.ndarray:
+    """x_{i+1} = bf16(x_i w^T), n times (each step rounded as the kernel rounds)."""
+    for _ in range(n):
+        x = (x @ w.T).astype(bfloat16).astype(np.float64)
+    return x
+
+
+def _math_epilogue(x: np.ndarray) -> np.ndarray:
+    return np.log(np.abs(x) + 1) + np.sqrt(np.abs(x) + 1) - np.exp2(-np.abs(x))
 
 
 BF = bfloat16
@@ -305,6 +326,186 @@ RUNS = {
         lambda a, x, y: [a * np.arange(1, 4)[:, None, None] + x],
         1e-6,
     ),
+    "rmsnorm": Run(
+        "rows_outside3.mlir",
+        (((100, 128), BF), ((128,), F32), ((100, 128), BF), 1e-5),
+        (2,),
+        (2,),
+        lambda x, w, y, eps: [x / np.sqrt((x * x).mean(1, keepdims=True) + eps) * w],
+    ),
+    "layernorm": Run(
+        "rows_outside3.mlir",
+        (((100, 100), F32), ((100,), F32), ((100,), F32), ((100, 100), F32), 1e-5),
+        (3,),
+        (2,),
+        lambda x, g, b, y, eps: [_layernorm(x, eps) * g + b],
+        1e-5,
+    ),
+    "row_range": Run(
+        "rows_outside3.mlir",
+        (((100, 200), F32), ((100,), F32)),
+        (1,),
+        (2,),
+        lambda x, o: [x.max(1) - x.min(1)],
+        1e-6,
+    ),
+    "softmax_2pass": Run(
+        "rows_outside3.mlir",
+        (((100, 200), F32), ((100, 200), F32)),
+        (1,),
+        (2,),
+        lambda x, y: [_softmax(x)],
+        1e-5,
+    ),
+    "halve_loop": Run(
+        "rows_outside3.mlir",
+        (((100, 130), F32), ((100, 130), F32), 3),
+        (1,),
+        (2, 3),
+        lambda x, y, n: [x * 0.5**n],
+        0.0,
+    ),
+    "halve_while": Run(
+        "rows_outside3.mlir",
+        (((100, 130), F32), ((100, 130), F32), 3),
+        (1,),
+        (2, 3),
+        lambda x, y, n: [x * 0.5**n],
+        0.0,
+    ),
+    "scale_unless": Run(
+        "rows_outside3.mlir",
+        (((100, 130), F32), ((100, 130), F32), 0),
+        (1,),
+        (2, 3),
+        lambda x, y, flag: [x if flag else 2 * x],
+        0.0,
+    ),
+    "store_carried": Run(
+        "rows_outside3.mlir",
+        (((100, 130), F32), ((100, 130), F32), ((100, 130), F32), 3),
+        (1, 2),
+        (2, 3),
+        lambda x, y, z, n: [x, n * x],
+        1e-6,
+    ),
+    "pick_loaded": Run(
+        "rows_outside3.mlir",
+        (((100, 130), F32), ((100, 130), F32), ((100, 130), F32), 0),
+        (2,),
+        (2, 3),
+        lambda a, b, y, flag: [a if flag else b],
+        0.0,
+    ),
+    "pick_bf16": Run(
+        "rows_outside3.mlir",
+        (((100, 130), BF), ((100, 130), BF), ((100, 130), F32), 0),
+        (2,),
+        (2, 3),
+        lambda a, b, y, flag: [b if flag else a],
+        0.0,
+    ),
+    "store_in_if": Run(
+        "rows_outside3.mlir",
+        (((100, 130), F32), ((100, 130), F32), 1),
+        (1,),
+        (2, 3),
+        lambda x, y, flag: [x],
+        0.0,
+    ),
+    "repeat_rows": Run(
+        "rows_outside3.mlir",
+        (((100, 130), F32), ((3, 100, 130), F32)),
+        (1,),
+        (2, 3),
+        lambda x, y: [np.stack([x] * 3)],
+        0.0,
+    ),
+    "gemm_acc_init": Run(
+        "gemm_outside3.mlir",
+        (((M, K), BF), ((N, K), BF), ((M, N), F32), ((M, N), F32)),
+        (3,),
+        (1, 2),
+        lambda a, b, c, d: [c + a @ b.T],
+    ),
+    "bgemm_shared_b": Run(
+        "gemm_outside3.mlir",
+        (((2, 130, 72), BF), ((140, 72), BF), ((2, 130, 140), BF)),
+        (2,),
+        (2, 2, 2),
+        lambda a, b, c: [a @ b.T],
+    ),
+    "gemm_k128": Run(
+        "gemm_outside3.mlir",
+        (((130, K), BF), ((N, K), BF), ((130, N), F32)),
+        (2,),
+        (2, 2),
+        lambda a, b, c: [a @ b.T],
+    ),
+    "gemm_k32_nn": Run(
+        "gemm_outside3.mlir",
+        (((130, 72), BF), ((72, N), BF), ((130, N), BF)),
+        (2,),
+        (2, 2),
+        lambda a, b, c: [a @ b],
+    ),
+    "gemm_192x96": Run(
+        "gemm_outside3.mlir",
+        (((K, 72), BF), ((100, 72), BF), ((K, 100), BF)),
+        (2,),
+        (2, 2),
+        lambda a, b, c: [a @ b.T],
+    ),
+    "mlp_fused": Run(
+        "gemm_outside3.mlir",
+        (((K, 128), BF), ((K, 128), BF), ((K, 128), BF), ((K, 128), BF)),
+        (3,),
+        (2,),
+        lambda x, w1, w2, y: [np.maximum(x @ w1.T, 0) @ w2],
+    ),
+    "mlp_seq": Run(
+        "gemm_outside3.mlir",
+        (((K, K), BF), ((128, K), BF), ((128, N), BF), ((K, N), BF)),
+        (3,),
+        (2, 2),
+        lambda a, w1, w2, y: [np.maximum(a @ w1.T, 0) @ w2],
+    ),
+    "gemm_math": Run(
+        "gemm_outside3.mlir",
+        (((100, N), BF), ((140, N), BF), ((140,), F32), ((100, 140), F32)),
+        (3,),
+        (2, 2),
+        lambda a, b, bias, c: [_math_epilogue(a @ b.T) + np.floor(4 * bias)],
+        1e-5,
+    ),
+    "gemm_two_dtypes": Run(
+        "gemm_outside3.mlir",
+        (((K, N), BF), ((140, N), BF), ((K, 140), F16), ((K, 140), F32), 0.5),
+        (2, 3),
+        (2, 2),
+        lambda a, b, c16, c32, s: [a @ b.T, s * (a @ b.T)],
+    ),
+    "power_iter": Run(
+        "gemm_outside3.mlir",
+        (((100, 64), BF), ((64, 64), BF), ((100, 64), BF), 3),
+        (2,),
+        (2,),
+        lambda x, w, y, n: [_power(x, w, n)],
+    ),
+    "attention_d192": Run(
+        "attention_outside3.mlir",
+        (((2, 150, 192), BF),) * 4 + (0.1,),
+        (3,),
+        (2, 2),
+        lambda q, k, v, o, sc: [_attention(q, k, v, sc)],
+    ),
+    "attention_causal_d192": Run(
+        "attention_outside3.mlir",
+        (((2, 150, 192), BF),) * 4 + (0.1,),
+        (3,),
+        (2, 2),
+        lambda q, k, v, o, sc: [_attention(q, k, v, sc, _window(150, 150, 150))],
+    ),
 }
 
 
@@ -344,6 +545,17 @@ CONFIGS = {
 }
 NO_CLUSTER = {  # nothing shared
     "attention_window",
+    "attention_causal_d192",
+    "row_range",
+    "softmax_2pass",
+    "halve_loop",
+    "halve_while",
+    "scale_unless",
+    "store_carried",
+    "pick_loaded",
+    "pick_bf16",
+    "store_in_if",
+    "repeat_rows",
     "row_softmax",
     "row_sum_loop",
     "silu_mul",

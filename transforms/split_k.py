@@ -121,11 +121,13 @@ def k_loop(kernel: func.FuncOp, pass_name: str) -> KLoop:
     dot = dots[0]
     loop = dot.parent_op()
     if len(dots) > 1:
-        where = (
-            "a second tile.dot in the K loop"
-            if dots[1].parent_op() is loop
-            else "a second K loop"
-        )
+        second = dots[1]
+        if second.parent_op() is loop:
+            where = "a second tile.dot in the K loop"
+        elif any(isinstance(o, scf.ForOp | scf.WhileOp) for o in _ancestors(second)):
+            where = "a second K loop"
+        else:
+            where = "a second tile.dot, outside any loop"
         raise OpDiagnostic(
             dots[1],
             f"{pass_name}: {where}; only loops with one accumulating tile.dot can "
@@ -148,6 +150,16 @@ def k_loop(kernel: func.FuncOp, pass_name: str) -> KLoop:
         )
     store = _store(kernel, loop, loop.results[acc].type, pass_name)
     return KLoop(kernel, loop, acc, counters, store)
+
+
+def _ancestors(op: Operation) -> list[Operation]:
+    """The ops around `op`, innermost first, up to its kernel's func.func."""
+    found = []
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        found.append(parent)
+        parent = parent.parent_op()
+    return found
 
 
 def _accumulator(loop: scf.ForOp, dot: tile.DotOp, pass_name: str) -> int:

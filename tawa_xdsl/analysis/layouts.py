@@ -1,7 +1,10 @@
 """Where each tile of a consumer role lives once lowered: shared memory or registers.
 
 - Tiles an `aref.get` returns stay in their shared-memory slot (a view); a
-  `tile.trans` of a view is a transposed view. wgmma reads views directly.
+  `tile.trans` of a view is a transposed view; a value a loop carries or a
+  branch yields is a view when every value copied into it is one (else a
+  register tile, the views copied into it read out of their slots first).
+  wgmma reads views directly.
 - Every other tile is a register fragment. Its layout follows from its shape:
   an M x N tile (both > 1) is in the wgmma accumulator layout, an M x 1 tile holds
   one value per accumulator row, a 1 x N tile one value per column. Rank-1 tiles
@@ -25,7 +28,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 
-from tawa_xdsl.analysis.carried import STRUCTURED, carried_pairs
+from tawa_xdsl.analysis.carried import STRUCTURED, carried_pairs, copies
 from tawa_xdsl.analysis.elementwise import is_elementwise
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
@@ -112,29 +115,63 @@ class ConsumerLayouts:
 
     def _place_views(self, consumer: Region) -> None:
         """Views start at `aref.get` results and follow transposes, loop-carried
-        values and branch results."""
+        values and branch results. A value a loop carries or a branch yields is
+        a view only when every value copied into it is one (a loaded tile a loop
+        updates in registers, `x = x * 0.5`, is carried in registers, read out
+        of its slot before the loop: `LoadSharedOperands`) and no `tile.store`
+        reads it (a store copies a view only in the block `aref.get` returned
+        it in, before the slot is released)."""
         for op in consumer.walk():
             if isinstance(op, aref.GetOp):
                 for v in op.values:
                     if isinstance(v.type, TensorType):  # not a tile ticket
                         self.placement[v] = Smem()
+        sources: dict[SSAValue, list[tuple[SSAValue, bool]]] = {}
+        together = _UnionFind()  # the places one value is copied to share a type
+        for op in consumer.walk():
+            if isinstance(op, tile.TransOp):
+                sources.setdefault(op.result, []).append((op.source, True))
+            elif isinstance(op, STRUCTURED):
+                first: dict[tuple[Operation, int], SSAValue] = {}
+                for holder, i, dst in copies(op):
+                    if isinstance(dst.type, TensorType):
+                        sources.setdefault(dst, []).append((holder.operands[i], False))
+                        together.union(dst, first.setdefault((holder, i), dst))
+        groups: dict[SSAValue, list[SSAValue]] = {}
+        for dst in together.parent:
+            groups.setdefault(together.find(dst), []).append(dst)
+        # the largest set of views the copies allow: every value a view reaches,
+        # then, until none is left, drop each one something else flows into or
+        # a store reads, with the places that share its type
+        views = dict(self.placement)
         changed = True
         while changed:
             changed = False
-            for op in consumer.walk():
-                if isinstance(op, tile.TransOp) and self.in_smem(op.source):
-                    pairs = [(op.source, op.result, True)]
-                elif isinstance(op, STRUCTURED):
-                    pairs = [(a, b, False) for a, b in _same_layout_edges(op)]
-                    pairs += [(b, a, False) for a, b in _same_layout_edges(op)]
-                else:
+            for dst, srcs in sources.items():
+                if dst in views:
                     continue
-                for src, dst, flip in pairs:
-                    if self.in_smem(src) and dst not in self.placement:
-                        view = self.placement[src]
-                        assert isinstance(view, Smem)
-                        self.placement[dst] = Smem(view.transposed != flip)
-                        changed = True
+                src, flip = next(((s, f) for s, f in srcs if s in views), (None, False))
+                if src is not None:
+                    views[dst] = Smem(views[src].transposed != flip)
+                    changed = True
+        changed = True
+        while changed:
+            changed = False
+            for dst, srcs in sources.items():
+                view = views.get(dst)
+                if view is None or dst in self.placement:
+                    continue
+                stored = dst in together.parent and any(
+                    isinstance(u.operation, tile.StoreOp) for u in dst.uses
+                )
+                if stored or any(
+                    s not in views or views[s].transposed != (view.transposed != f)
+                    for s, f in srcs
+                ):
+                    for member in groups.get(together.find(dst), [dst]):
+                        views.pop(member, None)
+                    changed = True
+        self.placement = views
         for op in consumer.walk():
             if isinstance(op, tile.TransOp) and not self.in_smem(op.source):
                 raise OpDiagnostic(

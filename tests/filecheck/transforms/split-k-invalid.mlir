@@ -41,6 +41,27 @@ func.func @two_loops(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x
 
 // -----
 
+// A second dot after the K loop (an MLP's down projection) is in no loop (it was
+// called "a second K loop").
+func.func @dot_after_loop(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %n: index) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %x = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
+    %t = tile.load %a[%c0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %d = tile.dot %t, %t, %acc : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %h = arith.truncf %x : tensor<64x64xf32> to tensor<64x64xbf16>
+  %w = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %y = tile.dot %h, %w, %zero : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  tile.store %y, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+// CHECK: error: tile.dot: split-k: a second tile.dot, outside any loop; only loops with one accumulating tile.dot can be split
+
+// -----
+
 func.func @nested(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %n: index) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
