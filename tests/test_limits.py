@@ -1,0 +1,340 @@
+"""Shapes at the limits, on a CPU: empty extents (K = 0 sums no products, M or
+N = 0 writes nothing) through every executor and the runtime's checks and
+plans; grids CUDA cannot launch, refused by name before the launch; and the
+64-bit arithmetic of every global address the thread-level lowering builds
+(a row times a row pitch overflows 32 bits past 4 GiB).
+
+The runtime tests hand the compiled kernels made-up device arrays (never
+dereferenced): without a GPU a launch would raise `GPUUnavailable`, so a test
+that passes here proves nothing reached the driver."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+
+import tawa_xdsl
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.kernel import KernelArgumentError
+from tawa_xdsl.lowering.distribute import memory
+from tawa_xdsl.runtime.arrays import DeviceArray, device_array
+from tawa_xdsl.runtime.kernel import (
+    check_device_array,
+    sector_problem,
+    tma_problem,
+)
+
+from .conftest import EXAMPLES
+from .test_contracts_dlpack import gpu
+from .test_split_k import EPILOGUE, _pair, _run_pair
+from .thread_level import program_grid, to_thread_level
+
+GEMM = EXAMPLES / "gemm.mlir"
+KERNELS = EXAMPLES.parent / "tests" / "kernels"
+ALPHA = np.float32(0.75)
+
+# ------------------------------------------------------------- empty extents
+
+PLANS = {
+    "aref": "aref-partition,pipeline",
+    "lowered": "tawa-hopper-pipeline",
+    "persistent-mma2": "tawa-hopper-pipeline{persistent=true mma-depth=2 num-stages=4}",
+    "registers": "tawa-hopper-pipeline{tma-store=false persistent=false num-stages=2}",
+}
+
+
+def _epilogue_args(m: int, n: int, k: int) -> list:
+    """gemm_scale_bias_relu's A, B, bias, a poisoned output and alpha."""
+    rng = np.random.default_rng(m + 3 * n + 7 * k)
+    a = rng.standard_normal((m, k)).astype(bfloat16)
+    b = rng.standard_normal((n, k)).astype(bfloat16)
+    bias = rng.standard_normal(n).astype(bfloat16)
+    return [a, b, bias, np.full((m, n), np.nan, bfloat16), ALPHA]
+
+
+def _relu_bias(args: list) -> np.ndarray:
+    """What a K = 0 call stores: the epilogue of a zero product."""
+    m, n = args[3].shape
+    return np.broadcast_to(np.maximum(args[2].astype(np.float32), 0), (m, n))
+
+
+@pytest.mark.parametrize("level", ["interpret", *PLANS, "thread"])
+@pytest.mark.parametrize("m", [200, 1])
+def test_k_zero_stores_the_epilogue_of_zero(level: str, m: int) -> None:
+    """K = 0: no K iteration, no ring slot put or gotten (no role waits for
+    one), and the output is relu(alpha * 0 + bias) in every row, at every
+    level down to the lanes."""
+    args = _epilogue_args(m, 136, 0)
+    module = tawa_xdsl.parse(EPILOGUE)
+    grid = (-(-m // 128), 2)
+    name = "gemm_scale_bias_relu"
+    if level == "interpret":
+        tawa_xdsl.interpret(module, name, *args, grid=grid)
+    else:
+        pipeline = PLANS.get(level, PLANS["persistent-mma2"])
+        if level == "thread":
+            module = to_thread_level(module, pipeline)
+        else:
+            module = tawa_xdsl.apply(module, pipeline)
+        tawa_xdsl.simulate(
+            module, name, *args, grid=program_grid(module, name, grid), seed=1
+        )
+    np.testing.assert_array_equal(args[3].astype(np.float32), _relu_bias(args))
+
+
+@pytest.mark.parametrize("m", [1, 130])
+def test_k_zero_on_64_row_tiles_stores_zeros(m: int) -> None:
+    """A plain GEMM at K = 0 on 64-row tiles stored from registers (one
+    consumer warpgroup, the small-M plan) stores zeros, as cuBLAS does."""
+    a, b = np.ones((m, 0), bfloat16), np.ones((72, 0), bfloat16)
+    c = np.full((m, 72), np.nan, bfloat16)
+    module = to_thread_level(
+        tawa_xdsl.parse(GEMM),
+        "tawa-hopper-pipeline{block-m=64 tma-store=false persistent=false}",
+    )
+    tawa_xdsl.simulate(module, "gemm_nt", a, b, c, grid=(-(-m // 64), 1))
+    assert not c.astype(np.float32).any()
+
+
+@pytest.mark.parametrize("splits", [1, 3])
+def test_k_zero_split_pair_sums_empty_slices(splits: int) -> None:
+    """The split-K pair at K = 0: every slice is empty and holds zeros, the
+    reduce kernel stores their epilogue."""
+    args = _epilogue_args(200, 136, 0)
+    module = tawa_xdsl.apply(tawa_xdsl.parse(EPILOGUE), f"split-k{{splits={splits}}}")
+    assert len(_pair(module, "gemm_scale_bias_relu")) == 2
+    ws = np.full((splits, 200, 136), np.nan, np.float32)
+    _run_pair(module, "gemm_scale_bias_relu", args, ws, programs=1)
+    assert not ws.any(), "empty slices hold zeros"
+    np.testing.assert_array_equal(args[3].astype(np.float32), _relu_bias(args))
+
+
+@pytest.mark.parametrize("level", ["interpret", "lowered", "thread"])
+@pytest.mark.parametrize(("m", "n"), [(0, 136), (200, 0)])
+def test_empty_outputs_store_nothing(level: str, m: int, n: int) -> None:
+    """M or N = 0: the programs a grid of one still runs store nothing (every
+    store is out of bounds) and no role waits forever."""
+    args = _epilogue_args(m, n, 64)
+    module = tawa_xdsl.parse(EPILOGUE)
+    if level == "lowered":
+        module = tawa_xdsl.apply(module, PLANS["persistent-mma2"])
+    elif level == "thread":
+        module = to_thread_level(module, PLANS["registers"])
+    run = tawa_xdsl.interpret if level == "interpret" else tawa_xdsl.simulate
+    grid = program_grid(module, "gemm_scale_bias_relu", (1, 1))
+    run(module, "gemm_scale_bias_relu", *args, grid=grid)
+    assert args[3].shape == (m, n)
+
+
+@pytest.mark.parametrize(("bh", "sq"), [(0, 200), (2, 0)])
+def test_empty_attention_stores_nothing(bh: int, sq: int) -> None:
+    """Attention with no heads, or no queries: nothing is stored, no hang."""
+    q = np.ones((bh, sq, 64), bfloat16)
+    kv = np.ones((bh, 200, 64), bfloat16)
+    o = np.full((bh, sq, 64), np.nan, bfloat16)
+    module = to_thread_level(
+        tawa_xdsl.parse(EXAMPLES / "attention.mlir"),
+        "tawa-hopper-pipeline{persistent=false}",
+    )
+    tawa_xdsl.simulate(module, "attention_d64", q, kv, kv, o, 0.125, grid=(1, 1))
+    assert o.size == 0
+
+
+# ----------------------------------------------------------- the runtime side
+
+
+@pytest.fixture(scope="module")
+def epilogue():
+    return tawa_xdsl.compile(EPILOGUE, "gemm_scale_bias_relu")
+
+
+def _device_args(m: int, n: int, k: int) -> list:
+    """Made-up device arrays (1 TiB apart, never dereferenced) for
+    gemm_scale_bias_relu, and alpha."""
+    at = itertools.count(1 << 40, 1 << 40)
+    shapes = [(m, k), (n, k), (n,), (m, n)]
+    return [*(gpu(s, address=next(at)) for s in shapes), ALPHA]
+
+
+@pytest.mark.parametrize(("m", "n"), [(0, 136), (200, 0), (0, 0)])
+def test_empty_outputs_launch_nothing(epilogue, m: int, n: int) -> None:
+    """A call whose every output is empty returns at once: nothing compiled,
+    nothing launched (a persistent kernel would get a grid of zero programs,
+    which CUDA refuses); `bind` gives a launcher that does nothing. Without a
+    GPU any launch would raise."""
+    args = _device_args(m, n, 64)
+    epilogue(*args)
+    epilogue.bind(*args)()
+    with pytest.raises(KernelArgumentError, match="grid must be 1 to 3"):
+        epilogue(*args, grid=(0, 1))
+
+
+def test_empty_host_output_is_left_alone(epilogue) -> None:
+    """Host arrays too: an empty numpy output returns without a GPU."""
+    args = _epilogue_args(0, 136, 64)
+    epilogue(*args)
+    assert args[3].shape == (0, 136)
+
+
+def test_empty_arrays_pass_the_device_checks() -> None:
+    """An empty array's strides address nothing (numpy gives (M, 0) a zero
+    row pitch): the checks pass it, and TMA reads it through a stand-in map
+    (`driver.standin`), not an aligned copy."""
+    (p,) = (q for q in tawa_xdsl.compile(GEMM, "gemm_nt").params if q.name == "a")
+    array, _ = device_array(np.zeros((256, 0), bfloat16), 0)
+    check_device_array("gemm_nt", p, array)
+    assert tma_problem(p, array) is None and sector_problem(p, array) is None
+    view = DeviceArray(array.view, ptr=0x1001)  # unaligned, but empty
+    assert tma_problem(p, view) is None
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(200, 136, 0), (0, 136, 64), (1, 1, 0)])
+def test_empty_extents_are_planned_as_one(epilogue, m: int, n: int, k: int) -> None:
+    """The shape rules count tiles and K iterations over positive extents: an
+    empty one is planned as 1 (a rule dividing by zero tiles was a
+    ZeroDivisionError), and K = 0 is never split."""
+    spec = epilogue.specialize(*_device_args(m, n, k))
+    assert dict(spec.plan.key.extents)["K"] >= 1
+    assert spec.plan.decision.split_k <= 1 and not spec.plan.decision.stream_k
+
+
+# --------------------------------------------------------------- grid limits
+
+
+def test_gemm_grid_past_cuda_y_limit_is_refused() -> None:
+    """N = 2^24 + 256 on 256-column tiles is 65537 programs along y: refused
+    with the axis, the extent, where it comes from and the limit (it was a
+    CUDA launch error)."""
+    gemm = tawa_xdsl.compile(GEMM, "gemm_nt", persistent=False)
+    at = itertools.count(1 << 40, 1 << 40)
+    n = 2**24 + 256
+    args = [gpu(s, address=next(at)) for s in [(1, 64), (n, 64), (1, n)]]
+    with pytest.raises(
+        KernelArgumentError,
+        match=r"65537 programs along y \(.*argument 'c' dimension 1 \(N\) "
+        r"16777472 over blocks of 256\); CUDA launches at most 65535; "
+        r"compile\(\.\.\., persistent=True\)",
+    ):
+        gemm(*args)
+
+
+def test_attention_heads_past_cuda_y_limit_are_refused() -> None:
+    """Causal attention runs a plain grid, heads along y: 65536 of them are
+    refused by name (BH), not by the driver."""
+    att = tawa_xdsl.compile(EXAMPLES / "attention.mlir", "attention_causal_d128")
+    at = itertools.count(1 << 40, 1 << 40)
+    args = [gpu((65536, 2048, 128), address=next(at)) for _ in range(4)]
+    with pytest.raises(KernelArgumentError, match=r"along y \(y: .*\(BH\) 65536"):
+        att(*args, 0.125)
+
+
+def test_given_grid_past_cuda_z_limit_is_refused(epilogue) -> None:
+    args = _device_args(200, 136, 64)
+    with pytest.raises(
+        KernelArgumentError,
+        match=r"65536 programs along z \(the grid given\); CUDA launches at most "
+        "65535",
+    ):
+        epilogue(*args, grid=(2, 2, 65536))
+
+
+# ------------------------------------------------- 64-bit global addresses
+
+
+def _defs(value: SSAValue) -> Iterator[Operation]:
+    """The ops `value` is computed from, through operands (a block argument,
+    a loop's carried value, ends the walk)."""
+    seen: set[int] = set()
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        op = v.owner
+        if not isinstance(op, Operation) or id(op) in seen:
+            continue
+        seen.add(id(op))
+        yield op
+        todo.extend(op.operands)
+
+
+def _pitch(value: SSAValue) -> bool:
+    """Whether `value` is a tensor's row pitch (a `_stride` parameter)."""
+    op = value.owner
+    return isinstance(op, ptx.ParamOp) and "_stride" in op.param.data
+
+
+def _global_addresses(module: ModuleOp) -> list[tuple[Operation, SSAValue]]:
+    return [
+        (op, op.operands[0])
+        for op in module.walk()
+        if isinstance(op, ptx.LoadOp | ptx.StoreOp) and op.space.data == "global"
+    ]
+
+
+def pitch_products_in_32_bits(module: ModuleOp) -> list[str]:
+    """Ops that multiply a row pitch in 32 bits on the way to a global
+    address (row * pitch wraps past 2^32 bytes; `mad.wide` / `mul.wide` and
+    64-bit arithmetic do not); an empty list when there are none."""
+    bad = []
+    for mem, address in _global_addresses(module):
+        for op in _defs(address):
+            if (
+                isinstance(op, ptx.AluOp)
+                and any(_pitch(v) for v in op.operands)
+                and ".wide." not in op.opcode.data
+                and ptx.register_class(op.result) != "b64"
+            ):
+                bad.append(f"{op.opcode.data} feeds {mem.name}")
+    return bad
+
+
+REGISTER_STORES = [
+    (EPILOGUE, "tawa-hopper-pipeline{tma-store=false}"),
+    (GEMM, "tawa-hopper-pipeline{tma-store=false block-m=64}"),
+    (EXAMPLES / "attention.mlir", "tawa-hopper-pipeline{tma-store=false}"),
+    (KERNELS / "gemm_batched.mlir", "tawa-hopper-pipeline{tma-store=false}"),
+    (KERNELS / "row_vectors.mlir", "tawa-hopper-pipeline"),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "pipeline"), REGISTER_STORES, ids=lambda x: str(x)[-30:]
+)
+def test_global_addresses_scale_pitches_in_64_bits(path, pipeline: str) -> None:
+    """Every global load and store the thread level makes multiplies row
+    pitches with a widening multiply: a bf16 output of more than 2^31
+    elements (2^20 x 4096) stored from registers lands at its own address."""
+    module = to_thread_level(tawa_xdsl.parse(path), pipeline)
+    addresses = _global_addresses(module)
+    assert addresses, "the pipeline stores from registers"
+    assert any(
+        _pitch(v) for _, a in addresses for op in _defs(a) for v in op.operands
+    ), "some address is scaled by a pitch"
+    assert pitch_products_in_32_bits(module) == []
+
+
+def _rows_in_32_bits(ops, s):
+    """`memory._rows` as it must not be: row * pitch in 32 bits, widened
+    after the product wrapped."""
+    row = ops.alu("add.s32", s.row0, ops.imm(s.row_offsets, "b32"))
+    inside = ops.alu("setp.lt.u32", row, s.dims[-2])
+    inside = ops.alu("and.pred", inside, s.ok)
+    product = ops.alu("mul.lo.u32", row, s.strides[-1])
+    wide = ops.alu("cvt.u64.u32", product)
+    return inside, ops.alu("add.s64", wide, s.offset)
+
+
+def test_32_bit_pitch_products_are_found(monkeypatch) -> None:
+    """The audit above can fail: with the register stores' row addresses
+    computed in 32 bits, it names the multiply."""
+    monkeypatch.setattr(memory, "_rows", _rows_in_32_bits)
+    module = to_thread_level(
+        tawa_xdsl.parse(GEMM), "tawa-hopper-pipeline{tma-store=false}"
+    )
+    bad = pitch_products_in_32_bits(module)
+    assert bad and all(b.startswith("mul.lo.u32 feeds") for b in bad)
