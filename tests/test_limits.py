@@ -20,9 +20,11 @@ from xdsl.ir import Operation, SSAValue
 
 import tawa_xdsl
 from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import KernelArgumentError
 from tawa_xdsl.lowering.distribute import memory
+from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
 from tawa_xdsl.runtime.kernel import (
     check_device_array,
@@ -33,7 +35,7 @@ from tawa_xdsl.runtime.kernel import (
 from .conftest import EXAMPLES
 from .test_contracts_dlpack import gpu
 from .test_split_k import EPILOGUE, _pair, _run_pair
-from .thread_level import program_grid, to_thread_level
+from .thread_level import assert_close, program_grid, to_thread_level
 
 GEMM = EXAMPLES / "gemm.mlir"
 KERNELS = EXAMPLES.parent / "tests" / "kernels"
@@ -102,16 +104,23 @@ def test_k_zero_on_64_row_tiles_stores_zeros(m: int) -> None:
     assert not c.astype(np.float32).any()
 
 
-@pytest.mark.parametrize("splits", [1, 3])
-def test_k_zero_split_pair_sums_empty_slices(splits: int) -> None:
-    """The split-K pair at K = 0: every slice is empty and holds zeros, the
-    reduce kernel stores their epilogue."""
+@pytest.mark.parametrize(
+    ("pipeline", "slots", "programs"),
+    [("split-k{splits=1}", 1, 1), ("split-k{splits=3}", 3, 1), ("stream-k", 1, 3)],
+)
+def test_k_zero_pairs_sum_empty_slices(
+    pipeline: str, slots: int, programs: int
+) -> None:
+    """The split-K and stream-K pairs at K = 0: every slot is stored with
+    zeros (a stream-K tile without K iterations is still one unit of work,
+    `partials.stream_k_slots`), and the reduce kernel stores their epilogue."""
     args = _epilogue_args(200, 136, 0)
-    module = tawa_xdsl.apply(tawa_xdsl.parse(EPILOGUE), f"split-k{{splits={splits}}}")
+    module = tawa_xdsl.apply(tawa_xdsl.parse(EPILOGUE), pipeline)
     assert len(_pair(module, "gemm_scale_bias_relu")) == 2
-    ws = np.full((splits, 200, 136), np.nan, np.float32)
-    _run_pair(module, "gemm_scale_bias_relu", args, ws, programs=1)
-    assert not ws.any(), "empty slices hold zeros"
+    assert stream_k_slots(4, 0, programs) == slots or pipeline != "stream-k"
+    ws = np.full((slots, 200, 136), np.nan, np.float32)
+    _run_pair(module, "gemm_scale_bias_relu", args, ws, programs=programs)
+    assert not ws.any(), "every slot holds zeros"
     np.testing.assert_array_equal(args[3].astype(np.float32), _relu_bias(args))
 
 
@@ -144,6 +153,59 @@ def test_empty_attention_stores_nothing(bh: int, sq: int) -> None:
     )
     tawa_xdsl.simulate(module, "attention_d64", q, kv, kv, o, 0.125, grid=(1, 1))
     assert o.size == 0
+
+
+# ----------------------------------------------------------------------- one
+
+ONE_PLANS = [
+    'tawa-hopper-pipeline{{shape="M={m},N={n},K={k}"}}',
+    "tawa-hopper-pipeline{{persistent=true}}",
+    "tawa-hopper-pipeline{{block-m=64 tma-store=false}}",
+    "split-k{{splits=2}},tawa-hopper-pipeline{{block-m=64 tuned=false}}",
+    "stream-k,tawa-hopper-pipeline{{tuned=false}}",
+]
+"""The plans a small call can get: the dispatcher's own for the shape, a
+persistent grid, 64-row tiles stored from registers, the split-K pair and the
+stream-K pair (128 x 128 tiles, three programs)."""
+
+
+def _rows_16_bytes(rng: np.random.Generator | None, shape: tuple[int, int]):
+    """A bf16 array whose rows start 16-byte multiples apart, as the runtime's
+    aligned copy (`runtime.realign`) hands a K = 1 operand to the kernel;
+    NaN when no `rng` (an output)."""
+    storage = np.zeros((shape[0], -(-shape[1] // 16) * 16), bfloat16)
+    view = storage[:, : shape[1]]
+    view[...] = np.nan if rng is None else rng.standard_normal(shape)
+    return view
+
+
+@pytest.mark.parametrize("plan", ONE_PLANS, ids=lambda p: p.split("{")[0][:12])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (1, 200, 1), (130, 1, 70)], ids=str)
+def test_one_row_or_column_through_every_plan(
+    plan: str, shape: tuple[int, int, int]
+) -> None:
+    """M = N = K = 1, one row, one column: every plan at the thread level
+    computes what the interpreter does."""
+    m, n, k = shape
+    rng = np.random.default_rng(m + n + k)
+    a, b = _rows_16_bytes(rng, (m, k)), _rows_16_bytes(rng, (n, k))
+    expected = np.full((m, n), np.nan, bfloat16)
+    grid = (-(-m // 128), -(-n // 128))
+    tawa_xdsl.interpret(tawa_xdsl.parse(GEMM), "gemm_nt", a, b, expected, grid=grid)
+    c = _rows_16_bytes(None, (m, n))
+    module = to_thread_level(tawa_xdsl.parse(GEMM), plan.format(m=m, n=n, k=k))
+    if plan.startswith(("split", "stream")):
+        slots = (
+            2
+            if plan.startswith("split")
+            else stream_k_slots(grid[0] * grid[1], -(-k // 64), 3)
+        )
+        ws = np.full((slots, m, -(-n // 4) * 4), np.nan, np.float32)[:, :, :n]
+        _run_pair(module, "gemm_nt", [a, b, c], ws, programs=3, run=tawa_xdsl.simulate)
+    else:
+        grid = program_grid(module, "gemm_nt", (-(-m // 64), -(-n // 64)))
+        tawa_xdsl.simulate(module, "gemm_nt", a, b, c, grid=grid)
+    assert_close(c, expected)
 
 
 # ----------------------------------------------------------- the runtime side
@@ -192,6 +254,66 @@ def test_empty_arrays_pass_the_device_checks() -> None:
     assert tma_problem(p, array) is None and sector_problem(p, array) is None
     view = DeviceArray(array.view, ptr=0x1001)  # unaligned, but empty
     assert tma_problem(p, view) is None
+
+
+class _Names:
+    """A driver enum: each member is its name."""
+
+    def __getattr__(self, name: str) -> str:
+        return name
+
+
+STANDINS = {False: 0x7000_0000, True: 0x7100_0000}
+
+
+def test_empty_arrays_are_mapped_as_unit_extents_over_a_stand_in(
+    monkeypatch,
+) -> None:
+    """What `cuTensorMapEncodeTiled` is given for an empty array (TMA takes no
+    zero extent): unit extents, 16-byte pitches, the zeroed stand-in's
+    address (a written array's own one, so its stores are never read back);
+    a non-empty array keeps its own. A fake driver records the calls."""
+    from tawa_xdsl.compiled import from_lowered
+    from tawa_xdsl.runtime import driver
+    from tawa_xdsl.runtime import kernel as runtime_kernel
+
+    calls = []
+
+    def encode(dtype, rank, ptr, dims, strides, box, *rest):
+        calls.append((ptr, list(dims), list(strides), list(box)))
+        return (0, object())
+
+    fake = type("Driver", (), {})()
+    fake.CUresult = type("R", (), {"CUDA_SUCCESS": 0})
+    for enum in (
+        "CUtensorMapDataType",
+        "CUtensorMapSwizzle",
+        "CUtensorMapInterleave",
+        "CUtensorMapL2promotion",
+        "CUtensorMapFloatOOBfill",
+    ):
+        setattr(fake, enum, _Names())
+    fake.cuuint64_t = fake.cuuint32_t = int
+    fake.cuTensorMapEncodeTiled = encode
+    monkeypatch.setattr(driver, "_driver", lambda: fake)
+    monkeypatch.setattr(runtime_kernel, "context", lambda: (fake, None))
+    monkeypatch.setattr(runtime_kernel, "standin", STANDINS.__getitem__)
+    lowered = tawa_xdsl.apply(
+        tawa_xdsl.parse(EPILOGUE), "tawa-hopper-pipeline{tuned=false}"
+    )
+    compiled = runtime_kernel.Kernel(from_lowered(lowered, "gemm_bias_gelu"))
+    maps = [e for e in compiled.contract.abi if e.kind == ParamKind.MAP]
+    assert {compiled.params[e.arg].name for e in maps} == {"a", "b", "bias", "c"}
+    shapes = {"a": (200, 0), "b": (136, 0), "bias": (0,), "c": (200, 0)}
+    for e in maps:
+        p = compiled.params[e.arg]
+        compiled._tensor_map(device_array(gpu(shapes[p.name]), 0)[0], e.type, p)
+        ptr, dims, strides, box = calls.pop()
+        assert ptr == STANDINS[p.written], p.name
+        assert dims == [1] * len(box) and all(s % 16 == 0 for s in strides)
+    a = next(e for e in maps if compiled.params[e.arg].name == "a")
+    compiled._tensor_map(device_array(gpu((200, 64)), 0)[0], a.type, compiled.params[0])
+    assert calls.pop()[1] == [64, 200]
 
 
 @pytest.mark.parametrize(("m", "n", "k"), [(200, 136, 0), (0, 136, 64), (1, 1, 0)])
