@@ -19,9 +19,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 import tawa_xdsl
+from tawa_xdsl.api import apply as apply_passes
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.interp.ptx_alu import ALU
+from tawa_xdsl.interp.thread_sim import Pointer
 from tawa_xdsl.kernel import KernelArgumentError
 from tawa_xdsl.lowering.distribute import memory
 from tawa_xdsl.partials import stream_k_slots
@@ -33,8 +36,10 @@ from tawa_xdsl.runtime.kernel import (
 )
 
 from .conftest import EXAMPLES
+from .ptx_builder import Kernel as PtxKernel
 from .test_contracts_dlpack import gpu
 from .test_split_k import EPILOGUE, _pair, _run_pair
+from .test_thread_sim import lane_address, store
 from .thread_level import assert_close, program_grid, to_thread_level
 
 GEMM = EXAMPLES / "gemm.mlir"
@@ -364,6 +369,50 @@ def test_given_grid_past_cuda_z_limit_is_refused(epilogue) -> None:
         "65535",
     ):
         epilogue(*args, grid=(2, 2, 65536))
+
+
+# ------------------------------------------------------ loops at the bound
+
+
+@pytest.mark.parametrize(
+    ("lb", "ub", "step", "trips"),
+    [
+        (2**31 - 100, 2**31 - 1, 64, 2),  # the second step passes 2^31 - 1
+        (2**31 - 65, 2**31 - 1, 64, 1),
+        (0, 2**31 - 1, 2**30, 2),
+        (-5, 3, 4, 2),
+    ],
+)
+def test_loop_counter_saturates_at_the_bound(lb, ub, step, trips) -> None:
+    """A `ptx.for` whose bound is within a step of 2^31 - 1 (a K loop at K =
+    2^31 - 1) ends: the counter saturates (`add.sat.s32`) where a wrapping
+    add turned it negative, below the bound, and the loop ran on for ever
+    (a GPU hang; the simulator looped as long). Counts each lane's trips."""
+    k = PtxKernel()
+    with k.for_(
+        k.alu("mov.u32", k.imm(lb)),
+        k.alu("mov.u32", k.imm(ub)),
+        k.imm(step),
+        [k.alu("mov.b32", k.imm(0))],
+    ) as loop:
+        loop.yields.append(k.alu("add.u32", loop.carried[0], k.imm(1)))
+    store(k, lane_address(k, "p_out", 4), k.last.res[0])
+    out = np.zeros(128, np.uint32)
+    k.run({"p_out": Pointer(out, "out")})
+    assert (out == trips).all()
+    lowered = apply_passes(k.module(), "ptx-allocate,ptx-lower-control-flow")
+    assert [
+        op.opcode.data
+        for op in lowered.walk()
+        if isinstance(op, ptx.AluOp) and op.opcode.data.startswith("add.sat")
+    ] == ["add.sat.s32"]
+
+
+def test_add_sat_s32_clamps() -> None:
+    a = np.array([2**31 - 10, 5, (-(2**31) + 3) & 0xFFFFFFFF], np.uint32)
+    b = np.array([64, 7, (-9) & 0xFFFFFFFF], np.uint32)
+    got = ALU["add.sat.s32"](a, b).view(np.int32)
+    assert got.tolist() == [2**31 - 1, 12, -(2**31)]
 
 
 # ------------------------------------------------- 64-bit global addresses
