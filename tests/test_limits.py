@@ -15,12 +15,13 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 import tawa_xdsl
 from tawa_xdsl.api import apply as apply_passes
-from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dialects import ptx, tile
 from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.interp.ptx_alu import ALU
@@ -413,6 +414,100 @@ def test_add_sat_s32_clamps() -> None:
     b = np.array([64, 7, (-9) & 0xFFFFFFFF], np.uint32)
     got = ALU["add.sat.s32"](a, b).view(np.int32)
     assert got.tolist() == [2**31 - 1, 12, -(2**31)]
+
+
+# ------------------------------------------ split-K slices in 32-bit indices
+
+WRAPPING = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+    arith.DivUIOp: lambda a, b: a // b,
+    arith.RemUIOp: lambda a, b: a % b,
+    arith.CeilDivSIOp: lambda a, b: -(-a // b),
+    arith.MaxSIOp: max,
+}
+
+
+def _in_32_bits(value: SSAValue, leaves: dict[type, int]) -> int:
+    """`value` computed as the GPU does, every result wrapped to 32 bits (the
+    width of `index` there); `leaves` gives program ids and tensor extents."""
+    op = value.owner
+    if type(op) in leaves:
+        return leaves[type(op)]
+    if isinstance(op, arith.ConstantOp):
+        return op.value.value.data
+    if isinstance(op, arith.IndexCastOp):
+        return _in_32_bits(op.input, leaves)
+    args = [_in_32_bits(v, leaves) for v in op.operands]
+    return WRAPPING[type(op)](*args) % 2**32
+
+
+@pytest.mark.parametrize(("k", "splits"), [(2**29, 1000), (2**31 - 64, 132)])
+def test_split_k_slices_do_not_wrap(k: int, splits: int) -> None:
+    """Slice s of S runs K iterations [s T / S, (s + 1) T / S): computed as
+    s * T in 32-bit indices it wrapped (T = 2^23 iterations split 1000 ways),
+    and slices overlapped or went missing, a silently wrong sum."""
+    module = tawa_xdsl.apply(tawa_xdsl.parse(GEMM), f"split-k{{splits={splits}}}")
+    partials = next(
+        op
+        for op in module.walk()
+        if getattr(op, "sym_name", None) and op.sym_name.data == "gemm_nt_split_k"
+    )
+    bounds = {
+        r.name_hint: r
+        for op in partials.walk()
+        for r in op.results
+        if r.name_hint in ("slice_begin", "slice_end")
+    }
+    trips = -(-k // 64)
+    for s in (0, 1, splits // 2, splits - 1):
+        leaves = {tile.ProgramIdOp: s, tile.DimOp: k}
+        got = [_in_32_bits(bounds[n], leaves) for n in ("slice_begin", "slice_end")]
+        assert got == [s * trips // splits, (s + 1) * trips // splits], s
+
+
+def _on_the_gpu(value: SSAValue, leaves: dict[str, int]) -> int:
+    """A scalar thread-level value as the GPU computes it (`ptx_alu.ALU`, 32-bit
+    registers); `leaves` gives parameters and special registers by name."""
+    op = value.owner
+    if isinstance(op, ptx.ParamOp):
+        return leaves[op.param.data]
+    if isinstance(op, ptx.SpecialOp):
+        return leaves[op.register.data]
+    if isinstance(op, ptx.ImmOp):
+        return op.value.value.data
+    assert isinstance(op, ptx.AluOp), op.name
+    args = [
+        np.array([_on_the_gpu(v, leaves) & 0xFFFFFFFF], np.uint32) for v in op.operands
+    ]
+    return int(ALU[op.opcode.data](*args)[0])
+
+
+@pytest.mark.parametrize(("k", "splits"), [(2**31 - 1, 132), (2**31 - 64, 7)])
+def test_split_k_loops_at_the_thread_level_cover_k_once(k: int, splits: int) -> None:
+    """The K loops of the split-K partials kernel as the GPU bounds them (the
+    lowered arithmetic, 32-bit registers), at K within a step of 2^31: the
+    slices run every iteration once. ceil(K / 64) as (K + 63) >> 6 wrapped
+    negative there (no iterations: a silently zero sum), as did s * T."""
+    module = to_thread_level(
+        tawa_xdsl.parse(GEMM),
+        f"split-k{{splits={splits}}},tawa-hopper-pipeline{{tuned=false}}",
+    )
+    partials = next(op for op in module.ops if op.sym_name.data == "gemm_nt_split_k")
+    loops = [op for op in partials.walk() if isinstance(op, ptx.ForOp)]
+    assert len(loops) == 2  # the producer's and the consumers'
+    trips = -(-k // 64)
+    for loop in loops:
+        covered = 0
+        for s in range(splits):
+            leaves = {"p_a_dim1": k, "%ctaid.z": s}
+            lb, ub = (
+                np.int32(np.uint32(_on_the_gpu(v, leaves))) for v in (loop.lb, loop.ub)
+            )
+            assert lb == 64 * (s * trips // splits), s
+            covered += max(0, -(-(int(ub) - int(lb)) // 64))
+        assert covered == trips
 
 
 # ------------------------------------------------- 64-bit global addresses
