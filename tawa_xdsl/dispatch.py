@@ -842,6 +842,17 @@ class Dispatcher:
         assert tiles is not None, "internal error: stream-K without a tile count"
         iterations = self.structure.iterations(extents, sizes)
         programs = stream_k_programs(tiles, iterations, Device.current().sms)
+        # the kernel shares units among programs in 32-bit index arithmetic
+        # (program * units): fewer programs where that would wrap
+        units = tiles * max(iterations, 1)
+        if units > INDEX_MAX:
+            raise KernelArgumentError(
+                f"{self.name}: stream-K over {tiles} tiles of {iterations} K "
+                f"iterations is {units} units of work; the kernel counts them in "
+                f"{INDEX_BITS}-bit integers (at most {INDEX_MAX}): pass "
+                "stream_k=False"
+            )
+        programs = min(programs, INDEX_MAX // units)
         return stream_k_slots(tiles, iterations, programs), programs
 
     # ------------------------------------------------------------- autotuning

@@ -510,6 +510,30 @@ def test_split_k_loops_at_the_thread_level_cover_k_once(k: int, splits: int) -> 
         assert covered == trips
 
 
+def test_stream_k_programs_keep_unit_products_in_32_bits() -> None:
+    """The stream-K kernel computes program * units (its share of the units of
+    work) in 32-bit indices: where 132 programs would wrap it (8192 x 8192 x
+    2^20: thousands of tiles of 16384 iterations), fewer run; past 2^31 - 1 units the
+    call is refused by name."""
+    gemm = tawa_xdsl.compile(GEMM, "gemm_nt", stream_k=True)
+    spec = gemm.specialize(*_gemm_device_args(256, 256, 8192))
+    assert spec.plan.decision.stream_k
+    small = gemm.stream_k_launch(spec.kernel, {"M": 256, "N": 256, "K": 8192})
+    assert small[1] > 1
+    extents = {"M": 8192, "N": 8192, "K": 2**20}
+    bm, bn = (spec.kernel.options[o] or 128 for o in ("block_m", "block_n"))
+    units = -(-8192 // bm) * -(-8192 // bn) * 2**20 // 64  # K steps of 64
+    _, programs = gemm.stream_k_launch(spec.kernel, extents)
+    assert 132 * units > 2**31 and 1 <= programs * units <= 2**31 - 1
+    with pytest.raises(KernelArgumentError, match=r"units of work.*stream_k=False"):
+        gemm.stream_k_launch(spec.kernel, {"M": 2**20, "N": 8192, "K": 2**20})
+
+
+def _gemm_device_args(m: int, n: int, k: int) -> list:
+    at = itertools.count(1 << 40, 1 << 40)
+    return [gpu(s, address=next(at)) for s in [(m, k), (n, k), (m, n)]]
+
+
 # ------------------------------------------------- 64-bit global addresses
 
 
