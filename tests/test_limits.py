@@ -260,6 +260,9 @@ def test_empty_arrays_pass_the_device_checks() -> None:
     assert tma_problem(p, array) is None and sector_problem(p, array) is None
     view = DeviceArray(array.view, ptr=0x1001)  # unaligned, but empty
     assert tma_problem(p, view) is None
+    (c,) = (q for q in tawa_xdsl.compile(GEMM, "gemm_nt").params if q.name == "c")
+    odd_rows, _ = device_array(gpu((0, 685)), 0)  # a store would overrun: none
+    assert tma_problem(c, odd_rows) is None
 
 
 class _Names:

@@ -142,7 +142,10 @@ def tma_problem(p: Param, array: DeviceArray) -> str | None:
     granules, so it fills the row's tail up to the next boundary, memory past
     the array's last column that may be another array's (`target.TMA_ALIGN`;
     a host array's temporary owns its padding).
-    The dispatcher keys specializations on this fact."""
+    The dispatcher keys specializations on this fact. An empty array has
+    none: its map is a stand-in's (`driver.standin`)."""
+    if is_empty(array):
+        return None
     problem = _off_grid(p, array, TMA_ALIGN)
     row = array.shape[-1] * element_bytes(p.type.element_type)
     if problem is None and p.written and array.host is None and row % TMA_ALIGN:
