@@ -789,6 +789,7 @@ _alu("b16", "f32 f32", "cvt.rn.satfinite.e4m3x2.f32", "cvt.rn.satfinite.e5m2x2.f
 _alu("b32", "b16", "cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.e5m2x2")
 _alu("b32", "b32 b32 b32", "prmt.b32")
 _alu("b32", "b32 b32", "add.s32", "sub.s32", "mul.lo.s32", "and.b32", "or.b32")
+_alu("b32", "b32 b32", "add.sat.s32")
 _alu("b32", "b32 b32", "xor.b32", "shl.b32", "shr.u32", "shr.s32", "max.s32")
 _alu("b32", "b32 b32", "min.s32", "max.u32", "min.u32", "div.s32", "rem.s32")
 _alu("b32", "b32 b32", "div.u32", "rem.u32", "add.u32", "sub.u32", "mul.lo.u32")
@@ -2021,8 +2022,11 @@ class YieldOp(PTXOp):
 @irdl_op_definition
 class ForOp(PTXOp):
     """`for (iv = lb; iv < ub; iv += step)` (signed 32-bit compares), carrying
-    bundles from one iteration to the next. `ptx-lower-control-flow` turns it
-    into labels and branches after allocation."""
+    bundles from one iteration to the next. The step saturates at 2^31 - 1
+    (`add.sat.s32`): a bound within a step of it (K = 2^31 - 1) ends the
+    loop, where a wrapping add would turn the counter negative and loop on
+    for ever. `ptx-lower-control-flow` turns it into labels and branches
+    after allocation."""
 
     name = "ptx.for"
 

@@ -12,7 +12,7 @@ printer gave them:
                setp.ge.s32 p, iv, ub;
                @p bra L_done_m;
                <body, with the copies ptx-allocate put before its yield>
-               add.s32 iv, iv, step;
+               add.sat.s32 iv, iv, step;   (saturating: no wrap past 2^31 - 1)
                bra L_loop_n;
              L_done_m:
 
@@ -136,7 +136,7 @@ class _Lowering:
             counter = start.result
         exit_ = _alu("setp.ge.s32", [counter, op.ub], self.register("pred"))
         ops += [LabelOp(head), exit_, BraOp(done, exit_.result)]
-        step = _alu("add.s32", [counter, op.step], iv.type)
+        step = _alu("add.sat.s32", [counter, op.step], iv.type)
         tail = [step, BraOp(head), LabelOp(done)]
         return self._inline(
             op, ops, [(body, [counter, *op.iter_args], tail)], op.iter_args

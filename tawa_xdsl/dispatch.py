@@ -100,6 +100,7 @@ from tawa_xdsl.kernel import (
     Param,
     check_arguments,
     find_kernel,
+    normalize_grid,
     params,
 )
 from tawa_xdsl.partials import original_arguments, record, stream_k_slots
@@ -180,7 +181,9 @@ def dispatch_key(ps: Sequence[Param], values: Sequence[Any]) -> DispatchKey:
     checked (`runtime.kernel.check_device_array`)."""
     from tawa_xdsl.runtime.kernel import sector_problem, tma_problem
 
-    extents = {n: bucket(e) for n, e in call_extents(ps, values).items()}
+    # an empty extent (K = 0) is planned as 1: the rules count tiles and
+    # iterations over positive extents, as `shape_key` takes them
+    extents = {n: bucket(max(1, e)) for n, e in call_extents(ps, values).items()}
     dtypes, tma, sectors = [], [], []
     for p, v in zip(ps, values, strict=True):
         if p.is_tensor:
@@ -839,6 +842,17 @@ class Dispatcher:
         assert tiles is not None, "internal error: stream-K without a tile count"
         iterations = self.structure.iterations(extents, sizes)
         programs = stream_k_programs(tiles, iterations, Device.current().sms)
+        # the kernel shares units among programs in 32-bit index arithmetic
+        # (program * units): fewer programs where that would wrap
+        units = tiles * max(iterations, 1)
+        if units > INDEX_MAX:
+            raise KernelArgumentError(
+                f"{self.name}: stream-K over {tiles} tiles of {iterations} K "
+                f"iterations is {units} units of work; the kernel counts them in "
+                f"{INDEX_BITS}-bit integers (at most {INDEX_MAX}): pass "
+                "stream_k=False"
+            )
+        programs = min(programs, INDEX_MAX // units)
         return stream_k_slots(tiles, iterations, programs), programs
 
     # ------------------------------------------------------------- autotuning
@@ -1089,9 +1103,25 @@ class Dispatcher:
         self._unsplit[key] = self._compiled(key, split=False)
         return self._unsplit[key]
 
+    def _writes_nothing(self, values: Sequence[Any], grid: Any) -> bool:
+        """Whether every array the call writes is empty: then nothing is
+        compiled or launched (`runtime.kernel.writes_nothing`); a `grid`
+        given is checked all the same."""
+        from tawa_xdsl.runtime.kernel import writes_nothing
+
+        if not writes_nothing(
+            [(p, v) for p, v in zip(self.params, values, strict=True) if p.is_tensor]
+        ):
+            return False
+        if grid is not None:
+            normalize_grid(grid, self.name)
+        return True
+
     def __call__(self, *args: Any, grid: Any = None, stream: int = 0) -> None:
         """Launch on `stream` (see `runtime.Kernel.__call__`)."""
         values = self._convert(args, stream)
+        if self._writes_nothing(values, grid):
+            return
         spec = self._select(values, grid, stream)
         values, copies_in, copies_out = self._realign(spec, values, stream)
         for copy in copies_in:
@@ -1107,6 +1137,8 @@ class Dispatcher:
         """A launcher of this call's specialization (`runtime.Kernel.bind`; with
         aligning copies or a split, one that runs every step in order)."""
         values = self._convert(args, stream)
+        if self._writes_nothing(values, grid):
+            return Launchers(())
         spec = self._select(values, grid, stream)
         values, copies_in, copies_out = self._realign(spec, values, stream)
         steps = [

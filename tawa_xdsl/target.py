@@ -21,6 +21,12 @@ accept only what those registers hold."""
 INDEX_MAX = 2 ** (INDEX_BITS - 1) - 1
 """The largest `index` value: a literal, parameter, array extent or grid extent."""
 
+# ------------------------------------------------------------------- launch
+
+MAX_GRID = (2**31 - 1, 65535, 65535)
+"""The most thread blocks a launch takes along x, y and z (cuLaunchKernel
+refuses more with CUDA_ERROR_INVALID_VALUE)."""
+
 # ---------------------------------------------------------------- registers
 
 REGISTERS_PER_SM = 65536

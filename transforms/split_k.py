@@ -293,19 +293,44 @@ def trip_count(b: Builder, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAVal
     return b.add(arith.MaxSIOp(trips, b.const(0, lb.type)), "k_trips")
 
 
+def share_bound(
+    b: Builder, part: SSAValue, total: SSAValue, parts: SSAValue
+) -> SSAValue:
+    """floor(part * total / parts) for 0 <= part <= parts, as part * (total /
+    parts) + part * (total % parts) / parts: index arithmetic is 32 bits on the
+    GPU, and part * total wraps past 2^32 (K = 2^29 in 64-wide steps split
+    1000 ways) where neither term here does (parts <= 65535, CUDA's grid limit
+    along z, keeps part * (total % parts) below 2^32)."""
+    whole = b.add(arith.MuliOp(part, b.add(arith.DivUIOp(total, parts))))
+    rest = b.add(arith.MuliOp(part, b.add(arith.RemUIOp(total, parts))))
+    return b.add(arith.AddiOp(whole, b.add(arith.DivUIOp(rest, parts))))
+
+
 def slice_iterations(
-    b: Builder, g: KLoop, lb: SSAValue, first: SSAValue, end: SSAValue
+    b: Builder,
+    g: KLoop,
+    lb: SSAValue,
+    first: SSAValue,
+    end: SSAValue,
+    trips: SSAValue,
 ) -> None:
     """Make the K loop run only its iterations [first, end) (numbered from 0, in
-    the induction variable's type; `lb` is its lower bound): from lb + first *
-    step to lb + end * step, never past its own upper bound; counters start
-    where iteration `first` finds them."""
+    the induction variable's type; `lb` is its lower bound; the loop has
+    `trips`): from lb + first * step to lb + end * step, but never
+    lb + trips * step, which can pass 2^31 - 1 (K = 2^31 - 1 in steps of 64)
+    and wrap: a slice that ends at the last iteration ends at the loop's own
+    upper bound, and one that starts past it (an empty slice) runs from lb to
+    lb. Counters start where iteration `first` finds them."""
     loop = g.loop
-    loop.operands[0] = b.add(
-        arith.AddiOp(lb, b.add(arith.MuliOp(first, loop.step))), "k_begin"
-    )
-    stop = b.add(arith.AddiOp(lb, b.add(arith.MuliOp(end, loop.step))))
-    loop.operands[1] = b.add(arith.MinSIOp(loop.ub, stop), "k_end")
+
+    def at(iteration: SSAValue) -> SSAValue:
+        return b.add(arith.AddiOp(lb, b.add(arith.MuliOp(iteration, loop.step))))
+
+    empty = b.add(arith.CmpiOp(first, trips, "sge"))
+    to_the_end = b.add(arith.CmpiOp(end, trips, "sge"))
+    loop.operands[0] = b.add(arith.SelectOp(empty, lb, at(first)), "k_begin")
+    last = b.add(arith.SelectOp(empty, lb, loop.ub))
+    loop.operands[1] = b.add(arith.SelectOp(to_the_end, last, at(end)), "k_end")
     for position, step in g.counters.items():
         skipped = b.add(arith.MuliOp(cast(b, first, step.type), step))
         init = loop.iter_args[position]
@@ -520,10 +545,10 @@ def split_k(kernel: func.FuncOp, splits: int) -> None:
         count = b.const(splits, t)
         index = cast(b, split, t)
         after = b.add(arith.AddiOp(index, b.const(1, t)))
-        first = b.add(arith.DivUIOp(b.add(arith.MuliOp(index, trips)), count))
-        end = b.add(arith.DivUIOp(b.add(arith.MuliOp(after, trips)), count))
+        first = share_bound(b, index, trips, count)
+        end = share_bound(b, after, trips, count)
         first.name_hint, end.name_hint = "slice_begin", "slice_end"
-        slice_iterations(b, g, loop.lb, first, end)
+        slice_iterations(b, g, loop.lb, first, end, trips)
         store_partial(g, workspace, split)
 
     make_pair(kernel, "split-k", splits, partials, lambda b, _: b.const(splits))

@@ -250,7 +250,7 @@ def _share_units(
     lo = b.add(arith.SubiOp(b.add(arith.MaxUIOp(begin, base)), base))
     hi = b.add(arith.SubiOp(b.add(arith.MinUIOp(end, top)), base))
     iv = loop.lb.type
-    slice_iterations(b, g, loop.lb, cast(b, lo, iv), cast(b, hi, iv))
+    slice_iterations(b, g, loop.lb, cast(b, lo, iv), cast(b, hi, iv), trips)
 
     # slot: this program's rank among those sharing the tile, from the owners
     # of its first and last unit (partials.stream_k_owner)

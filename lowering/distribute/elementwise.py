@@ -329,22 +329,31 @@ class Fma(DistributePattern):
 
 
 class CeilDiv(DistributePattern):
-    """ceil(a / b) for the non-negative trip counts it is used for: (a + b - 1) / b."""
+    """ceil(a / b) for a positive divisor, as the quotient plus one where a
+    remainder is left: (a + b - 1) / b wrapped past 2^31 - 1 for a within b
+    of it (a K loop's trip count at K = 2^31 - 1, a persistent kernel's tile
+    count at M = 2^31 - 1) and gave no iterations. A power of two shifts
+    (arithmetic for ceildivsi: the floor, right for negative a too) and masks."""
 
     OPS = (arith.CeilDivSIOp, arith.CeilDivUIOp)
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter):
         assert isinstance(op, arith.CeilDivSIOp | arith.CeilDivUIOp)
+        kind = "s32" if isinstance(op, arith.CeilDivSIOp) else "u32"
         ops = Ops(self.k)
         a, b = ops.reg(self.k.lowered(op.lhs, op)), self.k.lowered(op.rhs, op)
-        t = ops.alu("add.s32", a, b)
-        t = ops.alu("sub.s32", t, ops.imm(1, "b32"))
         n = b.imm_value()
         if _power_of_two(n):
-            d = ops.alu("shr.s32", t, ops.imm(int(n).bit_length() - 1, "b32"))
-        else:
-            d = ops.alu("div.s32", t, b)
-        self.k.define(rewriter, op, ops, Lowered(d))
+            shift = ops.imm(int(n).bit_length() - 1, "b32")
+            q = ops.alu(f"shr.{kind}", a, shift)
+            r = ops.alu("and.b32", a, ops.imm(int(n) - 1, "b32"))
+            left = ops.alu("setp.ne.u32", r, ops.imm(0, "b32"))
+        else:  # quotient towards zero: the ceiling already where a < 0
+            q = ops.alu(f"div.{kind}", a, b)
+            r = ops.alu(f"rem.{kind}", a, b)
+            left = ops.alu(f"setp.gt.{kind}", r, ops.imm(0, "b32"))
+        one = ops.alu("selp.b32", ops.imm(1, "b32"), ops.imm(0, "b32"), left)
+        self.k.define(rewriter, op, ops, Lowered(ops.alu("add.s32", q, one)))
 
 
 class Cmpi(DistributePattern):

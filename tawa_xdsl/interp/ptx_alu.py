@@ -93,6 +93,13 @@ def _wide(x: np.ndarray, signed: bool) -> np.ndarray:
     return (s32(x) if signed else x).astype(np.int64)
 
 
+def add_sat_s32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`add.sat.s32`: the signed sum clamped to [-2^31, 2^31 - 1], as int64
+    (a `ptx.for` counter steps so: `ptx.ForOp`)."""
+    total = _wide(a, True) + _wide(b, True)
+    return np.clip(total, -(2**31), 2**31 - 1)
+
+
 def _div(signed: bool, rem: bool) -> Fn:
     """Integer division truncating towards zero; by zero the result is all ones
     (the ISA leaves it unspecified)."""
@@ -307,6 +314,7 @@ def _table() -> dict[str, Fn]:
         "shl.b32": _shift_left,
         "shr.u32": _shift_right(signed=False),
         "shr.s32": _shift_right(signed=True),
+        "add.sat.s32": _u32(lambda a, b: add_sat_s32(a, b)),
         "max.s32": _u32(lambda a, b: np.maximum(_wide(a, True), _wide(b, True))),
         "min.s32": _u32(lambda a, b: np.minimum(_wide(a, True), _wide(b, True))),
         "max.u32": np.maximum,

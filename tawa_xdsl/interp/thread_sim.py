@@ -104,7 +104,14 @@ from tawa_xdsl.dialects.ptx import map_values
 from tawa_xdsl.dialects.roles import entry_register_cap
 from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.interp.barrier_sim import Hazard, MBarrier, PredictedHang
-from tawa_xdsl.interp.ptx_alu import ALU, BYTES, CLUSTER_WINDOW, DTYPES, f32_bits
+from tawa_xdsl.interp.ptx_alu import (
+    ALU,
+    BYTES,
+    CLUSTER_WINDOW,
+    DTYPES,
+    add_sat_s32,
+    f32_bits,
+)
 from tawa_xdsl.interp.ptx_memory import (
     PARAM_BASE,
     SMEM_BASE,
@@ -1432,12 +1439,13 @@ class ThreadFunctions(InterpreterFunctions):
             outs = self._under(interpreter, go, op.body, (iv, *carried), "for")
             for arg, value in zip(block.args[1:], block.last_op.operands, strict=True):
                 self._edge(op, arg, value, go)
+            stepped = (add_sat_s32(iv, step) & 0xFFFFFFFF).astype(np.uint32)
             if (go == active).all():
                 carried = list(outs)
-                iv = (iv + step).astype(np.uint32)
+                iv = stepped
             else:
                 carried = [merge(go, o, c) for o, c in zip(outs, carried, strict=True)]
-                iv = np.where(go[:, None], iv + step, iv).astype(np.uint32)
+                iv = np.where(go[:, None], stepped, iv)
         for res, arg in zip(op.res, block.args[1:], strict=True):
             self._edge(op, res, arg, active)
         return tuple(carried)

@@ -138,6 +138,26 @@ def event_times(
                 cu.cuEventDestroy(event)
 
 
+STANDIN_BYTES = 256
+"""Bytes of a stand-in buffer (`standin`): more than a tensor map of unit
+extents and 16-byte pitches addresses in any rank."""
+
+
+@functools.cache
+def standin(written: bool) -> int:
+    """Zeroed device memory that stands in for an empty array in a tensor map:
+    TMA describes no zero extent, so an empty array's map has unit extents
+    over this buffer, whose one element reads 0 as everything outside a
+    tensor does (a K = 0 GEMM sums no products). An array the kernel writes
+    gets a buffer of its own, so what a TMA store leaves there is never
+    read."""
+    cu, _ = context()
+    ptr = int(check(cu.cuMemAlloc(STANDIN_BYTES), "cuMemAlloc (a stand-in)"))
+    check(cu.cuMemsetD8(ptr, 0, STANDIN_BYTES), "cuMemsetD8 (a stand-in)")
+    check(cu.cuCtxSynchronize(), "cuCtxSynchronize (a stand-in)")
+    return ptr
+
+
 def gpu_available() -> bool:
     """Whether a Hopper GPU and cuda-python are usable here."""
     try:

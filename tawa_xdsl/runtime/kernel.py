@@ -27,7 +27,7 @@ from tawa_xdsl.contract import LaunchContract
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.dialects.tile import DescType, element_bytes
-from tawa_xdsl.grid import infer_grid
+from tawa_xdsl.grid import Rule, infer_grid
 from tawa_xdsl.kernel import (
     KernelArgumentError,
     Param,
@@ -35,8 +35,21 @@ from tawa_xdsl.kernel import (
     normalize_grid,
 )
 from tawa_xdsl.runtime.arrays import DeviceArray, device_array
-from tawa_xdsl.runtime.driver import CudaError, check, context, load_ptx, sm_count
-from tawa_xdsl.target import SECTOR_BYTES, TMA_ALIGN
+from tawa_xdsl.runtime.driver import (
+    CudaError,
+    check,
+    context,
+    load_ptx,
+    sm_count,
+    standin,
+)
+from tawa_xdsl.target import (
+    INDEX_BITS,
+    INDEX_MAX,
+    MAX_GRID,
+    SECTOR_BYTES,
+    TMA_ALIGN,
+)
 
 if TYPE_CHECKING:
     from tawa_xdsl.compiled import CompiledKernel
@@ -49,14 +62,28 @@ class ResourceError(CudaError):
 U32_MAX = 2**32 - 1
 
 
+def is_empty(array: DeviceArray) -> bool:
+    """Whether `array` has no elements (an extent of 0): its strides address
+    nothing, TMA cannot describe it (a stand-in does, `driver.standin`), and
+    a launch whose every output is empty has nothing to do."""
+    return 0 in array.shape
+
+
+def writes_nothing(tensors: Sequence[tuple[Param, DeviceArray]]) -> bool:
+    """Whether every array a launch writes is empty (M = 0 or N = 0 for a
+    GEMM): it is not launched (CUDA refuses a grid of zero programs, which a
+    persistent kernel over zero tiles would get)."""
+    return all(is_empty(a) for p, a in tensors if p.written)
+
+
 def check_device_array(kernel_name: str, p: Param, array: DeviceArray) -> None:
     """What every compiled kernel needs of an array beyond the shared checks:
-    not empty, positive strides below 2**32 (register stores take them as .u32
+    positive strides below 2**32 (register stores take them as .u32
     parameters), the last dimension contiguous (TMA's, and the register stores',
-    innermost dimension)."""
+    innermost dimension). An empty array passes: its strides address nothing."""
     where = f"{kernel_name}: argument '{p.name}'"
-    if any(d == 0 for d in array.shape):
-        raise KernelArgumentError(f"{where} is empty: shape {array.shape}")
+    if is_empty(array):
+        return
     if array.strides[-1] != 1 and array.shape[-1] > 1:
         raise KernelArgumentError(
             f"{where} must be contiguous in its last dimension "
@@ -75,6 +102,37 @@ def check_device_array(kernel_name: str, p: Param, array: DeviceArray) -> None:
             )
 
 
+def grid_sources(
+    rules: Sequence[Rule], ps: Sequence[Param], values: Sequence[Any]
+) -> str:
+    """Where an inferred grid comes from, axis by axis: "x: argument 'c'
+    dimension 0 (M) 4096 over blocks of 128"."""
+    parts = []
+    for axis, arg, dim, block, block_arg in rules:
+        p = ps[arg]
+        name = f" ({p.dims[dim]})" if dim < len(p.dims) and p.dims[dim] else ""
+        size = int(values[block_arg]) if block_arg >= 0 else block
+        parts.append(
+            f"{'xyz'[axis]}: argument '{p.name}' dimension {dim}{name} "
+            f"{values[arg].shape[dim]} over blocks of {size}"
+        )
+    return "; ".join(parts)
+
+
+def check_grid(
+    kernel_name: str, grid: tuple[int, int, int], source: str, hint: str = ""
+) -> None:
+    """A launch grid CUDA takes (`MAX_GRID` along each axis), or a
+    `KernelArgumentError` naming the axis, its extent, the limit and where
+    the extent comes from (`source`), before the launch fails."""
+    for axis, (extent, limit) in enumerate(zip(grid, MAX_GRID, strict=True)):
+        if extent > limit:
+            raise KernelArgumentError(
+                f"{kernel_name}: the launch grid {grid} has {extent} programs along "
+                f"{'xyz'[axis]} ({source}); CUDA launches at most {limit}{hint}"
+            )
+
+
 def tma_problem(p: Param, array: DeviceArray) -> str | None:
     """Why TMA cannot describe `array` (after `check_device_array`), or None:
     its base address and row pitches must be multiples of `TMA_ALIGN` bytes.
@@ -84,7 +142,10 @@ def tma_problem(p: Param, array: DeviceArray) -> str | None:
     granules, so it fills the row's tail up to the next boundary, memory past
     the array's last column that may be another array's (`target.TMA_ALIGN`;
     a host array's temporary owns its padding).
-    The dispatcher keys specializations on this fact."""
+    The dispatcher keys specializations on this fact. An empty array has
+    none: its map is a stand-in's (`driver.standin`)."""
+    if is_empty(array):
+        return None
     problem = _off_grid(p, array, TMA_ALIGN)
     row = array.shape[-1] * element_bytes(p.type.element_type)
     if problem is None and p.written and array.host is None and row % TMA_ALIGN:
@@ -108,6 +169,8 @@ def _off_grid(p: Param, array: DeviceArray, grid: int) -> str | None:
     bytes, or None (a host array's temporary is made on the grid)."""
     desc = p.type
     assert isinstance(desc, DescType)
+    if is_empty(array):  # its tensor map is a stand-in's
+        return None
     if array.host is None and array.ptr % grid:
         return f"starts at an address that is not {grid}-byte aligned"
     size = element_bytes(desc.element_type)
@@ -224,7 +287,7 @@ class Kernel:
         """The names of the parameters the kernel takes as TMA tensor maps."""
         return frozenset(self.params[i].name for i in self.contract.tensor_maps)
 
-    def _tensor_map(self, array: DeviceArray, t: nv.TensorMapType, name: str) -> Any:
+    def _tensor_map(self, array: DeviceArray, t: nv.TensorMapType, p: Param) -> Any:
         cu, _ = context()
         byte = cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8
         data_type = {
@@ -245,6 +308,10 @@ class Kernel:
         esize = element_bytes(t.element_type)
         rank = len(t.get_shape())
         shape, strides = list(array.shape), list(array.strides[:-1])
+        ptr = array.ptr
+        if is_empty(array):  # unit extents over zeros: every box reads 0
+            shape, strides = [1] * len(shape), [TMA_ALIGN // esize] * len(strides)
+            ptr = standin(p.written)
         while len(shape) < rank:  # a map with unit outer dimensions (1-D tensors)
             row = (
                 -(-shape[0] * (strides[0] if strides else 1) * esize // TMA_ALIGN)
@@ -256,7 +323,7 @@ class Kernel:
             cu.cuTensorMapEncodeTiled(
                 data_type,
                 rank,
-                array.ptr,
+                ptr,
                 [cu.cuuint64_t(d) for d in reversed(shape)],
                 [cu.cuuint64_t(s * esize) for s in reversed(strides)],
                 [cu.cuuint32_t(b) for b in reversed(t.get_box())],
@@ -266,7 +333,7 @@ class Kernel:
                 cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
             ),
-            f"{self.name}: cuTensorMapEncodeTiled for '{name}'",
+            f"{self.name}: cuTensorMapEncodeTiled for '{p.name}'",
         )
 
     def _pack(self, values: Sequence[Any]) -> Packed:
@@ -276,7 +343,7 @@ class Kernel:
             p, value = self.params[entry.arg], values[entry.arg]
             if entry.kind == ParamKind.MAP:
                 assert isinstance(entry.type, nv.TensorMapType)
-                packed.add_object(self._tensor_map(value, entry.type, p.name))
+                packed.add_object(self._tensor_map(value, entry.type, p))
             elif entry.kind == ParamKind.GLOBAL:
                 packed.add(ctypes.c_uint64(value.ptr))
                 for d in value.shape:
@@ -294,10 +361,11 @@ class Kernel:
 
     def _checked(
         self, args: Sequence[Any], grid: Any, stream: int
-    ) -> tuple[list[tuple[Param, DeviceArray]], list[Any], tuple[int, int, int]]:
+    ) -> tuple[list[tuple[Param, DeviceArray]], list[Any], tuple[int, int, int] | None]:
         """The arguments checked (the shared checks, then the device's) and the
         grid, before anything is allocated: the (parameter, array) pairs, every
-        value in parameter order (scalars converted), the launch grid."""
+        value in parameter order (scalars converted), the launch grid (None
+        when the launch `writes_nothing`: nothing is launched)."""
         values = check_arguments(
             self.name, self.params, args, lambda v: device_array(v, stream)
         )
@@ -306,6 +374,10 @@ class Kernel:
         ]
         for p, array in tensors:
             self._check_device_array(p, array)
+        if writes_nothing(tensors):
+            if grid is not None:  # checked all the same
+                self._grid(values, grid)
+            return tensors, values, None
         return tensors, values, self._grid(values, grid)
 
     def _staged(
@@ -374,6 +446,8 @@ class Kernel:
         live through the launch and, when the kernel stores into them, back into
         the caller's arrays, which waits for the kernel to finish."""
         tensors, values, launch_grid = self._checked(args, grid, stream)
+        if launch_grid is None:
+            return
         packed = self._staged(tensors, values)
         try:
             self._launch(launch_grid, packed, stream)
@@ -400,6 +474,8 @@ class Kernel:
                 f"{self.name}.bind needs device arrays (torch, cupy, ... on the "
                 f"GPU); {', '.join(repr(n) for n in host)} live on the host"
             )
+        if launch_grid is None:
+            return Launcher(self, None, Packed(), stream, tensors)
         packed = self._staged(tensors, values)  # nothing to stage
         self.load()
         return Launcher(self, launch_grid, packed, stream, tensors)
@@ -407,11 +483,20 @@ class Kernel:
     def _grid(self, values: Sequence[Any], grid: Any) -> tuple[int, int, int]:
         if grid is not None:
             persistent = self.contract.persistent is not None
-            return normalize_grid(grid, self.name, self.cluster, persistent)
+            launch = normalize_grid(grid, self.name, self.cluster, persistent)
+            check_grid(self.name, launch, "the grid given")
+            return launch
         size = self.cluster
         if self.contract.persistent is not None:
             x, y, z = infer_grid(self.contract.persistent, values)
             tiles = -(-x // size) * y * z  # of clusters
+            if tiles * size > INDEX_MAX:  # the programs count tiles in an index
+                raise KernelArgumentError(
+                    f"{self.name}: {tiles * size} output tiles "
+                    f"({grid_sources(self.contract.persistent, self.params, values)})"
+                    f"; a persistent kernel counts its tiles in {INDEX_BITS}-bit "
+                    f"integers (at most {INDEX_MAX})"
+                )
             return min(tiles, self.resident_clusters()) * size, 1, 1
         if self.contract.grid is None:
             raise KernelArgumentError(
@@ -419,7 +504,15 @@ class Kernel:
                 "stores; pass grid="
             )
         x, y, z = infer_grid(self.contract.grid, values)
-        return -(-x // size) * size, y, z  # the last cluster may run past the edge
+        launch = -(-x // size) * size, y, z  # the last cluster may run past the edge
+        check_grid(
+            self.name,
+            launch,
+            grid_sources(self.contract.grid, self.params, values),
+            "; compile(..., persistent=True) launches one program per SM along "
+            "x instead",
+        )
+        return launch
 
     def resident_clusters(self) -> int:
         """How many clusters of this kernel the GPU holds at once: a persistent
@@ -456,13 +549,15 @@ class Launcher:
     capsules), so their memory outlives every launch made through it."""
 
     kernel: Kernel
-    grid: tuple[int, int, int]
+    grid: tuple[int, int, int] | None
+    """None: the launch writes nothing (`writes_nothing`), so it is skipped."""
     packed: Packed
     stream: int
     arrays: list[tuple[Param, DeviceArray]]
 
     def __call__(self) -> None:
-        self.kernel._launch(self.grid, self.packed, self.stream)
+        if self.grid is not None:
+            self.kernel._launch(self.grid, self.packed, self.stream)
 
 
 class Packed:
@@ -493,5 +588,7 @@ __all__ = [
     "Kernel",
     "ResourceError",
     "check_device_array",
+    "is_empty",
     "tma_problem",
+    "writes_nothing",
 ]

@@ -12,7 +12,7 @@
 // CHECK-NEXT:    ptx.bra() if %[[EXIT]] {target = "L_done_2"}
 // CHECK-NEXT:    %x = ptx.alu(%[[IV]], %init) {opcode = "add.s32"}
 // CHECK-NEXT:    %copy = ptx.alu(%x) {opcode = "mov.b32"}
-// CHECK-NEXT:    %{{.*}} = ptx.alu(%[[IV]], %c1) {opcode = "add.s32"} : (!ptx.reg<b32 at 1>, !ptx.imm<b32>) -> !ptx.reg<b32 at 1>
+// CHECK-NEXT:    %{{.*}} = ptx.alu(%[[IV]], %c1) {opcode = "add.sat.s32"} : (!ptx.reg<b32 at 1>, !ptx.imm<b32>) -> !ptx.reg<b32 at 1>
 // CHECK-NEXT:    ptx.bra() {target = "L_loop_1"}
 // CHECK-NEXT:    ptx.label() {label = "L_done_2"}
 // CHECK-NEXT:    %after = ptx.alu(%init, %init) {opcode = "add.s32"}
@@ -45,7 +45,7 @@ func.func @loop() attributes {tile.kernel} {
 // CHECK-NEXT:    ptx.label() {label = "L_loop_3"}
 // CHECK-NEXT:    %{{.*}} = ptx.alu(%n, %n) {opcode = "setp.ge.s32"} {{.*}} -> !ptx.reg<pred at 1>
 // CHECK-NEXT:    ptx.bra() if %{{.*}} {target = "L_done_4"}
-// CHECK-NEXT:    %{{.*}} = ptx.alu(%n, %c1) {opcode = "add.s32"}
+// CHECK-NEXT:    %{{.*}} = ptx.alu(%n, %c1) {opcode = "add.sat.s32"}
 // CHECK-NEXT:    ptx.bra() {target = "L_loop_3"}
 // CHECK-NEXT:    ptx.label() {label = "L_done_4"}
 // CHECK-NEXT:    %t = ptx.alu(%n, %c1) {opcode = "add.s32"}

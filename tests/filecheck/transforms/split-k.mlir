@@ -16,22 +16,32 @@
 // CHECK-SAME:      %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
 // CHECK-SAME:      %workspace: !tile.desc<3x?x?xf32, box = [1, 128, 128]> {tile.dims = ["S", "M", "N"], tile.box = ["", "BM", "BN"]})
 // CHECK-SAME:      tile.split_k = {mode = "split-k", role = "partials", kernel = "gemm_scale_bias_relu", partner = "gemm_scale_bias_relu_split_k_reduce", splits = 3 : i64, args = [0 : i64, 1 : i64, -1 : i64]}
-// Slice z of 3 runs iterations [z T / 3, (z + 1) T / 3) of the T the loop had.
+// Slice z of 3 runs iterations [z T / 3, (z + 1) T / 3) of the T the loop had,
+// each bound as z (T / 3) + z (T % 3) / 3: z T wraps 32-bit indices past 2^32.
+// Its loop bounds never compute lb + T * 64, which can pass 2^31 - 1: a slice
+// to the end ends at %K, an empty one runs from lb to lb.
 // CHECK:         %[[Z:split]] = tile.program_id z
 // CHECK:         %[[SPAN:.*]] = arith.subi %K, %c0
 // CHECK-NEXT:    %[[T0:.*]] = arith.ceildivsi %[[SPAN]], %bk
 // CHECK:         %[[T:k_trips]] = arith.maxsi %[[T0]]
 // CHECK:         %[[S:.*]] = arith.constant 3 : index
 // CHECK:         %[[Z1:.*]] = arith.addi %[[Z]]
-// CHECK:         %[[F0:.*]] = arith.muli %[[Z]], %[[T]]
-// CHECK-NEXT:    %[[FIRST:slice_begin]] = arith.divui %[[F0]], %[[S]]
-// CHECK-NEXT:    %[[E0:.*]] = arith.muli %[[Z1]], %[[T]]
-// CHECK-NEXT:    %[[END:slice_end]] = arith.divui %[[E0]], %[[S]]
+// CHECK-NEXT:    %[[Q:.*]] = arith.divui %[[T]], %[[S]]
+// CHECK-NEXT:    %[[F0:.*]] = arith.muli %[[Z]], %[[Q]]
+// CHECK-NEXT:    %[[R:.*]] = arith.remui %[[T]], %[[S]]
+// CHECK-NEXT:    %[[F1:.*]] = arith.muli %[[Z]], %[[R]]
+// CHECK-NEXT:    %[[F2:.*]] = arith.divui %[[F1]], %[[S]]
+// CHECK-NEXT:    %[[FIRST:slice_begin]] = arith.addi %[[F0]], %[[F2]]
+// CHECK:         %[[END:slice_end]] = arith.addi
+// CHECK-NEXT:    %[[EMPTY:.*]] = arith.cmpi sge, %[[FIRST]], %[[T]]
+// CHECK-NEXT:    %[[TOEND:.*]] = arith.cmpi sge, %[[END]], %[[T]]
 // CHECK-NEXT:    %[[B0:.*]] = arith.muli %[[FIRST]], %bk
-// CHECK-NEXT:    %[[LB:k_begin]] = arith.addi %c0, %[[B0]]
+// CHECK-NEXT:    %[[B1:.*]] = arith.addi %c0, %[[B0]]
+// CHECK-NEXT:    %[[LB:k_begin]] = arith.select %[[EMPTY]], %c0, %[[B1]]
+// CHECK-NEXT:    %[[LAST:.*]] = arith.select %[[EMPTY]], %c0, %K
 // CHECK-NEXT:    %[[U0:.*]] = arith.muli %[[END]], %bk
 // CHECK-NEXT:    %[[U1:.*]] = arith.addi %c0, %[[U0]]
-// CHECK-NEXT:    %[[UB:k_end]] = arith.minsi %K, %[[U1]]
+// CHECK-NEXT:    %[[UB:k_end]] = arith.select %[[TOEND]], %[[LAST]], %[[U1]]
 // CHECK-NEXT:    %acc = scf.for %k = %[[LB]] to %[[UB]] step %bk iter_args(%acc_k = %zero)
 // CHECK:           tile.dot
 // CHECK:         }
