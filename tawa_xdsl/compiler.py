@@ -417,6 +417,7 @@ def check_options(
     from tawa_xdsl.pass_pipeline import ChecksOptions, option_name
     from tawa_xdsl.pipelines import hopper_passes
 
+    _check_cut(options, kernel)
     resolved, sources = options.resolve_sources(kernel, shaped)
     turns = resolved.num_consumers or 2
     if resolved.ping_pong and _splits_badly(kernel, resolved.as_dict(), turns):
@@ -448,6 +449,26 @@ def check_options(
             raise OpDiagnostic(
                 kernel, f"{e} (options for @{kernel.sym_name.data}: {taken})"
             ) from None
+
+
+def _check_cut(options: CompileOptions, kernel: func.FuncOp) -> None:
+    """A K cut given (`split_k` > 1, `stream_k`) for a kernel of a pair that
+    `split-k` or `stream-k` made already is refused at the kernel, naming both
+    (the calls ran the kernel as it is, the options saying it was cut again),
+    unless it is the cut that made the pair."""
+    from tawa_xdsl.diagnostics import OpDiagnostic
+    from tawa_xdsl.transforms.split_k import paired_already
+
+    if options.stream_k:
+        given, mode, splits = "stream_k=True", "stream-k", 0
+    elif (options.split_k or 0) > 1:
+        given, mode, splits = f"split_k={options.split_k}", "split-k", options.split_k
+    else:
+        return
+    try:
+        paired_already(kernel, mode, splits)
+    except OpDiagnostic as e:
+        raise OpDiagnostic(kernel, f"{given} given: {e.message}") from None
 
 
 def _spelled(value: object) -> str:

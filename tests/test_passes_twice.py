@@ -10,6 +10,8 @@ No GPU needed."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from xdsl.utils.exceptions import DiagnosticException
@@ -146,3 +148,43 @@ def test_passes_run_twice_that_compose_compute_the_same(pipeline: str) -> None:
         c = np.zeros_like(expected)
         tawa_xdsl.simulate(module, "gemm_nt", a, b, c, grid=(2, 3), seed=seed)
         assert np.array_equal(c.view(np.uint16), expected.view(np.uint16))
+
+
+@pytest.mark.parametrize(
+    ("made", "kernel", "given", "message"),
+    [
+        (
+            "split-k{splits=2}",
+            "gemm_nt_split_k",
+            {"stream_k": True},
+            "stream_k=True given: stream-k: kernel @gemm_nt_split_k is the partials "
+            "kernel of the pair split-k{splits=2} made of @gemm_nt",
+        ),
+        (
+            "stream-k",
+            "gemm_nt_stream_k",
+            {"split_k": 3},
+            "split_k=3 given: split-k: kernel @gemm_nt_stream_k is the partials "
+            "kernel of the pair stream-k made of @gemm_nt",
+        ),
+        (
+            "split-k{splits=2}",
+            "gemm_nt_split_k_reduce",
+            {"split_k": 3},
+            "split_k=3 given: split-k: kernel @gemm_nt_split_k_reduce is the reduce "
+            "kernel of the pair split-k{splits=2}",
+        ),
+    ],
+)
+def test_compile_refuses_to_cut_a_kernel_of_a_pair_again(
+    made, kernel, given, message
+) -> None:
+    """compile() of a pair's kernel given another K cut ran the kernel as it
+    was, its options saying it was cut (as the passes refuse the order,
+    `split-k` after `stream-k` or the reverse); the cut that made the pair
+    is the same run and compiles."""
+    text = lowered(made)
+    with pytest.raises(DiagnosticException, match=re.escape(message)):
+        tawa_xdsl.compile(text, kernel, **given)
+    same = {"split_k": 2} if made.startswith("split") else {"stream_k": True}
+    tawa_xdsl.compile(text, kernel, **same)
