@@ -411,9 +411,10 @@ def check_options(
     described the plan as if it could run. The refusal is at the kernel and
     says where each value the pass takes came from: `mma-depth=3` was refused
     against a num-stages the tuning rules chose, which it did not say."""
-    from xdsl.utils.exceptions import PassFailedException
+    from xdsl.utils.exceptions import PassFailedException, VerifyException
 
     from tawa_xdsl.diagnostics import OpDiagnostic
+    from tawa_xdsl.dialects.roles import check_register_budget
     from tawa_xdsl.pass_pipeline import ChecksOptions, option_name
     from tawa_xdsl.pipelines import hopper_passes
 
@@ -434,21 +435,51 @@ def check_options(
             f"these tiles' rows do not split into ({tiles or 'the written sizes'}):"
             " drop ping_pong or give 128-row tiles",
         )
+
+    def refuse(e: Exception, names: Iterable[str]) -> OpDiagnostic:
+        taken = ", ".join(
+            f"{option_name(name)}={_spelled(getattr(resolved, name))} {sources[name]}"
+            for name in names
+            if name in sources
+        )
+        return OpDiagnostic(
+            kernel, f"{e} (options for @{kernel.sym_name.data}: {taken})"
+        )
+
     for p in hopper_passes(resolved):
         if not isinstance(p, ChecksOptions):
             continue
         try:
             p.check_options()
         except PassFailedException as e:
-            taken = ", ".join(
-                f"{option_name(f.name)}={_spelled(getattr(resolved, f.name))} "
-                f"{sources[f.name]}"
-                for f in fields(p)
-                if f.name in sources
-            )
-            raise OpDiagnostic(
-                kernel, f"{e} (options for @{kernel.sym_name.data}: {taken})"
-            ) from None
+            raise refuse(e, (f.name for f in fields(p))) from None
+    budgets = (resolved.producer_registers, resolved.consumer_registers)
+    if resolved.num_consumers in REGISTER_BUDGETS and None not in budgets:
+        try:
+            check_register_budget("register-budget", resolved.num_consumers, *budgets)
+        except VerifyException as e:
+            if shaped is not None or not _fit_some_shape(options):
+                raise refuse(e, ("num_consumers", *REGISTER_OPTIONS)) from None
+
+
+def _fit_some_shape(options: CompileOptions) -> bool:
+    """Whether the register budgets given fit some consumer count that a
+    call's shape may resolve (any, unless the count is given), each budget
+    not given at its default for that count: compile() refuses only budgets
+    that no call can run (64-row tiles take one consumer warpgroup)."""
+    from tawa_xdsl.dialects.roles import register_file_problem
+
+    counts = [options.num_consumers] if options.num_consumers else REGISTER_BUDGETS
+    return any(
+        register_file_problem(
+            n,
+            options.producer_registers or REGISTER_BUDGETS[n][0],
+            options.consumer_registers or REGISTER_BUDGETS[n][1],
+        )
+        is None
+        for n in counts
+        if n in REGISTER_BUDGETS
+    )
 
 
 def _check_cut(options: CompileOptions, kernel: func.FuncOp) -> None:

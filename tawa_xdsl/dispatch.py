@@ -77,6 +77,7 @@ from tawa_xdsl.compiler import (
     DEFAULTS,
     TILE_OPTIONS,
     CompileOptions,
+    check_options,
     describe,
     lower,
 )
@@ -696,6 +697,11 @@ class Dispatcher:
         plan = self._runnable(self.plan(key, split, stream))
         if plan.decision.split_k > 1 or plan.decision.stream_k:
             return self._pair(plan)
+        # what the pipeline would refuse, with each value's source (the
+        # pipeline sees the resolved options as given); the K cut is the
+        # calls' (a pair's kernels get the caller's options)
+        lowered = dataclasses.replace(self.requested, split_k=None, stream_k=None)
+        check_options(lowered, self.tile_kernel, plan.decision.options)
         kernel, origin = self._build(plan.options)
         return Specialization(plan, kernel, f"rules, {origin}")
 

@@ -51,10 +51,28 @@ class RegisterBudgetPass(ModulePass):
                     "register-budget", num_consumers, producer, consumer
                 )
             except VerifyException as e:
-                raise OpDiagnostic(ws, str(e)) from None
+                raise OpDiagnostic(
+                    ws, f"{e} ({self._sources(num_consumers)})"
+                ) from None
             ws.producer_regs = IntegerAttr(producer, 64)
             ws.consumer_regs = IntegerAttr(consumer, 64)
             record_run(kernel, resolved, OPTIONS_ATTR)
+
+    def _sources(self, num_consumers: int) -> str:
+        """Each budget with where it came from: given, or the default for
+        `num_consumers` consumer warpgroups (a refusal of a budget nobody
+        gave read as if the caller had chosen it)."""
+        default = default_registers(num_consumers)
+        return ", ".join(
+            f"{role}={value} given"
+            if value is not None
+            else f"{role}={fallback} the default for {num_consumers} consumer "
+            f"warpgroup{'s' if num_consumers > 1 else ''}"
+            for role, value, fallback in (
+                ("producer", self.producer, default[0]),
+                ("consumer", self.consumer, default[1]),
+            )
+        )
 
 
 OPTIONS_ATTR = "aref.register_budget"
