@@ -131,6 +131,7 @@ class ConsumerLayouts:
                     continue
                 for src, dst, flip in pairs:
                     if self.in_smem(src) and dst not in self.placement:
+                        self._refuse_joined(op, dst)
                         view = self.placement[src]
                         assert isinstance(view, Smem)
                         self.placement[dst] = Smem(view.transposed != flip)
@@ -142,6 +143,37 @@ class ConsumerLayouts:
                     "tile.trans of a register tile is not supported; transpose tiles as "
                     "they come from shared memory",
                 )
+
+    def _refuse_joined(self, op: Operation, other: SSAValue) -> None:
+        """A structured op joins a view (a loaded tile, read in place from its
+        slot) with `other`, which cannot be one if an op computed it in
+        registers (a branch yielding a loaded tile or a computed one; a loop
+        carrying a loaded tile in and a computed one out): one value cannot
+        be both. Refused at the structured op (a later pass failed on the
+        computed tile placed as a view)."""
+        if not isinstance(other, OpResult) or isinstance(
+            other.op, aref.GetOp | tile.TransOp | STRUCTURED
+        ):
+            return
+        loaded = next(
+            (
+                v
+                for pair in carried_pairs(op)
+                for v in pair
+                if self.in_smem(v) and isinstance(v, OpResult)
+                if isinstance(v.op, aref.GetOp | tile.TransOp)
+            ),
+            None,
+        )
+        name = f"%{loaded.name_hint or '?'}, " if loaded is not None else ""
+        raise OpDiagnostic(
+            op,
+            f"{op.name} joins {name}a loaded tile (read in place from its "
+            f"shared-memory slot), with %{other.name_hint or '?'}, a tile "
+            f"{other.op.name} computes in registers: one value cannot be both; "
+            "compute on the loaded tile before it joins (e.g. arith.extf it "
+            "where it is loaded), so both are register tiles",
+        )
 
     def _assign(self, consumer: Region) -> None:
         groups = _UnionFind()

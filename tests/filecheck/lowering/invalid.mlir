@@ -116,3 +116,28 @@ func.func @off_boundary(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc
   tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
+
+// -----
+
+// A branch yields a loaded tile (read in place from its slot) or a tile
+// computed in registers: one value cannot be both (distribute-fragments
+// failed with an internal error on the computed tile placed as a view).
+// SHAPE: invalid.mlir:[[# @LINE + 8]]:3: error: scf.if joins %ld, a loaded tile (read in place from its shared-memory slot), with %tr, a tile arith.truncf computes in registers: one value cannot be both; compute on the loaded tile before it joins
+func.func @branch_view(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
+                       %c: !tile.desc<?x?xf32, box = [64, 64]>, %flag: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %zf = arith.constant 0 : i32
+  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %ld = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %on = arith.cmpi ne, %flag, %zf : i32
+  %r = scf.if %on -> (tensor<64x64xbf16>) {
+    scf.yield %ld : tensor<64x64xbf16>
+  } else {
+    %x = arith.extf %ta : tensor<64x64xbf16> to tensor<64x64xf32>
+    %tr = arith.truncf %x : tensor<64x64xf32> to tensor<64x64xbf16>
+    scf.yield %tr : tensor<64x64xbf16>
+  }
+  %f = arith.extf %r : tensor<64x64xbf16> to tensor<64x64xf32>
+  tile.store %f, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
