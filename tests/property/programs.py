@@ -30,14 +30,15 @@ EPILOGUE_OPS = (
     "round_bf16",
     "mask_columns",
     "add_distance",
-    "sub_row_max",
+    "clamp_row_max",
 )
 """Elementwise and row steps after the loops. Between them they use every
 tile op a kernel computes with: `tile.splat`; `tile.iota`, `tile.expand_dims`,
 `tile.broadcast`, `tile.cmpi` and `tile.select` (the columns from T / 2 on
 masked to zero, as attention masks keys); `tile.sitofp` (a row's distance from
-the column, as ALiBi); `tile.reduce` (each row's maximum subtracted, as
-softmax)."""
+the column, as ALiBi); `tile.reduce` (each element at most half its row's
+maximum: a row given another row's maximum shows; not x - max as softmax does,
+which is NaN on a row an exp2 overflowed to inf)."""
 
 
 @dataclass
@@ -185,14 +186,16 @@ def _render(p: TileProgram) -> str:
                     f"  %pen{e} = arith.mulf %distf{e}, %eighth{e} : {F32}",
                     f"  {v} = arith.addf {acc}, %pen{e} : {F32}",
                 ]
-            case "sub_row_max":
+            case "clamp_row_max":
                 lines += [
                     f"  %max{e} = tile.reduce max {acc}, axis = 1 : {F32} -> "
                     f"tensor<{t}xf32>",
                     f"  %maxc{e} = tile.expand_dims %max{e}, axis = 1 : "
                     f"tensor<{t}xf32> -> tensor<{t}x1xf32>",
                     f"  %maxb{e} = tile.broadcast %maxc{e} : tensor<{t}x1xf32> -> {F32}",
-                    f"  {v} = arith.subf {acc}, %maxb{e} : {F32}",
+                    f"  %halfd{e} = arith.constant dense<5.000000e-01> : {F32}",
+                    f"  %cap{e} = arith.mulf %maxb{e}, %halfd{e} : {F32}",
+                    f"  {v} = arith.minimumf {acc}, %cap{e} : {F32}",
                 ]
         acc = v
     lines += [

@@ -43,7 +43,7 @@ def check(program: TileProgram, options: str, seed: int) -> None:
     assert_close(got, expected, ulps=16, bits=8)
 
 
-@pytest.mark.parametrize("step", ["mask_columns", "add_distance", "sub_row_max"])
+@pytest.mark.parametrize("step", ["mask_columns", "add_distance", "clamp_row_max"])
 def test_each_row_and_mask_step_runs_at_the_thread_level(step: str) -> None:
     """The epilogue steps made of iota, expand_dims, broadcast, cmpi, select,
     sitofp and reduce, each after one GEMM-like loop (the random programs
