@@ -9,21 +9,22 @@
 //                          epilogue of a transformer block: R's tile, loaded after
 //                          the K loop, reaches the registers in the accumulator layout
 
-func.func @gemm_scale_bias_relu(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["M", "K"]},
-    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["N", "K"]},
-    %bias: !tile.desc<?xbf16, box = [128]> {tile.dims = ["N"]},
-    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.dims = ["M", "N"]},
+func.func @gemm_scale_bias_relu(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+    %bias: !tile.desc<?xbf16, box = [128]> {tile.box = ["BN"], tile.dims = ["N"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]},
     %alpha: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
   %c0 = arith.constant 0 : index
-  %c64 = arith.constant 64 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
-  %n0 = arith.muli %pid_n, %c128 : index
+  %bk = arith.constant {tile.size = "BK"} 64 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
   %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
-  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
     %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
     %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
     %tbt = tile.trans %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
@@ -43,20 +44,21 @@ func.func @gemm_scale_bias_relu(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.
   func.return
 }
 
-func.func @gemm_bias_gelu(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["M", "K"]},
-    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["N", "K"]},
-    %bias: !tile.desc<?xbf16, box = [128]> {tile.dims = ["N"]},
-    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+func.func @gemm_bias_gelu(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+    %bias: !tile.desc<?xbf16, box = [128]> {tile.box = ["BN"], tile.dims = ["N"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
   %c0 = arith.constant 0 : index
-  %c64 = arith.constant 64 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
-  %n0 = arith.muli %pid_n, %c128 : index
+  %bk = arith.constant {tile.size = "BK"} 64 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
   %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
-  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
     %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
     %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
     %tbt = tile.trans %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
@@ -87,22 +89,23 @@ func.func @gemm_bias_gelu(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims =
   func.return
 }
 
-func.func @gemm_residual_gelu(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["M", "K"]},
-    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["N", "K"]},
-    %bias: !tile.desc<?xbf16, box = [128]> {tile.dims = ["N"]},
-    %r: !tile.desc<?x?xbf16, box = [128, 128]> {tile.dims = ["M", "N"]},
-    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.dims = ["M", "N"]},
+func.func @gemm_residual_gelu(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+    %bias: !tile.desc<?xbf16, box = [128]> {tile.box = ["BN"], tile.dims = ["N"]},
+    %r: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]},
     %alpha: f32) attributes {tile.kernel} {
   %pid_m = tile.program_id x
   %pid_n = tile.program_id y
   %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
   %c0 = arith.constant 0 : index
-  %c64 = arith.constant 64 : index
-  %c128 = arith.constant 128 : index
-  %m0 = arith.muli %pid_m, %c128 : index
-  %n0 = arith.muli %pid_n, %c128 : index
+  %bk = arith.constant {tile.size = "BK"} 64 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
   %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
-  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
     %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
     %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
     %tbt = tile.trans %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>

@@ -421,6 +421,13 @@ def check_options(
     _check_cut(options, kernel)
     resolved, sources = options.resolve_sources(kernel, shaped)
     turns = resolved.num_consumers or 2
+    if resolved.ping_pong and turns < 2:
+        raise OpDiagnostic(
+            kernel,
+            f"ping_pong=true {sources['ping_pong']} needs 2 or 3 consumer "
+            "warpgroups taking turns, and num_consumers="
+            f"{turns} {sources['num_consumers']}: drop one of them",
+        )
     if resolved.ping_pong and _splits_badly(kernel, resolved.as_dict(), turns):
         tiles = ", ".join(
             f"{option}={_spelled(getattr(resolved, option))} {sources[option]}"

@@ -125,6 +125,28 @@ OFF_SECTOR_SLOWDOWN = 0.2
 at K = 1000 and 3000 than at 1008 and 3008, the large compute-bound shapes
 the most (4096 x 4096 x 3000: 1.31; `benchmarks/NOTES.md` 3.58)."""
 
+OFF_SECTOR_L2_BYTES_PER_US = 4.8e6
+"""Bytes per microsecond all SMs together pull out of L2 when the operands'
+rows are off the `target.SECTOR_BYTES` grid (each 128-byte box row then spans
+five sectors, not four). A tile shape reads each input once per tile of the
+other operand, (M N K) (1/BM + 1/BN) elements in all, so narrow tiles hit this
+ceiling first: on the H200 at 1000^3, 128x64 tiles ran 0.84x as fast as
+128x128 ones where at 1000 x 1000 x 1008 they ran 1.20x as fast, and at
+768 x 1536 x 1000 128x128 beat the 64x160 pick 1.21x (`benchmarks/NOTES.md`
+3.63). Fitted there: above 4.1e6 128x128 tiles are not bound at 1000^3, and
+at 4.8e6 the model predicts the measured gains of 128x128 over the narrow
+picks (1.18-1.25x) at 1000^3 and 1024 x 1024 x 3000. Coarse: the rule using it
+(`heuristics._off_sector_rule`) overrides a pick only by `MARGIN`."""
+
+
+def off_sector_floor_us(
+    m: int, n: int, k: int, operand_bytes: int, bm: int, bn: int
+) -> float:
+    """The least time BM x BN tiles need to read inputs off the sector grid in
+    place: every tile's operand rows through L2 at `OFF_SECTOR_L2_BYTES_PER_US`."""
+    return m * n * k * operand_bytes * (1 / bm + 1 / bn) / OFF_SECTOR_L2_BYTES_PER_US
+
+
 COPY_LAUNCH_US = 3.0
 """What one strided device-to-device copy (`cuMemcpy2DAsync`) costs besides
 its bytes: its launch and ramp on the stream, before the kernel's."""

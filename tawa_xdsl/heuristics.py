@@ -58,15 +58,18 @@ from xdsl.dialects import func
 from xdsl.ir import BlockArgument
 
 from tawa_xdsl.analysis.shapes import KernelShape
+from tawa_xdsl.analysis.uniformity import cluster_uniform, rank_varying
 from tawa_xdsl.compiler import DEFAULTS, EXCLUSIVE, TILE_OPTIONS
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import element_bytes, is_fp8
 from tawa_xdsl.dispatch_rules import (
+    OFF_SECTOR_L2_BYTES_PER_US,
     PROGRAM_FIXED_US,
     STREAM_K_GAIN,
     STREAM_K_SLOWDOWN,
     TILE_ITERATION_US,
     loop_time_us,
+    off_sector_floor_us,
     split_count,
     split_overhead_us,
     stream_bytes_per_us,
@@ -228,6 +231,9 @@ class Structure:
     byte_stores: tuple[Axis, ...] = ()
     """Per 8-bit matrix tile it stores to a parameter: the box axis along its
     rows."""
+    clusterable: bool = False
+    """Some load is the same in every block of a cluster along x (`cluster`
+    would multicast it)."""
 
     @classmethod
     def of(cls, kernel: func.FuncOp) -> Structure:
@@ -293,6 +299,9 @@ class Structure:
             if isinstance(o, tile.LoadOp)
         ]
 
+        loads = [o for o in kernel.walk() if isinstance(o, tile.LoadOp)]
+        varying = rank_varying(kernel)
+
         @cache
         def stages(sizes: frozenset[tuple[str, int]], deepest: bool) -> int:
             ring = {"ring_bytes": None} if deepest else {}
@@ -318,6 +327,7 @@ class Structure:
                 for desc, size in matrices
             ),
             tuple(written(d, len(d.type.get_shape()) - 1) for d in byte_matrices),
+            any(cluster_uniform(o, varying) for o in loads),
         )
 
     def block(self, axis: Axis, sizes: Mapping[str, int]) -> int:
@@ -476,6 +486,7 @@ def decide(
     given: Mapping[str, Any] | None = None,
     sms: int = SM_COUNT,
     splitter: Splitter | None = None,
+    off_sector: bool = False,
 ) -> Decision:
     """The shape rules for `structure` on a problem of `extents` (by dimension
     name; the dispatcher passes each bucket's upper end) over `sms` SMs. Options
@@ -484,10 +495,12 @@ def decide(
     shape; without one nothing is split or streamed (`SPLIT_PENDING`), and the
     reasons say what `split_count` would have done. With one, a GEMM may run
     as its stream-K pair (`_stream_k_rule`; `given["stream_k"]` False: never,
-    True: always)."""
+    True: always). `off_sector`: the inputs are read in place off the sector
+    grid, and a GEMM's tiles are weighed against L2's ceiling for such reads
+    (`dispatch_rules.off_sector_floor_us`)."""
     given = given or {}
     if structure.kind == "gemm":
-        choice = _gemm_tiles(structure, extents, given, sms, splitter)
+        choice = _gemm_tiles(structure, extents, given, sms, splitter, off_sector)
     elif structure.kind == "attention":
         choice = _attention(structure, extents, given, sms)
     else:
@@ -564,6 +577,65 @@ def _wave_choice(
     return pick
 
 
+def _off_sector_rule(
+    pick: Candidate, floored: list[Candidate], choice: _Choice
+) -> Candidate:
+    """Inputs read in place off the sector grid, a narrow pick (more operand
+    bytes per MMA than 128x128): the pick, unless another candidate is
+    predicted faster by more than `MARGIN` once every candidate's operand rows
+    pass through L2 no faster than such rows allow
+    (`dispatch_rules.off_sector_floor_us`). The floor is a coarse model: it
+    over-weighs width between wide tiles (128x192 ran 1.04x 128x256 at 3000 x
+    3000 x 1000 where it predicts 0.93x; from 128x128 to 128x192 it lost 6% at
+    1004 x 1965 x 1528), so only narrow picks are weighed against it (H200,
+    `benchmarks/NOTES.md` 3.63: of 14 such rows changed, 13 won or tied, by up to
+    1.22x; one lost 8.5%)."""
+    same = next(c for c in floored if c.sizes == pick.sizes and c.splits == pick.splits)
+    best = min(floored, key=lambda c: c.cost)
+    if best.cost < same.cost * (1 - MARGIN):
+        verdict = (
+            f"tile {best.label()}, predicted {same.cost / best.cost:.2f}x faster "
+            f"than {pick.label()} ({best.cost:.1f} against {same.cost:.1f} us)"
+        )
+        pick = best
+    else:
+        verdict = f"keeps tile {pick.label()} (no tile predicted {MARGIN:.0%} faster)"
+    choice.reasons.append(
+        Reason(
+            "off-sector",
+            f"inputs read in place off the sector grid, through L2 at "
+            f"{OFF_SECTOR_L2_BYTES_PER_US / 1e6:.1f} TB/s at most: {verdict}",
+        )
+    )
+    return pick
+
+
+CLUSTER_SHARED = 2
+"""Blocks of the cluster the off-sector rule gives a GEMM (`_multicast_rule`)."""
+
+
+def _multicast_rule(alone: Candidate, paired: Candidate, choice: _Choice) -> bool:
+    """Inputs read in place off the sector grid: whether to run the pick in
+    clusters of `CLUSTER_SHARED` along x, whose TMA multicast reads each
+    column-operand tile from L2 once for the cluster, predicted faster by
+    more than `MARGIN` under the L2 floor. Measured on the H200 with the
+    picks forced in clusters of two (`benchmarks/NOTES.md` 3.64): 1.09-1.30x
+    on seven shapes whose picks the floor bounds (4096 x 4096 x 3000 0.75 ->
+    0.97 of cuBLAS), 0.90-0.94x at 1000^3 and 768 x 1536 x 1000, which it
+    does not bound; on the grid, 1.01x at 4096 x 4096 x 3008."""
+    gain = alone.cost / paired.cost
+    verdict = "in clusters of 2" if gain > 1 / (1 - MARGIN) else "not clustered"
+    choice.reasons.append(
+        Reason(
+            "off-sector",
+            f"{alone.label()} in clusters of {CLUSTER_SHARED}, each column tile "
+            f"multicast: predicted {gain:.2f}x ({paired.cost:.1f} against "
+            f"{alone.cost:.1f} us): {verdict}",
+        )
+    )
+    return verdict != "not clustered"
+
+
 def _row(c: Candidate, sms: int, reference: Candidate) -> str:
     """One candidate's line of a reason: programs, waves, busy SMs, cost
     relative to `reference`."""
@@ -582,8 +654,11 @@ def _gemm_tiles(
     given: Mapping[str, Any],
     sms: int,
     splitter: Splitter | None,
+    off_sector: bool = False,
 ) -> _Choice:
-    """The GEMM tile shape (and K split) by the wave model over `GEMM_RATES`."""
+    """The GEMM tile shape (and K split) by the wave model over `GEMM_RATES`;
+    with `off_sector`, each shape's stream no faster than L2 serves rows off
+    the sector grid."""
     choice = _Choice()
     rows, cols, loop = structure.rows, structure.cols, structure.loop
     if rows is None or cols is None or loop is None:
@@ -634,8 +709,17 @@ def _gemm_tiles(
 
     streamed_bytes = (m + n) * k * structure.operand_bytes
 
-    def time_us(bm: int, bn: int, programs: int, per_program: float) -> float:
-        """The launch's time under the wave model, without a split's overhead."""
+    def time_us(
+        bm: int,
+        bn: int,
+        programs: int,
+        per_program: float,
+        floored: bool,
+        shared: int = 1,
+    ) -> float:
+        """The launch's time under the wave model, without a split's overhead;
+        `floored`: with the inputs read through L2 off the sector grid, the
+        column operand's rows multicast to `shared` blocks (a cluster)."""
         k_loops = waves(programs, sms) * per_program * TILE_ITERATION_US
         k_loops *= bm * bn / (128 * 256) / GEMM_RATES[bm, bn]
         sizes = sized(bm, bn)
@@ -643,9 +727,14 @@ def _gemm_tiles(
         read = (min(bm, m) + min(bn, n)) * step
         stages = given.get("num_stages") or structure.depth(sizes)
         floor = streamed_bytes / stream_bytes_per_us(min(programs, sms), stages, read)
+        if floored:
+            operand = structure.operand_bytes
+            floor = max(floor, off_sector_floor_us(m, n, k, operand, bm * shared, bn))
         return PROGRAM_FIXED_US + loop_time_us(k_loops, floor)
 
-    def candidates(bm: int, bn: int) -> list[Candidate]:
+    def candidates(
+        bm: int, bn: int, floored: bool = False, shared: int = 1
+    ) -> list[Candidate]:
         """The tile shape unsplit, then split as `splitter` says (if at all)."""
         if (found_tiles := tiled(bm, bn)) is None:
             return []
@@ -660,7 +749,7 @@ def _gemm_tiles(
         for splits in counts:
             per_program = -(-structure.iterations(extents, sizes) // splits)
             count = waves(tiles * splits, sms)
-            cost = time_us(bm, bn, tiles * splits, per_program)
+            cost = time_us(bm, bn, tiles * splits, per_program, floored, shared)
             if splits > 1:  # the partial sums through memory, a second launch
                 cost += split_overhead_us(m, n, splits)
             found.append(Candidate(sizes, tiles, splits, count, cost, in_us=True))
@@ -676,7 +765,7 @@ def _gemm_tiles(
         programs = stream_k_programs(tiles, iterations, sms)
         slots = stream_k_slots(tiles, iterations, programs)
         per_program = -(-tiles * iterations // programs)
-        cost = time_us(bm, bn, programs, STREAM_K_SLOWDOWN * per_program)
+        cost = time_us(bm, bn, programs, STREAM_K_SLOWDOWN * per_program, False)
         cost += split_overhead_us(m, n, slots)
         return [Candidate(sizes, tiles, slots, 1, cost, programs, in_us=True)]
 
@@ -753,6 +842,31 @@ def _gemm_tiles(
             choice.reasons.append(
                 Reason("stream-K", f"stream_k=True, but {SPLIT_PENDING}")
             )
+    picked = [structure.block(a, pick.sizes) for a in (rows, cols)]
+    if off_sector and not pick.streamed and sum(1 / b for b in picked) > 2 / 128:
+        # a tile that reads more per MMA than 128x128: L2 may bound it
+        floored = shapes(lambda bm, bn: candidates(bm, bn, floored=True))
+        pick = _off_sector_rule(pick, floored, choice)
+
+    def clustered(pick: Candidate) -> tuple[Candidate, Candidate]:
+        """`pick` under the L2 floor alone and in clusters of `CLUSTER_SHARED`."""
+        bm, bn = (structure.block(a, pick.sizes) for a in (rows, cols))
+        return tuple(  # type: ignore[return-value]
+            next(
+                c
+                for c in candidates(bm, bn, floored=True, shared=shared)
+                if c.splits == pick.splits
+            )
+            for shared in (1, CLUSTER_SHARED)
+        )
+
+    multicast = (
+        off_sector
+        and structure.clusterable
+        and not pick.streamed
+        and "cluster" not in given
+        and _multicast_rule(*clustered(pick), choice)
+    )
     # the sizes that differ from the tuned tile's, and the width of any other
     # tile: the tuning rules size the width anew for other rows (they widened
     # a 64x128 pick to 64x256 where 128x256 had no room)
@@ -764,6 +878,8 @@ def _gemm_tiles(
         for name, size in pick.sizes.items()
         if size != unchosen[name] or (changed and name == cols.tile)
     }
+    if multicast:
+        choice.options["cluster"] = CLUSTER_SHARED
     if pick.streamed:
         choice.stream, choice.programs = True, pick.programs
         if mode is None:

@@ -51,7 +51,10 @@ SLOT_ALIGN = 1024
 TMA_ALIGN = 16
 """TMA describes a tensor whose base address and row pitches are multiples of
 this many bytes (cuTensorMapEncodeTiled refuses any other), and starts a box
-only on a 16-byte boundary of its rows."""
+only on a 16-byte boundary of its rows. Its stores clip a box at the tensor's
+last column only to this granule: with rows of 685 bf16 (1370 bytes) in a
+wider allocation, the H200 wrote columns 685-687 too. Outputs whose rows are
+not a multiple of it are stored from registers."""
 SECTOR_BYTES = 32
 """TMA reads a tensor at full speed only when its base address and row pitches
 are multiples of this many bytes (an L2 sector). Rows 16 bytes off that grid

@@ -498,8 +498,9 @@ def test_inputs_off_the_sector_grid_are_copied_where_the_copy_pays() -> None:
     (NOTES 3.58): the key records it, and a call copies them onto the grid
     when the predicted saving exceeds the copy's reads and writes, which needs
     an output large against the inputs; an input on the grid is never copied,
-    nor one the kernel writes."""
-    d = gemm()
+    nor one the kernel writes. (With `cluster=1` given: a kernel free to run in
+    clusters reads them in place, multicast, test below.)"""
+    d = dispatcher("gemm.mlir", "gemm_nt", cluster=1)
 
     def call(m: int, n: int, k: int, pitch: int = 0) -> list[DeviceArray]:
         return [device((m, k), pitch=pitch), device((n, k)), device((m, n))]
@@ -519,6 +520,73 @@ def test_inputs_off_the_sector_grid_are_copied_where_the_copy_pays() -> None:
     args = call(8192, 8192, 1000)
     assert d.realigned(d.specialize(*args), args) == [0, 1]
     assert "32-byte grid" in d.explain(*args)
+
+
+@pytest.mark.parametrize(
+    ("shape", "cluster"),
+    [
+        ((8192, 8192, 1000), 2),  # the copy paid 1.12x; multicast 1.13x over it
+        ((4096, 4096, 3000), 2),  # 0.75 -> 0.97 of cuBLAS
+        ((2000, 1000, 1000), 2),  # 128x128, L2-bound
+        ((1000, 1000, 1000), 1),  # 128x128, not L2-bound: clusters lost 6%
+    ],
+    ids=str,
+)
+def test_inputs_off_the_sector_grid_are_multicast_where_l2_bounds_them(
+    shape, cluster
+) -> None:
+    """Inputs read off the 32-byte grid pass through L2 slower; in clusters of
+    two along x, each column tile is multicast (read once for both blocks).
+    The rules cluster where the L2 floor bounds the pick and the pair is
+    predicted faster by the margin, and then read the inputs in place rather
+    than copy them (NOTES 3.64); on the grid, or with `cluster` given, never."""
+    d = gemm()
+    m, n, k = shape
+
+    def plan(k: int, d: Dispatcher = d):
+        return d.plan(d.key(device((m, k)), device((n, k)), device((m, n))))
+
+    clustered = plan(k)
+    assert clustered.options.cluster == cluster
+    assert clustered.copied == ()
+    assert plan(k + 8).options.cluster == 1
+    given = dispatcher("gemm.mlir", "gemm_nt", cluster=1)
+    assert plan(k, given).options.cluster == 1
+    if cluster > 1:
+        reasons = " ".join(r.text for r in clustered.decision.reasons)
+        assert "in clusters that multicast them" in reasons
+
+
+@pytest.mark.parametrize(
+    ("shape", "aligned", "in_place"),
+    [
+        ((1000, 1000, 1000), (128, 64), (128, 128)),
+        ((768, 1536, 1000), (64, 160), (128, 128)),
+        ((3000, 3000, 1000), (128, 192), (128, 192)),  # wide: left alone
+    ],
+    ids=str,
+)
+def test_narrow_tiles_give_way_where_inputs_are_read_off_the_sector_grid(
+    shape, aligned, in_place
+) -> None:
+    """Inputs read in place off the 32-byte grid (K = 1000 bf16) pass through
+    L2 slower; narrow tiles read the most per MMA (H200, NOTES 3.63: 128x128
+    ran 1.18x 128x64 at 1000^3 and 1.21x 64x160 at 768 x 1536 x 1000): such a
+    pick gives way to the tile the L2 floor predicts faster by the margin.
+    The same shape with K = 1008 (on the grid) keeps the aligned pick."""
+    d = gemm()
+    m, n, k = shape
+
+    def tile(k: int) -> tuple[int, int]:
+        plan = d.plan(d.key(device((m, k)), device((n, k)), device((m, n))))
+        assert plan.copied == ()
+        return plan.options.block_m or 128, plan.options.block_n or 128
+
+    assert tile(k + 8) == aligned
+    assert tile(k) == in_place
+    reasons = str(d.explain(device((m, k)), device((n, k)), device((m, n))))
+    if in_place != aligned:
+        assert "inputs read in place off the sector grid" in reasons
 
 
 def test_the_copy_pays_with_the_output_against_the_inputs() -> None:
@@ -589,6 +657,25 @@ def test_an_input_sharing_an_outputs_memory_is_read_from_a_copy(split) -> None:
     apart = [*args[:2], spanned((m, n), 0x3000_0000), out]
     assert d.realigned(spec, d._convert(apart, 0)) == []
     assert "shares memory" not in d.explain(*apart)
+
+
+@pytest.mark.parametrize("n", [685, 777, 1001])
+def test_an_output_whose_rows_end_off_the_granule_is_stored_from_registers(n) -> None:
+    """A view of N columns in rows padded onto the 16-byte grid (a slice of a
+    wider buffer): TMA can describe it, but its store would write the row's
+    tail up to the next 16-byte boundary, the caller's memory past the view
+    (measured on the H200: columns N .. N + 2 of a 685-wide view). Such an
+    output is stored from registers; the same view as an input is read by TMA."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    pitch = -(-n // 8) * 8 + 8  # 16-byte aligned rows, wider than the view
+    c = device((256, n), pitch=pitch)
+    args = [device((256, 4096)), device((n, 4096)), c]
+    assert d.key(*args).tma == (True, True, False)
+    spec = d.specialize(*args)
+    assert spec.options["tma_store"] is False and "c" not in spec.kernel.tensor_maps
+    assert "c: TMA cannot describe; stored from registers" in d.explain(*args)
+    inputs = [device((256, n), pitch=pitch), device((512, n), pitch=pitch)]
+    assert d.key(*inputs, device((256, 512))).tma == (True, True, True)
 
 
 def test_shapes_name_known_dimensions() -> None:
@@ -947,18 +1034,18 @@ def test_a_pair_kernels_refusal_points_into_the_callers_file() -> None:
     the partials kernel's refusal was located at line 2 of the pair's
     generated text ("<string>:2:3"), which the caller never saw; it now
     points at the kernel in their file, as the unsplit call's does."""
-    file = str(path("gemm_epilogue.mlir"))
-    d = tawa_xdsl.compile(file, "gemm_residual_gelu", block_n=256)
+    file = str(KERNELS_DIR / "gemm_outside.mlir")
+    d = tawa_xdsl.compile(file, "gemm_gelu_f16", block_n=256)
     extents = {"M": 100, "N": 1000, "K": 8192}
     assert d.plan(d.key_for(**extents)).decision.split_k > 1
     with pytest.raises(OpDiagnostic) as unsplit:
         d.for_shape(split=False, **extents)
-    assert str(unsplit.value).startswith(f"{file}:90:1: error: ")
+    assert str(unsplit.value).startswith(f"{file}:41:1: error: ")
     with pytest.raises(OpDiagnostic) as split:
         d.for_shape(**extents)
-    assert str(split.value).startswith(f"{file}:90:1: error: ")
-    # of the caller's kernel, not of the pair's @gemm_residual_gelu_split_k
-    assert "@gemm_residual_gelu does not name BN" in str(split.value)
+    assert str(split.value).startswith(f"{file}:41:1: error: ")
+    # of the caller's kernel, not of the pair's @gemm_gelu_f16_split_k
+    assert "@gemm_gelu_f16 does not name BN" in str(split.value)
 
 
 @pytest.mark.parametrize(
@@ -1162,6 +1249,23 @@ def test_ping_pong_given_on_64_row_tiles_is_refused_naming_it(
     assert f"({tiles}): drop ping_pong or give 128-row tiles" in str(refused.value)
     with pytest.raises(OpDiagnostic, match="ping_pong=true given needs 2"):
         tawa_xdsl.compile(source, kernel, ping_pong=True, **given)
+
+
+@pytest.mark.parametrize(
+    ("file", "kernel"),
+    [("gemm.mlir", "gemm_nt"), ("gemm_fp8.mlir", "gemm_fp8_tensorwise")],
+)
+def test_ping_pong_given_with_one_consumer_is_refused_naming_both(file, kernel) -> None:
+    """One consumer warpgroup cannot take turns: compile() names both options
+    (the refusal was role_dispatch's, telling a compile() caller to run the
+    cooperative pass, at a split kernel's internal name)."""
+    with pytest.raises(OpDiagnostic) as refused:
+        tawa_xdsl.compile(path(file), kernel, ping_pong=True, num_consumers=1)
+    assert re.search(
+        r":\d+:1: error: func.func: ping_pong=true given needs 2 or 3 consumer "
+        r"warpgroups taking turns, and num_consumers=1 given: drop one of them",
+        str(refused.value),
+    )
 
 
 def test_the_tuned_width_leaves_room_for_the_stages_given() -> None:

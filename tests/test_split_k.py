@@ -276,7 +276,9 @@ def test_region_ops_in_the_bound_and_the_epilogue(mode: str) -> None:
 PIPELINES = [
     "aref-partition,pipeline{num-stages=2}",
     "tawa-hopper-pipeline{tuned=false num-stages=2}",
-    "tawa-hopper-pipeline",  # tuned: persistent partials kernel
+    # tuned (a persistent partials kernel) on the tile pair's 128-wide tiles:
+    # the tuned 256-wide tiles' f32 partial sums round differently
+    "tawa-hopper-pipeline{block-n=128}",
 ]
 
 

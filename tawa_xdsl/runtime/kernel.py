@@ -79,8 +79,20 @@ def tma_problem(p: Param, array: DeviceArray) -> str | None:
     """Why TMA cannot describe `array` (after `check_device_array`), or None:
     its base address and row pitches must be multiples of `TMA_ALIGN` bytes.
     Host arrays are copied into temporaries whose rows are padded to that
-    (`arrays.row_strides`). The dispatcher keys specializations on this fact."""
-    return _off_grid(p, array, TMA_ALIGN)
+    (`arrays.row_strides`). An array the kernel writes needs rows of a
+    multiple of `TMA_ALIGN` bytes too: a TMA store writes whole 16-byte
+    granules, so it fills the row's tail up to the next boundary, memory past
+    the array's last column that may be another array's (`target.TMA_ALIGN`;
+    a host array's temporary owns its padding).
+    The dispatcher keys specializations on this fact."""
+    problem = _off_grid(p, array, TMA_ALIGN)
+    row = array.shape[-1] * element_bytes(p.type.element_type)
+    if problem is None and p.written and array.host is None and row % TMA_ALIGN:
+        problem = (
+            f"has rows of {row} bytes, which a TMA store would overrun up to "
+            f"the next {TMA_ALIGN}-byte boundary"
+        )
+    return problem
 
 
 def sector_problem(p: Param, array: DeviceArray) -> str | None:

@@ -38,8 +38,9 @@ def off_grid(torch, x, column: int = 1):
         ("gemm_nt", (300, 500, 999), [0, 1]),  # rows 1998 bytes apart
         ("gemm_nn", (256, 777, 512), [1]),  # B's rows 1554 bytes apart; C too
         ("gemm_nt", (128, 128, 8191), [0, 1]),  # one tile, long K: split
-        ("gemm_nt", (2000, 3000, 1000), []),  # off the sector grid: read in place
-        ("gemm_nt", (8192, 8192, 1000), [0, 1]),  # off the sector grid: copy pays
+        ("gemm_nt", (2000, 3000, 1000), []),  # off the sector grid: multicast
+        ("gemm_nt", (8192, 8192, 1000), []),  # off the sector grid: multicast
+        ("gemm_nt", (1000, 1000, 1000), []),  # off the sector grid: 128x128
     ],
     ids=str,
 )
@@ -51,6 +52,20 @@ def test_unaligned_inputs_compute_the_product(torch, kernel, shape, realigned) -
     assert rel_err(c, ref) < 1e-2, compiled.explain(a, b, c)
     spec = compiled.current
     assert compiled.realigned(spec, compiled._convert((a, b, c), 0)) == realigned
+
+
+def test_inputs_off_the_sector_grid_copied_where_no_cluster_may_run(torch) -> None:
+    """With cluster=1 given the rules cannot multicast rows off the sector
+    grid, and 8192 x 8192 x 1000 copies them onto it (the copy pays)."""
+    a, b, c, ref = gemm_inputs(torch, 8192, 8192, 1000)
+    compiled = tawa_xdsl.compile(GEMM, "gemm_nt", cluster=1)
+    compiled(a, b, c)
+    torch.cuda.synchronize()
+    assert rel_err(c, ref) < 1e-2, compiled.explain(a, b, c)
+    assert compiled.realigned(compiled.current, compiled._convert((a, b, c), 0)) == [
+        0,
+        1,
+    ]
 
 
 def test_views_off_the_grid_are_read_and_rebound(torch) -> None:
@@ -141,3 +156,44 @@ def test_a_residual_added_in_place(torch, shape) -> None:
     launch()
     torch.cuda.synchronize()
     assert rel_err(d, 2 * product + before) < 2e-2
+
+
+def framed(torch, rows: int, cols: int, dtype, pitch: int):
+    """A NaN-filled rows x pitch array and its first `cols` columns: rows on the
+    16-byte grid (pitch a multiple of 8 elements), the view's rows ending off it."""
+    frame = torch.full((rows, pitch), float("nan"), device="cuda", dtype=dtype)
+    return frame, frame[:, :cols]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "shape"),
+    [
+        ("gemm_nt", (300, 685, 512)),  # one row of tiles per SM
+        ("gemm_nt", (1, 685, 64)),  # one row
+        ("gemm_nn", (200, 1001, 1003)),  # B and C end mid-granule, K too
+        ("gemm_nt", (4096, 4091, 4093)),  # large: every plan's store path
+    ],
+    ids=str,
+)
+def test_views_ending_mid_granule_are_written_and_read_exactly(
+    torch, kernel, shape
+) -> None:
+    """Every operand a view of the first columns of a wider NaN-filled array
+    whose rows lie on the 16-byte grid: TMA describes each, but its store would
+    write the rest of the view's last 16-byte granule (columns N .. up to the
+    next multiple of 8), so C is stored from registers; the inputs' NaN past
+    their last column must not reach the product, and C's frame stays NaN
+    outside the view."""
+    m, n, k = shape
+    pad = lambda cols: -(-cols // 8) * 8 + 8  # noqa: E731
+    a_ref, b_ref, _, ref = gemm_inputs(torch, m, n, k, kernel[-2:])
+    _, a = framed(torch, m, k, torch.bfloat16, pad(k))
+    _, b = framed(torch, *b_ref.shape, torch.bfloat16, pad(b_ref.shape[1]))
+    a.copy_(a_ref)
+    b.copy_(b_ref)
+    c_frame, c = framed(torch, m, n, torch.bfloat16, pad(n))
+    compiled = tawa_xdsl.compile(GEMM, kernel)
+    compiled(a, b, c)
+    torch.cuda.synchronize()
+    assert rel_err(c, ref) < 1e-2, compiled.explain(a, b, c)
+    assert c_frame[:, n:].isnan().all(), compiled.explain(a, b, c)

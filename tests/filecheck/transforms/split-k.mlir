@@ -12,14 +12,14 @@
 // The partials kernel keeps A and B and appends the workspace: S x M x N f32,
 // named after the output's dimensions, its box the output's with a unit slot.
 // CHECK-LABEL: func.func @gemm_scale_bias_relu_split_k(
-// CHECK-SAME:      %a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["M", "K"]},
-// CHECK-SAME:      %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["N", "K"]},
-// CHECK-SAME:      %workspace: !tile.desc<3x?x?xf32, box = [1, 128, 128]> {tile.dims = ["S", "M", "N"]})
+// CHECK-SAME:      %a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+// CHECK-SAME:      %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+// CHECK-SAME:      %workspace: !tile.desc<3x?x?xf32, box = [1, 128, 128]> {tile.dims = ["S", "M", "N"], tile.box = ["", "BM", "BN"]})
 // CHECK-SAME:      tile.split_k = {mode = "split-k", role = "partials", kernel = "gemm_scale_bias_relu", partner = "gemm_scale_bias_relu_split_k_reduce", splits = 3 : i64, args = [0 : i64, 1 : i64, -1 : i64]}
 // Slice z of 3 runs iterations [z T / 3, (z + 1) T / 3) of the T the loop had.
 // CHECK:         %[[Z:split]] = tile.program_id z
 // CHECK:         %[[SPAN:.*]] = arith.subi %K, %c0
-// CHECK-NEXT:    %[[T0:.*]] = arith.ceildivsi %[[SPAN]], %c64
+// CHECK-NEXT:    %[[T0:.*]] = arith.ceildivsi %[[SPAN]], %bk
 // CHECK:         %[[T:k_trips]] = arith.maxsi %[[T0]]
 // CHECK:         %[[S:.*]] = arith.constant 3 : index
 // CHECK:         %[[Z1:.*]] = arith.addi %[[Z]]
@@ -27,12 +27,12 @@
 // CHECK-NEXT:    %[[FIRST:slice_begin]] = arith.divui %[[F0]], %[[S]]
 // CHECK-NEXT:    %[[E0:.*]] = arith.muli %[[Z1]], %[[T]]
 // CHECK-NEXT:    %[[END:slice_end]] = arith.divui %[[E0]], %[[S]]
-// CHECK-NEXT:    %[[B0:.*]] = arith.muli %[[FIRST]], %c64
+// CHECK-NEXT:    %[[B0:.*]] = arith.muli %[[FIRST]], %bk
 // CHECK-NEXT:    %[[LB:k_begin]] = arith.addi %c0, %[[B0]]
-// CHECK-NEXT:    %[[U0:.*]] = arith.muli %[[END]], %c64
+// CHECK-NEXT:    %[[U0:.*]] = arith.muli %[[END]], %bk
 // CHECK-NEXT:    %[[U1:.*]] = arith.addi %c0, %[[U0]]
 // CHECK-NEXT:    %[[UB:k_end]] = arith.minsi %K, %[[U1]]
-// CHECK-NEXT:    %acc = scf.for %k = %[[LB]] to %[[UB]] step %c64 iter_args(%acc_k = %zero)
+// CHECK-NEXT:    %acc = scf.for %k = %[[LB]] to %[[UB]] step %bk iter_args(%acc_k = %zero)
 // CHECK:           tile.dot
 // CHECK:         }
 // CHECK-NEXT:    tile.store %acc, %workspace[%[[Z]], %m0, %n0] : tensor<128x128xf32> -> !tile.desc<3x?x?xf32, box = [1, 128, 128]>
@@ -41,9 +41,9 @@
 // The reduce kernel takes the workspace, then the bias, the output and alpha;
 // it adds the slots in order where the loop was, then the epilogue and store.
 // CHECK-LABEL: func.func @gemm_scale_bias_relu_split_k_reduce(
-// CHECK-SAME:      %workspace: !tile.desc<3x?x?xf32, box = [1, 128, 128]> {tile.dims = ["S", "M", "N"]},
-// CHECK-SAME:      %bias: !tile.desc<?xbf16, box = [128]> {tile.dims = ["N"]},
-// CHECK-SAME:      %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.dims = ["M", "N"]},
+// CHECK-SAME:      %workspace: !tile.desc<3x?x?xf32, box = [1, 128, 128]> {tile.dims = ["S", "M", "N"], tile.box = ["", "BM", "BN"]},
+// CHECK-SAME:      %bias: !tile.desc<?xbf16, box = [128]> {tile.box = ["BN"], tile.dims = ["N"]},
+// CHECK-SAME:      %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]},
 // CHECK-SAME:      %alpha: f32)
 // CHECK-SAME:      tile.split_k = {mode = "split-k", role = "reduce", kernel = "gemm_scale_bias_relu", partner = "gemm_scale_bias_relu_split_k", splits = 3 : i64, args = [-1 : i64, 2 : i64, 3 : i64, 4 : i64]}
 // CHECK-NOT:     tile.dot
@@ -100,14 +100,15 @@
 // STREAM:         scf.for %slot = %{{.*}} to %[[R]]
 
 // Both kernels of each pair go through the whole pipeline with their own
-// options: the partials kernel persistent over (x, y, z), the reduce kernel on
+// options: the partials kernel persistent over (x, y, z) on the tuned 128 x 256
+// tiles, the reduce kernel on
 // the output's grid; both keep their record. They hand over by programmatic
 // dependent launch: the partials kernel lets the reduce kernel start at once,
 // and the reduce kernel waits for the partial sums after its barriers are set
 // up, before any load.
 // LOWERED-LABEL: func.func @gemm_scale_bias_relu_split_k(
 // LOWERED-SAME:      tile.split_k = {mode = "split-k", role = "partials"
-// LOWERED-SAME:      tile.persistent = {{\[}}[2 : i64, 2 : i64, 0 : i64, 1 : i64], [0 : i64, 2 : i64, 1 : i64, 128 : i64], [1 : i64, 2 : i64, 2 : i64, 128 : i64]]
+// LOWERED-SAME:      tile.persistent = {{\[}}[2 : i64, 2 : i64, 0 : i64, 1 : i64], [0 : i64, 2 : i64, 1 : i64, 128 : i64], [1 : i64, 2 : i64, 2 : i64, 256 : i64]]
 // LOWERED-SAME:      tile.arg_names = ["a", "b", "workspace"]
 // LOWERED-SAME:      nvgpu_async.launch
 // LOWERED-NEXT:      nvgpu_async.launch_dependents

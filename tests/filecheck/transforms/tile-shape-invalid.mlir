@@ -1,6 +1,6 @@
 // What tile-shape cannot resize gets a diagnostic naming the op or parameter.
 // RUN: tawa-opt %s --split-input-file --verify-diagnostics -p 'tile-shape{block-m=64 block-n=64}' | filecheck %s
-// RUN: not tawa-opt %examples/gemm_epilogue.mlir -p 'tile-shape{block-n=256}' 2>&1 | filecheck %s --check-prefix=UNNAMED
+// RUN: not tawa-opt %S/../../kernels/gemm_outside.mlir -p 'tile-shape{block-n=256}' 2>&1 | filecheck %s --check-prefix=UNNAMED
 // RUN: not tawa-opt %examples/gemm.mlir -p 'tile-shape{block-n=1}' 2>&1 | filecheck %s --check-prefix=SMALL
 // RUN: not tawa-opt %examples/gemm.mlir -p 'aref-partition,tile-shape{block-n=64}' 2>&1 | filecheck %s --check-prefix=ORDER
 // RUN: not tawa-opt %examples/gemm.mlir -p 'tile-shape{block-n=512}' 2>&1 | filecheck %s --check-prefix=BOX
@@ -41,7 +41,7 @@ func.func @unknown_name(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["B
 }
 // CHECK: error: func.func: tile-shape: unknown tile dimension name 'BQ'; the names are BM, BN, BK
 
-// UNNAMED: tawa-opt: {{.*}}gemm_epilogue.mlir:{{[0-9]+}}:1: error: func.func: tile-shape: @gemm_scale_bias_relu does not name BN; tag its box axes with tile.box and its index constants with tile.size
+// UNNAMED: tawa-opt: {{.*}}gemm_outside.mlir:{{[0-9]+}}:1: error: func.func: tile-shape: @gemm_alpha_beta does not name BN; tag its box axes with tile.box and its index constants with tile.size
 // SMALL: tawa-opt: tile-shape: BN must be at least 2, got 1
 // ORDER: tawa-opt: {{.*}}gemm.mlir:{{[0-9]+}}:1: error: func.func: tile-shape takes tile IR, but kernel @gemm_nt is aref IR (made by aref-partition): run tile-shape before aref-partition
 // PERSISTENT: error: func.func: tile-shape: kernel @gemm_nt has a launch grid recorded by persistent (its tile count follows the old shape); run tile-shape before persistent
