@@ -98,7 +98,7 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
         for ws in warp_specialized(op):
             kernel = ws.parent_op()
             assert isinstance(kernel, func.FuncOp), "aref-partition nests it directly"
-            plan = KernelPlan.of(kernel, ws, self.tma_store)
+            plan = self._plan(kernel, ws)
             layouts = _analyse_consumer(ws, plan)
             lowering.add(plan, layouts)
         walker = PatternRewriteWalker(
@@ -107,6 +107,17 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
             )
         )
         walker.rewrite_module(op)
+
+    def _plan(self, kernel: func.FuncOp, ws: aref.WarpSpecializeOp) -> KernelPlan:
+        """`kernel`'s plan; what the plan refuses (a ring layout beyond shared
+        memory, a wgmma shape, a put of shared tiles) names this pass, which
+        a compile() or pipeline user never wrote down."""
+        try:
+            return KernelPlan.of(kernel, ws, self.tma_store)
+        except OpDiagnostic as e:
+            if e.message.startswith(self.name):
+                raise
+            raise OpDiagnostic(e.op, f"{self.name}: {e.message}") from None
 
 
 @dataclass(frozen=True)

@@ -411,12 +411,14 @@ def check_options(
     described the plan as if it could run. The refusal is at the kernel and
     says where each value the pass takes came from: `mma-depth=3` was refused
     against a num-stages the tuning rules chose, which it did not say."""
-    from xdsl.utils.exceptions import PassFailedException
+    from xdsl.utils.exceptions import PassFailedException, VerifyException
 
     from tawa_xdsl.diagnostics import OpDiagnostic
+    from tawa_xdsl.dialects.roles import check_register_budget
     from tawa_xdsl.pass_pipeline import ChecksOptions, option_name
     from tawa_xdsl.pipelines import hopper_passes
 
+    _check_cut(options, kernel)
     resolved, sources = options.resolve_sources(kernel, shaped)
     turns = resolved.num_consumers or 2
     if resolved.ping_pong and turns < 2:
@@ -440,21 +442,71 @@ def check_options(
             f"these tiles' rows do not split into ({tiles or 'the written sizes'}):"
             " drop ping_pong or give 128-row tiles",
         )
+
+    def refuse(e: Exception, names: Iterable[str]) -> OpDiagnostic:
+        taken = ", ".join(
+            f"{option_name(name)}={_spelled(getattr(resolved, name))} {sources[name]}"
+            for name in names
+            if name in sources
+        )
+        return OpDiagnostic(
+            kernel, f"{e} (options for @{kernel.sym_name.data}: {taken})"
+        )
+
     for p in hopper_passes(resolved):
         if not isinstance(p, ChecksOptions):
             continue
         try:
             p.check_options()
         except PassFailedException as e:
-            taken = ", ".join(
-                f"{option_name(f.name)}={_spelled(getattr(resolved, f.name))} "
-                f"{sources[f.name]}"
-                for f in fields(p)
-                if f.name in sources
-            )
-            raise OpDiagnostic(
-                kernel, f"{e} (options for @{kernel.sym_name.data}: {taken})"
-            ) from None
+            raise refuse(e, (f.name for f in fields(p))) from None
+    budgets = (resolved.producer_registers, resolved.consumer_registers)
+    if resolved.num_consumers in REGISTER_BUDGETS and None not in budgets:
+        try:
+            check_register_budget("register-budget", resolved.num_consumers, *budgets)
+        except VerifyException as e:
+            if shaped is not None or not _fit_some_shape(options):
+                raise refuse(e, ("num_consumers", *REGISTER_OPTIONS)) from None
+
+
+def _fit_some_shape(options: CompileOptions) -> bool:
+    """Whether the register budgets given fit some consumer count that a
+    call's shape may resolve (any, unless the count is given), each budget
+    not given at its default for that count: compile() refuses only budgets
+    that no call can run (64-row tiles take one consumer warpgroup)."""
+    from tawa_xdsl.dialects.roles import register_file_problem
+
+    counts = [options.num_consumers] if options.num_consumers else REGISTER_BUDGETS
+    return any(
+        register_file_problem(
+            n,
+            options.producer_registers or REGISTER_BUDGETS[n][0],
+            options.consumer_registers or REGISTER_BUDGETS[n][1],
+        )
+        is None
+        for n in counts
+        if n in REGISTER_BUDGETS
+    )
+
+
+def _check_cut(options: CompileOptions, kernel: func.FuncOp) -> None:
+    """A K cut given (`split_k` > 1, `stream_k`) for a kernel of a pair that
+    `split-k` or `stream-k` made already is refused at the kernel, naming both
+    (the calls ran the kernel as it is, the options saying it was cut again),
+    unless it is the cut that made the pair."""
+    from tawa_xdsl.diagnostics import OpDiagnostic
+    from tawa_xdsl.transforms.split_k import paired_already
+
+    if options.stream_k:
+        given, mode, splits = "stream_k=True", "stream-k", 0
+    elif (options.split_k or 0) > 1:
+        given, mode, splits = f"split_k={options.split_k}", "split-k", options.split_k
+    else:
+        return
+    try:
+        paired_already(kernel, mode, splits)
+    except OpDiagnostic as e:
+        raise OpDiagnostic(kernel, f"{given} given: {e.message}") from None
 
 
 def _spelled(value: object) -> str:

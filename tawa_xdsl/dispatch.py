@@ -15,7 +15,10 @@
 4. launches that specialization's `runtime.Kernel`, which only loads and
    launches what it is handed; an input TMA cannot describe is first copied
    into a buffer with aligned rows, which the kernel reads in its place
-   (`runtime.realign`; autotuning is for calls whose arrays are all aligned).
+   (`runtime.realign`; autotuning is for calls whose arrays are all aligned),
+   and so is an input that shares memory with an output (D = A @ B + D: the
+   kernel would read what other programs already overwrote; autotuning does
+   not search such a call either).
 
 Split K. When the rules split K (output tiles that leave most SMs idle: one
 128 x 128 tile with a long K), the specialization is the pair `split-k{splits=S}`
@@ -74,6 +77,7 @@ from tawa_xdsl.compiler import (
     DEFAULTS,
     TILE_OPTIONS,
     CompileOptions,
+    check_options,
     describe,
     lower,
 )
@@ -193,6 +197,18 @@ def dispatch_key(ps: Sequence[Param], values: Sequence[Any]) -> DispatchKey:
     return DispatchKey(
         tuple(extents.items()), tuple(dtypes), tuple(tma), tuple(sectors)
     )
+
+
+def shared_inputs(ps: Sequence[Param], values: Sequence[Any]) -> list[tuple[str, str]]:
+    """The inputs of a call that share memory with an array the kernel writes,
+    each with that array's name: launches read them from a copy
+    (`runtime.arrays.copy_on_launch`), and autotuning, whose runs poison and
+    rewrite the outputs, does not search such a call."""
+    return [
+        (p.name, v.overlaps)
+        for p, v in zip(ps, values, strict=True)
+        if p.is_tensor and v.overlaps is not None
+    ]
 
 
 def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
@@ -706,6 +722,11 @@ class Dispatcher:
         plan = self._runnable(self.plan(key, split, stream))
         if plan.decision.split_k > 1 or plan.decision.stream_k:
             return self._pair(plan)
+        # what the pipeline would refuse, with each value's source (the
+        # pipeline sees the resolved options as given); the K cut is the
+        # calls' (a pair's kernels get the caller's options)
+        lowered = dataclasses.replace(self.requested, split_k=None, stream_k=None)
+        check_options(lowered, self.tile_kernel, plan.decision.options)
         kernel, origin = self._build(plan.options)
         return Specialization(plan, kernel, f"rules, {origin}")
 
@@ -972,11 +993,15 @@ class Dispatcher:
     def _convert(self, args: Sequence[Any], stream: int) -> list[Any]:
         """The arguments converted once, with the checks every kernel makes
         (the shared ones, then what any compiled kernel needs of an array)."""
-        from tawa_xdsl.runtime.arrays import device_array
+        from tawa_xdsl.runtime.arrays import copy_on_launch, device_array
         from tawa_xdsl.runtime.kernel import check_device_array
 
         values = check_arguments(
-            self.name, self.params, args, lambda v: device_array(v, stream)
+            self.name,
+            self.params,
+            args,
+            lambda v: device_array(v, stream),
+            copy_on_launch,
         )
         for p, v in zip(self.params, values, strict=True):
             if p.is_tensor:
@@ -989,7 +1014,8 @@ class Dispatcher:
         # a winner of calls with grid= (single kernels) is no winner of those
         # that may split, nor the other way round
         tuned = self._specs if split else self._unsplit
-        if key not in tuned and self.autotune and all(key.tma):
+        searchable = all(key.tma) and not shared_inputs(self.params, values)
+        if key not in tuned and self.autotune and searchable:
             tuned[key] = self._autotuned(key, values, grid, stream)
         spec = self._spec(key, split)
         self.last = spec
@@ -1033,8 +1059,10 @@ class Dispatcher:
     def realigned(self, spec: Specialization, values: Sequence[Any]) -> list[int]:
         """The parameters (by index) whose arrays a call of `spec` hands to the
         kernel through an aligned buffer (`runtime.realign`): those a kernel of
-        `spec` takes as a TMA tensor map and TMA cannot describe, and those its
-        plan copies onto the sector grid (`Plan.copied`)."""
+        `spec` takes as a TMA tensor map and TMA cannot describe, those its
+        plan copies onto the sector grid (`Plan.copied`), and device arrays only
+        read that share memory with one the kernel writes (`copy_on_launch`:
+        copied before each launch, whatever the kernel)."""
         from tawa_xdsl.runtime.kernel import tma_problem
 
         maps = spec.kernel.tensor_maps
@@ -1044,8 +1072,10 @@ class Dispatcher:
             i
             for i, (p, v) in enumerate(zip(self.params, values, strict=True))
             if p.is_tensor
-            and p.name in maps
-            and (tma_problem(p, v) or p.name in spec.plan.copied)
+            and (
+                (p.name in maps and (tma_problem(p, v) or p.name in spec.plan.copied))
+                or (v.overlaps is not None and v.host is None)
+            )
         ]
 
     def _realign(
@@ -1185,14 +1215,21 @@ class Dispatcher:
         key, the rules that fired with their numbers, every option with where
         it came from. Nothing is compiled or tuned for it (a pass that may
         refuse to split K is run on the tile IR, as a call runs it)."""
+        values = self._convert(args, 0) if args else []
         if args or extents:
-            key = self.key(*args) if args else self.key_for(**extents)
+            key = dispatch_key(self.params, values) if args else self.key_for(**extents)
             spec = self._specs.get(key)
         else:  # the last call's (unsplit if it passed grid=), or `current`'s
             spec = self.last if self.last is not None else self._specs.get(None)
             key = spec.plan.key if spec is not None else None
         plan = spec.plan if spec is not None else self._runnable(self.plan(key))
         lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
+        for name, writer in shared_inputs(self.params, values) if args else ():
+            lines.append(
+                f"  {name}: shares memory with {writer}, which the kernel writes; "
+                "read from a copy made before each launch"
+                + (" (not autotuned: its runs would overwrite it)" * self.autotune)
+            )
         inputs, outputs = self.off_grid(key)
         if inputs:
             lines.append(

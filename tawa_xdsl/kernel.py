@@ -7,8 +7,10 @@ GPU, and CI can test the refusals without a GPU. An executor turns each array
 argument into an array of its own (a numpy array on the CPU, a device array on
 the GPU) together with an `ArrayView` of it; the checks see only the views:
 dtype, rank and static extents against the parameter's type, the shape
-contract, writability of the arrays the kernel stores into, and the type and
-range of every scalar. The GPU then adds only what TMA needs (alignment).
+contract, writability of the arrays the kernel stores into, the type and
+range of every scalar, and memory shared between arrays (an input sharing an
+output's memory is read from a copy: `check_overlaps`). The GPU then adds only
+what TMA needs (alignment).
 """
 
 from __future__ import annotations
@@ -129,13 +131,16 @@ def check_arguments(
     ps: Sequence[Param],
     args: Sequence[Any],
     to_array: Callable[[Any], tuple[A, ArrayView]],
+    copy: Callable[[A, str], A],
 ) -> list[Any]:
     """Validate host arguments against the parameters, in order: their count; each
     array (made by the executor's `to_array`, which raises `ArrayError` for what
     it cannot take) against its parameter; the shape contract across arrays; each
-    scalar's type and range; no array the kernel writes overlapping another
-    (`check_overlaps`). Returns the executor's arrays and the scalars converted
-    to their parameter types."""
+    scalar's type and range; no two arrays the kernel writes sharing memory
+    (`check_overlaps`). An array only read that shares memory with one the
+    kernel writes is replaced by the executor's `copy` of it (given the
+    written parameter's name), made before the launch. Returns the executor's
+    arrays and the scalars converted to their parameter types."""
     if len(args) != len(ps):
         names = ", ".join(p.name for p in ps)
         raise KernelArgumentError(
@@ -143,7 +148,7 @@ def check_arguments(
         )
     values: list[Any] = []
     extents: list[tuple[Param, tuple[int, ...]]] = []
-    views: list[tuple[Param, ArrayView]] = []
+    views: list[tuple[int, Param, ArrayView]] = []
     for p, arg in zip(ps, args, strict=True):
         where = f"{kernel_name}: argument '{p.name}'"
         if not p.is_tensor:
@@ -156,31 +161,43 @@ def check_arguments(
                 f"{where} {e} (the kernel expects {p.type})"
             ) from None
         _check_array(where, p, view)
+        views.append((len(values), p, view))
         values.append(array)
         extents.append((p, view.shape))
-        views.append((p, view))
     check_contract(kernel_name, extents)
-    check_overlaps(kernel_name, views)
+    for i, writer in check_overlaps(kernel_name, views).items():
+        values[i] = copy(values[i], writer.name)
     return values
 
 
-def check_overlaps(kernel_name: str, views: Sequence[tuple[Param, ArrayView]]) -> None:
-    """No array the kernel writes shares bytes with another array argument:
-    the kernel would read what it overwrote (a GEMM writing C into A's memory
-    gives a wrong answer, silently). Arrays only read may share memory (A and
-    its transpose for A @ A^T). Compared by the bytes each spans, first to
-    last, so interleaved views of one buffer are refused too."""
-    for i, (p, view) in enumerate(views):
-        for q, other in views[i + 1 :]:
+def check_overlaps(
+    kernel_name: str, views: Sequence[tuple[int, Param, ArrayView]]
+) -> dict[int, Param]:
+    """The arrays only read that share bytes with one the kernel writes (by
+    their index in `views`' first field), each with the first such written
+    parameter. The kernel would read what it overwrote (D = A @ B + R with R
+    in D's memory: one program's stores reach another's loads), so the
+    executor reads them from a copy made before the launch, which is right for
+    every kernel. Two written arrays that share bytes are refused: no copy
+    tells which store should land. Arrays only read may share memory with each
+    other (A and its transpose for A @ A^T). Compared by the bytes each spans,
+    first to last, so interleaved views of one buffer count as sharing."""
+    copied: dict[int, Param] = {}
+    for n, (i, p, view) in enumerate(views):
+        for j, q, other in views[n + 1 :]:
             if not (p.written or q.written) or view.span is None or other.span is None:
                 continue
-            if view.span[0] < other.span[1] and other.span[0] < view.span[1]:
-                w, r = (p, q) if p.written else (q, p)
+            if not (view.span[0] < other.span[1] and other.span[0] < view.span[1]):
+                continue
+            if p.written and q.written:
                 raise KernelArgumentError(
-                    f"{kernel_name}: argument '{w.name}', which the kernel writes, "
-                    f"overlaps argument '{r.name}' in memory; pass arrays that "
-                    "share no memory (a copy of one)"
+                    f"{kernel_name}: arguments '{p.name}' and '{q.name}', which "
+                    "the kernel both writes, overlap in memory; pass arrays that "
+                    "share no memory"
                 )
+            read, writer = (j, p) if p.written else (i, q)
+            copied.setdefault(read, writer)
+    return copied
 
 
 def _check_array(where: str, p: Param, view: ArrayView) -> None:
@@ -320,7 +337,15 @@ def host_array(value: Any) -> tuple[np.ndarray, ArrayView]:
 
 def check_host_arguments(kernel: func.FuncOp, args: Sequence[Any]) -> list[Any]:
     """The CPU executors' arguments: numpy arrays for the tensors, checked scalars."""
-    return check_arguments(kernel.sym_name.data, params(kernel), args, host_array)
+    return check_arguments(
+        kernel.sym_name.data, params(kernel), args, host_array, _host_copy
+    )
+
+
+def _host_copy(array: np.ndarray, writer: str) -> np.ndarray:
+    """A read-only host array that shares memory with `writer`, copied before
+    the CPU executors run any program (`check_overlaps`)."""
+    return array.copy()
 
 
 # ------------------------------------------------------------------------ grid

@@ -41,6 +41,51 @@ def test_out_of_range_options_are_refused_at_compile(options, message) -> None:
         tawa_xdsl.compile(GEMM, "gemm_nt", **options)
 
 
+BUDGET = r"error: func\.func: register-budget: budgets .* registers per thread need"
+
+
+@pytest.mark.parametrize(
+    ("options", "sources"),
+    [
+        (
+            {"num_consumers": 2, "consumer_registers": 248},
+            "num-consumers=2 given, producer-registers=24 structure, "
+            "consumer-registers=248 given",
+        ),
+        (
+            {"producer_registers": 256, "consumer_registers": 256},
+            "num-consumers=2 structure, producer-registers=256 given, "
+            "consumer-registers=256 given",
+        ),
+    ],
+)
+def test_register_budgets_no_call_can_run_are_refused_at_compile(
+    options, sources
+) -> None:
+    """The budgets are checked against the register file at compile(), each
+    value with its source (the one not given was the pass's default, which
+    the refusal presented as chosen)."""
+    with pytest.raises(
+        DiagnosticException, match=rf"{BUDGET}.*\(options for @gemm_nt: {sources}\)"
+    ):
+        tawa_xdsl.compile(GEMM, "gemm_nt", **options)
+
+
+def test_register_budgets_some_calls_run_are_refused_at_those_that_cannot() -> None:
+    """producer_registers=200 fits one consumer warpgroup (64-row tiles, M =
+    64) but not two: the calls that would use two are refused, saying the
+    consumers and the consumer budget were the structure's, not given (the
+    pipeline sees every resolved value as given)."""
+    kernel = tawa_xdsl.compile(GEMM, "gemm_nt", producer_registers=200)
+    assert kernel.for_shape(M=64, N=512, K=512).options["num_consumers"] == 1
+    with pytest.raises(
+        DiagnosticException,
+        match=rf"{BUDGET}.*\(options for @gemm_nt: num-consumers=2 structure, "
+        r"producer-registers=200 given, consumer-registers=240 structure\)",
+    ):
+        kernel.for_shape(M=4096, N=4096, K=4096)
+
+
 @pytest.mark.parametrize(
     ("source", "options", "message"),
     [

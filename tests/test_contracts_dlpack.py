@@ -20,7 +20,7 @@ from tawa_xdsl.compiled import from_lowered
 from tawa_xdsl.dlpack import ArrayError, export, host_view, read_capsule
 from tawa_xdsl.dtypes import DTYPES, bfloat16, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.kernel import KernelArgumentError, check_arguments
-from tawa_xdsl.runtime.arrays import device_array, row_strides
+from tawa_xdsl.runtime.arrays import copy_on_launch, device_array, row_strides
 from tawa_xdsl.runtime.kernel import Kernel
 
 from .conftest import EXAMPLES
@@ -393,6 +393,8 @@ def compiled():
     return Kernel(from_lowered(lowered, "gemm_nt"))
 
 
+KERNELS = EXAMPLES.parent / "tests" / "kernels"
+
 ADDRESSES = itertools.count(0x1000_0000, 0x100_0000)
 """Made-up device addresses 16 MiB apart: arrays that share no memory."""
 
@@ -452,29 +454,43 @@ def test_device_arguments_are_checked_before_the_gpu(compiled, args, message) ->
 
 
 @pytest.mark.parametrize(
-    ("a", "b", "c", "written", "other"),
+    ("a", "b", "c", "other"),
     [
         # C written into A's memory (A's rows are the first half of C's)
-        ((256, 128), (256, 128), (256, 256), "c", "a"),
+        ((256, 128), (256, 128), (256, 256), "a"),
         # C's last byte is the first of B
-        ((256, 128), (256, 128), (256, 256), "c", "b"),
+        ((256, 128), (256, 128), (256, 256), "b"),
     ],
     ids=["c-over-a", "c-touches-b"],
 )
-def test_device_outputs_overlapping_an_argument_are_refused(
-    compiled, a, b, c, written, other
+def test_device_inputs_sharing_an_outputs_memory_are_copied(
+    compiled, a, b, c, other
 ) -> None:
+    """The shared checks mark an input that shares an output's memory to be
+    read from a copy (the dispatcher makes it before each launch:
+    tests/test_dispatch.py); a Kernel, which launches the arrays it is given,
+    refuses it."""
     base = next(ADDRESSES)
     if other == "a":
         arrays = [gpu(a, base, strides=(256, 1)), gpu(b), gpu(c, base)]
     else:
         last = base + (256 * 256 - 1) * 2  # the address of C's last element
         arrays = [gpu(a), gpu(b, last), gpu(c, base)]
+    values = check_arguments(
+        "gemm_nt",
+        compiled.params,
+        arrays,
+        lambda v: device_array(v, 0),
+        copy_on_launch,
+    )
+    assert [v.overlaps for v in values] == [
+        "c" if name == other else None for name in "abc"
+    ]
     with pytest.raises(
         KernelArgumentError,
         match=re.escape(
-            f"gemm_nt: argument '{written}', which the kernel writes, overlaps "
-            f"argument '{other}' in memory"
+            f"gemm_nt: argument '{other}' shares memory with argument 'c', which "
+            "the kernel writes; the kernel compile() returns reads it from a copy"
         ),
     ):
         compiled(*arrays, grid=(2, 2))
@@ -488,28 +504,67 @@ def test_arrays_only_read_may_share_memory(compiled) -> None:
         compiled.params,
         [a, a, gpu((256, 256))],
         lambda v: device_array(v, 0),
+        copy_on_launch,
     )
     assert values[0].ptr == values[1].ptr
+    assert [v.overlaps for v in values] == [None] * 3
     adjacent = next(ADDRESSES)  # C right after A's last byte: no overlap
-    check_arguments(
+    values = check_arguments(
         "gemm_nt",
         compiled.params,
         [gpu((256, 128), adjacent), a, gpu((256, 256), adjacent + 256 * 128 * 2)],
         lambda v: device_array(v, 0),
+        copy_on_launch,
     )
+    assert [v.overlaps for v in values] == [None] * 3
 
 
-def test_host_outputs_overlapping_an_argument_are_refused(compiled) -> None:
-    """The interpreter wrote C into A while later programs read A; a launch
-    stages host arrays, and refuses them the same way."""
+def test_host_inputs_sharing_an_outputs_memory_are_read_from_a_copy(
+    compiled,
+) -> None:
+    """The interpreter wrote C into A while later programs read A: it copies
+    A first. A launch stages host arrays into device temporaries, which are
+    that copy (checked up to the launch: no GPU here)."""
     module = tawa_xdsl.parse(EXAMPLES / "gemm.mlir")
-    memory = np.zeros((128, 128), dtype=bfloat16)
-    a, b, c = memory[:, :64], np.zeros((128, 64), dtype=bfloat16), memory
-    message = "gemm_nt: argument 'c', which the kernel writes, overlaps argument 'a'"
-    with pytest.raises(KernelArgumentError, match=re.escape(message)):
-        tawa_xdsl.interpret(module, "gemm_nt", a, b, c, grid=(1, 1))
-    with pytest.raises(KernelArgumentError, match=re.escape(message)):
-        compiled(a, b, c, grid=(1, 1))
+    rng = np.random.default_rng(1)
+    memory = rng.standard_normal((128, 128)).astype(bfloat16)
+    a, b = memory[:, :64], rng.standard_normal((128, 64)).astype(bfloat16)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    tawa_xdsl.interpret(module, "gemm_nt", a, b, memory, grid=(1, 1))
+    np.testing.assert_allclose(
+        memory.astype(np.float64), a64 @ b64.T, rtol=2e-2, atol=2e-2
+    )
+    tensors, _, _ = compiled._checked((a, b, memory), (1, 1), 0)
+    assert [t.overlaps for _, t in tensors] == ["c", None, None]
+    assert all(t.host is not None for _, t in tensors)
+
+
+def test_the_interpreter_adds_a_residual_in_place() -> None:
+    """D = A @ B^T + D (cuBLAS's beta = 1 in place): R is D's memory."""
+    module = tawa_xdsl.parse(KERNELS / "gemm_residual.mlir")
+    rng = np.random.default_rng(2)
+    a, b = (rng.standard_normal((256, 64)).astype(bfloat16) for _ in range(2))
+    d = rng.standard_normal((256, 256)).astype(bfloat16)
+    want = a.astype(np.float64) @ b.astype(np.float64).T + d.astype(np.float64)
+    tawa_xdsl.interpret(module, "gemm_residual", a, b, d, d, grid=(2, 2))
+    np.testing.assert_allclose(d.astype(np.float64), want, rtol=2e-2, atol=5e-2)
+
+
+def test_two_outputs_sharing_memory_are_refused() -> None:
+    """No copy tells which of two stores into one byte should land."""
+    module = tawa_xdsl.parse(KERNELS / "gemm_sweep.mlir")
+    memory = np.zeros(64 * 128 * 2, np.uint8)
+    c = memory.view(bfloat16).reshape(64, 128)
+    rs = memory[: 64 * 4].view(np.float32)
+    a, b = np.zeros((64, 64), bfloat16), np.zeros((128, 64), bfloat16)
+    with pytest.raises(
+        KernelArgumentError,
+        match=re.escape(
+            "gemm_two_outputs: arguments 'c' and 'rs', which the kernel both "
+            "writes, overlap in memory"
+        ),
+    ):
+        tawa_xdsl.interpret(module, "gemm_two_outputs", a, b, c, rs, grid=(1,))
 
 
 def test_the_interpreter_computes_a_times_a_transposed_in_place() -> None:

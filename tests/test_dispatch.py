@@ -40,13 +40,15 @@ from tawa_xdsl.dispatch_rules import (
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.examples import path
 from tawa_xdsl.heuristics import GEMM_RATES, Structure, decide
-from tawa_xdsl.kernel import ArrayView, KernelArgumentError, find_kernel
+from tawa_xdsl.kernel import ArrayView, KernelArgumentError, byte_span, find_kernel
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.runtime.arrays import DeviceArray
 from tawa_xdsl.target import INDEX_MAX, SM_COUNT
 
 from .conftest import example_module, two_loop_gemm
+
+KERNELS_DIR = Path(__file__).parent / "kernels"
 
 
 @functools.cache
@@ -621,6 +623,42 @@ def test_an_output_tma_cannot_describe_is_stored_from_registers() -> None:
     assert "c: TMA cannot describe; stored from registers" in d.explain(*args)
 
 
+def spanned(shape: tuple[int, int], ptr: int) -> DeviceArray:
+    """A compact bf16 device array at a made-up address whose bytes are known
+    (`device`'s are not: they overlap nothing)."""
+    strides = (shape[1], 1)
+    span = byte_span(ptr, shape, strides, 2)
+    return DeviceArray(ArrayView("bf16", shape, strides, True, span), ptr)
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-kernel", "split-k"])
+def test_an_input_sharing_an_outputs_memory_is_read_from_a_copy(split) -> None:
+    """D = A @ B^T + D (cuBLAS's beta * C in place): R is D's memory, so a call
+    reads R from a buffer copied before each launch, whatever the kernel (a
+    split pair's reduce kernel reads R too), explain says so and why, and
+    autotuning, whose runs poison the outputs, leaves the call alone."""
+    m, n, k = (128, 128, 8192) if split else (256, 512, 256)
+    d = Dispatcher(
+        (KERNELS_DIR / "gemm_residual.mlir").read_text(),
+        "gemm_residual",
+        CompileOptions(),
+        autotune=True,
+        bench=lambda *_: pytest.fail("an in-place call was autotuned"),
+    )
+    out = spanned((m, n), 0x4000_0000)
+    args = [spanned((m, k), 0x1000_0000), spanned((n, k), 0x2000_0000), out, out]
+    spec = d.specialize(*args)
+    assert (spec.reduce is not None) == split
+    values = d._convert(args, 0)
+    assert d.realigned(spec, values) == [2]
+    assert "r: shares memory with c, which the kernel writes; read from a copy " in (
+        d.explain(*args)
+    )
+    apart = [*args[:2], spanned((m, n), 0x3000_0000), out]
+    assert d.realigned(spec, d._convert(apart, 0)) == []
+    assert "shares memory" not in d.explain(*apart)
+
+
 @pytest.mark.parametrize("n", [685, 777, 1001])
 def test_an_output_whose_rows_end_off_the_granule_is_stored_from_registers(n) -> None:
     """A view of N columns in rows padded onto the 16-byte grid (a slice of a
@@ -1064,7 +1102,6 @@ def test_reasons_name_tiles_rows_first() -> None:
     assert wave.startswith("tile 64x256, ") and "256x64" not in wave
 
 
-KERNELS_DIR = Path(__file__).parent / "kernels"
 SWEEP = KERNELS_DIR / "gemm_sweep.mlir"
 
 

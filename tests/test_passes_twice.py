@@ -1,13 +1,16 @@
 """A structural pass given a kernel it has transformed already (`persistent`,
-`cluster`, `split-k`, `stream-k`, `pipeline` twice): with the same options it
-leaves the kernel as it is (the output equals one run's); with other options
-it refuses the kernel at its `func.func`, naming both, where the second run
-used to be skipped silently (or, for `pipeline`, compounded the first into a
-deadlock). The passes whose second run replaces the first (`cooperative`,
-`register-budget`: they set a property) or undoes it (`reverse-grid`)
-compose, checked against the interpreter. No GPU needed."""
+`cluster`, `split-k`, `stream-k`, `pipeline`, `cooperative`, `register-budget`
+twice): with the same options it leaves the kernel as it is (the output
+equals one run's); with other options it refuses the kernel at its
+`func.func`, naming both, where the second run used to be skipped silently,
+replace the first silently (`cooperative`, `register-budget`) or, for
+`pipeline`, compound the first into a deadlock. `reverse-grid`, whose second
+run undoes or adds to the first, composes, checked against the interpreter.
+No GPU needed."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -34,6 +37,8 @@ def lowered(pipeline: str) -> str:
         "split-k{splits=3}",
         "stream-k{group-m=4}",
         "aref-partition,pipeline{num-stages=4 mma-depth=2}",
+        "aref-partition,cooperative{num-consumers=1}",
+        "aref-partition,register-budget{producer=40 consumer=232}",
     ],
 )
 def test_the_same_options_again_change_nothing(once: str) -> None:
@@ -81,11 +86,36 @@ def test_the_same_options_again_change_nothing(once: str) -> None:
             r"stream-k: kernel @gemm_nt_stream_k went through stream-k\{group-m=4\} "
             r"already; stream-k\{group-m=8\} would transform it again",
         ),
+        (
+            "aref-partition,cooperative{num-consumers=2},cooperative{num-consumers=1}",
+            r"gemm\.mlir:9:1: error: func\.func: cooperative: kernel @gemm_nt went "
+            r"through cooperative\{num-consumers=2\} already; "
+            r"cooperative\{num-consumers=1\} would transform it again",
+        ),
+        (
+            "aref-partition,register-budget{producer=40 consumer=232},"
+            "register-budget{producer=24 consumer=240}",
+            r"gemm\.mlir:9:1: error: func\.func: register-budget: kernel @gemm_nt "
+            r"went through register-budget\{producer=40 consumer=232\} already; "
+            r"register-budget\{producer=24 consumer=240\} would transform it again",
+        ),
     ],
 )
 def test_other_options_are_refused_naming_both(pipeline: str, message: str) -> None:
     with pytest.raises(DiagnosticException, match=message):
         lowered(pipeline)
+
+
+def test_options_resolved_alike_are_the_same_run() -> None:
+    """`cooperative` resolves N from the tile rows (2 for 128): given N = 2
+    after it, it has nothing to do; so has `register-budget` given the
+    budgets it defaulted to."""
+    once = lowered("aref-partition,cooperative,register-budget")
+    again = lowered(
+        "aref-partition,cooperative,register-budget,cooperative{num-consumers=2},"
+        "register-budget{producer=24 consumer=240}"
+    )
+    assert again == once
 
 
 def test_a_kernel_made_persistent_by_hand_is_refused() -> None:
@@ -105,9 +135,6 @@ def test_a_kernel_made_persistent_by_hand_is_refused() -> None:
     [
         "reverse-grid,reverse-grid",
         "reverse-grid{axis=x},reverse-grid{axis=y}",
-        "aref-partition,cooperative{num-consumers=2},cooperative{num-consumers=1}",
-        "aref-partition,register-budget{producer=40 consumer=232},"
-        "register-budget{producer=24 consumer=240}",
     ],
 )
 def test_passes_run_twice_that_compose_compute_the_same(pipeline: str) -> None:
@@ -121,3 +148,43 @@ def test_passes_run_twice_that_compose_compute_the_same(pipeline: str) -> None:
         c = np.zeros_like(expected)
         tawa_xdsl.simulate(module, "gemm_nt", a, b, c, grid=(2, 3), seed=seed)
         assert np.array_equal(c.view(np.uint16), expected.view(np.uint16))
+
+
+@pytest.mark.parametrize(
+    ("made", "kernel", "given", "message"),
+    [
+        (
+            "split-k{splits=2}",
+            "gemm_nt_split_k",
+            {"stream_k": True},
+            "stream_k=True given: stream-k: kernel @gemm_nt_split_k is the partials "
+            "kernel of the pair split-k{splits=2} made of @gemm_nt",
+        ),
+        (
+            "stream-k",
+            "gemm_nt_stream_k",
+            {"split_k": 3},
+            "split_k=3 given: split-k: kernel @gemm_nt_stream_k is the partials "
+            "kernel of the pair stream-k made of @gemm_nt",
+        ),
+        (
+            "split-k{splits=2}",
+            "gemm_nt_split_k_reduce",
+            {"split_k": 3},
+            "split_k=3 given: split-k: kernel @gemm_nt_split_k_reduce is the reduce "
+            "kernel of the pair split-k{splits=2}",
+        ),
+    ],
+)
+def test_compile_refuses_to_cut_a_kernel_of_a_pair_again(
+    made, kernel, given, message
+) -> None:
+    """compile() of a pair's kernel given another K cut ran the kernel as it
+    was, its options saying it was cut (as the passes refuse the order,
+    `split-k` after `stream-k` or the reverse); the cut that made the pair
+    is the same run and compiles."""
+    text = lowered(made)
+    with pytest.raises(DiagnosticException, match=re.escape(message)):
+        tawa_xdsl.compile(text, kernel, **given)
+    same = {"split_k": 2} if made.startswith("split") else {"stream_k": True}
+    tawa_xdsl.compile(text, kernel, **same)

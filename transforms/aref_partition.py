@@ -29,7 +29,8 @@ Contract (what the pass guarantees and assumes):
 Kernels it cannot partition get a diagnostic at the offending op: a load nested in
 anything but such loops, a load whose address (or an enclosing loop bound)
 depends on tile data, a loaded tile that escapes its loop iteration, a
-thread-level op (a CTA barrier) that only one role would run. A kernel without
+thread-level op (a CTA barrier) that only one role would run, a load of a tensor
+the kernel stored into before it (the producer would read it first). A kernel without
 loads gets a consumer role only (the producer has nothing to do).
 """
 
@@ -46,7 +47,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, Pure
 
 from tawa_xdsl.analysis.carried import copied_into
-from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.diagnostics import OpDiagnostic, location_prefix
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.roles import Role
 from tawa_xdsl.kernel import kernels
@@ -118,6 +119,29 @@ def _enclosing_loops(op: Operation, kernel: func.FuncOp) -> list[Loop]:
         loops.append(parent)
         parent, region = parent.parent_op(), parent.parent_region()
     return loops
+
+
+def _runs_before(first: Operation, then: Operation) -> bool:
+    """Whether `first` runs before `then` whenever both run: the op around
+    `first` in the block of the op around `then` comes earlier in it (ops in
+    two branches of one `scf.if` never both run)."""
+    around: dict[Block, Operation] = {}
+    op: Operation | None = then
+    while op is not None:
+        block = op.parent_block()
+        if block is not None:
+            around[block] = op
+        op = op.parent_op()
+    op = first
+    while op is not None:
+        block = op.parent_block()
+        if block is not None and block in around:
+            other = around[block]
+            return other is not op and block.get_operation_index(
+                op
+            ) < block.get_operation_index(other)
+        op = op.parent_op()
+    return False
 
 
 def _carries_unchanged(loop: scf.WhileOp) -> bool:
@@ -209,6 +233,30 @@ class Partitioner:
                 elif isinstance(loop, Loop):
                     work += copied_into(v)
 
+    def _check_loads_after_stores(self) -> None:
+        """A load of a tensor that the kernel stored into before it (in program
+        order, not in another branch) would read what was there before: the
+        producer issues its loads ahead of the consumer's stores, with no
+        order between the roles through global memory (the simulators read
+        the stale tensor, the interpreter the stored one). A load before the
+        store (C = alpha A B + beta C), also in a loop whose later iterations
+        store, is what kernels do and stays."""
+        stores = [op for op in self.kernel.walk() if isinstance(op, tile.StoreOp)]
+        for load in self.loads:
+            if not isinstance(load, tile.LoadOp):
+                continue
+            for store in stores:
+                if store.desc is load.desc and _runs_before(store, load):
+                    at = location_prefix(store).removesuffix(": ")
+                    raise OpDiagnostic(
+                        load,
+                        f"tile.load of %{load.desc.name_hint or '?'}, which the "
+                        f"kernel stores into before it (tile.store at {at or '?'}): the "
+                        "producer warpgroup issues its loads ahead of the "
+                        "consumers' stores, so it would read what was there "
+                        "before; use the stored tile itself",
+                    )
+
     def _check_no_escape(self) -> None:
         """A loaded tile lives in its slot for one iteration of the loop issuing it."""
         for load in self.loads:
@@ -269,6 +317,7 @@ class Partitioner:
         self._check_thread_level_ops()
         self._check_addresses()
         self._check_no_escape()
+        self._check_loads_after_stores()
         self.groups = self._group_loads()
         self.group_of = {ld: g for g in self.groups for ld in g.loads}
         self.channels = list(dict.fromkeys(g.channel for g in self.groups))

@@ -9,6 +9,10 @@ Without `num-consumers`, N follows from the tile rows
 Precondition, checked with a diagnostic: every `tile.dot` has M divisible by 64 N,
 and with N > 1 so has every other tile the warpgroups split (a reduced or a
 stored matrix).
+
+It runs once per kernel (`transforms/once.py`, on the N it resolves): again
+with the same N it changes nothing; with another N it refuses the kernel,
+naming both (a second run used to replace the first silently).
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from tawa_xdsl.compiler import default_consumers
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.roles import check_register_budget
-from tawa_xdsl.transforms.specialized import warp_specialized
+from tawa_xdsl.transforms.once import ran_before, record_run
+from tawa_xdsl.transforms.specialized import kernel_roles
 
 _ROLE = {
     tile.DotOp: "M = {} rows",
@@ -51,8 +56,11 @@ class CooperativePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
-        for ws in warp_specialized(op):
+        for kernel, ws in kernel_roles(op):
             n = self.num_consumers or default_consumers(consumer_rows(ws))
+            resolved = CooperativePass(n)
+            if ran_before(kernel, resolved, OPTIONS_ATTR):
+                continue
             for op, t in split_tiles(ws.consumer.walk()):
                 rows = t.type.get_shape()[0]
                 dot = isinstance(op, tile.DotOp)  # other tiles may be short
@@ -64,6 +72,7 @@ class CooperativePass(ModulePass):
                         f"warpgroup{'s' if n > 1 else ''}",
                     )
             ws.properties["num_consumers"] = IntegerAttr(n, 64)
+            record_run(kernel, resolved, OPTIONS_ATTR)
             if ws.registers is not None:
                 try:
                     check_register_budget("cooperative", n, *ws.registers)
@@ -71,6 +80,10 @@ class CooperativePass(ModulePass):
                     raise OpDiagnostic(
                         ws, f"{e}; run register-budget after cooperative"
                     ) from None
+
+
+OPTIONS_ATTR = "aref.cooperative"
+"""On a kernel `cooperative` ran on: its options, resolved (`transforms/once.py`)."""
 
 
 def consumer_rows(ws: aref.WarpSpecializeOp) -> list[int]:

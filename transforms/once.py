@@ -1,12 +1,13 @@
 """Passes that transform a kernel once (`persistent`, `pipeline`, `stream-k`,
-whose pair record says nothing of its group-m).
+whose pair record says nothing of its group-m; `cooperative` and
+`register-budget`, on the options they resolve).
 
 Each records on the kernel the options it ran with (as `-p` spells them).
 Given the kernel again, a pass leaves it as it is when its options are the
 same, and refuses it, naming both runs, when they differ: the second run was
-skipped silently (`persistent`) or compounded the first (two `pipeline`s
-delayed the releases twice, and the producer deadlocked on a slot nobody
-released).
+skipped silently (`persistent`), replaced it silently (`cooperative`,
+`register-budget`) or compounded the first (two `pipeline`s delayed the
+releases twice, and the producer deadlocked on a slot nobody released).
 """
 
 from __future__ import annotations

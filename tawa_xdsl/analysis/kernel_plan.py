@@ -293,19 +293,19 @@ class KernelPlan:
                 if m % (64 * consumers):
                     raise OpDiagnostic(
                         op,
-                        f"tile.dot with M = {m} cannot be split into 64-row wgmma "
+                        f"M = {m} rows cannot be split into 64-row wgmma "
                         f"blocks over {consumers} consumer warpgroup{'s' if consumers > 1 else ''}",
                     )
                 if n % 8 or n > 256:
                     raise OpDiagnostic(
                         op,
-                        f"tile.dot with N = {n}: wgmma needs a multiple of 8 up to 256",
+                        f"N = {n}: wgmma needs a multiple of 8 up to 256",
                     )
                 step = nv.wgmma_k(op.lhs.type.element_type)
                 if k % step:
                     raise OpDiagnostic(
                         op,
-                        f"tile.dot with K = {k}: wgmma needs a multiple of {step} "
+                        f"K = {k}: wgmma needs a multiple of {step} "
                         f"for {op.lhs.type.element_type} inputs",
                     )
 
@@ -548,7 +548,7 @@ def _check_box_start(load: tile.LoadOp) -> None:
     if not multiple_of(load.indices[-1], TMA_ALIGN // esize):
         raise OpDiagnostic(
             load,
-            f"tile.load: the innermost coordinate must be a provable multiple of "
+            f"the innermost coordinate must be a provable multiple of "
             f"{TMA_ALIGN // esize} elements ({TMA_ALIGN} bytes): TMA starts a "
             "box only on a 16-byte boundary (round it down and pick the element "
             "out of the tile)",

@@ -17,6 +17,7 @@ the kernel reads them) and a pointer, which the shared argument checks of
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,13 +66,16 @@ def row_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
 class DeviceArray:
     """One array argument on the device. `host` is the caller's host memory when
     the array was a host array (then `ptr` is a temporary made by `stage`);
-    `keep` holds what keeps a device array's memory valid (its DLPack capsule)."""
+    `keep` holds what keeps a device array's memory valid (its DLPack capsule);
+    `overlaps` names the argument the kernel writes that this array, only
+    read, shares memory with (`copy_on_launch`)."""
 
     view: ArrayView
     ptr: int = 0
     host: np.ndarray | None = None
     keep: Any = None
     owned: int = 0
+    overlaps: str | None = None
 
     @property
     def dtype(self) -> str:
@@ -163,6 +167,14 @@ def device_array(value: Any, stream: int) -> tuple[DeviceArray, ArrayView]:
         "must be an array: a DLPack array (torch, cupy, JAX), an array with "
         f"__cuda_array_interface__ or a numpy array, not {type(value).__name__}"
     )
+
+
+def copy_on_launch(array: DeviceArray, writer: str) -> DeviceArray:
+    """`array`, only read, which shares memory with `writer` (written), marked
+    to be read from a copy made before each launch (`kernel.check_overlaps`):
+    a host array's temporary is that copy already (`stage`); a device array is
+    copied by the dispatcher (`Dispatcher.realigned`)."""
+    return dataclasses.replace(array, overlaps=writer)
 
 
 def strided(

@@ -34,7 +34,7 @@ from tawa_xdsl.kernel import (
     check_arguments,
     normalize_grid,
 )
-from tawa_xdsl.runtime.arrays import DeviceArray, device_array
+from tawa_xdsl.runtime.arrays import DeviceArray, copy_on_launch, device_array
 from tawa_xdsl.runtime.driver import (
     CudaError,
     check,
@@ -367,12 +367,23 @@ class Kernel:
         value in parameter order (scalars converted), the launch grid (None
         when the launch `writes_nothing`: nothing is launched)."""
         values = check_arguments(
-            self.name, self.params, args, lambda v: device_array(v, stream)
+            self.name,
+            self.params,
+            args,
+            lambda v: device_array(v, stream),
+            copy_on_launch,
         )
         tensors = [
             (p, v) for p, v in zip(self.params, values, strict=True) if p.is_tensor
         ]
         for p, array in tensors:
+            if array.overlaps is not None and array.host is None:
+                raise KernelArgumentError(
+                    f"{self.name}: argument '{p.name}' shares memory with argument "
+                    f"'{array.overlaps}', which the kernel writes; the kernel "
+                    "compile() returns reads it from a copy made before each "
+                    "launch, a Kernel launches the arrays it is given (pass a copy)"
+                )
             self._check_device_array(p, array)
         if writes_nothing(tensors):
             if grid is not None:  # checked all the same

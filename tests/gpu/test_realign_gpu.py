@@ -3,7 +3,8 @@ rows are not 16 bytes apart (K = 999 in bf16, K = 1000 in fp8, N = 777 as B of
 an nn GEMM) or whose first element is off a 16-byte boundary (a view one column
 in) run through aligned buffers (`runtime.realign`), as do large GEMMs' inputs
 off the 32-byte sector grid (K = 1000 bf16), against float64 with the outputs
-poisoned; bound launches copy again at every launch."""
+poisoned; bound launches copy again at every launch. An input passed as the
+output's own memory (D = A @ B^T + D) is read from such a copy too."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from ..test_fp8 import gemm_case
 from .conftest import rel_err
 from .test_dispatch_gpu import GEMM, gemm_inputs
 from .test_fp8_gpu import device
+
+KERNELS = EXAMPLES.parent / "tests" / "kernels"
 
 
 def off_grid(torch, x, column: int = 1):
@@ -126,6 +129,33 @@ def test_fp8_rows_of_1000_bytes(torch, kernel) -> None:
     got = out.cpu().double().numpy()
     err = np.abs(got - case.reference).max() / np.abs(case.reference).max()
     assert err < 1e-2, err
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [(512, 768, 1024), (128, 128, 8192)],  # one kernel; K split (reduce reads R)
+    ids=str,
+)
+def test_a_residual_added_in_place(torch, shape) -> None:
+    """D = A @ B^T + D, R passed as D itself (cuBLAS's beta * C in place): R
+    is read from a copy made before each launch, so every tile adds the old
+    D; a bound launch copies again, so a second launch adds the product
+    twice."""
+    m, n, k = shape
+    a, b, _, product = gemm_inputs(torch, m, n, k)
+    d = torch.randn(m, n, device="cuda").bfloat16()
+    before = d.double()
+    compiled = tawa_xdsl.compile(KERNELS / "gemm_residual.mlir", "gemm_residual")
+    assert "r: shares memory with c" in compiled.explain(a, b, d, d)
+    compiled(a, b, d, d)
+    torch.cuda.synchronize()
+    assert rel_err(d, product + before) < 1e-2
+    launch = compiled.bind(a, b, d, d)
+    d.copy_(before)
+    launch()
+    launch()
+    torch.cuda.synchronize()
+    assert rel_err(d, 2 * product + before) < 2e-2
 
 
 def framed(torch, rows: int, cols: int, dtype, pitch: int):

@@ -21,7 +21,24 @@ from tawa_xdsl.dtypes import bfloat16
 
 T = 16
 """Tiles are T x T; 16 keeps the interpreters fast, 64 is what wgmma can lower."""
-EPILOGUE_OPS = ("scale", "add_bias", "relu", "exp2", "square", "round_bf16")
+EPILOGUE_OPS = (
+    "scale",
+    "add_bias",
+    "relu",
+    "exp2",
+    "square",
+    "round_bf16",
+    "mask_columns",
+    "add_distance",
+    "clamp_row_max",
+)
+"""Elementwise and row steps after the loops. Between them they use every
+tile op a kernel computes with: `tile.splat`; `tile.iota`, `tile.expand_dims`,
+`tile.broadcast`, `tile.cmpi` and `tile.select` (the columns from T / 2 on
+masked to zero, as attention masks keys); `tile.sitofp` (a row's distance from
+the column, as ALiBi); `tile.reduce` (each element at most half its row's
+maximum: a row given another row's maximum shows; not x - max as softmax does,
+which is NaN on a row an exp2 overflowed to inf)."""
 
 
 @dataclass
@@ -78,6 +95,7 @@ def _render(p: TileProgram) -> str:
     F32 = f"tensor<{t}x{t}xf32>"
     DESC = f"!tile.desc<?x?xbf16, box = [{t}, {t}]>"
     OUT_DESC = f"!tile.desc<?x?xf32, box = [{t}, {t}]>"
+    I32 = f"tensor<{t}x{t}xi32>"
     params = [f"%pre{i}: {DESC}" for i in range(p.pre_loads)]
     for j, loop in enumerate(p.loops):
         params += [f"%x{j}_{i}: {DESC}" for i in range(loop.loads)]
@@ -145,6 +163,40 @@ def _render(p: TileProgram) -> str:
             case "round_bf16":
                 lines.append(f"  %b{e} = arith.truncf {acc} : {F32} to {BF}")
                 lines.append(f"  {v} = arith.extf %b{e} : {BF} to {F32}")
+            case "mask_columns":
+                lines += _columns(e, t, "cols")
+                lines += [
+                    f"  %half{e} = arith.constant {t // 2} : i32",
+                    f"  %halfs{e} = tile.splat %half{e} : i32 -> {I32}",
+                    f"  %keep{e} = tile.cmpi slt, %cols{e}, %halfs{e} : {I32} -> "
+                    f"tensor<{t}x{t}xi1>",
+                    f"  {v} = tile.select %keep{e}, {acc}, %zero : "
+                    f"tensor<{t}x{t}xi1>, {F32}",
+                ]
+            case "add_distance":  # acc + (row - column) / 8
+                lines += _columns(e, t, "cols")
+                lines += [
+                    f"  %rid{e} = tile.iota : tensor<{t}xi32>",
+                    f"  %rcol{e} = tile.expand_dims %rid{e}, axis = 1 : "
+                    f"tensor<{t}xi32> -> tensor<{t}x1xi32>",
+                    f"  %rows{e} = tile.broadcast %rcol{e} : tensor<{t}x1xi32> -> {I32}",
+                    f"  %dist{e} = arith.subi %rows{e}, %cols{e} : {I32}",
+                    f"  %distf{e} = tile.sitofp %dist{e} : {I32} -> {F32}",
+                    f"  %eighth{e} = arith.constant dense<1.250000e-01> : {F32}",
+                    f"  %pen{e} = arith.mulf %distf{e}, %eighth{e} : {F32}",
+                    f"  {v} = arith.addf {acc}, %pen{e} : {F32}",
+                ]
+            case "clamp_row_max":
+                lines += [
+                    f"  %max{e} = tile.reduce max {acc}, axis = 1 : {F32} -> "
+                    f"tensor<{t}xf32>",
+                    f"  %maxc{e} = tile.expand_dims %max{e}, axis = 1 : "
+                    f"tensor<{t}xf32> -> tensor<{t}x1xf32>",
+                    f"  %maxb{e} = tile.broadcast %maxc{e} : tensor<{t}x1xf32> -> {F32}",
+                    f"  %halfd{e} = arith.constant dense<5.000000e-01> : {F32}",
+                    f"  %cap{e} = arith.mulf %maxb{e}, %halfd{e} : {F32}",
+                    f"  {v} = arith.minimumf {acc}, %cap{e} : {F32}",
+                ]
         acc = v
     lines += [
         f"  tile.store {acc}, %out[%m0, %c0] : {F32} -> {OUT_DESC}",
@@ -152,6 +204,17 @@ def _render(p: TileProgram) -> str:
         "}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _columns(e: int, t: int, name: str) -> list[str]:
+    """`%{name}{e}`, the T x T i32 tile of each element's column."""
+    return [
+        f"  %cid{e} = tile.iota : tensor<{t}xi32>",
+        f"  %crow{e} = tile.expand_dims %cid{e}, axis = 0 : tensor<{t}xi32> -> "
+        f"tensor<1x{t}xi32>",
+        f"  %{name}{e} = tile.broadcast %crow{e} : tensor<1x{t}xi32> -> "
+        f"tensor<{t}x{t}xi32>",
+    ]
 
 
 @st.composite

@@ -53,7 +53,7 @@
 
 // A hand-marked kernel whose only load follows program_id(x) has nothing to
 // multicast; the lowering says so instead of building a cluster for nothing.
-// NOTHING: error: func.func: @rows runs in clusters of 2 but no producer load is the same in every block of a cluster
+// NOTHING: error: func.func: convert-aref-to-nvgpu-async: @rows runs in clusters of 2 but no producer load is the same in every block of a cluster
 func.func @rows(%a: !tile.desc<?x64xbf16, box = [128, 64]>, %c: !tile.desc<?x128xbf16, box = [128, 128]>) attributes {tile.kernel, tile.cluster = 2 : i64} {
   %pid = tile.program_id x
   %bm = arith.constant 128 : index

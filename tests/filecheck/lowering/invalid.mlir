@@ -9,10 +9,10 @@
 // ORDER: error: func.func: convert-aref-to-nvgpu-async takes aref IR (made by aref-partition), but kernel @gemm_nt is tile IR: run aref-partition first
 // COOP: error: tile.dot: cooperative: M = 128 rows cannot be split into 64-row wgmma blocks over 3 warpgroups
 // COOPN: tawa-opt: cooperative: num-consumers must be 1, 2 or 3, got 4
-// SMEM: error: func.func: the aref rings need {{[0-9]+}} bytes of shared memory; a block can have 231424. Use fewer stages or smaller tiles
+// SMEM: error: func.func: convert-aref-to-nvgpu-async: the aref rings need {{[0-9]+}} bytes of shared memory; a block can have 231424. Use fewer stages or smaller tiles
 // PTX: tawa-opt: {{.*}}gemm.mlir:9:1: error: func.func: -t ptx needs lowered kernels; @gemm_nt is not: run tawa-hopper-pipeline
 
-// SHAPE: error: tile.dot with K = 24: wgmma needs a multiple of 16 for bf16 inputs
+// SHAPE: error: tile.dot: convert-aref-to-nvgpu-async: K = 24: wgmma needs a multiple of 16 for bf16 inputs
 func.func @k24(%a: !tile.desc<?x?xbf16, box = [64, 24]>, %b: !tile.desc<?x?xbf16, box = [24, 64]>,
                %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
@@ -26,7 +26,7 @@ func.func @k24(%a: !tile.desc<?x?xbf16, box = [64, 24]>, %b: !tile.desc<?x?xbf16
 
 // -----
 
-// SHAPE: error: tile.dot with M = 32 cannot be split into 64-row wgmma blocks over 1 consumer warpgroup
+// SHAPE: error: tile.dot: convert-aref-to-nvgpu-async: M = 32 rows cannot be split into 64-row wgmma blocks over 1 consumer warpgroup
 func.func @m32(%a: !tile.desc<?x?xbf16, box = [32, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
                %c: !tile.desc<?x?xf32, box = [32, 64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
@@ -40,7 +40,7 @@ func.func @m32(%a: !tile.desc<?x?xbf16, box = [32, 64]>, %b: !tile.desc<?x?xbf16
 
 // -----
 
-// SHAPE: error: tile.load: tile rows of 48 bytes: the swizzled TMA path needs rows of 32 or 64 bytes or a multiple of 128 bytes (64 elements)
+// SHAPE: error: tile.load: convert-aref-to-nvgpu-async: tile rows of 48 bytes: the swizzled TMA path needs rows of 32 or 64 bytes or a multiple of 128 bytes (64 elements)
 func.func @narrow(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 24]>,
                   %c: !tile.desc<?x?xf32, box = [64, 24]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
@@ -55,7 +55,7 @@ func.func @narrow(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xb
 // -----
 
 // 8-bit inputs: one wgmma covers k32
-// SHAPE: error: tile.dot with K = 48: wgmma needs a multiple of 32 for f8E4M3FN inputs
+// SHAPE: error: tile.dot: convert-aref-to-nvgpu-async: K = 48: wgmma needs a multiple of 32 for f8E4M3FN inputs
 func.func @fp8_k48(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 48]>, %b: !tile.desc<?x?xf8E4M3FN, box = [64, 48]>,
                    %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
@@ -87,7 +87,7 @@ func.func @fp8_mn_major(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 128]>, %b: !tile
 
 // 128-byte swizzle chunks hold 128 one-byte elements; 32- and 64-byte rows have
 // their own swizzle modes, 96-byte rows none
-// SHAPE: error: tile.load: tile rows of 96 bytes: the swizzled TMA path needs rows of 32 or 64 bytes or a multiple of 128 bytes (128 elements)
+// SHAPE: error: tile.load: convert-aref-to-nvgpu-async: tile rows of 96 bytes: the swizzled TMA path needs rows of 32 or 64 bytes or a multiple of 128 bytes (128 elements)
 func.func @fp8_rows(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 96]>, %b: !tile.desc<?x?xf8E4M3FN, box = [64, 96]>,
                     %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
@@ -105,7 +105,7 @@ func.func @fp8_rows(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 96]>, %b: !tile.desc
 // TMA starts a box only on a 16-byte boundary of its rows (the H100 stops with
 // an illegal instruction elsewhere): an innermost coordinate that is not a
 // provable multiple of 16 bytes is refused at the load.
-// SHAPE: error: tile.load: the innermost coordinate must be a provable multiple of 8 elements (16 bytes)
+// SHAPE: error: tile.load: convert-aref-to-nvgpu-async: the innermost coordinate must be a provable multiple of 8 elements (16 bytes)
 func.func @off_boundary(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
                         %c: !tile.desc<?x?xf32, box = [64, 64]>, %k: index) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
@@ -116,3 +116,4 @@ func.func @off_boundary(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc
   tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
+

@@ -30,7 +30,7 @@ func.func @top(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:53:7: error: tile.dot with N = 36: wgmma needs a multiple of 8 up to 256
+// CHECK: {{.*}}refusals.mlir:53:7: error: tile.dot: convert-aref-to-nvgpu-async: N = 36: wgmma needs a multiple of 8 up to 256
 func.func @ndot(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -90,7 +90,7 @@ func.func @reduce(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xb
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:94:1: error: func.func: @multicast runs in clusters of 2 but no producer load is the same in every block of a cluster (each depends on program_id(x) or on a loop or branch that does): there is nothing to multicast; drop the cluster pass
+// CHECK: {{.*}}refusals.mlir:94:1: error: func.func: convert-aref-to-nvgpu-async: @multicast runs in clusters of 2 but no producer load is the same in every block of a cluster (each depends on program_id(x) or on a loop or branch that does): there is nothing to multicast; drop the cluster pass
 func.func @multicast(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel, tile.cluster = 2 : i64} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -118,7 +118,7 @@ func.func @multicast(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:122:1: error: func.func: the aref rings need 262656 bytes of shared memory; a block can have 231424. Use fewer stages or smaller tiles
+// CHECK: {{.*}}refusals.mlir:122:1: error: func.func: convert-aref-to-nvgpu-async: the aref rings need 262656 bytes of shared memory; a block can have 231424. Use fewer stages or smaller tiles
 func.func @smem(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 16>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 16>
@@ -145,7 +145,7 @@ func.func @smem(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf1
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:157:7: error: aref.put must carry tiles loaded only for it
+// CHECK: {{.*}}refusals.mlir:157:7: error: aref.put: convert-aref-to-nvgpu-async: aref.put must carry tiles loaded only for it
 func.func @put(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -385,7 +385,7 @@ func.func @splat(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf
 
 // -----
 // CHECK: {{.*}}refusals.mlir:408:7: error: tile.store reads %ta from its slot after aref.consumed released it: store it first
-// DIRECT: {{.*}}refusals.mlir:408:7: error: tile.store into %a, which the producer also loads: such a tensor is stored through TMA with its loads' tensor map, and this store cannot be: tma_store is off
+// DIRECT: {{.*}}refusals.mlir:408:7: error: tile.store: convert-aref-to-nvgpu-async: tile.store into %a, which the producer also loads: such a tensor is stored through TMA with its loads' tensor map, and this store cannot be: tma_store is off
 func.func @loaded(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>

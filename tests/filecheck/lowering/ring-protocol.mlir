@@ -3,7 +3,7 @@
 // lowering printed the kernel).
 // RUN: tawa-opt %s --split-input-file --verify-diagnostics -p convert-aref-to-nvgpu-async | filecheck %s
 
-// CHECK: ring-protocol.mlir:8:3: error: aref.create: ring %ring0 is never released (aref.consumed): the producer would wait forever for a free slot once the ring is full
+// CHECK: ring-protocol.mlir:8:3: error: aref.create: convert-aref-to-nvgpu-async: ring %ring0 is never released (aref.consumed): the producer would wait forever for a free slot once the ring is full
 func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]}, %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]}, %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]}) attributes {tile.kernel} {
   %ring0 = aref.create : !aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 3>
   aref.warp_specialize consumers = 1 producer {
@@ -53,7 +53,7 @@ func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", 
 
 // -----
 
-// CHECK: ring-protocol.mlir:58:3: error: aref.create: ring %ring0 is never put: the consumers would wait forever at its aref.get
+// CHECK: ring-protocol.mlir:58:3: error: aref.create: convert-aref-to-nvgpu-async: ring %ring0 is never put: the consumers would wait forever at its aref.get
 func.func @gemm_nt(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]}, %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]}, %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]}) attributes {tile.kernel} {
   %ring0 = aref.create : !aref.aref<[tensor<128x64xbf16>, tensor<128x64xbf16>], depth = 3>
   aref.warp_specialize consumers = 1 producer {

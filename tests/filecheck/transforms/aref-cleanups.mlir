@@ -18,7 +18,7 @@
 
 // LOWERED: nvgpu_async.launch
 
-// CSE: aref-cleanups.mlir:[[# @LINE + 10]]:5: error: aref.put carries one tile.load's tile in two slots: cse merged identical loads after aref-partition; run cse before aref-partition (as tawa-hopper-pipeline does)
+// CSE: aref-cleanups.mlir:[[# @LINE + 10]]:5: error: aref.put: convert-aref-to-nvgpu-async: aref.put carries one tile.load's tile in two slots: cse merged identical loads after aref-partition; run cse before aref-partition (as tawa-hopper-pipeline does)
 func.func @aat(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index

@@ -102,3 +102,38 @@ func.func @address_from_extract(%s: !tile.desc<?xf32, box = [4]>, %a: !tile.desc
   func.return
 }
 // CHECK: error: tile.load address depends on tile data (%ts : tensor<4xf32>); the producer can only compute addresses from scalars
+
+// -----
+
+// A load of what the kernel stored before it: the producer loads ahead of the
+// consumer's stores (the lowered kernel read the tensor as it was before, while
+// the interpreter read the stored tile).
+func.func @load_after_store(%a: !tile.desc<?x?xf32, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>,
+                            %d: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %a[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  tile.store %t, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  %back = tile.load %c[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  tile.store %back, %d[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+// CHECK: aref-partition-invalid.mlir:[[# @LINE - 4]]:3: error: tile.load of %c, which the kernel stores into before it (tile.store at {{.*}}aref-partition-invalid.mlir:[[# @LINE - 5]]:3): the producer warpgroup issues its loads ahead of the consumers' stores, so it would read what was there before; use the stored tile itself
+
+// -----
+
+// A load before the store (C = alpha A B + beta C), in a loop whose later
+// iterations store (other rows), is partitioned.
+func.func @load_before_store(%a: !tile.desc<?x?xf32, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>,
+                             %n: index) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %n step %c64 {
+    %t = tile.load %c[%i, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+    %u = tile.load %a[%i, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+    %s = arith.addf %t, %u : tensor<64x64xf32>
+    tile.store %s, %c[%i, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @load_before_store
+// CHECK: aref.warp_specialize
