@@ -373,7 +373,7 @@ def shape_decision(
     sms: int,
     splitter: Splitter | None = None,
     stream: bool = True,
-    off_sector: bool = False,
+    off_sector: tuple[bool, bool] = (False, False),
 ) -> Decision:
     """The shape rules' decision for `key` (None: no shape known), unless the
     tuning rules are off (`tuned=False`: the options given and the static
@@ -382,8 +382,8 @@ def shape_decision(
     both decide here, so the CLI prints the PTX a call of that shape runs (of
     the kernel unsplit: the CLI lowers the kernels it is given, and a split
     is the pass `split-k` run first). `splitter` may split K (`decide`) and,
-    unless not `stream`, stream it; `off_sector`: inputs are read in place off
-    the sector grid (`decide`)."""
+    unless not `stream`, stream it; `off_sector`: whether the row and the
+    column operand are read in place off the sector grid (`decide`)."""
     if key is None:
         return Decision({}, (Reason("none", "no shape given"),))
     given = requested.given()
@@ -567,8 +567,9 @@ class Dispatcher:
         decision = shape_decision(self.structure, key, rules, sms, splitter, stream)
         copied, reason = self._sector_copies(key, decision)
         if reason is not None:
+            off = self._off_sector_operands(key)
             in_place = shape_decision(
-                self.structure, key, rules, sms, splitter, stream, True
+                self.structure, key, rules, sms, splitter, stream, off
             )
             if in_place.options.get("cluster"):  # multicast reads them at speed
                 copied, reason = (), self._multicast_reason(reason)
@@ -623,6 +624,22 @@ class Dispatcher:
             f"TMA reads about {OFF_SECTOR_SLOWDOWN:.0%} slower; copying costs "
             f"{copy_us:.1f} us against {OFF_SECTOR_SLOWDOWN * kernel_us:.1f} us "
             f"saved of the kernel's predicted {kernel_us:.1f} us: {verdict}",
+        )
+
+    def _off_sector_operands(self, key: DispatchKey) -> tuple[bool, bool]:
+        """Whether an operand of the K loop off the sector grid spans the
+        output's rows (A) and whether one spans its columns (B), by the
+        dimensions it names (a residual or a bias is read once per tile)."""
+        rows, cols, loop = self.structure.rows, self.structure.cols, self.structure.loop
+        tensors = [p for p in self.params if p.is_tensor]
+        off = [
+            p
+            for p, tma, sector in zip(tensors, key.tma, key.sectors, strict=True)
+            if tma and not sector and not p.written and loop and loop.dim in p.dims
+        ]
+        return (
+            rows is not None and any(rows.dim in p.dims for p in off),
+            cols is not None and any(cols.dim in p.dims for p in off),
         )
 
     @staticmethod

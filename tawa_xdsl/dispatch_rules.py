@@ -140,11 +140,23 @@ picks (1.18-1.25x) at 1000^3 and 1024 x 1024 x 3000. Coarse: the rule using it
 
 
 def off_sector_floor_us(
-    m: int, n: int, k: int, operand_bytes: int, bm: int, bn: int
+    m: int,
+    n: int,
+    k: int,
+    operand_bytes: int,
+    tile: tuple[int, int],
+    off: tuple[bool, bool],
 ) -> float:
-    """The least time BM x BN tiles need to read inputs off the sector grid in
-    place: every tile's operand rows through L2 at `OFF_SECTOR_L2_BYTES_PER_US`."""
-    return m * n * k * operand_bytes * (1 / bm + 1 / bn) / OFF_SECTOR_L2_BYTES_PER_US
+    """The least time BM x BN tiles need to read in place the inputs off the
+    sector grid, `off` = (the row operand A, the column operand B): A passes
+    through L2 once per column of tiles (M K N / BN elements), B once per row
+    of tiles (N K M / BM), at `OFF_SECTOR_L2_BYTES_PER_US`. Operands on the
+    grid are not counted (on the H200, moving 128x64 to 128x128 won 10% at
+    1000 x 1000 x 1000 with B stored K x N and both off the grid, lost 7% at
+    K = 1024 with only B off: the same B traffic in either tile)."""
+    bm, bn = tile
+    share = off[0] / bn + off[1] / bm
+    return m * n * k * operand_bytes * share / OFF_SECTOR_L2_BYTES_PER_US
 
 
 COPY_LAUNCH_US = 3.0

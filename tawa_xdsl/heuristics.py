@@ -486,7 +486,7 @@ def decide(
     given: Mapping[str, Any] | None = None,
     sms: int = SM_COUNT,
     splitter: Splitter | None = None,
-    off_sector: bool = False,
+    off_sector: tuple[bool, bool] = (False, False),
 ) -> Decision:
     """The shape rules for `structure` on a problem of `extents` (by dimension
     name; the dispatcher passes each bucket's upper end) over `sms` SMs. Options
@@ -495,9 +495,9 @@ def decide(
     shape; without one nothing is split or streamed (`SPLIT_PENDING`), and the
     reasons say what `split_count` would have done. With one, a GEMM may run
     as its stream-K pair (`_stream_k_rule`; `given["stream_k"]` False: never,
-    True: always). `off_sector`: the inputs are read in place off the sector
-    grid, and a GEMM's tiles are weighed against L2's ceiling for such reads
-    (`dispatch_rules.off_sector_floor_us`)."""
+    True: always). `off_sector`: whether a GEMM's row operand and its column
+    operand are read in place off the sector grid; its tiles are then weighed
+    against L2's ceiling for such reads (`dispatch_rules.off_sector_floor_us`)."""
     given = given or {}
     if structure.kind == "gemm":
         choice = _gemm_tiles(structure, extents, given, sms, splitter, off_sector)
@@ -654,7 +654,7 @@ def _gemm_tiles(
     given: Mapping[str, Any],
     sms: int,
     splitter: Splitter | None,
-    off_sector: bool = False,
+    off_sector: tuple[bool, bool] = (False, False),
 ) -> _Choice:
     """The GEMM tile shape (and K split) by the wave model over `GEMM_RATES`;
     with `off_sector`, each shape's stream no faster than L2 serves rows off
@@ -729,7 +729,8 @@ def _gemm_tiles(
         floor = streamed_bytes / stream_bytes_per_us(min(programs, sms), stages, read)
         if floored:
             operand = structure.operand_bytes
-            floor = max(floor, off_sector_floor_us(m, n, k, operand, bm * shared, bn))
+            tile = (bm * shared, bn)  # a cluster reads each B tile once
+            floor = max(floor, off_sector_floor_us(m, n, k, operand, tile, off_sector))
         return PROGRAM_FIXED_US + loop_time_us(k_loops, floor)
 
     def candidates(
@@ -843,7 +844,7 @@ def _gemm_tiles(
                 Reason("stream-K", f"stream_k=True, but {SPLIT_PENDING}")
             )
     picked = [structure.block(a, pick.sizes) for a in (rows, cols)]
-    if off_sector and not pick.streamed and sum(1 / b for b in picked) > 2 / 128:
+    if any(off_sector) and not pick.streamed and sum(1 / b for b in picked) > 2 / 128:
         # a tile that reads more per MMA than 128x128: L2 may bound it
         floored = shapes(lambda bm, bn: candidates(bm, bn, floored=True))
         pick = _off_sector_rule(pick, floored, choice)
@@ -861,7 +862,7 @@ def _gemm_tiles(
         )
 
     multicast = (
-        off_sector
+        off_sector[1]
         and structure.clusterable
         and not pick.streamed
         and "cluster" not in given

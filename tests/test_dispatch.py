@@ -522,6 +522,21 @@ def test_inputs_off_the_sector_grid_are_copied_where_the_copy_pays() -> None:
     assert "32-byte grid" in d.explain(*args)
 
 
+def test_only_operands_off_the_grid_weigh_on_the_tile() -> None:
+    """B stored K x N with N = 1000 (2000-byte rows, off the grid) and A on it
+    (K = 1024): B's reads are the same in 128x64 and 128x128 tiles, so the
+    narrow pick stays (H200: 0.945 against 0.882 of cuBLAS); with K = 1000 A
+    is off too and 128x128 wins (0.831 against 0.752)."""
+    d = dispatcher("gemm.mlir", "gemm_nn")
+
+    def tile(k: int) -> tuple[int, int]:
+        plan = d.plan(d.key(device((1000, k)), device((k, 1000)), device((1000, 1000))))
+        return plan.options.block_m or 128, plan.options.block_n or 128
+
+    assert tile(1024) == (128, 64)
+    assert tile(1000) == (128, 128)
+
+
 @pytest.mark.parametrize(
     ("shape", "cluster"),
     [

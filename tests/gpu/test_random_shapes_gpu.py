@@ -213,7 +213,13 @@ def fp8_attention_case(torch, draw: Draw, options: dict[str, Any]):
     compiled = tawa_xdsl.compile(EXAMPLES / "attention_fp8.mlir", kernel, **options)
     compiled(q, k, v.transpose(1, 2).contiguous(), o, scale, *descales)
     q64, k64, v64 = (x.double() * s for x, s in zip((q, k, v), descales, strict=True))
-    return o, frame, attention_reference(torch, q64, k64, v64, scale, causal, sq), 3e-2
+    # P is rounded to e4m3 for the second product (3 mantissa bits: up to 6%
+    # per probability), and O, a weighted sum of random V, keeps that relative
+    # error rather than averaging it away: 2.3-3.6% was measured over these
+    # draws with and without options alike, so 5e-2 (a wrong mask or scale
+    # is off by far more)
+    ref = attention_reference(torch, q64, k64, v64, scale, causal, sq)
+    return o, frame, ref, 5e-2
 
 
 KINDS = {
