@@ -36,7 +36,7 @@ from tawa_xdsl.runtime.kernel import (
     tma_problem,
 )
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, rotation, sweep
 from .ptx_builder import Kernel as PtxKernel
 from .test_contracts_dlpack import gpu
 from .test_split_k import EPILOGUE, _pair, _run_pair
@@ -185,8 +185,22 @@ def _rows_16_bytes(rng: np.random.Generator | None, shape: tuple[int, int]):
     return view
 
 
-@pytest.mark.parametrize("plan", ONE_PLANS, ids=lambda p: p.split("{")[0][:12])
-@pytest.mark.parametrize("shape", [(1, 1, 1), (1, 200, 1), (130, 1, 70)], ids=str)
+ONE_SHAPES = [(1, 1, 1), (1, 200, 1), (130, 1, 70)]
+ONE_CASES = [(shape, plan) for shape in ONE_SHAPES for plan in ONE_PLANS]
+ONE_CI = rotation(ONE_SHAPES, ONE_PLANS, 2)
+"""CI's share: each shape through two plans in turn (every pair under
+`--exhaustive`); the fast tier runs the dispatcher's plan at one row."""
+
+
+@pytest.mark.parametrize(
+    ("shape", "plan"),
+    sweep(
+        ONE_CASES,
+        {((1, 200, 1), ONE_PLANS[0])},
+        lambda c: f"{c[0]}-{c[1].split('{')[0][:12]}",
+        slow=ONE_CI,
+    ),
+)
 def test_one_row_or_column_through_every_plan(
     plan: str, shape: tuple[int, int, int]
 ) -> None:

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, sweep
 from .thread_level import assert_close, simulate_output, to_thread_level
 
 F16 = np.dtype(np.float16)
@@ -226,14 +226,26 @@ def test_inputs_tma_cannot_describe_run_through_aligned_copies(k) -> None:
 
 
 ALLOCATED_FAST = {"attention_d64"}  # its loop entries swap registers
+ALLOCATED_CI = {
+    "attention_causal_d128",
+    "attention_d256",
+    "gemm_nt",
+    "gemm_nn_f16",
+    "gemm_residual_gelu",
+}
+"""CI's share of the allocated runs: a kernel of each family (the register
+allocator's cases: loop entries, the causal split, the 256-wide accumulator,
+register stores, the epilogue's loads); every example under `--exhaustive`."""
 
 
 @pytest.mark.parametrize(
-    "kernel",
-    [
-        k if k in ALLOCATED_FAST else pytest.param(k, marks=pytest.mark.slow)
-        for k in sorted(RUNS)
-    ],
+    ("kernel",),
+    sweep(
+        [(k,) for k in sorted(RUNS)],
+        {(k,) for k in ALLOCATED_FAST},
+        lambda c: c[0],
+        slow={(k,) for k in ALLOCATED_CI},
+    ),
 )
 def test_allocated_examples_run_at_the_thread_level(kernel) -> None:
     """After `ptx-skip-unit-scale` and `ptx-allocate` the registers are named:
