@@ -37,7 +37,7 @@ EXAMPLE_FILES = sorted(EXAMPLES.glob("*.mlir"))
 # deadline=None everywhere: an example's time depends on the machine's load (CI
 # shares two cores), and a slow example is not a failure
 settings.register_profile("default", max_examples=10, deadline=None)
-settings.register_profile("ci", max_examples=20, deadline=None)
+settings.register_profile("ci", max_examples=15, deadline=None)
 settings.register_profile("exhaustive", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 

@@ -94,8 +94,14 @@ def _outcome(module: ModuleOp, spec: str) -> ModuleOp | None:
         return None
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("file", ["gemm.mlir", "gemm_epilogue.mlir"])
+@pytest.mark.parametrize(
+    "file",
+    [
+        pytest.param("gemm.mlir", marks=pytest.mark.slow),
+        # the same passes on the epilogue's kernel: under --exhaustive
+        pytest.param("gemm_epilogue.mlir", marks=pytest.mark.exhaustive),
+    ],
+)
 def test_every_ordered_pair_of_passes_runs_or_is_refused_at_the_op(file: str) -> None:
     """Every pass, then every pass again: the result verifies (apply checks
     it), or each refusal is a diagnostic located in the file; never a

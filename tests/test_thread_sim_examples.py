@@ -128,6 +128,17 @@ RUNS = {
     "attention_causal_d256": _attention("attention_d256.mlir", 256, True),
 }
 FAST = {"gemm_nt", "gemm_residual_gelu", "attention_causal_d64"}
+ALLOCATED_FAST = {"attention_d64"}  # its loop entries swap registers
+ALLOCATED_CI = {
+    "attention_causal_d128",
+    "attention_d256",
+    "gemm_nt",
+    "gemm_nn_f16",
+    "gemm_residual_gelu",
+}
+"""CI's share of the allocated runs: a kernel of each family (the register
+allocator's cases: loop entries, the causal split, the 256-wide accumulator,
+register stores, the epilogue's loads); every example under `--exhaustive`."""
 
 
 def thread_level_example(kernel: str, pipeline: str) -> ModuleOp:
@@ -162,8 +173,14 @@ def check_example(
 
 
 @pytest.mark.parametrize(
-    "kernel",
-    [k if k in FAST else pytest.param(k, marks=pytest.mark.slow) for k in sorted(RUNS)],
+    ("kernel",),
+    sweep(
+        [(k,) for k in sorted(RUNS)],
+        {(k,) for k in FAST},
+        lambda c: c[0],
+        # CI runs the allocated family representatives allocated only
+        slow={(k,) for k in RUNS if k not in ALLOCATED_CI},
+    ),
 )
 def test_every_example_runs_at_the_thread_level(kernel) -> None:
     check_example(kernel, f"tawa-hopper-pipeline{{{RUNS[kernel].options}}}")
@@ -223,19 +240,6 @@ def test_inputs_tma_cannot_describe_run_through_aligned_copies(k) -> None:
     kernel computes what the interpreter does on the arrays as given."""
     run = dataclasses.replace(RUNS["gemm_nt"], shapes=((200, k), (136, k), (200, 136)))
     check_example("gemm_nt", "tawa-hopper-pipeline", run=run)
-
-
-ALLOCATED_FAST = {"attention_d64"}  # its loop entries swap registers
-ALLOCATED_CI = {
-    "attention_causal_d128",
-    "attention_d256",
-    "gemm_nt",
-    "gemm_nn_f16",
-    "gemm_residual_gelu",
-}
-"""CI's share of the allocated runs: a kernel of each family (the register
-allocator's cases: loop entries, the causal split, the 256-wide accumulator,
-register stores, the epilogue's loads); every example under `--exhaustive`."""
 
 
 @pytest.mark.parametrize(
