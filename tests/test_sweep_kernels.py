@@ -609,7 +609,16 @@ def test_the_thread_level_computes_what_the_interpreter_does(
         )
 
 
-@pytest.mark.parametrize("kernel", sorted(RUNS))
+@pytest.mark.parametrize(
+    ("kernel",),
+    sweep(
+        [(k,) for k in sorted(RUNS)],
+        set(),
+        lambda c: c[0],
+        # CI assembles every other kernel; all under --exhaustive
+        slow={(k,) for k in sorted(RUNS)[::2]},
+    ),
+)
 def test_the_ptx_assembles(kernel: str) -> None:
     lowered = tawa_xdsl.apply(_module(kernel), "tawa-hopper-pipeline")
     result = assemble(kernel_ptx(find_kernel(lowered, kernel)))
