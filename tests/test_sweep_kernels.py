@@ -122,6 +122,16 @@ def _math_epilogue(x: np.ndarray) -> np.ndarray:
 
 BF = bfloat16
 M, N, K = 72, 136, 200
+HALVE = Run(
+    "rows_outside3.mlir",
+    (((100, 130), F32), ((100, 130), F32), 3),
+    (1,),
+    (2, 3),
+    lambda x, y, n: [x * 0.5**n],
+    0.0,
+)
+"""x halved n times in a loop (@halve_loop: scf.for, @halve_while: scf.while)."""
+
 RUNS = {
     "gemm_swiglu": Run(
         "gemm_sweep.mlir",
@@ -357,22 +367,8 @@ RUNS = {
         lambda x, y: [_softmax(x)],
         1e-5,
     ),
-    "halve_loop": Run(
-        "rows_outside3.mlir",
-        (((100, 130), F32), ((100, 130), F32), 3),
-        (1,),
-        (2, 3),
-        lambda x, y, n: [x * 0.5**n],
-        0.0,
-    ),
-    "halve_while": Run(
-        "rows_outside3.mlir",
-        (((100, 130), F32), ((100, 130), F32), 3),
-        (1,),
-        (2, 3),
-        lambda x, y, n: [x * 0.5**n],
-        0.0,
-    ),
+    "halve_loop": HALVE,
+    "halve_while": HALVE,  # the same loop as scf.while
     "scale_unless": Run(
         "rows_outside3.mlir",
         (((100, 130), F32), ((100, 130), F32), 0),
