@@ -6,8 +6,10 @@ warpgroups, persistent, two-stage, clusters, ping-pong, register stores, block
 sizes, reversed grids, register budgets), plus a GEMM whose stores are shifted
 to every coordinate `tests/gpu/test_runtime_gpu.py` tries and a fixed sample
 of generated kernels. Each case records the IR printed right after
-`convert-aref-to-nvgpu-async` and at the end of `tawa-hopper-pipeline` (or the
-diagnostic the lowering gives).
+`convert-aref-to-nvgpu-async`, at the end of `tawa-hopper-pipeline` and the
+PTX the thread-level back end prints from it (or the diagnostic the lowering
+gives): a change whose PTX is unchanged keeps every GPU result of the code
+before it.
 
 The outputs are kept outside the repository (they are large and only mean
 something next to the code that printed them):
@@ -39,6 +41,7 @@ import tawa_xdsl
 from tawa_xdsl.diagnostics import verify_located
 from tawa_xdsl.kernel import find_kernel, kernels
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
+from tawa_xdsl.lowering.ptx_target import to_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline, hopper_passes
 from tawa_xdsl.registry import all_passes_with_xdsl, make_context
 
@@ -317,6 +320,7 @@ def _lower_kernel(text: str, name: str, options: TawaHopperPipeline) -> str:
             text_out = StringIO()
             Printer(stream=text_out).print_op(module)
             out.append(f"// ----- {stage}\n{text_out.getvalue()}\n")
+        out.append(f"// ----- ptx\n{to_ptx(module)}\n")
     except (DiagnosticException, PassFailedException) as e:
         out.append(f"// ----- diagnostic\n{e}\n")
     return "".join(out)
