@@ -36,6 +36,7 @@ import pytest
 
 import tawa_xdsl
 from tawa_xdsl.api import parse_kernel
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.assemble import assemble
@@ -774,3 +775,17 @@ def test_the_ptx_assembles(kernel: str) -> None:
     result = assemble(kernel_ptx(find_kernel(lowered, kernel)))
     assert result.ok, result.log[-3000:]
     assert result.remarks == [] and not result.spills, result.log[-3000:]
+
+
+def test_ping_pong_given_to_a_kernel_without_a_loop_of_dots() -> None:
+    """ping_pong takes turns on the MMAs of a loop: given to a kernel with no
+    tile.dot in an scf.for it is refused at the kernel, saying so (it was
+    refused for its tile rows, advising 128-row tiles, which could not help,
+    or, with 128-row tiles, only after lowering)."""
+    path = KERNELS / "rows_outside4.mlir"
+    with pytest.raises(OpDiagnostic) as refused:
+        tawa_xdsl.compile(path, "xent", ping_pong=True).explain(M=4096, V=32000)
+    message = str(refused.value)
+    assert message.startswith(f"{path}:19:1: error:")
+    assert "no scf.for of @xent holds a tile.dot: drop ping_pong" in message
+    assert "128-row" not in message
