@@ -10,10 +10,11 @@ loaded tiles), elementwise ops, splats, `tile.broadcast` / `tile.expand_dims`,
 and a loop that carries the tile (its initial value, the carried argument and
 the yielded value transposed). Each rewrite moves one transpose one op up;
 two transposes in a row cancel. A transpose is moved only where every source
-it would reach is one of those or a shared tile (`transposable`), and only
-through values nothing else reads, so no computation is duplicated and a
-kernel these rules do not cover keeps its transpose where it was written
-(the lowering then names it).
+it would reach is one of those (`transposable`; a dot only of a loaded A and
+a loaded B transposed, whose swapped operands then read as the lowering
+takes them), and only through values nothing else reads, so no computation
+is duplicated and a kernel these rules do not cover keeps its transpose
+where it was written (the lowering then names it there).
 
 The patterns are `tile.trans`'s canonicalization patterns (`canonicalize`,
 which the Hopper pipeline runs before `aref-partition`); `split-k` and
@@ -45,18 +46,30 @@ def _transposed(t: TensorType) -> TensorType:
     return TensorType(t.element_type, (cols, rows), t.encoding)
 
 
-def _shared(v: SSAValue) -> bool:
-    """A loaded tile or a transpose of one: a shared-memory tile, which a
-    transpose views in place (and a dot reads in either orientation)."""
-    if isinstance(v, OpResult) and isinstance(v.op, tile.TransOp):
-        return _shared(v.op.source)
+def _loaded(v: SSAValue) -> bool:
     return isinstance(v, OpResult) and isinstance(v.op, tile.LoadOp)
+
+
+def _nt_operands(dot: tile.DotOp) -> bool:
+    """Whether `dot` reads A as loaded (M x K) and B as a loaded N x K tile
+    transposed: then `trans(b)`, `trans(a)` read the same way (the loaded
+    N x K tile as A, the loaded M x K one transposed as B), in every dtype the
+    lowering takes (8-bit operands only K-major). Other operand orientations
+    are left alone: moved, the lowering would refuse a transposed A the user
+    never wrote."""
+    b = dot.rhs
+    return (
+        _loaded(dot.lhs)
+        and isinstance(b, OpResult)
+        and isinstance(b.op, tile.TransOp)
+        and _loaded(b.op.source)
+    )
 
 
 def transposable(v: SSAValue, carried: frozenset[SSAValue] = frozenset()) -> bool:
     """Whether a transpose of `v` can be moved up to sources that take it (a
-    transpose, a splat, a shared tile as a dot's operand) through ops only
-    it reads; `carried`: loop arguments whose transposes are being moved."""
+    transpose, a splat, the loaded operands of a dot) through ops only it
+    reads; `carried`: loop arguments whose transposes are being moved."""
     if v in carried or (
         isinstance(v, OpResult) and isinstance(v.op, tile.TransOp | tile.SplatOp)
     ):
@@ -69,8 +82,8 @@ def transposable(v: SSAValue, carried: frozenset[SSAValue] = frozenset()) -> boo
             isinstance(op.value, DenseIntOrFPElementsAttr)
             and splat_value(op.value) is not None
         )
-    if isinstance(op, tile.DotOp):  # B, then A, is read from shared memory
-        return _shared(op.lhs) and _shared(op.rhs) and transposable(op.acc, carried)
+    if isinstance(op, tile.DotOp):
+        return _nt_operands(op) and transposable(op.acc, carried)
     if isinstance(op, tile.ExpandDimsOp):
         return True
     if isinstance(op, tile.BroadcastOp):
@@ -128,6 +141,7 @@ class TransposeUp(RewritePattern):
 
 def _trans(v: SSAValue, rewriter: PatternRewriter, at: Operation) -> SSAValue:
     new = tile.TransOp(v)
+    new.location = at.location
     rewriter.insert(new, InsertPoint.before(at))
     return new.result
 
@@ -161,6 +175,7 @@ def _moved(src: OpResult, rewriter: PatternRewriter, at: tile.TransOp) -> SSAVal
             if isinstance(x.type, TensorType):
                 made.operands[i] = _trans(x, rewriter, at)
         Rewriter.replace_value_with_new_type(made.results[0], new_type)
+    made.location = op.location  # where the user wrote what it computes
     rewriter.insert(made, InsertPoint.before(at))
     at.operands[0] = made.results[0]  # `src` is now unused: erased with its op
     rewriter.erase(op)
@@ -180,6 +195,7 @@ def _carry_transposed(loop: scf.ForOp, i: int, rewriter: PatternRewriter) -> Non
     yielded.operands[i] = _trans(yielded.operands[i], rewriter, yielded)
     arg: BlockArgument = rewriter.replace_value_with_new_type(old, new_type)  # type: ignore[assignment]
     back = tile.TransOp(arg)
+    back.location = loop.location
     first = block.first_op
     assert first is not None
     rewriter.insert(back, InsertPoint.before(first))

@@ -80,3 +80,33 @@ func.func @both_orientations(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile
   tile.store %acc_t, %ct[%n0, %m0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
+
+// -----
+
+// B stored K x N: moved, the dot would read a transposed A, which the lowering
+// does not take (it said "a transposed A operand is not supported; load A as
+// M x K" of an A the user loaded as M x K), so the transpose stays.
+// CHECK-LABEL: func.func @nn_trans
+// CHECK:         tile.dot %ta, %tb, %acc_k
+// CHECK:         tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
+// KEPT: transposes.mlir:[[# @LINE + 17]]:3: error: tile.trans of a register tile is not supported; transpose tiles as they come from shared memory
+func.func @nn_trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [64, 64]>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<64x64xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %tb = tile.load %b[%k, %n0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %next = tile.dot %ta, %tb, %acc_k : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %next : tensor<64x64xf32>
+  }
+  %acc_t = tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
+  tile.store %acc_t, %ct[%n0, %m0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
