@@ -515,6 +515,9 @@ class Dispatcher:
         self._buffers: dict[tuple[int, int], DeviceBuffer] = {}
         self._kernels: dict[CompileOptions, tuple[Kernel, str]] = {}
         self.last: Specialization | None = None
+        self.last_empty: str | None = None
+        """When the last call wrote only empty arrays: which (it launched
+        nothing, `_writes_nothing`); `last` is then not that call's."""
 
     # ------------------------------------------------------------- the kernel
 
@@ -1035,7 +1038,7 @@ class Dispatcher:
         if key not in tuned and self.autotune and searchable:
             tuned[key] = self._autotuned(key, values, grid, stream)
         spec = self._spec(key, split)
-        self.last = spec
+        self.last, self.last_empty = spec, None
         return spec
 
     def _launches(
@@ -1133,7 +1136,14 @@ class Dispatcher:
     def for_shape(self, split: bool = True, **extents: int) -> Specialization:
         """The specialization of a call with these extents (by `tile.dims` name)
         and aligned operands, compiled (never autotuned: that needs arrays);
-        `split=False`: of such a call with grid= (K never split)."""
+        `split=False`: of such a call with grid= (K never split). A call
+        whose every output is empty has none: it launches nothing."""
+        empty = self._empty_outputs(extents=extents)
+        if empty is not None:
+            raise KernelArgumentError(
+                f"{self.name}: a call with these extents launches nothing (every "
+                f"output is empty: {empty}), so it has no specialization"
+            )
         return self._spec(self.key_for(**extents), split)
 
     def _spec(self, key: DispatchKey, split: bool) -> Specialization:
@@ -1152,17 +1162,43 @@ class Dispatcher:
 
     def _writes_nothing(self, values: Sequence[Any], grid: Any) -> bool:
         """Whether every array the call writes is empty: then nothing is
-        compiled or launched (`runtime.kernel.writes_nothing`); a `grid`
-        given is checked all the same."""
-        from tawa_xdsl.runtime.kernel import writes_nothing
-
-        if not writes_nothing(
-            [(p, v) for p, v in zip(self.params, values, strict=True) if p.is_tensor]
-        ):
+        compiled or launched (`runtime.kernel.writes_nothing`; recorded in
+        `last_empty`); a `grid` given is checked all the same."""
+        empty = self._empty_outputs(values)
+        if empty is None:
             return False
         if grid is not None:
             normalize_grid(grid, self.name)
+        self.last_empty = empty
         return True
+
+    def _empty_outputs(
+        self, values: Sequence[Any] = (), extents: Mapping[str, int] | None = None
+    ) -> str | None:
+        """When every array a call with `values` (or with these extents, by
+        `tile.dims` name) writes is empty: the outputs with their shapes (of
+        extents: the names that are 0); None when one is not (or may not be)."""
+        from tawa_xdsl.runtime.kernel import writes_nothing
+
+        outputs = [p for p in self.params if p.is_tensor and p.written]
+        if extents is None:
+            tensors = [
+                (p, v) for p, v in zip(self.params, values, strict=True) if p.is_tensor
+            ]
+            if not writes_nothing(tensors):
+                return None
+            return ", ".join(
+                f"{p.name} {' x '.join(map(str, v.shape))}"
+                for p, v in tensors
+                if p.written
+            )
+        zeros = [[n for n in p.dims if n and extents.get(n) == 0] for p in outputs]
+        if not all(zeros):
+            return None
+        return ", ".join(
+            f"{p.name} ({' = '.join(z)} = 0)"
+            for p, z in zip(outputs, zeros, strict=True)
+        )
 
     def __call__(self, *args: Any, grid: Any = None, stream: int = 0) -> None:
         """Launch on `stream` (see `runtime.Kernel.__call__`)."""
@@ -1214,7 +1250,10 @@ class Dispatcher:
 
     @property
     def options(self) -> dict[str, Any]:
-        """The resolved options of `current`."""
+        """The resolved options of `current`; none ({}) when the last call
+        launched nothing (its outputs were empty: `explain()` says so)."""
+        if self.last_empty is not None:
+            return {}
         return self.current.options
 
     @property
@@ -1231,8 +1270,24 @@ class Dispatcher:
         `tile.dims` name), runs, or the last call's with neither, and why: the
         key, the rules that fired with their numbers, every option with where
         it came from. Nothing is compiled or tuned for it (a pass that may
-        refuse to split K is run on the tile IR, as a call runs it)."""
+        refuse to split K is run on the tile IR, as a call runs it). A call
+        whose every output is empty launches nothing, and says so."""
         values = self._convert(args, 0) if args else []
+        if args:
+            empty = self._empty_outputs(values)
+        elif extents:
+            empty = self._empty_outputs(extents=extents)
+            if empty is not None:  # the names and the other extents are checked
+                self.key_for(**{n: e for n, e in extents.items() if e != 0})
+        else:
+            empty = self.last_empty
+        if empty is not None:
+            return (
+                f"@{self.name}: nothing is launched: every output is empty "
+                f"({empty}); the call returns at once, compiling and running no "
+                "kernel (a grid of zero programs is no launch)\n"
+                "options: none (no kernel runs)"
+            )
         if args or extents:
             key = dispatch_key(self.params, values) if args else self.key_for(**extents)
             spec = self._specs.get(key)

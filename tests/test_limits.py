@@ -645,3 +645,24 @@ def test_32_bit_pitch_products_are_found(monkeypatch) -> None:
     )
     bad = pitch_products_in_32_bits(module)
     assert bad and all(b.startswith("mul.lo.u32 feeds") for b in bad)
+
+
+def test_explain_of_empty_outputs_says_nothing_is_launched(epilogue) -> None:
+    """explain() of a call whose every output is empty, by arrays, by extents
+    or after the call, says nothing runs (it described a grid and tiles), the
+    options are none, and for_shape has no specialization to give."""
+    args = _device_args(0, 136, 64)
+    epilogue(*args)
+    for text in (
+        epilogue.explain(*args),
+        epilogue.explain(M=0, N=136, K=64),
+        epilogue.explain(),
+    ):
+        assert "nothing is launched: every output is empty (c " in text, text
+        assert "block_m" not in text and "wave" not in text
+    assert epilogue.options == {}
+    with pytest.raises(KernelArgumentError, match="launches nothing"):
+        epilogue.for_shape(M=0, N=136, K=64)
+    with pytest.raises(KernelArgumentError, match="no dimension named Q"):
+        epilogue.explain(M=0, Q=3)
+    assert "nothing is launched" not in epilogue.explain(M=1, N=136, K=64)
