@@ -152,7 +152,7 @@ from tawa_xdsl.interp.thread_state import (
     bits_of,
     merge,
 )
-from tawa_xdsl.interp.tile import TileCounter, read_box, write_box
+from tawa_xdsl.interp.tile import TileCounter, read_box, write_tma_box
 from tawa_xdsl.kernel import KernelArgumentError, clusters
 from tawa_xdsl.target import REGISTERS_PER_SM, TMA_ALIGN
 
@@ -1206,7 +1206,7 @@ class ThreadFunctions(InterpreterFunctions):
     def _deliver_store(self, st: StoreTransfer) -> None:
         raw = st.block.smem.bytes[st.addrs]
         tile = raw.view(st.tmap.array.dtype).reshape(st.tmap.box)
-        write_box(st.tmap.array, st.offsets, tile)
+        write_tma_box(st.tmap.array, st.offsets, tile)
         st.block.store_reading[st.addrs] -= 1
         st.done = True
 
