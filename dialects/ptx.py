@@ -218,7 +218,7 @@ class ImmType(ParametrizedAttribute, TypeAttribute):
             )
 
 
-PARAM_TYPES = frozenset({"u32", "u64", "f32", "b8"})
+PARAM_TYPES = frozenset({"b16", "u32", "u64", "f32", "b8"})
 PARAMS_ATTR = "ptx.params"
 """The kernel attribute listing its `#ptx.param_decl`s, in parameter order."""
 
@@ -732,7 +732,12 @@ class ParamOp(PTXOp):
 
     traits = traits_def(Pure())
 
-    LOAD_TYPES: ClassVar[dict[str, str]] = {"b32": "u32", "b64": "u64", "f32": "f32"}
+    LOAD_TYPES: ClassVar[dict[str, str]] = {
+        "b16": "b16",
+        "b32": "u32",
+        "b64": "u64",
+        "f32": "f32",
+    }
 
     def __init__(self, param: str, cls: str, generic: bool = False):
         props: dict[str, Attribute] = {"param": StringAttr(param)}
@@ -744,7 +749,7 @@ class ParamOp(PTXOp):
         cls = register_class(self.result)
         if width(self.result) != 1 or cls not in self.LOAD_TYPES:
             raise VerifyException(
-                "ptx.param: a parameter is one b32, b64 or f32 register"
+                "ptx.param: a parameter is one b16, b32, b64 or f32 register"
             )
         if self.generic and cls != "b64":
             raise VerifyException("ptx.param: a generic address is a b64 register")
@@ -800,6 +805,7 @@ _alu("f32", "f32 f32 pred", "selp.f32")
 _alu("b32", "b32 b32", "mapa.shared::cluster.u32")
 _alu("b64", "b32", "cvt.u64.u32", "cvt.s64.s32")
 _alu("b32", "b64", "cvt.u32.u64")
+_alu("f32", "b64", "cvt.rn.f32.s64", "cvt.rn.f32.u64")
 _alu("b64", "b64 b64", "add.s64", "or.b64")
 _alu("b64", "b64 b64 b64", "mad.lo.u64")
 _alu("b64", "b32 b32 b64", "mad.wide.u32")

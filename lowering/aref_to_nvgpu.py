@@ -71,7 +71,7 @@ from tawa_xdsl.analysis.carried import STRUCTURED
 from tawa_xdsl.analysis.kernel_plan import KernelPlan
 from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem
 from tawa_xdsl.compiler import DEFAULTS
-from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.diagnostics import OpDiagnostic, in_pass
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.tile import element_bytes, splat_value
 from tawa_xdsl.lowering.aref_patterns import (
@@ -98,8 +98,9 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
         for ws in warp_specialized(op):
             kernel = ws.parent_op()
             assert isinstance(kernel, func.FuncOp), "aref-partition nests it directly"
-            plan = self._plan(kernel, ws)
-            layouts = _analyse_consumer(ws, plan)
+            with in_pass(self.name):
+                plan = KernelPlan.of(kernel, ws, self.tma_store)
+                layouts = _analyse_consumer(ws, plan)
             lowering.add(plan, layouts)
         walker = PatternRewriteWalker(
             KeepLocations(
@@ -107,17 +108,6 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
             )
         )
         walker.rewrite_module(op)
-
-    def _plan(self, kernel: func.FuncOp, ws: aref.WarpSpecializeOp) -> KernelPlan:
-        """`kernel`'s plan; what the plan refuses (a ring layout beyond shared
-        memory, a wgmma shape, a put of shared tiles) names this pass, which
-        a compile() or pipeline user never wrote down."""
-        try:
-            return KernelPlan.of(kernel, ws, self.tma_store)
-        except OpDiagnostic as e:
-            if e.message.startswith(self.name):
-                raise
-            raise OpDiagnostic(e.op, f"{self.name}: {e.message}") from None
 
 
 @dataclass(frozen=True)
@@ -209,7 +199,7 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
             if isinstance(view, Smem) and view.transposed:
                 raise OpDiagnostic(
                     op,
-                    f"tile.store of %{op.value.name_hint}, a transposed loaded tile: "
+                    f"%{op.value.name_hint} is a transposed loaded tile: "
                     "a transposed shared tile is neither stored nor read into "
                     "registers; load the tile in the orientation the store uses",
                 )
@@ -255,7 +245,7 @@ def _refuse_late_copy(store: tile.StoreOp) -> None:
         ):
             raise OpDiagnostic(
                 store,
-                f"tile.store reads %{store.value.name_hint} from its slot after "
+                f"reads %{store.value.name_hint} from its slot after "
                 "aref.consumed released it: store it first",
             )
         op = op.next_op

@@ -511,6 +511,20 @@ def verify_located(module: ModuleOp) -> None:
         raise OpDiagnostic(op, message)
 
 
+@contextmanager
+def in_pass(name: str) -> Iterator[None]:
+    """Name the pass `name` in a refusal raised inside (by an analysis several
+    passes share, such as the kernel plan or the consumer layouts): a
+    compile() or pipeline user never wrote the pass down, and the analysis's
+    own message cannot say which pass asked."""
+    try:
+        yield
+    except OpDiagnostic as e:
+        if e.message.startswith(f"{name}:") or e.message.startswith(f"{name} "):
+            raise
+        raise OpDiagnostic(e.op, f"{name}: {e.message}") from None
+
+
 STAGE_ATTR = "tawa_stage"
 """Set on an exception by `stage`: the stage of a target it escaped from."""
 

@@ -108,10 +108,11 @@ from tawa_xdsl.kernel import (
     params,
 )
 from tawa_xdsl.partials import original_arguments, record, stream_k_slots
-from tawa_xdsl.target import INDEX_BITS, INDEX_MAX, SECTOR_BYTES, SM_COUNT
+from tawa_xdsl.target import INDEX_BITS, INDEX_MAX, MAX_GRID, SECTOR_BYTES, SM_COUNT
 
 if TYPE_CHECKING:
     from tawa_xdsl.autotune import Bench, Trial
+    from tawa_xdsl.grid import Rule
     from tawa_xdsl.runtime.kernel import Kernel
     from tawa_xdsl.runtime.realign import Copy, DeviceBuffer
 
@@ -505,6 +506,9 @@ class Dispatcher:
         self._report = report or to_stderr
         self._specs: dict[DispatchKey | None, Specialization] = {}
         self._unsplit: dict[DispatchKey, Specialization] = {}
+        self._walking: dict[CompileOptions, Specialization] = {}
+        """Persistent stand-ins for plans whose plain grid CUDA refuses
+        (`_within_grid_limits`), by the plan's options."""
         self._pairs: dict[tuple[str, tuple], tuple[Dispatcher, Dispatcher]] = {}
         """The dispatchers of each pair, by the pass that made it (with its
         parameters) and the partials kernel's tile sizes."""
@@ -515,6 +519,9 @@ class Dispatcher:
         self._buffers: dict[tuple[int, int], DeviceBuffer] = {}
         self._kernels: dict[CompileOptions, tuple[Kernel, str]] = {}
         self.last: Specialization | None = None
+        self.last_empty: str | None = None
+        """When the last call wrote only empty arrays: which (it launched
+        nothing, `_writes_nothing`); `last` is then not that call's."""
 
     # ------------------------------------------------------------- the kernel
 
@@ -539,6 +546,16 @@ class Dispatcher:
         return str(self._tile)
 
     @functools.cached_property
+    def _plain_grid(self) -> list[Rule] | None:
+        """The rule of the plain launch grid (None: none can be read off)."""
+        from tawa_xdsl.grid import GridInferenceError, grid_rule
+
+        try:
+            return grid_rule(self.tile_kernel)
+        except GridInferenceError:
+            return None
+
+    @functools.cached_property
     def structure(self) -> Structure:
         return Structure.of(self.tile_kernel)
 
@@ -550,13 +567,19 @@ class Dispatcher:
     # --------------------------------------------------------------- planning
 
     def plan(
-        self, key: DispatchKey | None, split: bool = True, stream: bool = True
+        self,
+        key: DispatchKey | None,
+        split: bool = True,
+        stream: bool = True,
+        walking: bool = False,
     ) -> Plan:
         """The options `key` is compiled with (no compilation); with `split`,
         K may be split, and with `stream` too streamed (never for a kernel of a
-        pair already)."""
+        pair already); `walking`: persistent, as if the caller gave it."""
         _, outputs = self.off_grid(key)
         requested = self.requested
+        if walking:
+            requested = dataclasses.replace(requested, persistent=True)
         if outputs:  # an output TMA cannot describe: stores from registers
             requested = dataclasses.replace(requested, tma_store=False)
         splitter = self._splitter(key) if split else None
@@ -1034,9 +1057,66 @@ class Dispatcher:
         searchable = all(key.tma) and not shared_inputs(self.params, values)
         if key not in tuned and self.autotune and searchable:
             tuned[key] = self._autotuned(key, values, grid, stream)
-        spec = self._spec(key, split)
-        self.last = spec
+        spec = self._within_grid_limits(self._spec(key, split), values, grid)
+        self.last, self.last_empty = spec, None
         return spec
+
+    def _past_grid_limits(self, plan: Plan, values: Sequence[Any], grid: Any) -> bool:
+        """Whether `plan` runs a plain grid that CUDA refuses for these values:
+        more than `MAX_GRID` programs along y or z (a batch or head count past
+        65535); the caller's own grid and persistent=False stand as given."""
+        from tawa_xdsl.grid import infer_grid
+
+        options = plan.options
+        given = self.requested
+        if grid is not None or options.persistent or given.persistent is False:
+            return False
+        if given.reverse_x:  # the caller's, which a persistent kernel cannot take
+            return False
+        if plan.decision.split_k > 1 or plan.decision.stream_k:
+            return False
+        if self._plain_grid is None:
+            return False
+        launch = infer_grid(self._plain_grid, values)
+        return any(e > limit for e, limit in zip(launch[1:], MAX_GRID[1:], strict=True))
+
+    def _walking_plan(self, plan: Plan) -> Plan:
+        """`plan`'s key planned persistent (its stages fitted to that): one
+        program per SM walks every tile along x (the persistent pass numbers
+        the tiles of all three axes), so y and z extents past CUDA's limit
+        run."""
+        walking = self.plan(plan.key, split=False, stream=False, walking=True)
+        reason = Reason(
+            "grid limits",
+            f"persistent: the plain grid has more than {MAX_GRID[1]} programs "
+            "along y or z, which CUDA does not launch; one program per SM walks "
+            "the tiles instead",
+        )
+        decision = dataclasses.replace(
+            walking.decision, reasons=(*walking.decision.reasons, reason)
+        )
+        sources = {**walking.sources, "persistent": "grid limits"}
+        return dataclasses.replace(walking, decision=decision, sources=sources)
+
+    def _within_grid_limits(
+        self, spec: Specialization, values: Sequence[Any], grid: Any
+    ) -> Specialization:
+        """`spec`, or where its plain grid passes CUDA's limits for these
+        values, its plan made persistent (`_walking_plan`), compiled once. A
+        kernel the persistent pass refuses keeps `spec`, whose launch is then
+        refused naming the axis."""
+        if not self._past_grid_limits(spec.plan, values, grid):
+            return spec
+        walking = self._walking_plan(spec.plan)
+        if walking.options not in self._walking:
+            try:
+                kernel, origin = self._build(walking.options)
+            except (OpDiagnostic, PassFailedException):
+                return spec
+            self._walking[walking.options] = Specialization(
+                walking, kernel, f"rules, {origin}"
+            )
+        return self._walking[walking.options]
 
     def _launches(
         self, spec: Specialization, values: Sequence[Any], stream: int, grid: Any
@@ -1133,7 +1213,14 @@ class Dispatcher:
     def for_shape(self, split: bool = True, **extents: int) -> Specialization:
         """The specialization of a call with these extents (by `tile.dims` name)
         and aligned operands, compiled (never autotuned: that needs arrays);
-        `split=False`: of such a call with grid= (K never split)."""
+        `split=False`: of such a call with grid= (K never split). A call
+        whose every output is empty has none: it launches nothing."""
+        empty = self._empty_outputs(extents=extents)
+        if empty is not None:
+            raise KernelArgumentError(
+                f"{self.name}: a call with these extents launches nothing (every "
+                f"output is empty: {empty}), so it has no specialization"
+            )
         return self._spec(self.key_for(**extents), split)
 
     def _spec(self, key: DispatchKey, split: bool) -> Specialization:
@@ -1152,17 +1239,43 @@ class Dispatcher:
 
     def _writes_nothing(self, values: Sequence[Any], grid: Any) -> bool:
         """Whether every array the call writes is empty: then nothing is
-        compiled or launched (`runtime.kernel.writes_nothing`); a `grid`
-        given is checked all the same."""
-        from tawa_xdsl.runtime.kernel import writes_nothing
-
-        if not writes_nothing(
-            [(p, v) for p, v in zip(self.params, values, strict=True) if p.is_tensor]
-        ):
+        compiled or launched (`runtime.kernel.writes_nothing`; recorded in
+        `last_empty`); a `grid` given is checked all the same."""
+        empty = self._empty_outputs(values)
+        if empty is None:
             return False
         if grid is not None:
             normalize_grid(grid, self.name)
+        self.last_empty = empty
         return True
+
+    def _empty_outputs(
+        self, values: Sequence[Any] = (), extents: Mapping[str, int] | None = None
+    ) -> str | None:
+        """When every array a call with `values` (or with these extents, by
+        `tile.dims` name) writes is empty: the outputs with their shapes (of
+        extents: the names that are 0); None when one is not (or may not be)."""
+        from tawa_xdsl.runtime.kernel import writes_nothing
+
+        outputs = [p for p in self.params if p.is_tensor and p.written]
+        if extents is None:
+            tensors = [
+                (p, v) for p, v in zip(self.params, values, strict=True) if p.is_tensor
+            ]
+            if not writes_nothing(tensors):
+                return None
+            return ", ".join(
+                f"{p.name} {' x '.join(map(str, v.shape))}"
+                for p, v in tensors
+                if p.written
+            )
+        zeros = [[n for n in p.dims if n and extents.get(n) == 0] for p in outputs]
+        if not all(zeros):
+            return None
+        return ", ".join(
+            f"{p.name} ({' = '.join(z)} = 0)"
+            for p, z in zip(outputs, zeros, strict=True)
+        )
 
     def __call__(self, *args: Any, grid: Any = None, stream: int = 0) -> None:
         """Launch on `stream` (see `runtime.Kernel.__call__`)."""
@@ -1214,7 +1327,10 @@ class Dispatcher:
 
     @property
     def options(self) -> dict[str, Any]:
-        """The resolved options of `current`."""
+        """The resolved options of `current`; none ({}) when the last call
+        launched nothing (its outputs were empty: `explain()` says so)."""
+        if self.last_empty is not None:
+            return {}
         return self.current.options
 
     @property
@@ -1231,8 +1347,24 @@ class Dispatcher:
         `tile.dims` name), runs, or the last call's with neither, and why: the
         key, the rules that fired with their numbers, every option with where
         it came from. Nothing is compiled or tuned for it (a pass that may
-        refuse to split K is run on the tile IR, as a call runs it)."""
+        refuse to split K is run on the tile IR, as a call runs it). A call
+        whose every output is empty launches nothing, and says so."""
         values = self._convert(args, 0) if args else []
+        if args:
+            empty = self._empty_outputs(values)
+        elif extents:
+            empty = self._empty_outputs(extents=extents)
+            if empty is not None:  # the names and the other extents are checked
+                self.key_for(**{n: e for n, e in extents.items() if e != 0})
+        else:
+            empty = self.last_empty
+        if empty is not None:
+            return (
+                f"@{self.name}: nothing is launched: every output is empty "
+                f"({empty}); the call returns at once, compiling and running no "
+                "kernel (a grid of zero programs is no launch)\n"
+                "options: none (no kernel runs)"
+            )
         if args or extents:
             key = dispatch_key(self.params, values) if args else self.key_for(**extents)
             spec = self._specs.get(key)
@@ -1240,6 +1372,9 @@ class Dispatcher:
             spec = self.last if self.last is not None else self._specs.get(None)
             key = spec.plan.key if spec is not None else None
         plan = spec.plan if spec is not None else self._runnable(self.plan(key))
+        if args and self._past_grid_limits(plan, values, None):
+            plan = self._walking_plan(plan)  # what the call runs instead
+            spec = self._walking.get(plan.options)
         lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
         for name, writer in shared_inputs(self.params, values) if args else ():
             lines.append(

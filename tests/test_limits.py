@@ -46,6 +46,7 @@ from .thread_level import assert_close, program_grid, to_thread_level
 GEMM = EXAMPLES / "gemm.mlir"
 KERNELS = EXAMPLES.parent / "tests" / "kernels"
 ALPHA = np.float32(0.75)
+DOUBLE_TILES = EXAMPLES.parent / "tests" / "kernels" / "double_tiles.mlir"
 
 # ------------------------------------------------------------- empty extents
 
@@ -369,14 +370,37 @@ def test_gemm_grid_past_cuda_y_limit_is_refused() -> None:
         gemm(*args)
 
 
-def test_attention_heads_past_cuda_y_limit_are_refused() -> None:
-    """Causal attention runs a plain grid, heads along y: 65536 of them are
-    refused by name (BH), not by the driver."""
+def test_attention_heads_past_cuda_y_limit_walk_persistently() -> None:
+    """Causal attention runs a plain grid, heads along y: 65536 of them (past
+    CUDA's 65535; it was refused) run persistent, one program per SM walking
+    the tiles along x, and explain says why; 65535 keep the plain grid."""
     att = tawa_xdsl.compile(EXAMPLES / "attention.mlir", "attention_causal_d128")
     at = itertools.count(1 << 40, 1 << 40)
-    args = [gpu((65536, 2048, 128), address=next(at)) for _ in range(4)]
-    with pytest.raises(KernelArgumentError, match=r"along y \(y: .*\(BH\) 65536"):
-        att(*args, 0.125)
+    for heads, walks in ((65536, True), (65535, False)):
+        args = [gpu((heads, 2048, 128), address=next(at)) for _ in range(4)]
+        assert att.specialize(*args, 0.125).options["persistent"] is walks
+        assert ("grid limits: persistent" in att.explain(*args, 0.125)) is walks
+
+
+def test_rows_past_cuda_y_limit_walk_persistently() -> None:
+    """A kernel of 70000 tiles along y (tests/gpu/test_limits_gpu.py runs it)
+    is planned persistent; its persistent form computes the kernel in the
+    barrier simulator (on 5 tiles: the walk numbers tiles the same way)."""
+    kernel = tawa_xdsl.compile(DOUBLE_TILES, "double_tiles")
+    at = itertools.count(1 << 40, 1 << 40)
+    args = [gpu((70000 * 64, 64), address=next(at)) for _ in range(2)]
+    assert kernel.specialize(*args).options["persistent"] is True
+    given = [gpu((70000 * 64, 64), address=next(at)) for _ in range(2)]
+    plain = tawa_xdsl.compile(DOUBLE_TILES, "double_tiles", persistent=False)
+    with pytest.raises(KernelArgumentError, match="70000 programs along y"):
+        plain(*given)  # the caller's persistent=False stands
+    lowered = tawa_xdsl.apply(
+        tawa_xdsl.parse(DOUBLE_TILES), "tawa-hopper-pipeline{persistent=true}"
+    )
+    x = np.random.default_rng(0).standard_normal((5 * 64, 64)).astype(bfloat16)
+    out = np.full_like(x, np.nan)
+    tawa_xdsl.simulate(lowered, "double_tiles", x, out, grid=(2,))
+    np.testing.assert_array_equal(out, (2 * x.astype(np.float32)).astype(bfloat16))
 
 
 def test_given_grid_past_cuda_z_limit_is_refused(epilogue) -> None:
@@ -645,3 +669,24 @@ def test_32_bit_pitch_products_are_found(monkeypatch) -> None:
     )
     bad = pitch_products_in_32_bits(module)
     assert bad and all(b.startswith("mul.lo.u32 feeds") for b in bad)
+
+
+def test_explain_of_empty_outputs_says_nothing_is_launched(epilogue) -> None:
+    """explain() of a call whose every output is empty, by arrays, by extents
+    or after the call, says nothing runs (it described a grid and tiles), the
+    options are none, and for_shape has no specialization to give."""
+    args = _device_args(0, 136, 64)
+    epilogue(*args)
+    for text in (
+        epilogue.explain(*args),
+        epilogue.explain(M=0, N=136, K=64),
+        epilogue.explain(),
+    ):
+        assert "nothing is launched: every output is empty (c " in text, text
+        assert "block_m" not in text and "wave" not in text
+    assert epilogue.options == {}
+    with pytest.raises(KernelArgumentError, match="launches nothing"):
+        epilogue.for_shape(M=0, N=136, K=64)
+    with pytest.raises(KernelArgumentError, match="no dimension named Q"):
+        epilogue.explain(M=0, Q=3)
+    assert "nothing is launched" not in epilogue.explain(M=1, N=136, K=64)

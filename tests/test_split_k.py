@@ -282,6 +282,67 @@ PIPELINES = [
 ]
 
 
+ACCUMULATE = ROOT / "tests" / "kernels" / "gemm_accumulate.mlir"
+
+
+def _accumulate_args(rng: np.random.Generator, kernel: str) -> list[Any]:
+    """gemm_accumulate's (C read and written) or gemm_two_outputs' arguments."""
+    a, b = _inputs(rng, 330)
+    if kernel == "gemm_accumulate":
+        return [a, b, rng.standard_normal((M, N)).astype(bfloat16)]
+    return [a, b, *(np.full((M, N), np.nan, bfloat16) for _ in range(2))]
+
+
+def _accumulate_reference(kernel: str, args: list[Any]) -> list[np.ndarray]:
+    product = _product(args)
+    if kernel == "gemm_accumulate":
+        return [product + args[2].astype(np.float64)]
+    return [product, np.maximum(product, 0.0)]
+
+
+@pytest.mark.parametrize("kernel", ["gemm_accumulate", "gemm_two_outputs"])
+@pytest.mark.parametrize(
+    ("mode", "pipeline"),
+    [
+        ("split-k{splits=1}", None),
+        ("split-k{splits=3}", None),
+        ("stream-k", None),
+        ("split-k{splits=3}", PIPELINES[1]),
+        ("stream-k", PIPELINES[2]),
+    ],
+    ids=lambda c: str(c).split("{")[0] if c else "tile",
+)
+def test_pairs_of_an_initial_accumulator_and_two_stores(
+    kernel: str, mode: str, pipeline: str | None
+) -> None:
+    """C = A @ B^T + C (the accumulator starts from the loaded C: the slices
+    sum from zero, the reduce kernel adds C once) and two stores of the one
+    accumulator (the reduce kernel makes both; the partials kernel neither)
+    compute what the original computes, as tile pairs (interpreter) and
+    lowered (barrier simulator); with one slice bit for bit."""
+    programs = 3
+    slots = stream_k_slots(4, 6, programs) if mode == "stream-k" else int(mode[-2])
+    module = tawa_xdsl.apply(tawa_xdsl.parse(ACCUMULATE), mode)
+    run = tawa_xdsl.interpret
+    if pipeline is not None:
+        module, run = tawa_xdsl.apply(module, pipeline), tawa_xdsl.simulate
+    partials, reduce = _pair(module, kernel)
+    outputs = [2] if kernel == "gemm_accumulate" else [2, 3]
+    assert set(record(partials).args) == {0, 1, -1}  # no C, no D
+    assert set(record(reduce).args) == {-1, *outputs}
+    args = _accumulate_args(np.random.default_rng(5), kernel)
+    original = [a.copy() for a in args]
+    tawa_xdsl.interpret(tawa_xdsl.parse(ACCUMULATE), kernel, *original, grid=(2, 2))
+    reference = _accumulate_reference(kernel, args)  # before C is written
+    ws = np.full((slots, M, N), np.nan, np.float32)
+    _run_pair(module, kernel, args, ws, programs, run)
+    for out, expected in zip(outputs, reference, strict=True):
+        error = np.abs(args[out].astype(np.float64) - expected).max()
+        assert error <= 1e-2 * np.abs(expected).max(), (out, error)
+        if mode == "split-k{splits=1}":
+            assert np.array_equal(_bits(args[out]), _bits(original[out]))
+
+
 @pytest.mark.parametrize("mode", ["split-k{splits=3}", "stream-k"])
 @pytest.mark.parametrize("pipeline", PIPELINES)
 def test_lowered_pairs_compute_the_tile_pairs(mode: str, pipeline: str) -> None:

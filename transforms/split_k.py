@@ -9,12 +9,14 @@ accumulators are then summed.
 Contract. Input: tile IR (before `tile-shape` or after it, before `persistent`,
 `reverse-grid`, `cluster` and `aref-partition`) with GEMM-like kernels: one
 `tile.dot` in the kernel, directly in an `scf.for` (the K loop) of the kernel's
-body, accumulating into a loop-carried f32 tile that starts at zero and is read
-by nothing else in the loop; other loop-carried values may only be counters
-(`x + c`, `c` loop-invariant) not read after the loop; a positive constant
-step; one `tile.store` after the loop, of a tile the accumulator's shape, at
-coordinates computed before the loop; no use of grid axis z. Anything else
-gets a diagnostic at the op in the way.
+body, accumulating into a loop-carried f32 tile that is read by nothing else in
+the loop (it may start from any tile: zero, or a loaded C for C = A B + C);
+other loop-carried values may only be counters (`x + c`, `c` loop-invariant)
+not read after the loop; a positive constant step; `tile.store`s only after
+the loop in the kernel's body, one of them of a tile the accumulator's shape
+at coordinates computed before the loop (the workspace follows the first such
+store; others, of anything the epilogue computes, are the reduce kernel's);
+no use of grid axis z. Anything else gets a diagnostic at the op in the way.
 
 Output: each kernel `@k` becomes a pair (the calling convention of
 `tawa_xdsl.partials`, recorded on both kernels as `tile.split_k`):
@@ -26,15 +28,16 @@ Output: each kernel `@k` becomes a pair (the calling convention of
   argument contract checks it against the output). Program (x, y, z) runs `@k`'s
   program (x, y) over K iterations [z * T / S, (z + 1) * T / S) of the T
   iterations of `@k`'s loop (integer division: slices differ by at most one
-  iteration; with S > T some are empty) and stores its accumulator at
-  `workspace[z, <@k's store coordinates>]`: an empty slice stores zeros. Its
-  grid is `@k`'s with z = S (read off that store).
+  iteration; with S > T some are empty), its accumulator starting at zero,
+  and stores it at `workspace[z, <@k's store coordinates>]`: an empty slice
+  stores zeros. It makes none of `@k`'s stores. Its grid is `@k`'s with z = S
+  (read off that store).
 - `@k_split_k_reduce` takes the workspace, then `@k`'s parameters the epilogue
   and the store use (a bias, a scale, the output). Each program loads the S
-  partial tiles at `@k`'s store coordinates and adds them in order 0..S-1 (a
-  fixed order: the result does not depend on scheduling), then runs `@k`'s
-  epilogue (everything between the loop and the store) and the store. Its
-  grid is `@k`'s.
+  partial tiles at `@k`'s store coordinates and adds them in order 0..S-1 to
+  the accumulator's initial value (a fixed order: the result does not depend
+  on scheduling), then runs `@k`'s epilogue (everything after the loop) and
+  its stores. Its grid is `@k`'s.
 
 Launch the partials kernel, then the reduce kernel. The pair computes what
 `@k` computes up to the order of the f32 additions (with S = 1, exactly). Each
@@ -93,6 +96,9 @@ class KLoop:
     acc: int
     counters: dict[int, SSAValue]
     store: tile.StoreOp
+    """The store the workspace follows (a tile of the accumulator's shape)."""
+    others: tuple[tile.StoreOp, ...] = ()
+    """The kernel's other stores (after the loop: its epilogue's)."""
 
     @property
     def accumulator(self) -> SSAValue:
@@ -100,8 +106,9 @@ class KLoop:
         return self.loop.results[self.acc]
 
     @property
-    def zero(self) -> SSAValue:
-        """The accumulator's (zero) initial value."""
+    def init(self) -> SSAValue:
+        """The accumulator's initial value (zero in a partials kernel:
+        `start_partials`; in the reduce kernel, what the sum starts from)."""
         return self.loop.iter_args[self.acc]
 
 
@@ -149,8 +156,8 @@ def k_loop(kernel: func.FuncOp, pass_name: str) -> KLoop:
             f"{pass_name}: the K loop's step must be a positive constant to cut "
             "its iterations into slices",
         )
-    store = _store(kernel, loop, loop.results[acc].type, pass_name)
-    return KLoop(kernel, loop, acc, counters, store)
+    store, others = _stores(kernel, loop, loop.results[acc].type, pass_name)
+    return KLoop(kernel, loop, acc, counters, store, others)
 
 
 def _ancestors(op: Operation) -> list[Operation]:
@@ -185,18 +192,6 @@ def _accumulator(loop: scf.ForOp, dot: tile.DotOp, pass_name: str) -> int:
                     f"{pass_name}: reads the accumulator inside the K loop, where "
                     "a slice holds only its part of the sum",
                 )
-    zero = copied_into(arg)[0]
-    if not (
-        isinstance(zero, OpResult)
-        and isinstance(zero.op, arith.ConstantOp)
-        and isinstance(zero.op.value, DenseIntOrFPElementsAttr)
-        and set(zero.op.value.get_values()) == {0.0}
-    ):
-        raise OpDiagnostic(
-            loop,
-            f"{pass_name}: the accumulator must start at a zero constant: every "
-            "slice sums from zero and the slices are added",
-        )
     return arg.index - 1
 
 
@@ -237,33 +232,45 @@ def defined_inside(value: SSAValue, op: Operation) -> bool:
     return where is not None and (where is op or op.is_ancestor(where))
 
 
-def _store(
+def _stores(
     kernel: func.FuncOp, loop: scf.ForOp, acc_type: Attribute, pass_name: str
-) -> tile.StoreOp:
-    """The kernel's one store, after the loop, of a tile the accumulator's shape,
-    at coordinates computed before the loop."""
+) -> tuple[tile.StoreOp, tuple[tile.StoreOp, ...]]:
+    """The kernel's stores, all after the loop in its body: the first of a
+    tile the accumulator's shape at coordinates computed before the loop (the
+    workspace is laid out as its tensor: the reduce kernel reads the summed
+    accumulator there, then runs the epilogue and every store), and the
+    others."""
     stores = [o for o in kernel.walk() if isinstance(o, tile.StoreOp)]
-    if len(stores) != 1:
-        raise OpDiagnostic(
-            stores[1] if stores else kernel,
-            f"{pass_name}: the kernel must store one tile, after the K loop",
-        )
-    store = stores[0]
+    if not stores:
+        raise OpDiagnostic(kernel, f"{pass_name}: the kernel stores no tile")
     body = kernel.body.block
-    if store.parent_block() is not body or not loop.is_before_in_block(store):
-        raise OpDiagnostic(
-            store,
-            f"{pass_name}: the tile.store must follow the K loop in the kernel's body",
-        )
+    for store in stores:
+        if store.parent_block() is not body or not loop.is_before_in_block(store):
+            raise OpDiagnostic(
+                store,
+                f"{pass_name}: the tile.store must follow the K loop in the "
+                "kernel's body (a partials kernel stores only its slice's sum)",
+            )
+    why = ""
+    for store in stores:
+        why = _placement_problem(store, body, loop, acc_type)
+        if not why:
+            return store, tuple(o for o in stores if o is not store)
+    raise OpDiagnostic(stores[0], f"{pass_name}: {why}")
+
+
+def _placement_problem(
+    store: tile.StoreOp, body: Block, loop: scf.ForOp, acc_type: Attribute
+) -> str:
+    """Why the workspace cannot follow `store` (empty: it can)."""
     assert isinstance(acc_type, TensorType)
     if not (
         isinstance(store.value.type, TensorType)
         and store.value.type.get_shape() == acc_type.get_shape()
     ):
-        raise OpDiagnostic(
-            store,
-            f"{pass_name}: stores a tile of another shape than the accumulator; "
-            "the workspace holds accumulator tiles where the store puts its tile",
+        return (
+            "stores a tile of another shape than the accumulator; the workspace "
+            "holds accumulator tiles where a store puts its tile"
         )
     for index in store.indices:
         owner = index.owner
@@ -275,12 +282,36 @@ def _store(
                 and owner.is_before_in_block(loop)
             )
         ):
-            raise OpDiagnostic(
-                store,
-                f"{pass_name}: the store's coordinates must be computed before the "
-                "K loop (the reduction reads the partial sums there)",
+            return (
+                "the store's coordinates must be computed before the K loop (the "
+                "reduction reads the partial sums there)"
             )
-    return store
+    return ""
+
+
+def _is_zero(value: SSAValue) -> bool:
+    return (
+        isinstance(value, OpResult)
+        and isinstance(value.op, arith.ConstantOp)
+        and isinstance(value.op.value, DenseIntOrFPElementsAttr)
+        and set(value.op.value.get_values()) == {0.0}
+    )
+
+
+def start_partials(g: KLoop) -> None:
+    """Make a partials kernel's slice sum from zero (the initial accumulator,
+    a loaded C say, is added once, by the reduce kernel) and drop its other
+    stores (the reduce kernel makes them of the whole sum)."""
+    if not _is_zero(copied_into(g.loop.body.block.args[1 + g.acc])[0]):
+        b = Builder(g.kernel.body.block, g.loop)
+        t = g.init.type
+        assert isinstance(t, TensorType)
+        zero = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [0.0]))
+        g.loop.operands[3 + g.acc] = b.add(zero, "zero")
+    for store in g.others:
+        store.detach()
+        store.erase()
+    g.others = ()
 
 
 # ------------------------------------------------------------------ rewriting
@@ -376,7 +407,7 @@ def reduce_partials(
     load.location = g.store.location  # it reads what the store wrote
     add = arith.AddfOp(total, load.result)
     body.add_ops([load, add, scf.YieldOp(add)])
-    loop = scf.ForOp(b.const(0), count, b.const(1), [g.zero], body)
+    loop = scf.ForOp(b.const(0), count, b.const(1), [g.init], body)
     loop.location = g.loop.location
     summed = b.add(loop, "total")
     g.accumulator.replace_all_uses_with(summed)
@@ -499,6 +530,7 @@ def make_pair(
 
     first = kernel.clone()
     g = k_loop(first, mode)
+    start_partials(g)
     first_origin = list(range(count))
     partials(g, add_workspace(first, first_origin, count, g.store, slots))
     _erase_dead(first)

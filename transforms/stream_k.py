@@ -281,11 +281,11 @@ def _share_units(
     )
     # the zeros are loop-carried so that they are a register tile: the PTX
     # printer keeps a splat constant as one immediate and stores register tiles
-    fill = Block(arg_types=[IndexType(), g.zero.type])
+    fill = Block(arg_types=[IndexType(), g.init.type])
     fill.add_ops(
         [
             tile.StoreOp(fill.args[1], workspace, [fill.args[0], *stored.indices[1:]]),
             scf.YieldOp(fill.args[1]),
         ]
     )
-    b.insert(scf.ForOp(from_slot, slots, b.const(1), [g.zero], fill))
+    b.insert(scf.ForOp(from_slot, slots, b.const(1), [g.init], fill))  # zero

@@ -101,6 +101,8 @@ def register_type(t: Attribute) -> ptx.RegType | None:
             return bundle("b16", count // 2)
         cls = scalar_class(t.element_type)
         return None if cls is None else bundle(cls, count)
+    if is_16bit(t):  # a scalar parameter: the pair a 16-bit splat is
+        return bundle("b32")
     cls = scalar_class(t)
     return None if cls is None else bundle(cls)
 

@@ -234,13 +234,39 @@ class Constant(DistributePattern):
             raise OpDiagnostic(op, f"constants of type {t} are not supported")
 
 
+WIDTH_CASTS = {("b64", "b32"): "cvt.u32.u64", ("b32", "b64"): "cvt.s64.s32"}
+"""index_cast between a 64-bit integer and a 32-bit one: the low word, or
+sign-extended (index is signed)."""
+
+
 class IndexCast(DistributePattern):
-    """index and i32 share a `b32` register."""
+    """index and i32 share a `b32` register; an i64 (a scalar parameter) is
+    converted."""
 
     OPS = (arith.IndexCastOp,)
 
     def rewrite(self, op: arith.IndexCastOp, rewriter: PatternRewriter):
-        self.k.define(rewriter, op, [], self.k.lowered(op.input, op))
+        x = self.k.lowered(op.input, op)
+        classes = (scalar_class(op.input.type), scalar_class(op.result.type))
+        if classes[0] == classes[1]:
+            self.k.define(rewriter, op, [], x)
+            return
+        if classes not in WIDTH_CASTS or isinstance(op.result.type, TensorType):
+            raise OpDiagnostic(
+                op, f"arith.index_cast of {op.input.type} is not supported"
+            )
+        ops = Ops(self.k)
+        self.k.define(rewriter, op, ops, Lowered(ops.alu(WIDTH_CASTS[classes], x)))
+
+
+def refuse_wide(op: Operation) -> None:
+    """64-bit integers (scalar parameters) only convert at the thread level."""
+    if any(scalar_class(element_type(v.type)) == "b64" for v in op.operands):
+        raise OpDiagnostic(
+            op,
+            f"{op.name} on i64 values has no thread-level form; convert an i64 "
+            "with arith.index_cast or arith.sitofp first",
+        )
 
 
 class Binary(DistributePattern):
@@ -252,6 +278,7 @@ class Binary(DistributePattern):
         opcode = F32_BINARY.get(type(op)) or I32_BINARY[type(op)]
         t = op.results[0].type
         refuse_narrow(op)
+        refuse_wide(op)
         if scalar_class(element_type(t)) == "pred":
             if type(op) not in PRED_BINARY:
                 raise OpDiagnostic(
@@ -365,6 +392,7 @@ class Cmpi(DistributePattern):
         # on tiles refused where IR is verified (`ir_checks.tile_compares`)
         pred = CMP[arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]]
         kind = "u32" if pred in ("lo", "ls", "hi", "hs") else "s32"
+        refuse_wide(op)
         ops = Ops(self.k)
         lhs = ops.reg(self.k.lowered(op.lhs, op))
         p = ops.alu(f"setp.{pred}.{kind}", lhs, self.k.lowered(op.rhs, op))
@@ -420,6 +448,8 @@ CONVERSIONS: dict[type[Operation], str] = {
 }
 """Conversions between f32 and 32-bit integers (float to integer rounds
 towards zero and saturates, as the interpreter does)."""
+FROM_64 = {"cvt.rn.f32.s32": "cvt.rn.f32.s64", "cvt.rn.f32.u32": "cvt.rn.f32.u64"}
+"""The same conversions from a 64-bit integer."""
 
 
 SELECT = {"f32": "selp.f32", "b32": "selp.b32"}
@@ -481,28 +511,33 @@ class TruncF(DistributePattern):
 
 class ExtF(DistributePattern):
     """16- or 8-bit tile -> f32 tile: unpack each pair, convert each half (an
-    8-bit pair through two f16 halves)."""
+    8-bit pair through two f16 halves). A splat or a 16-bit scalar (a
+    parameter) is one pair register holding the value twice: its low half
+    converted is the uniform f32."""
 
     OPS = (arith.ExtFOp,)
 
     def rewrite(self, op: arith.ExtFOp, rewriter: PatternRewriter):
         src = self.k.lowered(op.input, op)
         et = element_type(op.input.type)
-        narrow = is_16bit(et) or et.name in WIDENINGS
-        if not isinstance(op.input.type, TensorType) or src.uniform or not narrow:
+        if not (is_16bit(et) or et.name in WIDENINGS):
             raise OpDiagnostic(
                 op,
-                "arith.extf is supported on bf16, f16 and 8-bit float register tiles",
+                "arith.extf is supported on bf16, f16 and 8-bit float register "
+                "tiles and bf16 and f16 scalars",
             )
         ops = Ops(self.k)
         rt = register_type(op.input.type)
         assert rt is not None
-        pairs = ops.materialize(src, rt)
+        pairs = ops.reg(src) if src.uniform else ops.materialize(src, rt)
         half = "bf16" if isinstance(et, BFloat16Type) else "f16"
         if et.name in WIDENINGS:
             pairs = ops.alu(WIDENINGS[et.name], pairs)
         halves = ops.add(ptx.UnpackOp(pairs)).results[0]
-        d = ops.alu(f"cvt.f32.{half}", halves)
+        if src.uniform:
+            d = ops.alu(f"cvt.f32.{half}", Lowered(halves, (0,)), count=1)
+        else:
+            d = ops.alu(f"cvt.f32.{half}", halves)
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
@@ -514,14 +549,18 @@ class Convert(DistributePattern):
 
     def rewrite(self, op: Operation, rewriter: PatternRewriter):
         source, result = op.operands[0].type, op.results[0].type
+        opcode = CONVERSIONS[type(op)]
         classes = {scalar_class(element_type(t)) for t in (source, result)}
-        if classes != {"f32", "b32"} or element_type(result) == IndexType():
+        if classes == {"f32", "b64"} and opcode in FROM_64:
+            opcode = FROM_64[opcode]  # from an i64 scalar parameter
+        elif classes != {"f32", "b32"} or element_type(result) == IndexType():
             raise OpDiagnostic(
-                op, f"{op.name} converts between f32 and 32-bit integers only"
+                op,
+                f"{op.name} converts between f32 and 32-bit integers (and from "
+                "i64 to f32) only",
             )
         a = self.k.lowered(op.operands[0], op)
         ops = Ops(self.k)
-        opcode = CONVERSIONS[type(op)]
         if a.uniform:
             d = ops.alu(opcode, ops.reg(a))
         else:

@@ -45,12 +45,20 @@ from tawa_xdsl.lowering.distribute.context import (
     Lowered,
     Ops,
     int_value,
+    is_16bit,
     scalar_class,
 )
 from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
-PARAM_LOADS = {"b32": "u32", "f32": "f32"}
+PARAM_LOADS = {"b32": "u32", "f32": "f32", "b64": "u64"}
 """Scalar parameters: register class -> `.param` type."""
+PAIRS = {
+    "bf16": ("cvt.f32.bf16", "cvt.rn.bf16x2.f32"),
+    "f16": ("cvt.f32.f16", "cvt.rn.f16x2.f32"),
+}
+"""A 16-bit scalar parameter (`.param .b16`) -> the conversions that make it
+the pair register a 16-bit splat is (`elementwise.Constant`): widened to f32,
+then packed into both halves (exact both ways)."""
 
 
 def begin_kernel(kernel: func.FuncOp) -> KernelState:
@@ -117,9 +125,20 @@ def _lower_params(k: KernelState, abi: Sequence[AbiParam], ops: Ops) -> None:
         elif (cls := scalar_class(t)) in PARAM_LOADS:
             name = param(base, PARAM_LOADS[cls])
             k.values[arg] = Lowered(ops.add(ptx.ParamOp(name, cls)).results[0])
+        elif cls == "pred":  # PTX has no .pred parameters: a u32, 0 or 1
+            word = ops.add(ptx.ParamOp(param(base, "u32"), "b32")).results[0]
+            k.values[arg] = Lowered(ops.alu("setp.ne.u32", word, k.imm(0, "b32")))
+        elif is_16bit(t):
+            widen, pack = PAIRS[t.name]
+            half = ops.add(ptx.ParamOp(param(base, "b16"), "b16")).results[0]
+            f = ops.alu(widen, half)
+            k.values[arg] = Lowered(ops.alu(pack, f, f))
         else:
             raise OpDiagnostic(
-                kernel, f"kernel parameters of type {t} are not supported"
+                kernel,
+                f"parameter {entry.arg} ('{arg.name_hint}') has type {t}; scalar "
+                "parameters are i1, integers of up to 64 bits, index, f32, bf16 or "
+                "f16 (8-bit floats arrive in a tensor: see tile.extract)",
             )
     k.old_args += block.args
     kernel.function_type = FunctionType.from_lists([], [])

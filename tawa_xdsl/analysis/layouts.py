@@ -176,7 +176,7 @@ class ConsumerLayouts:
             if isinstance(op, tile.TransOp) and not self.in_smem(op.source):
                 raise OpDiagnostic(
                     op,
-                    "tile.trans of a register tile is not supported; transpose tiles as "
+                    "a register tile cannot be transposed; transpose tiles as "
                     "they come from shared memory",
                 )
 

@@ -91,7 +91,7 @@ from tawa_xdsl.interp.scheduler import (
     SimulationError,
     role_body,
 )
-from tawa_xdsl.interp.tile import read_box, write_box
+from tawa_xdsl.interp.tile import read_box, write_box, write_tma_box
 from tawa_xdsl.kernel import clusters
 from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
@@ -829,7 +829,7 @@ class HopperFunctions(InterpreterFunctions):
     def _deliver_store(self, st: StoreTransfer) -> None:
         tile = st.ring.data[st.slot]
         box = (1,) * (st.array.ndim - tile.ndim) + tile.shape
-        write_box(st.array, st.coords, tile.reshape(box))
+        write_tma_box(st.array, st.coords, tile.reshape(box))
         st.done = True
 
     def run_engine(self) -> None:

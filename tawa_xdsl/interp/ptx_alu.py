@@ -334,6 +334,8 @@ def _table() -> dict[str, Fn]:
         "cvt.u64.u32": lambda a: a.astype(u64),
         "cvt.s64.s32": lambda a: s32(a).astype(np.int64).view(u64),
         "cvt.u32.u64": lambda a: (a & 0xFFFFFFFF).astype(np.uint32),
+        "cvt.rn.f32.s64": lambda a: f32_bits(a.view(np.int64).astype(np.float32)),
+        "cvt.rn.f32.u64": lambda a: f32_bits(a.astype(np.float32)),
         "add.s64": lambda a, b: a + b,
         "or.b64": np.bitwise_or,
         "mad.lo.u64": lambda a, b, c: a * b + c,

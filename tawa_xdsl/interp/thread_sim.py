@@ -152,7 +152,7 @@ from tawa_xdsl.interp.thread_state import (
     bits_of,
     merge,
 )
-from tawa_xdsl.interp.tile import TileCounter, read_box, write_box
+from tawa_xdsl.interp.tile import TileCounter, read_box, write_tma_box
 from tawa_xdsl.kernel import KernelArgumentError, clusters
 from tawa_xdsl.target import REGISTERS_PER_SM, TMA_ALIGN
 
@@ -242,6 +242,8 @@ class ThreadFunctions(InterpreterFunctions):
             return np.array(
                 [[self.memory.allocate(value.name, value.array).base]], dtype=np.uint64
             )
+        if isinstance(value, np.uint16 | np.uint64):  # `scalar_bits`
+            return np.array([[value]], dtype=value.dtype)
         if isinstance(value, float | np.floating):
             return f32_bits(np.array([[value]]))
         return np.array([[int(value) & 0xFFFFFFFF]], dtype=np.uint32)
@@ -1204,7 +1206,7 @@ class ThreadFunctions(InterpreterFunctions):
     def _deliver_store(self, st: StoreTransfer) -> None:
         raw = st.block.smem.bytes[st.addrs]
         tile = raw.view(st.tmap.array.dtype).reshape(st.tmap.box)
-        write_box(st.tmap.array, st.offsets, tile)
+        write_tma_box(st.tmap.array, st.offsets, tile)
         st.block.store_reading[st.addrs] -= 1
         st.done = True
 
@@ -1631,11 +1633,22 @@ def launch_parameters(
             params[name] = MapParam(array, t, name)
         elif isinstance(value, Pointer):
             params[name] = Pointer(value.array, name)
-        elif decl.type.data == "f32":
-            params[name] = float(value)
         else:
-            params[name] = int(value)
+            params[name] = scalar_bits(decl.type.data, value)
     return params
+
+
+def scalar_bits(ptx_type: str, value: object) -> ParamValue:
+    """A scalar parameter's value as its `.param` type holds it: a float for
+    f32, the bits of a 16-bit float, a 64-bit integer's two's complement, the
+    int of a 32-bit one (i1: 0 or 1)."""
+    if ptx_type == "f32":
+        return float(value)
+    if ptx_type == "b16":
+        return np.asarray(value).view(np.uint16)[()]
+    if ptx_type == "u64":
+        return np.uint64(int(value) & 0xFFFF_FFFF_FFFF_FFFF)
+    return int(value)
 
 
 class RegisterWrites(Interpreter.Listener):

@@ -306,4 +306,4 @@ class MapParam:
     name: str = "map"
 
 
-ParamValue = int | float | Pointer | MapParam
+ParamValue = int | float | np.uint16 | np.uint64 | Pointer | MapParam

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -20,6 +21,7 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dtypes import numpy_dtype
 from tawa_xdsl.interp.elementwise import to_type
+from tawa_xdsl.target import TMA_ALIGN
 
 
 def box_slices(
@@ -53,6 +55,57 @@ def write_box(array: np.ndarray, offsets: Sequence[int], value: np.ndarray) -> N
     if (parts := box_slices(array.shape, offsets, value.shape)) is not None:
         inside, within = parts
         array[inside] = value[within]
+
+
+def write_tma_box(array: np.ndarray, offsets: Sequence[int], value: np.ndarray) -> None:
+    """What a TMA store writes on the GPU: the box, dropping what falls outside
+    the tensor, in whole `TMA_ALIGN`-byte granules. Where the box reaches past
+    the last column and a row's bytes end inside a granule, the rest of that
+    granule, past the tensor, is written too: here with all-ones bytes (NaN
+    for floats), which the caller never wrote, wherever the array's memory
+    holds them (a view of wider rows). `runtime.kernel.tma_problem` keeps
+    such outputs off the TMA path; this makes a simulator see it if not."""
+    write_box(array, offsets, value)
+    tail = granule_tail(array, offsets, value.shape)
+    if tail is None:
+        return
+    _, high = byte_bounds(_root(array))
+    ones = np.array(-1, f"i{array.itemsize}").view(array.dtype)
+    for row in np.ndindex(tail.shape[:-1]):
+        if byte_bounds(tail[row])[1] <= high:  # the memory holds it
+            tail[row] = ones
+
+
+def granule_tail(
+    array: np.ndarray, offsets: Sequence[int], box: Sequence[int]
+) -> np.ndarray | None:
+    """The elements past `array`'s last column, up to the next `TMA_ALIGN`-byte
+    boundary, that a TMA store of `box` at `offsets` overruns in each row it
+    writes (a view into the array's memory, which may end inside the last
+    row's), or None: the rows end on a boundary, the box stops inside the
+    tensor, or the row pitch is none a tensor map has (not a multiple of
+    `TMA_ALIGN` bytes, or no room for the granule: a contiguous array of
+    such rows, which the runtime copies into padded rows)."""
+    n, size = array.shape[-1], array.itemsize
+    granule_end = -(-n * size // TMA_ALIGN) * TMA_ALIGN // size
+    width = min(offsets[-1] + box[-1], granule_end)
+    parts = box_slices(array.shape[:-1], offsets[:-1], box[:-1])
+    if width <= n or offsets[-1] >= n or (parts is None and array.ndim > 1):
+        return None
+    pitches = [abs(d) for d in array.strides[:-1] if d]
+    if any(p % TMA_ALIGN or p < granule_end * size for p in pitches):
+        return None  # no tensor map has such rows: the runtime copies them
+    wide = np.lib.stride_tricks.as_strided(
+        array, (*array.shape[:-1], width), array.strides, writeable=True
+    )
+    return wide[parts[0] if parts is not None else ()][..., n:width]
+
+
+def _root(array: np.ndarray) -> np.ndarray:
+    """The array owning `array`'s memory."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
 
 
 class TileCounter:

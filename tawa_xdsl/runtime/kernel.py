@@ -21,7 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import Float32Type
+import numpy as np
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerType
+from xdsl.ir import Attribute
 
 from tawa_xdsl.contract import LaunchContract
 from tawa_xdsl.dialects import nvgpu_async as nv
@@ -353,10 +355,8 @@ class Kernel:
             elif entry.kind == ParamKind.DIM:
                 assert entry.axis is not None
                 packed.add(ctypes.c_uint32(value.shape[entry.axis]))
-            elif isinstance(entry.type, Float32Type):
-                packed.add(ctypes.c_float(value))
-            else:  # index and integers: range-checked for 32-bit signed registers
-                packed.add(ctypes.c_int32(value))
+            else:
+                packed.add(scalar_ctype(entry.type, value))
         return packed
 
     def _checked(
@@ -569,6 +569,20 @@ class Launcher:
     def __call__(self) -> None:
         if self.grid is not None:
             self.kernel._launch(self.grid, self.packed, self.stream)
+
+
+def scalar_ctype(t: Attribute, value: Any) -> ctypes._SimpleCData:
+    """A scalar parameter (checked by `kernel.check_scalar`) as its `.param`
+    holds it (`distribute.kernel.PARAM_LOADS`): f32, the bits of a 16-bit
+    float (`.b16`), a 64-bit integer, or 32 bits (index, i1 and narrower
+    integers, range-checked for them)."""
+    if isinstance(t, Float32Type):
+        return ctypes.c_float(value)
+    if isinstance(t, BFloat16Type | Float16Type):
+        return ctypes.c_uint16(int(np.asarray(value).view(np.uint16)))
+    if isinstance(t, IntegerType) and t.width.data == 64:
+        return ctypes.c_int64(int(value))
+    return ctypes.c_int32(value)
 
 
 class Packed:

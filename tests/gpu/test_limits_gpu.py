@@ -102,3 +102,20 @@ def test_output_past_4_gib(torch, n: int) -> None:
         ref = a[rows].double() @ b.double().t()
         err = float((c[rows].double() - ref).norm() / ref.norm())
         assert err < 1e-2, (rows, err)
+
+
+def test_grid_past_cuda_y_limit_runs_persistent(torch) -> None:
+    """70000 tiles along y (CUDA launches at most 65535 there): the
+    dispatcher plans the kernel persistent, one program per SM walking every
+    tile; each tile is doubled, none left poisoned (tests/test_limits.py
+    checks the plan and the walk on the CPU)."""
+    x = torch.randn(70000 * 64, 64, device="cuda").to(torch.bfloat16)
+    out = torch.full_like(x, float("nan"))
+    kernel = tawa_xdsl.compile(
+        Path(__file__).resolve().parents[1] / "kernels" / "double_tiles.mlir",
+        "double_tiles",
+    )
+    kernel(x, out)
+    torch.cuda.synchronize()
+    assert kernel.options["persistent"] is True
+    assert torch.equal(out, (2 * x.float()).to(torch.bfloat16))

@@ -102,3 +102,33 @@ def test_stream_k_pair(torch, programs) -> None:
     reduce(ws, c)
     torch.cuda.synchronize()
     assert rel_err(c, a.double() @ b.double().t()) < 1e-2
+
+
+ACCUMULATE = GEMM.parents[1] / "tests" / "kernels" / "gemm_accumulate.mlir"
+
+
+@pytest.mark.parametrize("cut", [{"split_k": 3}, {"stream_k": True}], ids=str)
+def test_pairs_of_an_initial_accumulator_and_two_stores(torch, cut) -> None:
+    """C = A @ B^T + C (the reduce kernel starts its sum from the loaded C)
+    and two stores of one accumulator (C and relu into D), split and streamed
+    by compile() on a shape the pair runs (tests/test_split_k.py on the CPU)."""
+    m, n, k = 256, 256, 8192
+    a, b = _inputs(torch, m, n, k)
+    product = a.double() @ b.double().t()
+    c = torch.randn(m, n, device="cuda").to(torch.bfloat16)
+    expected = product + c.double()
+    kernel = tawa_xdsl.compile(ACCUMULATE, "gemm_accumulate", **cut)
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    assert kernel.kernel.contract.split is not None  # the pair ran
+    assert rel_err(c, expected) < 1e-2
+    c, d = (
+        torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        for _ in range(2)
+    )
+    kernel = tawa_xdsl.compile(ACCUMULATE, "gemm_two_outputs", **cut)
+    kernel(a, b, c, d)
+    torch.cuda.synchronize()
+    assert kernel.kernel.contract.split is not None
+    assert rel_err(c, product) < 1e-2
+    assert rel_err(d, product.clamp(min=0)) < 1e-2

@@ -173,7 +173,7 @@ func.func @put(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:179:3: error: aref.warp_specialize: aref.consumed frees a slot before the tile.dot that reads it
+// CHECK: {{.*}}refusals.mlir:179:3: error: aref.warp_specialize: convert-aref-to-nvgpu-async: aref.consumed frees a slot before the tile.dot that reads it
 func.func @release(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %ring0 = aref.create : !aref.aref<[tensor<64x64xbf16>, tensor<64x64xbf16>], depth = 1>
   aref.warp_specialize consumers = 1 producer {
@@ -210,7 +210,7 @@ func.func @release(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?x
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:233:7: error: tile.trans of a register tile is not supported; transpose tiles as they come from shared memory
+// CHECK: {{.*}}refusals.mlir:233:7: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed; transpose tiles as they come from shared memory
 func.func @trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -238,7 +238,7 @@ func.func @trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:261:7: error: tile.reduce: cannot place the tensor<64xf32> value %r in registers: conflicting (col, row) layout constraints
+// CHECK: {{.*}}refusals.mlir:261:7: error: tile.reduce: convert-aref-to-nvgpu-async: cannot place the tensor<64xf32> value %r in registers: conflicting (col, row) layout constraints
 func.func @place(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -268,7 +268,7 @@ func.func @place(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:290:7: error: tile.dot: the B operand of tile.dot must come from shared memory (an aref tile)
+// CHECK: {{.*}}refusals.mlir:290:7: error: tile.dot: convert-aref-to-nvgpu-async: the B operand of tile.dot must come from shared memory (an aref tile)
 func.func @bop(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -297,7 +297,7 @@ func.func @bop(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:318:7: error: tile.dot: a transposed A operand is not supported; load A as M x K
+// CHECK: {{.*}}refusals.mlir:318:7: error: tile.dot: convert-aref-to-nvgpu-async: a transposed A operand is not supported; load A as M x K
 func.func @atrans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -325,8 +325,8 @@ func.func @atrans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xb
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:349:7: error: tile.store reads %ta from its slot after aref.consumed released it: store it first
-// DIRECT: {{.*}}refusals.mlir:349:7: error: tile.store reads %ta from its slot after aref.consumed released it: store it first
+// CHECK: {{.*}}refusals.mlir:349:7: error: tile.store: convert-aref-to-nvgpu-async: reads %ta from its slot after aref.consumed released it: store it first
+// DIRECT: {{.*}}refusals.mlir:349:7: error: tile.store: convert-aref-to-nvgpu-async: reads %ta from its slot after aref.consumed released it: store it first
 func.func @read(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -354,7 +354,7 @@ func.func @read(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf1
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:377:7: error: arith.constant: only splat constants can live in register tiles
+// CHECK: {{.*}}refusals.mlir:377:7: error: arith.constant: convert-aref-to-nvgpu-async: only splat constants can live in register tiles
 func.func @splat(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -384,7 +384,7 @@ func.func @splat(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf
 }
 
 // -----
-// CHECK: {{.*}}refusals.mlir:408:7: error: tile.store reads %ta from its slot after aref.consumed released it: store it first
+// CHECK: {{.*}}refusals.mlir:408:7: error: tile.store: convert-aref-to-nvgpu-async: reads %ta from its slot after aref.consumed released it: store it first
 // DIRECT: {{.*}}refusals.mlir:408:7: error: tile.store: convert-aref-to-nvgpu-async: tile.store into %a, which the producer also loads: such a tensor is stored through TMA with its loads' tensor map, and this store cannot be: tma_store is off
 func.func @loaded(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -413,7 +413,7 @@ func.func @loaded(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xb
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:433:7: error: tile.dot: a B operand stored K x N (MN-major) needs rows of a multiple of 128 bytes; this one's 32 columns are 64 bytes: widen the tile's N or store B as N x K and transpose the loaded tile (tile.trans)
+// CHECK: {{.*}}refusals.mlir:433:7: error: tile.dot: convert-aref-to-nvgpu-async: a B operand stored K x N (MN-major) needs rows of a multiple of 128 bytes; this one's 32 columns are 64 bytes: widen the tile's N or store B as N x K and transpose the loaded tile (tile.trans)
 func.func @narrow_mn_major(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 32]>, %c: !tile.desc<?x?xf32, box = [64, 32]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x32xbf16>], depth = 1>

@@ -2,7 +2,7 @@
 // stored nor read into registers, said as such at the store (it was called "a loaded
 // tile carried through a loop or a branch").
 // RUN: not tawa-opt %s -p tawa-hopper-pipeline 2>&1 | filecheck %s
-// CHECK: transposed-store.mlir:16:3: error: tile.store of %tt, a transposed loaded tile: a transposed shared tile is neither stored nor read into registers; load the tile in the orientation the store uses
+// CHECK: transposed-store.mlir:16:3: error: tile.store: convert-aref-to-nvgpu-async: %tt is a transposed loaded tile: a transposed shared tile is neither stored nor read into registers; load the tile in the orientation the store uses
 func.func @store_trans(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]},
     %y: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["N", "M"]}) attributes {tile.kernel} {
   %pid_m = tile.program_id x

@@ -115,11 +115,12 @@ func.func @read_inside(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<
 
 // -----
 
-func.func @nonzero_start(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %n: index) attributes {tile.kernel} {
+func.func @store_before_loop(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %n: index) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
-  %one = arith.constant dense<1.000000e+00> : tensor<64x64xf32>
-  %x = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %one) -> (tensor<64x64xf32>) {
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  tile.store %zero, %c[%c64, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  %x = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
     %t = tile.load %a[%c0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
     %d = tile.dot %t, %t, %acc : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
     scf.yield %d : tensor<64x64xf32>
@@ -127,7 +128,7 @@ func.func @nonzero_start(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.des
   tile.store %x, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
-// CHECK: error: scf.for: split-k: the accumulator must start at a zero constant: every slice sums from zero and the slices are added
+// CHECK: error: tile.store: split-k: the tile.store must follow the K loop in the kernel's body (a partials kernel stores only its slice's sum)
 
 // -----
 
@@ -182,23 +183,6 @@ func.func @scalar_step(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<
 
 // -----
 
-func.func @two_stores(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %n: index) attributes {tile.kernel} {
-  %c0 = arith.constant 0 : index
-  %c64 = arith.constant 64 : index
-  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
-  %x = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
-    %t = tile.load %a[%c0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
-    %d = tile.dot %t, %t, %acc : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
-    scf.yield %d : tensor<64x64xf32>
-  }
-  tile.store %x, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
-  tile.store %x, %c[%c64, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
-  func.return
-}
-// CHECK: error: tile.store: split-k: the kernel must store one tile, after the K loop
-
-// -----
-
 func.func @row_sums(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?xf32, box = [64]>, %n: index) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
@@ -212,7 +196,7 @@ func.func @row_sums(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?xf
   tile.store %r, %c[%c0] : tensor<64xf32> -> !tile.desc<?xf32, box = [64]>
   func.return
 }
-// CHECK: error: tile.store: split-k: stores a tile of another shape than the accumulator; the workspace holds accumulator tiles where the store puts its tile
+// CHECK: error: tile.store: split-k: stores a tile of another shape than the accumulator; the workspace holds accumulator tiles where a store puts its tile
 
 // -----
 

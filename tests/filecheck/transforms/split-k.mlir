@@ -8,6 +8,29 @@
 // RUN: tawa-opt %examples/gemm.mlir -p 'stream-k' | filecheck %s --check-prefix=STREAM
 // RUN: tawa-opt %examples/gemm_epilogue.mlir -p 'split-k{splits=2},tawa-hopper-pipeline' | filecheck %s --check-prefix=LOWERED
 // RUN: tawa-opt %examples/gemm.mlir -p 'stream-k,tawa-hopper-pipeline' | filecheck %s --check-prefix=STREAM-LOWERED
+// RUN: tawa-opt %S/../../kernels/gemm_accumulate.mlir -p 'split-k{splits=2}' | filecheck %s --check-prefix=MORE
+
+// An accumulator starting from the loaded C: each slice sums from zero (C is
+// no parameter of the partials kernel), the reduce kernel's sum starts from C.
+// Two stores of the accumulator: the partials kernel stores only its slice,
+// the reduce kernel makes both.
+// MORE-LABEL: func.func @gemm_accumulate_split_k(
+// MORE-SAME:      %b: {{.*}}"K"]}, %workspace: !tile.desc<2x?x?xf32
+// MORE:         %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+// MORE:         scf.for {{.*}} iter_args(%acc_k = %zero)
+// MORE-LABEL: func.func @gemm_accumulate_split_k_reduce(
+// MORE:         %ct = tile.load %c[%m0, %n0]
+// MORE-NEXT:    %init = arith.extf %ct
+// MORE:         scf.for %slot = {{.*}} iter_args(%sum = %init)
+// MORE:         tile.store %out, %c[%m0, %n0]
+// MORE-LABEL: func.func @gemm_two_outputs_split_k(
+// MORE-NOT:     %d[
+// MORE:         tile.store %acc, %workspace
+// MORE-NOT:     tile.store
+// MORE-LABEL: func.func @gemm_two_outputs_split_k_reduce(
+// MORE:         tile.store %out, %c[%m0, %n0]
+// MORE-NEXT:    arith.maximumf
+// MORE:         tile.store %rout, %d[%m0, %n0]
 
 // The partials kernel keeps A and B and appends the workspace: S x M x N f32,
 // named after the output's dimensions, its box the output's with a unit slot.
