@@ -133,15 +133,15 @@
 // STREAM:         scf.for %slot = %{{.*}} to %[[R]]
 
 // Both kernels of each pair go through the whole pipeline with their own
-// options: the partials kernel persistent over (x, y, z) on the tuned 128 x 256
-// tiles, the reduce kernel on
-// the output's grid; both keep their record. They hand over by programmatic
+// options: the partials kernel persistent over (x, y, z) on the tuned 128 x 192
+// tiles (its f32 staging tile leaves 128 x 256 two stages, 128 x 192 three:
+// `tuning.GEMM_STAGES`), the reduce kernel on the output's grid; both keep their record. They hand over by programmatic
 // dependent launch: the partials kernel lets the reduce kernel start at once,
 // and the reduce kernel waits for the partial sums after its barriers are set
 // up, before any load.
 // LOWERED-LABEL: func.func @gemm_scale_bias_relu_split_k(
 // LOWERED-SAME:      tile.split_k = {mode = "split-k", role = "partials"
-// LOWERED-SAME:      tile.persistent = {{\[}}[2 : i64, 2 : i64, 0 : i64, 1 : i64], [0 : i64, 2 : i64, 1 : i64, 128 : i64], [1 : i64, 2 : i64, 2 : i64, 256 : i64]]
+// LOWERED-SAME:      tile.persistent = {{\[}}[2 : i64, 2 : i64, 0 : i64, 1 : i64], [0 : i64, 2 : i64, 1 : i64, 128 : i64], [1 : i64, 2 : i64, 2 : i64, 192 : i64]]
 // LOWERED-SAME:      tile.arg_names = ["a", "b", "workspace"]
 // LOWERED-SAME:      nvgpu_async.launch
 // LOWERED-NEXT:      nvgpu_async.launch_dependents
