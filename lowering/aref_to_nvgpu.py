@@ -81,7 +81,7 @@ from tawa_xdsl.lowering.aref_patterns import (
     patterns,
 )
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
-from tawa_xdsl.target import SWIZZLE_BYTES
+from tawa_xdsl.target import SWIZZLE_SPANS
 from tawa_xdsl.transforms.specialized import warp_specialized
 
 
@@ -186,13 +186,14 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
             b_type = op.rhs.type
             assert isinstance(b_type, TensorType)
             row = b_type.get_shape()[-1] * element_bytes(b_type.element_type)
-            if isinstance(rhs, Smem) and not rhs.transposed and row % SWIZZLE_BYTES:
+            smallest = SWIZZLE_SPANS[-1]
+            if isinstance(rhs, Smem) and not rhs.transposed and row % smallest:
                 # wgmma's MN-major descriptors (lowering/distribute/wgmma.py)
-                # assume whole 128-byte swizzled rows
+                # read column chunks of whole swizzle spans
                 raise OpDiagnostic(
                     op,
                     f"a B operand stored K x N (MN-major) needs rows of a "
-                    f"multiple of {SWIZZLE_BYTES} bytes; this one's {b_type.get_shape()[-1]} "
+                    f"multiple of {smallest} bytes; this one's {b_type.get_shape()[-1]} "
                     f"columns are {row} bytes: widen the tile's N or store B as "
                     "N x K and transpose the loaded tile (tile.trans)",
                 )

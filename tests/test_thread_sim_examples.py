@@ -124,10 +124,17 @@ RUNS = {
         for c in (False, True)
         for f in (False, True)
     },
+    **{
+        f"attention{'_causal' if c else ''}_d{d}": _attention(
+            "attention_d80_d96.mlir", d, c
+        )
+        for d in (80, 96)
+        for c in (False, True)
+    },
     "attention_d256": _attention("attention_d256.mlir", 256, False),
     "attention_causal_d256": _attention("attention_d256.mlir", 256, True),
 }
-FAST = {"gemm_nt", "gemm_residual_gelu", "attention_causal_d64"}
+FAST = {"gemm_nt", "gemm_residual_gelu", "attention_causal_d64", "attention_d96"}
 ALLOCATED_FAST = {"attention_d64"}  # its loop entries swap registers
 ALLOCATED_CI = {
     "attention_causal_d128",
@@ -151,15 +158,17 @@ def check_example(
     seed: int = 0,
     module: ModuleOp | None = None,
     run: Run | None = None,
+    source: str | None = None,
 ) -> None:
     """`kernel` at the thread level (`module`, by default lowered with
     `pipeline`) computes the reference (on `run`'s arrays, by default the
-    kernel's entry in `RUNS`)."""
+    kernel's entry in `RUNS`), and what the interpreter computes on the tile
+    kernel (of `source`, MLIR text, by default `run`'s example file)."""
     run = run or RUNS[kernel]
     args = run.args(seed=7)
     out = len(run.shapes) - 1
     tawa_xdsl.interpret(
-        tawa_xdsl.parse(EXAMPLES / run.file), kernel, *args, grid=run.grid
+        tawa_xdsl.parse(source or EXAMPLES / run.file), kernel, *args, grid=run.grid
     )
     expected = args[out].copy()
     module = module or thread_level_example(kernel, pipeline)

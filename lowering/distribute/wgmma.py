@@ -6,11 +6,11 @@ way): for every k step and every 64-row block of the warpgroup's band, one
 `ptx.wgmma` on that block's half of the accumulator bundle. Operands in shared
 memory are 64-bit descriptors: built once from the tile's address, then
 advanced per k step (32 bytes inside a swizzle row, a whole chunk of rows past
-it) and per row block. A row is 128 bytes (128-byte swizzle), or the tile's
-own 32 or 64 bytes when that is all it has (`SmemType.swizzle_bytes`; the
+it) and per row block. A chunk row is the widest swizzle span (128, 64 or 32
+bytes) that divides the stored tile's rows (`SmemType.swizzle_bytes`; the
 descriptor's swizzle mode and 8-row stride follow). A transposed B view is
 K-major (trans-b 0); an untransposed one is MN-major (trans-b 1, LBO = the
-bytes between 64-column chunks; 16-bit only: 8-bit operands are K-major). A
+bytes between column chunks; 16-bit only: 8-bit operands are K-major). A
 register A operand (the RS form, P in attention) is four `b32` per
 instruction: for 16-bit inputs the fragment's own pairs; for 8-bit ones
 `ByteMover` moves the bytes between the lanes of each quad. A zero accumulator is
@@ -41,9 +41,8 @@ from tawa_xdsl.lowering.distribute.context import (
     register_type,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
-from tawa_xdsl.target import NARROW_SWIZZLES, SWIZZLE_BYTES, WGMMA_K_BYTES
+from tawa_xdsl.target import SWIZZLE_BYTES, WGMMA_K_BYTES, swizzle_span
 
-ROW_BYTES = SWIZZLE_BYTES
 SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}
 """The descriptor's swizzle mode (bits 62-63) for each row width in bytes."""
 PTX_TYPES = {"bf16": "bf16", "f16": "f16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
@@ -54,18 +53,23 @@ def k_major_desc(span: int) -> int:
     return (SWIZZLE_MODES[span] << 62) | ((8 * span >> 4) << 32) | (1 << 16)
 
 
-def mn_major_desc(chunk_bytes: int) -> int:
-    """128-byte swizzle, SBO 1024 bytes, LBO = bytes between 64-column chunks."""
-    return (1 << 62) | (64 << 32) | ((chunk_bytes >> 4) << 16)
+def mn_major_desc(span: int, chunk_bytes: int) -> int:
+    """Swizzled at `span` bytes, SBO 8 K rows of it, LBO = bytes between column
+    chunks (the canonical MN-major layouts of the PTX ISA: `span / 2` contiguous
+    16-bit elements of N per K row, a chunk's K rows `span` bytes apart)."""
+    return (
+        (SWIZZLE_MODES[span] << 62)
+        | ((8 * span >> 4) << 32)
+        | ((chunk_bytes >> 4) << 16)
+    )
 
 
 def row_span(view: nv.SmemViewType) -> int:
-    """Bytes of one swizzled row of the stored tile a view reads: 128, or the
-    tile's own row of 32 or 64 bytes."""
+    """Bytes of one swizzled chunk row of the stored tile a view reads: the
+    widest swizzle span dividing the tile's rows (`target.swizzle_span`)."""
     shape = view.get_shape()
     stored_row = shape[0] if view.is_transposed else shape[-1]
-    row = stored_row * element_bytes(view.element_type)
-    return row if row in NARROW_SWIZZLES else ROW_BYTES
+    return swizzle_span(stored_row * element_bytes(view.element_type)) or SWIZZLE_BYTES
 
 
 def descriptor(ops: Ops, addr: SSAValue, const: int) -> SSAValue:
@@ -119,14 +123,14 @@ class Wgmma(DistributePattern):
         )
         per_block, rows_wg = n // 2, m // k_state.warpgroups
         b_addr = self.k.lowered(op.rhs, op).value
+        span = row_span(rhs_type)
         if rhs_type.is_transposed:
-            span = row_span(rhs_type)
             b_desc = descriptor(ops, b_addr, k_major_desc(span))
             b_off = lambda s: _k_offset(s, n, span)  # noqa: E731
             trans_b = 0
         else:
-            b_desc = descriptor(ops, b_addr, mn_major_desc(k * ROW_BYTES))
-            b_off = lambda s: s * 16 * ROW_BYTES  # noqa: E731
+            b_desc = descriptor(ops, b_addr, mn_major_desc(span, k * span))
+            b_off = lambda s: s * 16 * span  # noqa: E731
             trans_b = 1
         steps = k // k_step
         a = self.k.lowered(op.lhs, op)
