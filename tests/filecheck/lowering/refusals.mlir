@@ -410,30 +410,3 @@ func.func @loaded(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xb
     }
     func.return
 }
-
-// -----
-
-// CHECK: {{.*}}refusals.mlir:433:7: error: tile.dot: a B operand stored K x N (MN-major) needs rows of a multiple of 128 bytes; this one's 32 columns are 64 bytes: widen the tile's N or store B as N x K and transpose the loaded tile (tile.trans)
-func.func @narrow_mn_major(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 32]>, %c: !tile.desc<?x?xf32, box = [64, 32]>) attributes {tile.kernel} {
-    %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-    %rb = aref.create : !aref.aref<[tensor<64x32xbf16>], depth = 1>
-    aref.warp_specialize consumers = 1 producer {
-      %i = arith.constant 0 : index
-      %c0 = arith.constant 0 : index
-      %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
-      aref.put %ra[%i], %ta : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 32]> -> tensor<64x32xbf16>
-      aref.put %rb[%i], %tb : !aref.aref<[tensor<64x32xbf16>], depth = 1>
-    } consumer {
-      %i = arith.constant 0 : index
-      %c0 = arith.constant 0 : index
-      %ta = aref.get %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      %tb = aref.get %rb[%i] : !aref.aref<[tensor<64x32xbf16>], depth = 1>
-      %z = arith.constant dense<0.0> : tensor<64x32xf32>
-      %d = tile.dot %ta, %tb, %z : tensor<64x64xbf16>, tensor<64x32xbf16> -> tensor<64x32xf32>
-      aref.consumed %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      aref.consumed %rb[%i] : !aref.aref<[tensor<64x32xbf16>], depth = 1>
-      tile.store %d, %c[%c0, %c0] : tensor<64x32xf32> -> !tile.desc<?x?xf32, box = [64, 32]>
-    }
-    func.return
-}
