@@ -42,6 +42,11 @@ def gelu_ref(a, b, bias, c):
     return gelu(a @ b.T + bias)
 
 
+def gelu_erf_ref(a, b, bias, c):
+    x = a @ b.T + bias
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
 def residual_gelu_ref(a, b, bias, r, c, alpha):
     return gelu(alpha * (a @ b.T) + bias) + r
 
@@ -109,6 +114,12 @@ RUNS = {
         (2, 2),
         gelu_ref,
     ),
+    "gemm_bias_gelu_erf": Run(
+        "gemm_epilogue.mlir",
+        ((130, 72), (200, 72), (200,), (130, 200)),
+        (2, 2),
+        gelu_erf_ref,
+    ),
     "gemm_residual_gelu": Run(
         "gemm_epilogue.mlir",
         ((130, 72), (200, 72), (200,), (130, 200), (130, 200)),
@@ -134,7 +145,13 @@ RUNS = {
     "attention_d256": _attention("attention_d256.mlir", 256, False),
     "attention_causal_d256": _attention("attention_d256.mlir", 256, True),
 }
-FAST = {"gemm_nt", "gemm_residual_gelu", "attention_causal_d64", "attention_d96"}
+FAST = {
+    "gemm_nt",
+    "gemm_residual_gelu",
+    "gemm_bias_gelu_erf",
+    "attention_causal_d64",
+    "attention_d96",
+}
 ALLOCATED_FAST = {"attention_d64"}  # its loop entries swap registers
 ALLOCATED_CI = {
     "attention_causal_d128",
