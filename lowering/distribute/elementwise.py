@@ -139,9 +139,10 @@ ERF_ONE = 4.0
 
 
 def _erf() -> list[Step]:
-    """erf without an instruction: two polynomials fitted here (weighted least
-    squares refined to near-minimax against `math.erf`, coefficients rounded
-    to f32; tests/test_erf.py measures them). Below |x| = 1 the Maclaurin form
+    """erf without an instruction: two polynomials fitted for this lowering
+    (weighted least squares on a dense grid, refined toward minimax by Lawson
+    reweighting, against `math.erf` in float64; coefficients rounded to f32;
+    tests/test_erf.py measures the result). Below |x| = 1 the Maclaurin form
     x (2 / sqrt(pi) + ...) as x + x Q(x^2) (the fused add keeps the leading
     term exact); above it the exponential form erf(a) = 1 - erfc(a), erfc(a) =
     2^(L(a) - a^2 log2 e) (Abramowitz and Stegun 7.1.26's shape, with log2 of
