@@ -177,9 +177,17 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
                     "the B operand of tile.dot must come from shared memory (an aref tile)",
                 )
             lhs = layouts.placement.get(op.lhs)
-            if isinstance(lhs, Smem) and lhs.transposed:
+            a_type = op.lhs.type
+            assert isinstance(a_type, TensorType)
+            if (
+                isinstance(lhs, Smem)
+                and lhs.transposed
+                and tile.is_fp8(a_type.element_type)
+            ):
                 raise OpDiagnostic(
-                    op, "a transposed A operand is not supported; load A as M x K"
+                    op,
+                    "a transposed 8-bit A operand is not supported (wgmma reads "
+                    "8-bit operands K-major only); load A as M x K",
                 )
     for op in ops:
         if (

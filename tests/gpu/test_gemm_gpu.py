@@ -215,6 +215,29 @@ def test_residual_epilogue(torch, size, config) -> None:
     assert rel_err(c - gelu, r.double()) < 5e-2  # the residual is really added
 
 
+@pytest.mark.parametrize(
+    "config", [None, (3, 2, 1), (4, 2, 2)], ids=lambda c: config_id(c) if c else "tuned"
+)
+@pytest.mark.parametrize("size", [(1000, 1000, 1000), (4096, 3000, 1024)], ids=str)
+def test_a_stored_k_by_m(torch, size, config) -> None:
+    """tests/kernels/gemm_at.mlir: A stored K x M, read by wgmma MN-major
+    (imm-trans-a 1); the simulator's model of it checked on the hardware."""
+    m, n, k = size
+    a_km = torch.randn(k, m, device="cuda").bfloat16()
+    b = torch.randn(n, k, device="cuda").bfloat16()
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    options = {}
+    if config is not None:
+        stages, mma, consumers = config
+        options = dict(
+            num_stages=stages, mma_depth=mma, num_consumers=consumers, tuned=False
+        )
+    kernel = Path(__file__).resolve().parents[1] / "kernels" / "gemm_at.mlir"
+    tawa_xdsl.compile(kernel, "gemm_at", **options)(a_km, b, c)
+    torch.cuda.synchronize()
+    assert rel_err(c, a_km.double().t() @ b.double().t()) < 1e-2
+
+
 def test_setmaxnreg_is_honoured(torch) -> None:
     """With two consumer warpgroups the kernel starts capped at 168 registers and
     the JIT keeps setmaxnreg (no C75xx remark, e.g. C7508 'setmaxnreg ignored')."""
