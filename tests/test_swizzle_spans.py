@@ -22,6 +22,7 @@ from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.examples.make_attention import FP8, kernel
 from tawa_xdsl.target import swizzle_span
 
+from .conftest import EXAMPLES
 from .test_thread_sim_examples import F16, _attention, check_example
 from .thread_level import assert_close, simulate_output, to_thread_level
 
@@ -110,3 +111,27 @@ def test_a_residual_of_narrow_chunks_is_read_into_registers(bn) -> None:
     assert_close(got, expected)
     a, b, r = (x.astype(np.float64) for x in args[:3])
     assert np.abs(got.astype(np.float64) - (a @ b.T + r)).max() < 0.25
+
+
+@pytest.mark.parametrize("bn", [80, 96])
+def test_b_stored_k_by_n_in_narrow_chunks(bn) -> None:
+    """`gemm_nn` resized to BN = 80 or 96: B (stored K x N) is read MN-major in
+    32- or 64-byte chunks while A's rows are whole 128-byte chunks, each
+    operand walked with its own span."""
+    shape = f"tile-shape{{block-n={bn}}}"
+    rng = np.random.default_rng(bn)
+    m, n, k = 200, 296, 136
+    a = rng.standard_normal((m, k)).astype(bfloat16)
+    b = rng.standard_normal((k, n)).astype(bfloat16)
+    args = [a, b, np.full((m, n), np.nan, bfloat16)]
+    grid = (2, -(-n // bn))
+    source = (EXAMPLES / "gemm.mlir").read_text()
+    shaped = tawa_xdsl.apply(tawa_xdsl.parse(source), shape)
+    tawa_xdsl.interpret(shaped, "gemm_nn", *args, grid=grid)
+    expected = args[2].copy()
+    # untuned: the tuned shape rules would widen B's tiles back to 256
+    spec = f"{shape},tawa-hopper-pipeline{{tuned=false}}"
+    lowered = tawa_xdsl.apply(tawa_xdsl.parse(source), spec)
+    assert f"x64x{bn}xbf16>" in str(lowered)  # B's ring: K x BN slots
+    module = tawa_xdsl.apply(lowered, "distribute-fragments")
+    assert_close(simulate_output(module, "gemm_nn", args, 2, grid), expected)
