@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from enum import auto
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -70,11 +70,19 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.traits import (
+    HasCanonicalizationPatternsTrait,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    Pure,
+)
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from tawa_xdsl.target import MAX_BOX_DIM
+
+if TYPE_CHECKING:
+    from xdsl.pattern_rewriter import RewritePattern
 
 KERNEL_ATTR = "tile.kernel"
 """Unit attribute that marks a `func.func` as a tile kernel."""
@@ -520,16 +528,29 @@ class DotOp(IRDLOperation):
             )
 
 
+class TransOpCanonicalization(HasCanonicalizationPatternsTrait):
+    """A transpose of a computed tile moves up to where it came from
+    (`transforms/transposes.py`, imported only when canonicalizing)."""
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from tawa_xdsl.transforms.transposes import PATTERNS
+
+        return PATTERNS
+
+
 @irdl_op_definition
 class TransOp(IRDLOperation):
-    """Transpose of a rank-2 tile (free when it feeds `tile.dot`: a layout choice)."""
+    """Transpose of a rank-2 tile (free when it feeds `tile.dot`: a layout
+    choice); of a computed tile, canonicalization moves it up to the loaded
+    tiles (`transforms/transposes.py`)."""
 
     name = "tile.trans"
 
     source = operand_def(TensorType)
     result = result_def(TensorType)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TransOpCanonicalization())
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue | Operation):

@@ -239,6 +239,22 @@ class CompileOptions:
         return dataclasses.replace(self, **chosen), sources
 
 
+def _mma_loops(kernel: func.FuncOp) -> bool:
+    """Whether some scf.for of `kernel` holds a tile.dot in its body (the
+    loops whose MMAs `ping-pong` takes turns on: it refused the others only
+    after lowering, after `ping_pong` had been checked against the tile rows,
+    whose advice, 128-row tiles, could not help)."""
+    from xdsl.dialects import scf
+
+    from tawa_xdsl.dialects import tile
+
+    return any(
+        isinstance(op, scf.ForOp)
+        and any(isinstance(o, tile.DotOp) for o in op.body.block.ops)
+        for op in kernel.walk()
+    )
+
+
 def _splits_badly(
     kernel: func.FuncOp, options: Mapping[str, Any], consumers: int
 ) -> bool:
@@ -427,6 +443,13 @@ def check_options(
             f"ping_pong=true {sources['ping_pong']} needs 2 or 3 consumer "
             "warpgroups taking turns, and num_consumers="
             f"{turns} {sources['num_consumers']}: drop one of them",
+        )
+    if resolved.ping_pong and not _mma_loops(kernel):
+        raise OpDiagnostic(
+            kernel,
+            f"ping_pong=true {sources['ping_pong']} makes the consumer warpgroups "
+            "take turns issuing each loop iteration's MMAs, and no scf.for of "
+            f"@{kernel.sym_name.data} holds a tile.dot: drop ping_pong",
         )
     if resolved.ping_pong and _splits_badly(kernel, resolved.as_dict(), turns):
         tiles = ", ".join(

@@ -427,11 +427,26 @@ class LocatingParser(Parser):
             self.raise_error(f"{name}: {e}{hint}", start, end)
         finally:
             self._depth -= level
+        if op.name in SCALAR_ONLY_NAMES:
+            self._refuse_on_tiles(op, start)
         if not isinstance(op.location, FileLineColLoc):
             line, col = self._line_col(start)
             op.location = FileLineColLoc(self._file, IntAttr(line), IntAttr(col))
         return op
 
+    def _refuse_on_tiles(self, op: Operation, start: int) -> None:
+        """An arith compare or select on tensors, refused where it is written:
+        xDSL gives `arith.cmpf` of tiles an i1 result, so the tile.select
+        reading it failed to parse, the error at that use, about its type."""
+        from tawa_xdsl.ir_checks import tile_compares
+
+        for _, problem in tile_compares(op):
+            line_end = self._text.find("\n", start)
+            self.raise_error(problem, start, self.pos if line_end < 0 else line_end)
+
+
+SCALAR_ONLY_NAMES = frozenset({"arith.cmpf", "arith.cmpi", "arith.select"})
+"""The ops `ir_checks.SCALAR_ONLY` takes on scalars only."""
 
 TILE_FORMS = {
     "arith.sitofp": "it converts scalars; tile.sitofp converts i32 tiles to f32",

@@ -79,7 +79,7 @@ from tawa_xdsl.grid import GridInferenceError, grid_rule
 from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.signature import params
 from tawa_xdsl.target import NARROW_SWIZZLES, SM_COUNT, SWIZZLE_BYTES, WGMMA_ROWS
-from tawa_xdsl.tuning import default_options, equal_work, kind, main_loops
+from tawa_xdsl.tuning import GEMM_STAGES, default_options, equal_work, kind, main_loops
 
 MARGIN = 0.10
 """How much cheaper (as a fraction) the model must predict another tile shape to
@@ -118,6 +118,14 @@ GEMM_RATES: dict[tuple[int, int], float] = {
 """Throughput of GEMM tile shapes (BM, BN) per SM, relative to 128x256: the
 MMA work of a program's K loop over its time, on problems where the loop's
 time dominates."""
+
+SHALLOW_RING_RATE = 0.875
+"""A tile shape's rate, relative to its `GEMM_RATES` entry (measured with
+`tuning.GEMM_STAGES` or more stages), where fewer stages fit next to the
+epilogue's tiles: next to a residual as wide as the output, 128x256 with two
+stages ran 0.91-0.95x 128x192 with three at four rows, 0.94 x 0.93 of the
+rate of 128x256 with three; on a row the model ignored it for, it lost 15%
+(H200, `benchmarks/NOTES.md` 3.65)."""
 
 TILE_SHAPES = tuple(GEMM_RATES)
 """The GEMM tile shapes the wave model weighs. Not 128x96: its rows of 192
@@ -720,12 +728,13 @@ def _gemm_tiles(
         """The launch's time under the wave model, without a split's overhead;
         `floored`: with the inputs read through L2 off the sector grid, the
         column operand's rows multicast to `shared` blocks (a cluster)."""
-        k_loops = waves(programs, sms) * per_program * TILE_ITERATION_US
-        k_loops *= bm * bn / (128 * 256) / GEMM_RATES[bm, bn]
         sizes = sized(bm, bn)
+        stages = given.get("num_stages") or structure.depth(sizes)
+        rate = GEMM_RATES[bm, bn] * (SHALLOW_RING_RATE if stages < GEMM_STAGES else 1)
+        k_loops = waves(programs, sms) * per_program * TILE_ITERATION_US
+        k_loops *= bm * bn / (128 * 256) / rate
         step = structure.block(loop, sizes) * structure.operand_bytes
         read = (min(bm, m) + min(bn, n)) * step
-        stages = given.get("num_stages") or structure.depth(sizes)
         floor = streamed_bytes / stream_bytes_per_us(min(programs, sms), stages, read)
         if floored:
             operand = structure.operand_bytes

@@ -7,10 +7,12 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
 
 - GEMM-like kernels (loops whose dots read loaded tiles: one accumulating
   dot, or one per K block of an unrolled loop): a 128x256 tile (when the
-  kernel names BN, its tile has 128 rows and two stages fit next to the
-  epilogue's tiles), a persistent grid in groups of 16 tile rows, the
-  TMA-store epilogue, as many stages as fit next to the staging tile and the
-  tiles the epilogue loads, double buffered, 4 or as many as fit in
+  kernel names BN, its tile has 128 rows and `GEMM_STAGES` stages fit next to
+  the epilogue's tiles; else 128x192 where they fit, as next to a residual),
+  a persistent grid in groups of 16 tile rows, the TMA-store epilogue, as
+  many stages as fit next to the staging tile and the tiles the epilogue
+  loads, double buffered (one slot of them where that keeps
+  `GEMM_STAGES`), 4 or as many as fit in
   `GEMM_RING_BYTES` (3 for 128x256, 5 for 128x128, 8 for 64x96), one MMA
   group in flight (each slot goes back to the producer as soon as its MMA
   retires: measured 1-4% faster than two groups on 5 of the 6 shapes of
@@ -51,6 +53,7 @@ The consumer warpgroups are not a rule here: they follow from the tile rows
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from xdsl.dialects import func, scf
@@ -80,6 +83,34 @@ GEMM_MOST_STAGES = 8
 """The deepest GEMM ring the rules give. Four stages are given wherever they
 fit, whatever `GEMM_RING_BYTES` says (measured best on the large shapes
 before deeper rings were tried, NOTES 3.4)."""
+
+
+GEMM_STAGES = 3
+"""The ring depth a GEMM's tuned tile width is chosen to keep: where a 2-D
+tile the epilogue loads (a residual) leaves 128x256 two stages, 128x192 with
+three ran 1.00-1.11x faster on five rows and 128x256 with two 0.99-1.05x
+faster than 128x128 (H200, `benchmarks/NOTES.md` 3.65)."""
+
+
+def _wide_width(
+    tile: Callable[[int], tuple[int, int]],
+    fit: Callable[[int], int],
+    stages: int | None,
+) -> int | None:
+    """The tuned width of a GEMM tile of 128 rows as written (`tile(width)`)
+    whose kernel names BN: 256
+    where `GEMM_STAGES` stages (or the `stages` given) fit next to the
+    epilogue's tiles (`fit(width)` counts them), else 192 where they fit, else
+    256 where two fit (a staging tile that does not fit gives way to stores
+    from registers; stream-K's f32 partial tiles do not fit next to two stages
+    of 128x256); None keeps the tile as written."""
+    wanted = [(256, stages or GEMM_STAGES), (192, stages or GEMM_STAGES)]
+    if not stages:
+        wanted.append((256, 2))
+    for width, least in wanted:
+        if tile(width) == (128, width) and fit(width) >= least:
+            return width
+    return None
 
 
 def _stages(per_stage: int, fixed: int, most: int) -> int:
@@ -211,17 +242,20 @@ def default_options(
     options: dict[str, Any] = {"mma_depth": 1}
     if structure == "gemm":
         dot = next(o for o in loops[0].body.block.ops if isinstance(o, tile.DotOp))
-        # 128x256 when the tile as written has 128 rows, BN is not chosen and
-        # two stages (or the stages given) fit next to the epilogue's tiles (a
-        # staging tile that does not fit would give way to stores from
-        # registers, and stream-K's f32 partial tiles do not fit next to two
-        # stages of 128x256; block_m=64 and num_stages=5 given next to a
-        # residual overflowed at 64x256, where the wave model kept 64x128)
-        m, n = shape.resized(dot.result, {"BN": 256})
-        wide = {**chosen, "BN": 256}
-        fits = stages_that_fit(size(ring, wide), fixed(wide)) >= (stages or 2)
-        if "BN" in names and "BN" not in chosen and (m, n) == (128, 256) and fits:
-            chosen["BN"] = options["block_n"] = 256
+        # the least slots the epilogue's tiles may take: one unless given (the
+        # producer refills a single slot under the next tile's K loop)
+        least_outer = given_outer if outer_stages or not once else 1
+        if "BN" in names and "BN" not in chosen:
+            width = _wide_width(
+                lambda n: shape.resized(dot.result, {"BN": n}),
+                lambda n: stages_that_fit(
+                    size(ring, {**chosen, "BN": n}),
+                    fixed({**chosen, "BN": n}, least_outer),
+                ),
+                stages,
+            )
+            if width:
+                chosen["BN"] = options["block_n"] = width
         slot = size(ring, chosen)
         most = GEMM_MOST_STAGES
         if ring_bytes is not None:
@@ -232,13 +266,13 @@ def default_options(
             if (
                 once
                 and not outer_stages
-                and stages_that_fit(slot, fixed(chosen)) < (stages or 2)
+                and stages_that_fit(slot, fixed(chosen)) < (stages or GEMM_STAGES)
             ):
-                # the epilogue's tiles double buffered leave no room for two
-                # slots, or the stages given (a residual next to 128x256
-                # tiles overflowed by 64 bytes, num_stages=6 next to a bias
-                # by 128): one slot of them, as attention's persistent walk
-                # keeps Q
+                # the epilogue's tiles double buffered leave no room for
+                # `GEMM_STAGES` slots, or the stages given (a residual next to
+                # 128x256 tiles overflowed by 64 bytes, num_stages=6 next to a
+                # bias by 128): one slot of them, as attention's persistent
+                # walk keeps Q
                 outer = options["outer_stages"] = 1
         options["num_stages"] = _stages(slot, fixed(chosen, outer), most)
         return options

@@ -6,8 +6,10 @@ warpgroups, persistent, two-stage, clusters, ping-pong, register stores, block
 sizes, reversed grids, register budgets), plus a GEMM whose stores are shifted
 to every coordinate `tests/gpu/test_runtime_gpu.py` tries and a fixed sample
 of generated kernels. Each case records the IR printed right after
-`convert-aref-to-nvgpu-async` and at the end of `tawa-hopper-pipeline` (or the
-diagnostic the lowering gives).
+`convert-aref-to-nvgpu-async`, at the end of `tawa-hopper-pipeline` and the
+PTX the thread-level back end prints from it (or the diagnostic the lowering
+gives): a change whose PTX is unchanged keeps every GPU result of the code
+before it.
 
 The outputs are kept outside the repository (they are large and only mean
 something next to the code that printed them):
@@ -39,47 +41,17 @@ import tawa_xdsl
 from tawa_xdsl.diagnostics import verify_located
 from tawa_xdsl.kernel import find_kernel, kernels
 from tawa_xdsl.lowering.aref_to_nvgpu import ConvertArefToNVGPUAsyncPass
+from tawa_xdsl.lowering.ptx_target import to_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline, hopper_passes
 from tawa_xdsl.registry import all_passes_with_xdsl, make_context
 
 from .conftest import EXAMPLES
 from .gpu.test_attention_gpu import CONFIGS as ATTENTION_GPU_CONFIGS
 from .gpu.test_gemm_gpu import CONFIGS as GEMM_GPU_CONFIGS
+from .gpu.test_runtime_gpu import SHIFTED_GEMM
 from .property.programs import tile_programs
 from .property.test_lowering_generated import cooperative_options, hopper_options
 from .test_lowering import ATTENTION_CONFIGS, GEMM_CONFIGS
-
-SHIFTED_GEMM = """
-func.func @shifted(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
-    %b: !tile.desc<?x?xbf16, box = [128, 64]>,
-    %c: !tile.desc<?x?xbf16, box = [128, 128]>) attributes {{tile.kernel}} {{
-  %pid = tile.program_id x
-  %c0 = arith.constant 0 : index
-  %bk = arith.constant 64 : index
-  %bm = arith.constant 128 : index
-  %load_shift = arith.constant {load} : index
-  %store_shift = arith.constant {store} : index
-  %store_col = arith.constant {col} : index
-  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
-  %m0 = arith.muli %pid, %bm : index
-  %src = arith.subi %m0, %load_shift : index
-  %dst = arith.subi %m0, %store_shift : index
-  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
-  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {{
-    %ta = tile.load %a[%src, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
-    %tb = tile.load %b[%c0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
-    %tbt = tile.trans %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
-    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
-    scf.yield %next : tensor<128x128xf32>
-  }}
-  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
-  tile.store %out, %c[%dst, %store_col] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
-  func.return
-}}
-"""
-"""A GEMM storing C at shifted rows and columns (`.format(load, store, col)`),
-as `tests/gpu/test_runtime_gpu.py` runs it: the store paths depend on the
-coordinates."""
 
 
 @dataclass(frozen=True)
@@ -348,6 +320,7 @@ def _lower_kernel(text: str, name: str, options: TawaHopperPipeline) -> str:
             text_out = StringIO()
             Printer(stream=text_out).print_op(module)
             out.append(f"// ----- {stage}\n{text_out.getvalue()}\n")
+        out.append(f"// ----- ptx\n{to_ptx(module)}\n")
     except (DiagnosticException, PassFailedException) as e:
         out.append(f"// ----- diagnostic\n{e}\n")
     return "".join(out)

@@ -49,3 +49,19 @@ def test_the_readme_claims_the_python_pyproject_requires() -> None:
     readme = (REPO / "README.md").read_text()
     claims = set(re.findall(r"Python (3\.\d+)\+", readme))
     assert claims == {floor}, (claims, floor)
+
+
+CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})( |$)", re.M)
+
+
+def test_no_merge_conflict_is_left_in_a_file() -> None:
+    """A merge once left both sides of a conflict in docs/architecture.md,
+    markers and all."""
+    left = []
+    for file in repository_files(".py", ".md", ".mlir", ".toml"):
+        text = file.read_text(errors="replace")
+        for m in CONFLICT_MARKER.finditer(text):
+            left.append(
+                f"{file.relative_to(REPO)}:{text.count(chr(10), 0, m.start()) + 1}"
+            )
+    assert not left, "merge conflict markers at " + ", ".join(left)

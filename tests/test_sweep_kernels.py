@@ -11,7 +11,14 @@ dot, 2-D elementwise tiles, every grid axis; RMSNorm, LayerNorm, row ranges
 tiles a loop (for, while) carries and updates or a branch yields, a K loop
 starting from a loaded accumulator, a B shared by every batch, K steps of
 128 and 32, 192 x 96 tiles, fused and sequential MLPs (two dots), math in the
-epilogue, two outputs of different dtypes, head dim 192. Each computes its float64
+epilogue, two outputs of different dtypes, head dim 192; from the fourth
+(`*_outside4.mlir`): a GEMM storing its epilogue transposed, row and column
+scales on 64 x 192 tiles, a row softmax epilogue, three outputs on 192 x 64
+tiles, a 4-D batched GEMM unfolding its program ids with divsi / remsi, one
+tile stored twice, the user's own grid-stride tile loop, a branch on the
+program id in the epilogue; attention returning its log-sum-exp, a loaded
+key-padding mask, a band without causality; cross-entropy, an i32 / f32
+select chain, 256 x 32 row tiles. Each computes its float64
 reference in the interpreter, and, lowered through the Hopper pipeline to the
 thread level, what the interpreter computes (a couple of units in the last
 place), on extents that are not multiples of the tiles and with few rows; its
@@ -29,6 +36,7 @@ import pytest
 
 import tawa_xdsl
 from tawa_xdsl.api import parse_kernel
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.assemble import assemble
@@ -53,6 +61,7 @@ class Run:
     reference: Callable[..., list[np.ndarray]]
     tolerance: float = 0.02  # of the largest reference value (bf16 inputs)
     read: tuple[int, ...] = ()  # outputs the kernel reads first: random too
+    given_grid: bool = False  # the stores do not give the grid: calls pass grid=
 
     def arrays(self, seed: int) -> list[Any]:
         rng = np.random.default_rng(seed)
@@ -86,6 +95,23 @@ def _attention(q, k, v, scale, mask=None, bias=None, cap=None) -> np.ndarray:
 def _window(sq: int, sk: int, w: int) -> np.ndarray:
     i, j = np.arange(sq)[:, None], np.arange(sk)[None, :]
     return (j <= i) & (j > i - w)
+
+
+def _band(sq: int, sk: int, w: int) -> np.ndarray:
+    i, j = np.arange(sq)[:, None], np.arange(sk)[None, :]
+    return np.abs(i - j) < w
+
+
+def _lse(s: np.ndarray) -> np.ndarray:
+    """log sum_j exp(s_ij) over the last axis."""
+    top = s.max(-1, keepdims=True)
+    return (top + np.log(np.exp(s - top).sum(-1, keepdims=True)))[..., 0]
+
+
+def _select_chain(x: np.ndarray) -> np.ndarray:
+    """x where col % 3 == 0, 2 x where col % 3 == 1, else row - col."""
+    i, j = np.indices(x.shape)
+    return np.where(j % 3 == 0, x, np.where(j % 3 == 1, 2 * x, i - j))
 
 
 def _gelu_tanh(x: np.ndarray) -> np.ndarray:
@@ -122,6 +148,10 @@ def _math_epilogue(x: np.ndarray) -> np.ndarray:
 
 BF = bfloat16
 M, N, K = 72, 136, 200
+KEYMASK = (np.arange(2 * 100).reshape(2, 100) % 7 != 3).astype(np.float32)
+"""A key-padding mask of 1s (keep) and 0s (drop), every seventh key dropped."""
+TARGETS = (np.arange(100) * 37 % 150).astype(np.float32)
+"""Cross-entropy targets: class indices below 150, as whole f32 values."""
 HALVE = Run(
     "rows_outside3.mlir",
     (((100, 130), F32), ((100, 130), F32), 3),
@@ -495,6 +525,123 @@ RUNS = {
         (2, 2),
         lambda q, k, v, o, sc: [_attention(q, k, v, sc)],
     ),
+    "gemm_trans_out": Run(
+        "gemm_outside4.mlir",
+        (((200, 72), BF), ((100, 72), BF), ((100,), F32), ((100, 200), BF)),
+        (3,),
+        (2, 2),
+        lambda a, b, bias, ct: [np.maximum(a @ b.T + bias, 0).T],
+    ),
+    "gemm_rc_scale": Run(
+        "gemm_outside4.mlir",
+        (
+            ((100, 72), BF),
+            ((200, 72), BF),
+            ((100,), F32),
+            ((200,), F32),
+            ((100, 200), F32),
+        ),
+        (4,),
+        (2, 2),
+        lambda a, b, sa, sb, c: [sa[:, None] * sb * (a @ b.T)],
+    ),
+    "gemm_softmax": Run(
+        "gemm_outside4.mlir",
+        (((130, K), BF), ((100, K), BF), ((130, 100), BF), 0.3),
+        (2,),
+        (2,),
+        lambda a, b, p, s: [_softmax(s * (a @ b.T))],
+    ),
+    "gemm_three_out": Run(
+        "gemm_outside4.mlir",
+        (((K, 72), BF), ((50, 72), BF), ((K, 50), BF), ((K, 50), F16), ((K,), F32)),
+        (2, 3, 4),
+        (2,),
+        lambda a, b, c, r, mx: [a @ b.T, np.maximum(a @ b.T, 0), (a @ b.T).max(1)],
+    ),
+    "bgemm_4d": Run(
+        "gemm_outside4.mlir",
+        (((2, 3, 130, 72), BF), ((2, 3, 140, 72), BF), ((2, 3, 130, 140), BF), 3),
+        (2,),
+        (4, 6),
+        lambda a, b, c, h: [a @ b.transpose(0, 1, 3, 2)],
+        given_grid=True,
+    ),
+    "gemm_store_twice": Run(
+        "gemm_outside4.mlir",
+        (((M, K), BF), ((N, K), BF), ((M, N), BF), ((M, N), BF)),
+        (2, 3),
+        (1, 2),
+        lambda a, b, c, d: [a @ b.T, a @ b.T],
+    ),
+    "gemm_grid_stride": Run(
+        "gemm_outside4.mlir",
+        (((300, 72), BF), ((200, 72), BF), ((300, 200), BF)),
+        (2,),
+        (4,),  # 6 tiles over 4 programs: two walk two tiles each
+        lambda a, b, c: [a @ b.T],
+        given_grid=True,
+    ),
+    "gemm_bias_first_row": Run(
+        "gemm_outside4.mlir",
+        (((200, 72), BF), ((200, 72), BF), ((200,), F32), ((200, 200), F32)),
+        (3,),
+        (2, 2),
+        lambda a, b, bias, c: [
+            a @ b.T + np.where(np.arange(200) < 128, 1, 0)[:, None] * bias
+        ],
+    ),
+    "attention_lse": Run(
+        "attention_outside4.mlir",
+        (((2, 100, 64), BF),) * 4 + (((2, 100), F32), 0.125),
+        (3, 4),
+        (2, 2),
+        lambda q, k, v, o, lse, sc: [
+            _attention(q, k, v, sc),
+            _lse(q @ k.transpose(0, 2, 1) * sc),
+        ],
+    ),
+    "attention_keymask": Run(
+        "attention_outside4.mlir",
+        (((2, 100, 64), BF),) * 3 + (KEYMASK, ((2, 100, 64), BF), 0.125),
+        (4,),
+        (2, 2),
+        lambda q, k, v, km, o, sc: [_attention(q, k, v, sc, (km != 0)[:, None, :])],
+    ),
+    "attention_band": Run(
+        "attention_outside4.mlir",
+        (((2, 200, 64), BF),) * 4 + (0.125, 50),
+        (3,),
+        (4, 2),
+        lambda q, k, v, o, sc, w: [_attention(q, k, v, sc, _band(200, 200, int(w)))],
+    ),
+    "xent": Run(
+        "rows_outside4.mlir",
+        (((100, 150), F32), TARGETS, ((100,), F32)),
+        (2,),
+        (2,),
+        lambda x, t, loss: [_lse(x) - x[np.arange(100), t.astype(int)]],
+        1e-5,
+    ),
+    "select_chain": Run(
+        "rows_outside4.mlir",
+        (((100, 130), F32), ((100, 130), F32)),
+        (1,),
+        (2, 3),
+        lambda x, y: [_select_chain(x)],
+        0.0,
+    ),
+    "rows_256x32": Run(
+        "rows_outside4.mlir",
+        (((300, 70), F32), ((300, 70), F32), ((3, 300), F32)),
+        (1, 2),
+        (2, 3),
+        lambda x, y, s: [
+            x + np.arange(70)[None, :] // 32,
+            np.stack([x[:, j : j + 32].sum(1) for j in (0, 32, 64)]),
+        ],
+        1e-6,
+    ),
     "attention_causal_d192": Run(
         "attention_outside3.mlir",
         (((2, 150, 192), BF),) * 4 + (0.1,),
@@ -540,6 +687,11 @@ CONFIGS = {
     "cluster": "cluster=2",
 }
 NO_CLUSTER = {  # nothing shared
+    "attention_band",
+    "bgemm_4d",
+    "gemm_grid_stride",
+    "rows_256x32",
+    "select_chain",
     "attention_window",
     "attention_causal_d192",
     "row_range",
@@ -567,7 +719,10 @@ CASES = [
     for c in CONFIGS
     if not (c == "cluster" and k in NO_CLUSTER)
     and not (c in ("register-stores", "dynamic") and k in TMA_STORED)
+    and not (c in ("persistent", "dynamic") and RUNS[k].given_grid)
 ]
+"""(A kernel whose grid the caller gives cannot be made persistent: the pass
+counts its tiles from the stores, and says so at the store.)"""
 FAST = {(k, "tuned") for k in RUNS}
 ROTATED = rotation(sorted(RUNS), [c for c in CONFIGS if c != "tuned"], 1)
 """CI's slow tier: each kernel under one of the other configurations in turn,
@@ -620,3 +775,17 @@ def test_the_ptx_assembles(kernel: str) -> None:
     result = assemble(kernel_ptx(find_kernel(lowered, kernel)))
     assert result.ok, result.log[-3000:]
     assert result.remarks == [] and not result.spills, result.log[-3000:]
+
+
+def test_ping_pong_given_to_a_kernel_without_a_loop_of_dots() -> None:
+    """ping_pong takes turns on the MMAs of a loop: given to a kernel with no
+    tile.dot in an scf.for it is refused at the kernel, saying so (it was
+    refused for its tile rows, advising 128-row tiles, which could not help,
+    or, with 128-row tiles, only after lowering)."""
+    path = KERNELS / "rows_outside4.mlir"
+    with pytest.raises(OpDiagnostic) as refused:
+        tawa_xdsl.compile(path, "xent", ping_pong=True).explain(M=4096, V=32000)
+    message = str(refused.value)
+    assert message.startswith(f"{path}:19:1: error:")
+    assert "no scf.for of @xent holds a tile.dot: drop ping_pong" in message
+    assert "128-row" not in message

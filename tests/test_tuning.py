@@ -99,20 +99,19 @@ def test_gemm_is_persistent_on_128x256_tiles() -> None:
     ("file", "name", "stages", "block_n"),
     [
         ("gemm_epilogue.mlir", "gemm_scale_bias_relu", 3, 256),
-        ("gemm_epilogue.mlir", "gemm_residual_gelu", 3, None),
-        (KERNELS / "gemm_residual.mlir", "gemm_residual", 4, None),
+        ("gemm_epilogue.mlir", "gemm_residual_gelu", 3, 192),
+        (KERNELS / "gemm_residual.mlir", "gemm_residual", 3, 192),
     ],
 )
 def test_gemm_tiles_leave_room_for_the_epilogue_tiles(
     file: str | Path, name: str, stages: int, block_n: int | None
 ) -> None:
-    """The tiles the epilogue loads after the K loop get a ring of their own,
-    double buffered: next to a 128 x 128 residual and a bias only 3 stages fit
-    (4 did not: the lowering refused the kernel's shared memory), next to a
-    bias alone the tuned 128 x 256 tiles keep gemm_nt's 3; with a residual as
-    wide as the output, 128 x 256 tiles leave
-    no room for two stages and the staging tile (the lowering stored from
-    registers, with 2 stages), so the tile stays 128 x 128."""
+    """The tiles the epilogue loads after the K loop get a ring of their own:
+    next to a bias alone the tuned 128 x 256 tiles keep gemm_nt's 3 stages;
+    with a residual as wide as the output, 128 x 256 tiles leave room for two
+    stages only (even with one slot of the residual), so the tile narrows to
+    128 x 192, whose three stages fit next to one slot of the residual and the
+    staging tile (it ran 1.00-1.11x faster than 128 x 128, NOTES 3.65)."""
     options = options_for(file, name)
     assert options["num_stages"] == stages
     assert options.get("block_n") == block_n
@@ -287,16 +286,15 @@ def test_a_wide_tile_given_keeps_one_slot_of_the_epilogue_tiles() -> None:
     two ring stages and the epilogue's tiles double buffered for the
     persistent walk overflowed shared memory by 64 bytes (found by the sweep
     of issue 16); the epilogue's tiles get one slot, as attention's Q does,
-    and the kernel lowers. The 128 x 128 tile the rules keep has room for
-    two."""
+    and the kernel lowers. A 128 x 128 tile has room for two slots and three
+    stages."""
     kernel = kernel_of(KERNELS / "gemm_user.mlir", "nn_f16_bias_res")
     options = CompileOptions(block_n=256).resolve(kernel)
     assert options.persistent and options.outer_stages == 1
     assert options.num_stages == 2
+    narrow = CompileOptions(block_n=128).resolve(kernel)
+    assert narrow.outer_stages == DEFAULTS.outer_stages and narrow.num_stages >= 3
     tawa_xdsl.compiler.lower(kernel.parent_op(), options)
-    assert "outer_stages" not in options_for(
-        KERNELS / "gemm_user.mlir", kernel.sym_name.data
-    )
 
 
 def test_given_stages_keep_one_slot_of_the_epilogue_tiles() -> None:

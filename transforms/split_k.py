@@ -79,6 +79,7 @@ from tawa_xdsl.partials import SPLIT_ATTR, WORKSPACE, Record, record
 from tawa_xdsl.signature import DIMS_ATTR
 from tawa_xdsl.transforms.persistent import Builder
 from tawa_xdsl.transforms.tile_shape import BOX_ATTR
+from tawa_xdsl.transforms.transposes import sink_transposes
 
 
 @dataclass
@@ -570,6 +571,7 @@ class SplitKPass(ModulePass):
             )
         for kernel in list(kernels(op)):
             if not paired_already(kernel, self.name, self.splits):
+                sink_transposes(kernel)  # no transposed accumulator to move
                 split_k(kernel, self.splits)
 
 

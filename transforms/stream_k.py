@@ -79,6 +79,7 @@ from tawa_xdsl.transforms.split_k import (
     trip_count,
 )
 from tawa_xdsl.transforms.tile_shape import SIZE_ATTR
+from tawa_xdsl.transforms.transposes import sink_transposes
 
 GRID_QUERIES = (
     tile.ProgramIdOp,
@@ -105,6 +106,7 @@ class StreamKPass(ModulePass):
             if paired_already(kernel, self.name, 0):
                 ran_before(kernel, self, OPTIONS_ATTR, transformed=True)
             else:
+                sink_transposes(kernel)  # no transposed accumulator to move
                 stream_k(kernel, self.group_m)
         for kernel in kernels(op):  # both kernels of each pair made here
             rec = record(kernel)

@@ -7,7 +7,8 @@ refused or mis-planned: a split or stream given on 64x64 tiles (no rate in the
 wave model), num_stages=1 given to a GEMM and to attention (the tuned two-stage
 overlap then off), reverse_x=True given to short causal attention (its
 persistent walk then off), persistent=True given to causal attention and
-outer_stages=3 (the stages then leave room for Q's slots)."""
+outer_stages=3 (the stages then leave room for Q's slots); the fourth sweep's
+GEMM storing its output transposed as a split-K and a stream-K pair."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def test_a_sweep_kernel_computes_its_reference(torch, kernel: str) -> None:
     run = RUNS[kernel]
     args = run.arrays(seed=11)
     wide = [a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in args]
-    tawa_xdsl.compile(KERNELS / run.file, kernel)(*args)
+    grid = run.grid if run.given_grid else None
+    tawa_xdsl.compile(KERNELS / run.file, kernel)(*args, grid=grid)
     for out, expected in zip(run.outputs, run.reference(*wide), strict=True):
         got = torch.from_numpy(args[out].astype(np.float64))
         assert rel_err(got, torch.from_numpy(expected)) < 2e-2
@@ -108,3 +110,21 @@ def test_a_given_block_k_on_a_split_call(torch) -> None:
     ref = a.double() @ b.double() + bias.double() + r.double()
     assert rel_err(c, ref) < 1e-2
     assert kernel.kernel.contract.split is not None
+
+
+@pytest.mark.parametrize("cut", [{"split_k": 3}, {"stream_k": True}], ids=str)
+def test_a_transposed_store_split(torch, cut) -> None:
+    """@gemm_trans_out (Ct = bf16(relu(A B^T + bias)^T)) as a split-K or
+    stream-K pair: the transpose moved up to the loaded tiles before the cut."""
+    m, n, k = 256, 192, 8192
+    gen = torch.Generator(device="cuda").manual_seed(12)
+    a = torch.randn(m, k, device="cuda", generator=gen).bfloat16()
+    b = torch.randn(n, k, device="cuda", generator=gen).bfloat16()
+    bias = torch.randn(n, device="cuda", generator=gen)
+    ct = torch.full((n, m), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel = tawa_xdsl.compile(KERNELS / "gemm_outside4.mlir", "gemm_trans_out", **cut)
+    kernel(a, b, bias, ct)
+    torch.cuda.synchronize()
+    ref = torch.relu(a.double() @ b.double().t() + bias.double()).t()
+    assert rel_err(ct, ref) < 1e-2
+    assert kernel.kernel.contract.split is not None  # the pair ran

@@ -1,0 +1,112 @@
+// canonicalize moves a transpose of a computed tile up to the loaded tiles
+// (transforms/transposes.py): a GEMM storing its epilogue transposed becomes
+// B A^T, the bias row a bias column, the splat zeros transposed; the loop
+// carries the transposed accumulator. Where the transpose cannot reach only
+// splats and shared tiles through values nothing else reads, it stays where it
+// was written and the lowering names it (it was refused there before for every
+// kernel: "tile.trans of a register tile is not supported"). The sweep kernel
+// @gemm_trans_out (tests/kernels/gemm_outside4.mlir) runs it at the thread level.
+// RUN: tawa-opt %s -p canonicalize | filecheck %s
+// RUN: not tawa-opt %s -p 'tawa-hopper-pipeline{tuned=false}' --split-input-file 2>&1 | filecheck %s --check-prefix=KEPT
+
+// CHECK-LABEL: func.func @trans_out
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x128xf32>
+// CHECK:         %[[ACC:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[ZERO]]) -> (tensor<64x128xf32>)
+// CHECK-NEXT:      %[[TA:.*]] = tile.load %a
+// CHECK-NEXT:      %[[TB:.*]] = tile.load %b
+// CHECK-NEXT:      %[[TAT:.*]] = tile.trans %[[TA]] : tensor<128x64xbf16> -> tensor<64x128xbf16>
+// CHECK-NEXT:      %[[D:.*]] = tile.dot %[[TB]], %[[TAT]], %[[A]] : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+// CHECK-NEXT:      scf.yield %[[D]]
+// CHECK:         tile.expand_dims %{{.*}}, axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+// CHECK-NEXT:    tile.broadcast %{{.*}} : tensor<64x1xf32> -> tensor<64x128xf32>
+// CHECK-NEXT:    arith.addf %[[ACC]], %{{.*}} : tensor<64x128xf32>
+// CHECK-NOT:     tile.trans
+// CHECK:         tile.store %{{.*}}, %ct[%n0, %m0] : tensor<64x128xbf16>
+
+func.func @trans_out(%a: !tile.desc<?x?xbf16, box = [128, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %bias: !tile.desc<?xf32, box = [64]>, %ct: !tile.desc<?x?xbf16, box = [64, 128]>) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid_m, %c128 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<128x64xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %tbt = tile.trans %tb : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x64xbf16>, tensor<64x64xbf16> -> tensor<128x64xf32>
+    scf.yield %next : tensor<128x64xf32>
+  }
+  %bias_t = tile.load %bias[%n0] : !tile.desc<?xf32, box = [64]> -> tensor<64xf32>
+  %bias_row = tile.expand_dims %bias_t, axis = 0 : tensor<64xf32> -> tensor<1x64xf32>
+  %bias_b = tile.broadcast %bias_row : tensor<1x64xf32> -> tensor<128x64xf32>
+  %x = arith.addf %acc, %bias_b : tensor<128x64xf32>
+  %out = arith.truncf %x : tensor<128x64xf32> to tensor<128x64xbf16>
+  %out_t = tile.trans %out : tensor<128x64xbf16> -> tensor<64x128xbf16>
+  tile.store %out_t, %ct[%n0, %m0] : tensor<64x128xbf16> -> !tile.desc<?x?xbf16, box = [64, 128]>
+  func.return
+}
+
+// -----
+
+// The accumulator is stored as it is and transposed: moving the transpose up
+// would compute the dot twice, so it stays.
+// CHECK-LABEL: func.func @both_orientations
+// CHECK:         tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
+// KEPT: transposes.mlir:[[# @LINE + 19]]:3: error: tile.trans of a register tile is not supported; transpose tiles as they come from shared memory
+func.func @both_orientations(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %c: !tile.desc<?x?xf32, box = [64, 64]>, %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [64, 64]>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<64x64xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %tbt = tile.trans %tb : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %next : tensor<64x64xf32>
+  }
+  tile.store %acc, %c[%m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  %acc_t = tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
+  tile.store %acc_t, %ct[%n0, %m0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// -----
+
+// B stored K x N: moved, the dot would read a transposed A, which the lowering
+// does not take (it said "a transposed A operand is not supported; load A as
+// M x K" of an A the user loaded as M x K), so the transpose stays.
+// CHECK-LABEL: func.func @nn_trans
+// CHECK:         tile.dot %ta, %tb, %acc_k
+// CHECK:         tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
+// KEPT: transposes.mlir:[[# @LINE + 17]]:3: error: tile.trans of a register tile is not supported; transpose tiles as they come from shared memory
+func.func @nn_trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [64, 64]>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<64x64xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %tb = tile.load %b[%k, %n0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %next = tile.dot %ta, %tb, %acc_k : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %next : tensor<64x64xf32>
+  }
+  %acc_t = tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
+  tile.store %acc_t, %ct[%n0, %m0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
