@@ -6,7 +6,8 @@ efficient backend) vs our Triton FlashAttention, in one run.
 
 FA3's setting: 16k tokens in total (batch = 16384 / seq), bf16, sequence 512 to
 16k, causal and not. Multi-head rows: head dim 64, 128 and 256, hidden 2048
-(heads = 2048 / head_dim), named d<D>-s<seq>[-causal]. Grouped-query rows:
+(heads = 2048 / head_dim), and head dims 80 and 96 with 32 heads (Phi-2,
+Phi-3-mini), named d<D>-s<seq>[-causal]. Grouped-query rows:
 (query heads, kv heads) = (32, 8) and (64, 8) at head dim 128 (Llama-3 8B and
 70B), (16, 1) at 128 (MQA) and (32, 8) at 64 (Llama-3.2 1B), sequence 1k, 4k,
 16k, named gqa<HQ>x<HKV>-d<D>-s<seq>[-causal]; their SDPA peer is `enable_gqa=True` on each of the cuDNN, flash and
@@ -21,7 +22,8 @@ exits (no GPU needed).
 d<D>-s<seq>[-causal]-fp8: Q, K, V random, quantized to e4m3 per tensor;
 tawa-xdsl runs examples/attention_fp8.mlir (V transposed, the descales), our
 Triton kernel the same inputs, and cuDNN (SDPA) the bf16 kernel on the
-dequantized values, for the speed-up FP8 buys. Every kernel is checked against
+dequantized values, for the speed-up FP8 buys (head dim 96 but not 80: e4m3's
+K step of 32 refuses 80). Every kernel is checked against
 float64 attention of the dequantized inputs (relative error < 3e-2: P in e4m3
 costs about 2.5e-2 on these inputs); writes attention_fp8.csv and
 attention_fp8.png.
@@ -70,6 +72,15 @@ SEQS = [512, 1024, 2048, 4096, 8192, 16384]
 GQA_SEQS = [1024, 4096, 16384]
 GQA_MODELS = [(128, 32, 8), (128, 64, 8), (128, 16, 1), (64, 32, 8)]
 """(head dim, query heads, kv heads): Llama-3 8B, 70B, an MQA model, Llama-3.2 1B."""
+FILES = {
+    80: "attention_d80_d96.mlir",
+    96: "attention_d80_d96.mlir",
+    256: "attention_d256.mlir",
+}
+"""The bf16 example file of each head dim not in attention.mlir."""
+MODEL_HEADS = {"bf16": ((80, 32), (96, 32)), "fp8": ((96, 32),)}
+"""(head dim, heads) of the multi-head rows outside hidden 2048: Phi-2 and
+Phi-3-mini; FP8 at 96 only (80 is no multiple of e4m3's K step of 32)."""
 BACKENDS = ("cudnn", "flash", "efficient")
 """torch SDPA backends by our name (SDPBackend.CUDNN_ATTENTION, ...)."""
 
@@ -110,7 +121,7 @@ class Attention(NamedTuple):
             return "attention_fp8.mlir", f"attention{causal}_d{self.d}_fp8"
         if self.gqa:
             return "attention_gqa.mlir", f"attention_gqa{causal}_d{self.d}"
-        file = "attention_d256.mlir" if self.d == 256 else "attention.mlir"
+        file = FILES.get(self.d, "attention.mlir")
         return file, f"attention{causal}_d{self.d}"
 
     @property
@@ -128,6 +139,12 @@ def suite(dtype: str = "bf16") -> list[Attention]:
     rows = [
         Attention(d, seq, causal, 2048 // d, 2048 // d, dtype)
         for d in (64, 128, 256)
+        for seq in SEQS
+        for causal in (False, True)
+    ]
+    rows += [
+        Attention(d, seq, causal, heads, heads, dtype)
+        for d, heads in MODEL_HEADS[dtype]
         for seq in SEQS
         for causal in (False, True)
     ]

@@ -99,11 +99,11 @@ from tawa_xdsl.target import (
     MAX_SMEM_BYTES,
     MBARRIER_BYTES,
     MIN_REGS,
-    NARROW_SWIZZLES,
     SLOT_ALIGN,
     SWIZZLE_BYTES,
     THREADS_PER_WARPGROUP,
     WGMMA_K_BYTES,
+    swizzle_span,
 )
 
 SMEM_ALIGN_SLACK = 1024
@@ -337,19 +337,20 @@ class SmemType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def swizzle_bytes(self) -> int:
-        """The swizzle of the slot layout: a matrix whose rows are 32 or 64 bytes
-        wide is swizzled at its row width, wider ones in 128-byte chunks; vectors
-        are not swizzled (0)."""
+        """The swizzle of the slot layout: a matrix is cut into column chunks of
+        the widest span that divides its rows (`target.swizzle_span`: 128 bytes,
+        else 64, else 32; 128 when none does, which only a tile of one chunk
+        passes `verify`); vectors are not swizzled (0)."""
         tile = self.get_tile()
         if len(tile) == 1:
             return 0
         row = tile[-1] * element_bytes(self.element_type)
-        return row if row in NARROW_SWIZZLES else SWIZZLE_BYTES
+        return swizzle_span(row) or SWIZZLE_BYTES
 
     @property
     def chunk_cols(self) -> int:
         """Columns of one swizzle chunk: 64 for 16-bit elements and 128 for 8-bit
-        ones in 128-byte chunks; a narrow matrix is a single chunk."""
+        ones in 128-byte chunks, half or a quarter of that in 64- or 32-byte ones."""
         return (self.swizzle_bytes or SWIZZLE_BYTES) // element_bytes(self.element_type)
 
     @property

@@ -1830,7 +1830,8 @@ class WgmmaOp(PTXOp):
 
     `dtype` is `bf16` or `f16` (both inputs), or `<a>.<b>` for 8-bit inputs
     (`e4m3.e5m2`): those take k32 steps and have no transpose immediates (both
-    operands K-major, `transpose_b` 0).
+    operands K-major, `transpose_b` 0). `transpose_a` 1 reads a 16-bit A from
+    shared memory MN-major (stored K x M; the SS form's imm-trans-a).
     """
 
     name = "ptx.wgmma"
@@ -1844,6 +1845,8 @@ class WgmmaOp(PTXOp):
     dtype = prop_def(StringAttr)
     start = prop_def(IntegerAttr[I64])
     transpose_b = prop_def(IntegerAttr[I64])
+    transpose_a = opt_prop_def(IntegerAttr[I64])
+    """1: A from shared memory MN-major; absent: K-major (or registers)."""
     result = result_def(RegType)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
@@ -1862,6 +1865,7 @@ class WgmmaOp(PTXOp):
         start: int,
         transpose_b: int,
         a_elements: Sequence[int] = (),
+        transpose_a: int = 0,
     ):
         t = acc if isinstance(acc, RegType) else acc.type
         assert isinstance(t, RegType)
@@ -1873,6 +1877,7 @@ class WgmmaOp(PTXOp):
                 "dtype": StringAttr(dtype),
                 "start": _i64(start),
                 "transpose_b": _i64(transpose_b),
+                **({"transpose_a": _i64(1)} if transpose_a else {}),
             },
             result_types=[t.unallocated()],
         )
@@ -1880,6 +1885,10 @@ class WgmmaOp(PTXOp):
     @property
     def n(self) -> int:
         return int(self.shape.data.split("n")[1].split("k")[0])
+
+    @property
+    def a_transposed(self) -> bool:
+        return self.transpose_a is not None and bool(self.transpose_a.value.data)
 
     @property
     def a_in_registers(self) -> bool:
@@ -1913,8 +1922,12 @@ class WgmmaOp(PTXOp):
                 f"ptx.wgmma: {self.dtype.data} inputs take k{k} steps, not "
                 f"{self.shape.data}"
             )
-        if eight and self.transpose_b.value.data:
+        if eight and (self.transpose_b.value.data or self.a_transposed):
             raise VerifyException("ptx.wgmma: 8-bit operands cannot be transposed")
+        if self.a_transposed and self.a_in_registers:
+            raise VerifyException(
+                "ptx.wgmma: only an A operand in shared memory can be transposed"
+            )
         if register_class(self.result) != "f32" or (
             self.acc is not None
             and _unallocated(self.result.type) != _unallocated(self.acc.type)
@@ -1955,7 +1968,8 @@ class WgmmaOp(PTXOp):
             transposes = "" if self.eight_bit else f", {tb}"
         else:
             a = operand_text(self.a)
-            transposes = "" if self.eight_bit else f", 0, {tb}"
+            ta = int(self.a_transposed)
+            transposes = "" if self.eight_bit else f", {ta}, {tb}"
         out.line(f"{opcode} {{{d}}}, {a}, {b}, {scale}, 1, 1{transposes};")
 
 

@@ -1,6 +1,6 @@
 """Writes the FlashAttention examples (attention.mlir, attention_f16.mlir,
-attention_d256.mlir, attention_gqa.mlir, attention_fp8.mlir) from one template,
-so the twenty-two kernels stay alike.
+attention_d80_d96.mlir, attention_d256.mlir, attention_gqa.mlir,
+attention_fp8.mlir) from one template, so the twenty-eight kernels stay alike.
 
     python examples/make_attention.py        # rewrite the .mlir files next to it
 
@@ -38,6 +38,11 @@ HEADER = """\
 //     keys up to the query position; the blocks left of the query block run
 //     unmasked, the rest with the causal and sequence-length masks.
 """
+
+NARROW_NOTE = """
+// Head dims 80 and 96: rows of 160 and 192 bytes, which 128-byte swizzle chunks do
+// not divide, are moved (TMA) and read (wgmma) in chunks of the widest swizzle
+// span that divides them: five 32-byte chunks, three 64-byte ones."""
 
 D256_NOTE = """
 // Head dim 256 walks 64-key blocks: a 128x256 f32 accumulator and a 128x64 score
@@ -100,7 +105,9 @@ FP8_HEADER = """\
 // (tile.box, tile.size), so `tile-shape{{block-m=.. block-n=..}}` can resize them;
 // BN stays a multiple of 128 (a V^T row of BN bytes is a 128-byte swizzle chunk).
 // Launch grid: (ceil(SQ / BM), BH). Head dim 64 has 64-byte rows of Q and K, moved
-// and read 64-byte swizzled.
+// and read 64-byte swizzled; head dim 96 has 96-byte rows, three 32-byte swizzled
+// chunks (head dims that are not multiples of 32 are refused: wgmma's e4m3 K step
+// is 32).
 //
 //   {full}:
 //     every key; the blocks wholly inside the sequence run unmasked, the last
@@ -367,7 +374,7 @@ def example(
         dtype=dtype,
         bm=bm,
         bn=bn,
-        note=D256_NOTE if 256 in dims else "",
+        note=D256_NOTE if 256 in dims else NARROW_NOTE if 96 in dims else "",
         full=", ".join(names),
         causal=", ".join(causal),
     )
@@ -378,9 +385,10 @@ def example(
 FILES = {
     "attention.mlir": ((64, 128), "bf16", 128, 128),
     "attention_f16.mlir": ((64, 128), "f16", 128, 128),
+    "attention_d80_d96.mlir": ((80, 96), "bf16", 128, 128),
     "attention_d256.mlir": ((256,), "bf16", 128, 64),
     "attention_gqa.mlir": ((64, 128), "bf16", 128, 128, True),
-    "attention_fp8.mlir": ((64, 128, 256), FP8, 128, 128),
+    "attention_fp8.mlir": ((64, 96, 128, 256), FP8, 128, 128),
 }
 
 

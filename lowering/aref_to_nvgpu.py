@@ -73,7 +73,7 @@ from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem
 from tawa_xdsl.compiler import DEFAULTS
 from tawa_xdsl.diagnostics import OpDiagnostic, in_pass
 from tawa_xdsl.dialects import aref, tile
-from tawa_xdsl.dialects.tile import element_bytes, splat_value
+from tawa_xdsl.dialects.tile import splat_value
 from tawa_xdsl.lowering.aref_patterns import (
     CopyPolymorphicPerUse,
     InsertWgmmaWaits,
@@ -81,7 +81,6 @@ from tawa_xdsl.lowering.aref_patterns import (
     patterns,
 )
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
-from tawa_xdsl.target import SWIZZLE_BYTES
 from tawa_xdsl.transforms.specialized import warp_specialized
 
 
@@ -168,23 +167,17 @@ def refuse_unsupported(consumer: Region, layouts: ConsumerLayouts) -> None:
                     "the B operand of tile.dot must come from shared memory (an aref tile)",
                 )
             lhs = layouts.placement.get(op.lhs)
-            if isinstance(lhs, Smem) and lhs.transposed:
-                raise OpDiagnostic(
-                    op, "a transposed A operand is not supported; load A as M x K"
-                )
-            rhs = layouts.placement.get(op.rhs)
-            b_type = op.rhs.type
-            assert isinstance(b_type, TensorType)
-            row = b_type.get_shape()[-1] * element_bytes(b_type.element_type)
-            if isinstance(rhs, Smem) and not rhs.transposed and row % SWIZZLE_BYTES:
-                # wgmma's MN-major descriptors (lowering/distribute/wgmma.py)
-                # assume whole 128-byte swizzled rows
+            a_type = op.lhs.type
+            assert isinstance(a_type, TensorType)
+            if (
+                isinstance(lhs, Smem)
+                and lhs.transposed
+                and tile.is_fp8(a_type.element_type)
+            ):
                 raise OpDiagnostic(
                     op,
-                    f"a B operand stored K x N (MN-major) needs rows of a "
-                    f"multiple of {SWIZZLE_BYTES} bytes; this one's {b_type.get_shape()[-1]} "
-                    f"columns are {row} bytes: widen the tile's N or store B as "
-                    "N x K and transpose the loaded tile (tile.trans)",
+                    "a transposed 8-bit A operand is not supported (wgmma reads "
+                    "8-bit operands K-major only); load A as M x K",
                 )
     for op in ops:
         if (

@@ -47,8 +47,24 @@ MBARRIER_BYTES = 8
 SWIZZLE_BYTES = 128
 """Width of one swizzle span: a chunk row of a shared-memory tile."""
 NARROW_SWIZZLES = (32, 64)
-"""Row widths in bytes of matrix tiles swizzled at their own width (TMA and wgmma
-have 32- and 64-byte swizzle modes too); other rows must be 128-byte multiples."""
+"""Row widths in bytes below 128 that the shape rules (`heuristics`) resize
+matrix tiles to: a tile of exactly one narrow chunk, the layout the GPU runs
+were measured with. Rows of several 32- or 64-byte chunks lower too
+(`swizzle_span`), but no rule picks them for a tile it resizes."""
+SWIZZLE_SPANS = (128, 64, 32)
+"""The swizzle modes TMA and wgmma share, by their row width in bytes, widest first."""
+
+
+def swizzle_span(row_bytes: int) -> int | None:
+    """The swizzle of a matrix tile whose rows are `row_bytes` wide: the widest
+    span that divides its rows (the tile is cut into column chunks of that many
+    bytes; CUTLASS picks its shared-memory atoms the same way), None when no
+    span does (rows not a multiple of 32 bytes: no TMA swizzle and no wgmma
+    descriptor describe them). A 16-bit head dim of 96 is three 64-byte
+    chunks, one of 80 five 32-byte chunks."""
+    return next((s for s in SWIZZLE_SPANS if row_bytes % s == 0), None)
+
+
 SLOT_ALIGN = 1024
 """128-byte swizzling repeats every 8 rows of 128 bytes; tiles start on that boundary."""
 

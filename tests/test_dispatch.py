@@ -244,9 +244,10 @@ def test_the_wave_model_weighs_every_tile_shape() -> None:
 
 def test_widths_the_loads_cannot_take_are_not_weighed() -> None:
     """B stored K x N is loaded in tiles BN wide: rows of 96 or 160 bf16 (192,
-    320 bytes) are no width the swizzled TMA path takes, so the nn kernel's
-    candidates are multiples of 64 columns (64 on 128-row tiles only); the nt
-    kernel (B rows along K) weighs them all."""
+    320 bytes) lower only in 64- or 32-byte swizzle chunks, a layout the shape
+    rules do not resize tiles to (`target.NARROW_SWIZZLES`: unmeasured), so the
+    nn kernel's candidates are multiples of 64 columns (64 on 128-row tiles
+    only); the nt kernel (B rows along K) weighs them all."""
     nn = dispatcher("gemm.mlir", "gemm_nn")
     plan = nn.plan(nn.key_for(M=512, N=4096, K=4096))
     widths = {o["block_n"] for o in plan.decision.considered}

@@ -134,8 +134,11 @@ ATTENTION = [
     ("attention.mlir", "attention_d64", 64),
     ("attention.mlir", "attention_causal_d64", 64),
     ("attention.mlir", "attention_causal_d128", 128),
+    ("attention_d80_d96.mlir", "attention_causal_d80", 80),
+    ("attention_d80_d96.mlir", "attention_d96", 96),
     ("attention_d256.mlir", "attention_causal_d256", 256),
     ("attention_fp8.mlir", "attention_causal_d128_fp8", 128),
+    ("attention_fp8.mlir", "attention_causal_d96_fp8", 96),
     ("attention_fp8.mlir", "attention_d256_fp8", 256),
 ]
 SEQUENCES = [(64, 512), (16, 1024), (8, 4096), (1, 16384)]

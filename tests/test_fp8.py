@@ -299,10 +299,13 @@ def test_block_scales_are_applied_per_k_block(kernel, block) -> None:
 # --------------------------------------------------------------- attention
 
 ATTENTION_KERNELS = [
-    f"attention{causal}_d{d}_fp8" for d in (64, 128, 256) for causal in ("", "_causal")
+    f"attention{causal}_d{d}_fp8"
+    for d in (64, 96, 128, 256)
+    for causal in ("", "_causal")
 ]
 BF16_ATTENTION = {
     64: "attention.mlir",
+    96: "attention_d80_d96.mlir",
     128: "attention.mlir",
     256: "attention_d256.mlir",
 }
@@ -475,6 +478,7 @@ FAST_THREAD_LEVEL = {
     "gemm_fp8_blockwise",
     "gemm_fp8_blockwise_overlap",
     "attention_causal_d64_fp8",
+    "attention_d96_fp8",  # 96-byte rows: three 32-byte swizzle chunks
 }
 
 

@@ -95,7 +95,12 @@ PTX_CASES = (
     + [("gemm_epilogue.mlir", c) for c in GEMM_CONFIGS[1:4]]
     + [
         (f, c)
-        for f in ("attention.mlir", "attention_f16.mlir", "attention_d256.mlir")
+        for f in (
+            "attention.mlir",
+            "attention_f16.mlir",
+            "attention_d80_d96.mlir",
+            "attention_d256.mlir",
+        )
         for c in ATTENTION_CONFIGS
         if f != "attention_d256.mlir" or c[:2] == (2, 1)
     ]
@@ -109,6 +114,7 @@ FAST_PTX_CASES = {
     ("gemm_epilogue.mlir", (4, 2, 2, 0)),
     ("attention.mlir", (2, 1, 2, 1, 1)),
     ("attention_f16.mlir", (3, 2, 2, 1)),
+    ("attention_d80_d96.mlir", (3, 2, 2, 1)),
     ("attention_d256.mlir", (2, 1, 2, 1)),
 }
 

@@ -191,6 +191,7 @@ def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
     labels = {r.label for r in suite}
     assert len(labels) == len(suite)
     assert {"d256-s512", "d256-s16384-causal", "gqa32x8-d128-s4096"} <= labels
+    assert {"d80-s4096", "d96-s16384-causal"} <= labels
     assert labels >= attention.QUICK["bf16"]
     gqa = [r for r in suite if r.gqa]
     assert {(r.d, r.q_heads, r.kv_heads) for r in gqa} == {
@@ -208,10 +209,10 @@ def test_attention_fp8_suite_is_the_multi_head_grid() -> None:
     attention = load_benchmark("attention")
     suite = attention.suite("fp8")
     labels = {r.label for r in suite}
-    assert len(labels) == len(suite) == 36  # head dims 3 x sequences 6 x causal 2
+    assert len(labels) == len(suite) == 48  # head dims 4 x sequences 6 x causal 2
     assert labels >= attention.QUICK["fp8"] | {"d128-s16384-fp8"}
     assert {r.label.removesuffix("-fp8") for r in suite} == {
-        r.label for r in attention.suite() if not r.gqa
+        r.label for r in attention.suite() if not r.gqa and r.d != 80
     }
     assert all(r.backends == ("cudnn",) for r in suite)
     assert {r.kernel for r in suite} == {
@@ -232,7 +233,7 @@ def test_attention_fp8_suite_is_the_multi_head_grid() -> None:
         (["gemm.py", "--dtype", "fp8"], 66),
         (["gemm.py", "--dtype", "fp8", "--quick"], 6),
         (["gemm.py", "--dtype", "fp8", "--rows", "*-fp8-block"], 6),
-        (["attention.py", "--dtype", "fp8"], 36),
+        (["attention.py", "--dtype", "fp8"], 48),
         (["attention.py", "--dtype", "fp8", "--quick"], 5),
         (["tile_widths.py"], 12),
         (["tile_widths.py", "--config", "num_stages=8", "--rows", "128x*"], 2),

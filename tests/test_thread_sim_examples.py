@@ -42,6 +42,11 @@ def gelu_ref(a, b, bias, c):
     return gelu(a @ b.T + bias)
 
 
+def gelu_erf_ref(a, b, bias, c):
+    x = a @ b.T + bias
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
 def residual_gelu_ref(a, b, bias, r, c, alpha):
     return gelu(alpha * (a @ b.T) + bias) + r
 
@@ -109,6 +114,12 @@ RUNS = {
         (2, 2),
         gelu_ref,
     ),
+    "gemm_bias_gelu_erf": Run(
+        "gemm_epilogue.mlir",
+        ((130, 72), (200, 72), (200,), (130, 200)),
+        (2, 2),
+        gelu_erf_ref,
+    ),
     "gemm_residual_gelu": Run(
         "gemm_epilogue.mlir",
         ((130, 72), (200, 72), (200,), (130, 200), (130, 200)),
@@ -124,10 +135,23 @@ RUNS = {
         for c in (False, True)
         for f in (False, True)
     },
+    **{
+        f"attention{'_causal' if c else ''}_d{d}": _attention(
+            "attention_d80_d96.mlir", d, c
+        )
+        for d in (80, 96)
+        for c in (False, True)
+    },
     "attention_d256": _attention("attention_d256.mlir", 256, False),
     "attention_causal_d256": _attention("attention_d256.mlir", 256, True),
 }
-FAST = {"gemm_nt", "gemm_residual_gelu", "attention_causal_d64"}
+FAST = {
+    "gemm_nt",
+    "gemm_residual_gelu",
+    "gemm_bias_gelu_erf",
+    "attention_causal_d64",
+    "attention_d96",
+}
 ALLOCATED_FAST = {"attention_d64"}  # its loop entries swap registers
 ALLOCATED_CI = {
     "attention_causal_d128",
@@ -151,15 +175,17 @@ def check_example(
     seed: int = 0,
     module: ModuleOp | None = None,
     run: Run | None = None,
+    source: str | None = None,
 ) -> None:
     """`kernel` at the thread level (`module`, by default lowered with
     `pipeline`) computes the reference (on `run`'s arrays, by default the
-    kernel's entry in `RUNS`)."""
+    kernel's entry in `RUNS`), and what the interpreter computes on the tile
+    kernel (of `source`, MLIR text, by default `run`'s example file)."""
     run = run or RUNS[kernel]
     args = run.args(seed=7)
     out = len(run.shapes) - 1
     tawa_xdsl.interpret(
-        tawa_xdsl.parse(EXAMPLES / run.file), kernel, *args, grid=run.grid
+        tawa_xdsl.parse(source or EXAMPLES / run.file), kernel, *args, grid=run.grid
     )
     expected = args[out].copy()
     module = module or thread_level_example(kernel, pipeline)

@@ -52,7 +52,7 @@ from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from tawa_xdsl.lowering.fragments import Geometry
 from tawa_xdsl.lowering.quad_transpose import quad_transpose_bundle
 from tawa_xdsl.lowering.select_store_path import store_paths
-from tawa_xdsl.target import NARROW_SWIZZLES, SWIZZLE_BYTES
+from tawa_xdsl.target import SWIZZLE_BYTES, swizzle_span
 
 
 class SmemSlot(DistributePattern):
@@ -107,8 +107,7 @@ def _element_offset(view: nv.SmemViewType, position: tuple[int, ...]) -> int:
         return position[0] * esize
     rows, cols = view.get_shape()
     r, c = position
-    row_bytes = cols * esize
-    span = row_bytes if row_bytes in NARROW_SWIZZLES else SWIZZLE_BYTES
+    span = swizzle_span(cols * esize) or SWIZZLE_BYTES
     chunk, within = divmod(c * esize, span)
     linear = chunk * rows * span + r * span + within
     return linear ^ (((linear >> 7) & (span // 16 - 1)) << 4)
@@ -257,21 +256,27 @@ def _swizzled_pairs(
     ops: Ops, op: Operation, t: TensorType, base: SSAValue
 ) -> tuple[SSAValue, list[_Pair]]:
     """Where this thread's element pairs of the accumulator-layout tile `t`
-    sit in the 128-byte-swizzled layout TMA reads and writes, at `base`:
-    column chunks of 128 bytes, each `rows` rows of 128 bytes, and in row r
-    the 16-byte piece c at c ^ (r % 8), where r % 8 is the thread's g for every
-    row it holds. One address per 8-column group (a pair never straddles a
-    16-byte piece); pairs in (group, 64-row block, half) order. Staging writes
+    sit in the swizzled layout TMA reads and writes, at `base`: column chunks of
+    `span` bytes (`SmemType.swizzle_bytes`), each `rows` rows of `span` bytes,
+    and in row r the 16-byte piece c at c ^ ((r span / 128) % (span / 16)),
+    which for a row r = g mod 8, as every row the thread holds is, is
+    c ^ (g >> log2(128 / span)). One address per 8-column group (a pair never
+    straddles a 16-byte piece); pairs in (group, 64-row block, half) order. Staging writes
     (`smem_store`) and epilogue reads (`smem_load`) share it, so the registers
     and TMA agree on the layout both ways."""
     k = ops.k
     ids = k.consumer_ids(op)
     geom, esize = geometry(t), element_bytes(t.element_type)
-    rows, chunk_cols = geom.rows, SWIZZLE_BYTES // esize
-    row_addr = ops.alu(  # this thread's first row, 128 bytes per row
-        "mad.lo.u32", k.row0(rows, op, ops), ops.imm(SWIZZLE_BYTES, "b32"), base
+    span = swizzle_span(geom.cols * esize) or SWIZZLE_BYTES
+    rows, chunk_cols = geom.rows, span // esize
+    row_addr = ops.alu(  # this thread's first row, `span` bytes per row
+        "mad.lo.u32", k.row0(rows, op, ops), ops.imm(span, "b32"), base
     )
-    g16 = ops.alu("shl.b32", ids.g, ops.imm(4, "b32"))
+    g = ids.g
+    if span < SWIZZLE_BYTES:
+        shift = (SWIZZLE_BYTES // span).bit_length() - 1
+        g = ops.alu("shr.u32", g, ops.imm(shift, "b32"))
+    g16 = ops.alu("shl.b32", g, ops.imm(4, "b32"))
     t_bytes = ops.alu("mul.lo.u32", ids.t, ops.imm(2 * esize, "b32"))
     groups = [divmod(8 * j, chunk_cols) for j in range(geom.cols // 8)]
     byte = ops.alu("add.u32", t_bytes, ops.imm([c * esize for _, c in groups], "b32"))
@@ -285,7 +290,7 @@ def _swizzled_pairs(
         _Pair(
             b * half + 4 * j + 2 * h,
             j,
-            (chunk * rows + 64 * b + 8 * h) * SWIZZLE_BYTES,
+            (chunk * rows + 64 * b + 8 * h) * span,
         )
         for j, (chunk, _) in enumerate(groups)
         for b in range(geom.blocks)

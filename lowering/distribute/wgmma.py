@@ -6,11 +6,11 @@ way): for every k step and every 64-row block of the warpgroup's band, one
 `ptx.wgmma` on that block's half of the accumulator bundle. Operands in shared
 memory are 64-bit descriptors: built once from the tile's address, then
 advanced per k step (32 bytes inside a swizzle row, a whole chunk of rows past
-it) and per row block. A row is 128 bytes (128-byte swizzle), or the tile's
-own 32 or 64 bytes when that is all it has (`SmemType.swizzle_bytes`; the
+it) and per row block. A chunk row is the widest swizzle span (128, 64 or 32
+bytes) that divides the stored tile's rows (`SmemType.swizzle_bytes`; the
 descriptor's swizzle mode and 8-row stride follow). A transposed B view is
 K-major (trans-b 0); an untransposed one is MN-major (trans-b 1, LBO = the
-bytes between 64-column chunks; 16-bit only: 8-bit operands are K-major). A
+bytes between column chunks; 16-bit only: 8-bit operands are K-major). A
 register A operand (the RS form, P in attention) is four `b32` per
 instruction: for 16-bit inputs the fragment's own pairs; for 8-bit ones
 `ByteMover` moves the bytes between the lanes of each quad. A zero accumulator is
@@ -41,9 +41,8 @@ from tawa_xdsl.lowering.distribute.context import (
     register_type,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
-from tawa_xdsl.target import NARROW_SWIZZLES, SWIZZLE_BYTES, WGMMA_K_BYTES
+from tawa_xdsl.target import SWIZZLE_BYTES, WGMMA_K_BYTES, swizzle_span
 
-ROW_BYTES = SWIZZLE_BYTES
 SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}
 """The descriptor's swizzle mode (bits 62-63) for each row width in bytes."""
 PTX_TYPES = {"bf16": "bf16", "f16": "f16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
@@ -54,18 +53,23 @@ def k_major_desc(span: int) -> int:
     return (SWIZZLE_MODES[span] << 62) | ((8 * span >> 4) << 32) | (1 << 16)
 
 
-def mn_major_desc(chunk_bytes: int) -> int:
-    """128-byte swizzle, SBO 1024 bytes, LBO = bytes between 64-column chunks."""
-    return (1 << 62) | (64 << 32) | ((chunk_bytes >> 4) << 16)
+def mn_major_desc(span: int, chunk_bytes: int) -> int:
+    """Swizzled at `span` bytes, SBO 8 K rows of it, LBO = bytes between column
+    chunks (the canonical MN-major layouts of the PTX ISA: `span / 2` contiguous
+    16-bit elements of N per K row, a chunk's K rows `span` bytes apart)."""
+    return (
+        (SWIZZLE_MODES[span] << 62)
+        | ((8 * span >> 4) << 32)
+        | ((chunk_bytes >> 4) << 16)
+    )
 
 
 def row_span(view: nv.SmemViewType) -> int:
-    """Bytes of one swizzled row of the stored tile a view reads: 128, or the
-    tile's own row of 32 or 64 bytes."""
+    """Bytes of one swizzled chunk row of the stored tile a view reads: the
+    widest swizzle span dividing the tile's rows (`target.swizzle_span`)."""
     shape = view.get_shape()
     stored_row = shape[0] if view.is_transposed else shape[-1]
-    row = stored_row * element_bytes(view.element_type)
-    return row if row in NARROW_SWIZZLES else ROW_BYTES
+    return swizzle_span(stored_row * element_bytes(view.element_type)) or SWIZZLE_BYTES
 
 
 def descriptor(ops: Ops, addr: SSAValue, const: int) -> SSAValue:
@@ -119,36 +123,40 @@ class Wgmma(DistributePattern):
         )
         per_block, rows_wg = n // 2, m // k_state.warpgroups
         b_addr = self.k.lowered(op.rhs, op).value
-        if rhs_type.is_transposed:
-            span = row_span(rhs_type)
-            b_desc = descriptor(ops, b_addr, k_major_desc(span))
-            b_off = lambda s: _k_offset(s, n, span)  # noqa: E731
-            trans_b = 0
-        else:
-            b_desc = descriptor(ops, b_addr, mn_major_desc(k * ROW_BYTES))
-            b_off = lambda s: s * 16 * ROW_BYTES  # noqa: E731
-            trans_b = 1
+        b_layout = SmemOperand.of(rhs_type, n, k, k_major=rhs_type.is_transposed)
+        b_desc = descriptor(ops, b_addr, b_layout.desc)
+        trans_b = int(not rhs_type.is_transposed)
         steps = k // k_step
         a = self.k.lowered(op.lhs, op)
         a_view = op.lhs.type
         if isinstance(a_view, nv.SmemViewType):
-            span = row_span(a_view)
+            # a transposed view: A stored K x M, read MN-major (imm-trans-a)
+            a_layout = SmemOperand.of(a_view, m, k, k_major=not a_view.is_transposed)
             cwg = k_state.consumer_ids(op).cwg
-            band = ops.alu("mad.lo.u32", cwg, ops.imm(rows_wg * span, "b32"), a.value)
-            a_desc = descriptor(ops, band, k_major_desc(span))
+            band_bytes = ops.imm(a_layout.along_mn(rows_wg), "b32")
+            band = ops.alu("mad.lo.u32", cwg, band_bytes, a.value)
+            a_desc = descriptor(ops, band, a_layout.desc)
         elif is_fp8(a_elem):
             pairs = geometry(op.lhs.type).count // 2
             mover = ByteMover.of(ops, k_state.consumer_ids(op), a, pairs)
         shape = f"m64n{n}k{k_step}"
         for s in range(steps):
-            b_d = advanced(ops, b_desc, b_off(s))
+            b_d = advanced(ops, b_desc, b_layout.k_step(s))
             for blk in range(geom.blocks):
                 scale = k_state.false if zero_init and s == 0 else k_state.true
                 start = blk * per_block
                 if isinstance(a_view, nv.SmemViewType):
-                    a_d = advanced(ops, a_desc, _k_offset(s, m, span) + blk * 64 * span)
+                    offset = a_layout.k_step(s) + a_layout.along_mn(blk * 64)
                     mma = ptx.WgmmaOp(
-                        chain, a_d, b_d, scale, shape, kind, start, trans_b
+                        chain,
+                        advanced(ops, a_desc, offset),
+                        b_d,
+                        scale,
+                        shape,
+                        kind,
+                        start,
+                        trans_b,
+                        transpose_a=int(a_view.is_transposed),
                     )
                 else:  # four registers: the 16-bit pairs, or the moved bytes
                     if is_fp8(a_elem):
@@ -174,6 +182,46 @@ class Wgmma(DistributePattern):
                 chain = ops.add(mma).results[0]
         assert isinstance(chain, SSAValue)
         self.k.define(rewriter, op, ops, Lowered(chain))
+
+
+@dataclass(frozen=True)
+class SmemOperand:
+    """How wgmma walks a shared-memory operand of `mn` rows (A's M, B's N) and
+    `k` K: K-major (rows of K, chunks of `mn` rows) or MN-major (rows of MN,
+    chunks of `k` rows), in chunks `span` bytes wide."""
+
+    span: int
+    mn: int
+    k: int
+    k_major: bool
+
+    @staticmethod
+    def of(view: nv.SmemViewType, mn: int, k: int, k_major: bool) -> SmemOperand:
+        return SmemOperand(row_span(view), mn, k, k_major)
+
+    @property
+    def desc(self) -> int:
+        """The descriptor's constant bits."""
+        if self.k_major:
+            return k_major_desc(self.span)
+        return mn_major_desc(self.span, self.k * self.span)
+
+    def k_step(self, step: int) -> int:
+        """Bytes to k16 (8-bit: k32) step `step`: along a K-major row, then
+        the next chunk; 16 K rows further MN-major."""
+        if self.k_major:
+            return _k_offset(step, self.mn, self.span)
+        return step * 16 * self.span
+
+    def along_mn(self, rows: int) -> int:
+        """Bytes to the operand `rows` rows further along M or N (whole 64-row
+        blocks and warpgroup bands): that many rows of a K-major chunk, whole
+        chunks MN-major (`rows` a multiple of a chunk's `span / 2` columns)."""
+        if self.k_major:
+            return rows * self.span
+        chunk = self.span // 2
+        assert rows % chunk == 0, (rows, chunk)
+        return rows // chunk * self.k * self.span
 
 
 def _k_offset(step: int, rows: int, span: int) -> int:

@@ -78,6 +78,7 @@ LOWERED: dict[str, frozenset[str]] = {
             "ceil",
             "copysign",
             "cos",
+            "erf",
             "exp",
             "exp2",
             "floor",

@@ -68,11 +68,12 @@ from tawa_xdsl.signature import params as caller_params
 from tawa_xdsl.target import (
     MAX_SMEM_BYTES,
     MBARRIER_BYTES,
-    NARROW_SWIZZLES,
     SLOT_ALIGN,
     SWIZZLE_BYTES,
+    SWIZZLE_SPANS,
     THREADS_PER_WARPGROUP,
     TMA_ALIGN,
+    swizzle_span,
 )
 
 SMEM_BUDGET = MAX_SMEM_BYTES - SMEM_ALIGN_SLACK
@@ -575,9 +576,9 @@ def _tensor_map(
     desc: tile.DescType, tile_type: TensorType, where: Operation
 ) -> nv.TensorMapType:
     """The TMA map of a tensor moved in tiles of `tile_type`: the tile's box, cut
-    into 128-byte chunks (128-byte swizzle) when the tile is a matrix, swizzled at
-    its row width when the rows are 32 or 64 bytes (`SmemType.swizzle_bytes`),
-    unswizzled for vectors."""
+    into column chunks of the widest swizzle span dividing its rows when the tile
+    is a matrix (`target.swizzle_span`, as `SmemType.swizzle_bytes` lays the
+    slots out), unswizzled for vectors."""
     box = list(desc.get_box())
     esize = element_bytes(desc.element_type)
     tile_rank = len(tile_type.get_shape())
@@ -587,14 +588,13 @@ def _tensor_map(
         return nv.TensorMapType((1, *desc.get_shape()), desc.element_type, (1, *box), 0)
     if tile_rank == 1:
         return nv.TensorMapType(desc.get_shape(), desc.element_type, box, 0)
-    if inner_bytes in NARROW_SWIZZLES:
-        return nv.TensorMapType(desc.get_shape(), desc.element_type, box, inner_bytes)
-    if inner_bytes % SWIZZLE_BYTES:
+    span = swizzle_span(inner_bytes)
+    if span is None:
+        smallest = SWIZZLE_SPANS[-1]
         raise OpDiagnostic(
             where,
             f"tile rows of {inner_bytes} bytes: the swizzled TMA path needs rows of "
-            f"{' or '.join(map(str, NARROW_SWIZZLES))} bytes or a multiple of "
-            f"{SWIZZLE_BYTES} bytes ({SWIZZLE_BYTES // esize} elements)",
+            f"a multiple of {smallest} bytes ({smallest // esize} elements)",
         )
-    box[-1] = SWIZZLE_BYTES // esize
-    return nv.TensorMapType(desc.get_shape(), desc.element_type, box, SWIZZLE_BYTES)
+    box[-1] = span // esize
+    return nv.TensorMapType(desc.get_shape(), desc.element_type, box, span)

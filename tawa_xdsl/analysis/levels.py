@@ -166,7 +166,13 @@ def unsupported_op(op: Operation) -> str | None:
     if isinstance(op, tile.ReduceOp) and (
         op.axis.value.data != op.source.type.get_num_dims() - 1
     ):
-        return "only reductions along rows (the last axis) are supported in registers"
+        return (
+            "only reductions along rows (the last axis) are supported in registers "
+            "(a column is spread over the lanes and warps of its warpgroups: "
+            "reducing it needs shared memory); reduce the rows of the transposed "
+            "tile instead (a product's: tile.dot with the operands swapped, "
+            "C^T = B A^T)"
+        )
     return unsupported_elementwise(op) or narrow_arithmetic(op)
 
 

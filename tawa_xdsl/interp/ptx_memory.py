@@ -28,7 +28,7 @@ import numpy as np
 
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dtypes import numpy_dtype
-from tawa_xdsl.target import SWIZZLE_BYTES
+from tawa_xdsl.target import SWIZZLE_BYTES, SWIZZLE_SPANS
 
 GLOBAL_BASE = 1 << 32
 """The first array's device address; 0 and small addresses are never mapped."""
@@ -42,10 +42,6 @@ PARAM_BASE = 1 << 44
 
 class AccessFault(Exception):
     """An access the GPU would fault on or that lands where nothing is."""
-
-
-SWIZZLE_SPANS = (32, 64, 128)
-"""The swizzle modes TMA and wgmma share, by their row width in bytes."""
 
 
 def swizzle(addr: np.ndarray, span: int = SWIZZLE_BYTES) -> np.ndarray:

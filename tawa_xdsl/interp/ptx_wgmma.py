@@ -13,9 +13,11 @@ operand's element addresses before swizzling are:
 - K-major (A, and B with `transpose_b = 0`, given as its N x K tile): row r, k:
   `start + (r / 8) SBO + (r % 8) S + e k` (LBO unused: one step's 32 bytes fit
   a row);
-- MN-major (B with `transpose_b = 1`, 16-bit and 128-byte swizzled only; K x N
-  with N contiguous): k, column n:
-  `start + (n / 64) LBO + (k / 8) SBO + (k % 8) 128 + 2 (n % 64)`;
+- MN-major (B with `transpose_b = 1`, 16-bit only; K x N with N contiguous in
+  column chunks of C = S / 2 elements): k, column n:
+  `start + (n / C) LBO + (k / 8) SBO + (k % 8) S + 2 (n % C)` (the PTX ISA's
+  canonical MN-major layouts: `((T, S / 16, m), (8, k)) : ((1, T, LBO), (S / 2, SBO))`
+  in elements, T = 8 16-bit elements);
 
 then the absolute-address swizzle (`ptx_memory.swizzle`). Register layouts,
 for thread `tid` of the warpgroup, w = tid / 32, g = (tid % 32) / 4, t = tid % 4:
@@ -38,7 +40,6 @@ M = 64
 K_BYTES = 32
 """The K extent of one instruction, in bytes of either input type."""
 LANES = 128
-SWIZZLE_128B = 1
 SPAN_OF_MODE = {1: 128, 2: 64, 3: 32}
 """Row bytes of the descriptor's swizzle modes."""
 
@@ -69,12 +70,11 @@ class Descriptor:
         return SPAN_OF_MODE[self.swizzle]
 
     def check(self, what: str, k_major: bool) -> None:
-        modes = SPAN_OF_MODE if k_major else (SWIZZLE_128B,)
-        if self.swizzle not in modes or self.base_offset:
+        if self.swizzle not in SPAN_OF_MODE or self.base_offset:
             raise AccessFault(
                 f"{what}: the simulator models swizzled {'K' if k_major else 'MN'}-major "
                 f"operands with base offset 0 (swizzle modes "
-                f"{', '.join(map(str, modes))}); this descriptor has swizzle mode "
+                f"{', '.join(map(str, SPAN_OF_MODE))}); this descriptor has swizzle mode "
                 f"{self.swizzle}, base offset {self.base_offset}"
             )
 
@@ -91,8 +91,9 @@ def mn_major_addresses(d: Descriptor, cols: int) -> np.ndarray:
     """Shared addresses of a 16-bit MN-major operand's elements, `[16, cols]`."""
     k = np.arange(K_BYTES // 2)[:, None]
     n = np.arange(cols)[None, :]
-    linear = d.start + (n // 64) * d.lbo + (k // 8) * d.sbo + (k % 8) * 128
-    return swizzle(linear + 2 * (n % 64))
+    chunk = d.span // 2
+    linear = d.start + (n // chunk) * d.lbo + (k // 8) * d.sbo + (k % 8) * d.span
+    return swizzle(linear + 2 * (n % chunk), d.span)
 
 
 @cache

@@ -1321,7 +1321,10 @@ class ThreadFunctions(InterpreterFunctions):
             a_desc = Descriptor.decode(
                 self._uniform(op, self._read(op, first, a_v), lanes, "the A descriptor")
             )
-            a, a_bytes = self._operand(op, a_desc, 64, 0, True, a_type)
+            trans_a = op.a_transposed
+            a, a_bytes = self._operand(op, a_desc, 64, 64, not trans_a, a_type)
+            if trans_a:  # read K x M, M contiguous
+                a = a.T
             reads.append(a_bytes)
         d = accumulator_matrix(np.ascontiguousarray(acc[:, start : start + half]), n)
         result = acc.copy()

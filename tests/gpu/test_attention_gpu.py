@@ -1,6 +1,6 @@
 """FlashAttention forward compiled by tawa-xdsl, on the H100, against a float64
-softmax-attention reference: head dims 64, 128 and 256, causal and not, bf16 and
-f16, batch x heads in the grid, sequence lengths that are not block multiples.
+softmax-attention reference: head dims 64, 80, 96, 128 and 256, causal and not,
+bf16 and f16, batch x heads in the grid, sequence lengths that are not block multiples.
 Outputs are poisoned with NaN before each run; tolerance |out - ref| / |ref| < 1e-2."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 
 import tawa_xdsl
 from tawa_xdsl.diagnostics import DiagnosticException
+from tawa_xdsl.examples import make_attention
 
 from .conftest import rel_err
 
@@ -50,10 +51,11 @@ def run_attention(
     config,
     sharpness: float = 1.0,
     ramp: float = 0.0,
+    text: str | None = None,
 ):
     """Relative error against float64 on random inputs; `sharpness` multiplies
     the softmax scale, `ramp` adds ramp * key index to K with Q positive, so
-    scores grow along the keys."""
+    scores grow along the keys. `text` (MLIR) replaces the example `file`."""
     options = CONFIGS[config]
     gen = torch.Generator(device="cuda").manual_seed(seq * 31 + d)
     q, k, v = (
@@ -64,7 +66,7 @@ def run_attention(
         k = k + ramp * torch.arange(seq, device="cuda")[None, :, None]
     q, k, v = (x.to(dtype) for x in (q, k, v))
     o = torch.full_like(q, float("nan"))
-    compiled = tawa_xdsl.compile(EXAMPLES / file, kernel, **options)
+    compiled = tawa_xdsl.compile(text or EXAMPLES / file, kernel, **options)
     scale = sharpness / math.sqrt(d)
     compiled(q, k, v, o, scale)
     torch.cuda.synchronize()
@@ -138,6 +140,36 @@ def test_head_dim_256(torch, causal, seq, config) -> None:
         torch.bfloat16,
         causal,
         config,
+    )
+    assert err < 1e-2
+
+
+@pytest.mark.parametrize("config", ["tuned", "D2-P1", "D3-P2-two-stage"])
+@pytest.mark.parametrize("seq", [300, 4096])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", [80, 96])
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_head_dims_80_and_96(torch, dtype, d, causal, seq, config) -> None:
+    """Rows of 160 and 192 bytes: Q, K and V moved by TMA and read by wgmma in
+    32- and 64-byte swizzle chunks (V MN-major in them). bf16 from
+    attention_d80_d96.mlir, f16 the same template's kernel."""
+    kernel = f"attention{'_causal' if causal else ''}_d{d}"
+    text = None
+    if dtype == "f16":
+        text = make_attention.kernel(d, "f16", causal, 128, 128)
+        kernel += "_f16"
+    torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float16
+    err = run_attention(
+        torch,
+        "attention_d80_d96.mlir",
+        kernel,
+        6 if seq <= 1000 else 2,
+        seq,
+        d,
+        torch_dtype,
+        causal,
+        config,
+        text=text,
     )
     assert err < 1e-2
 

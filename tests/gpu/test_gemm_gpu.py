@@ -7,6 +7,7 @@ about 2e-3)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -147,7 +148,9 @@ def test_cluster_grid_is_checked(torch) -> None:
     "config", [None, (3, 2, 1), (4, 2, 2)], ids=lambda c: config_id(c) if c else "tuned"
 )
 @pytest.mark.parametrize("size", [(1000, 1000, 1000), (4096, 3000, 1024)], ids=str)
-@pytest.mark.parametrize("kernel", ["gemm_scale_bias_relu", "gemm_bias_gelu"])
+@pytest.mark.parametrize(
+    "kernel", ["gemm_scale_bias_relu", "gemm_bias_gelu", "gemm_bias_gelu_erf"]
+)
 def test_fused_epilogue(torch, kernel, size, config) -> None:
     m, n, k = size
     a = torch.randn(m, k, device="cuda").bfloat16()
@@ -165,10 +168,14 @@ def test_fused_epilogue(torch, kernel, size, config) -> None:
     if kernel == "gemm_scale_bias_relu":
         compiled(a, b, bias, c, 0.5)
         ref = (0.5 * x + bias.double()).relu()
-    else:
+    elif kernel == "gemm_bias_gelu":
         compiled(a, b, bias, c)
         x = x + bias.double()
         ref = 0.5 * x * (1 + torch.tanh(0.7978845608 * (x + 0.044715 * x**3)))
+    else:  # exact GELU: math.erf as the lowering's polynomials
+        compiled(a, b, bias, c)
+        x = x + bias.double()
+        ref = 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
     torch.cuda.synchronize()
     assert rel_err(c, ref) < 1e-2
 
@@ -206,6 +213,29 @@ def test_residual_epilogue(torch, size, config) -> None:
     ref = gelu + r.double()
     assert rel_err(c, ref) < 1e-2
     assert rel_err(c - gelu, r.double()) < 5e-2  # the residual is really added
+
+
+@pytest.mark.parametrize(
+    "config", [None, (3, 2, 1), (4, 2, 2)], ids=lambda c: config_id(c) if c else "tuned"
+)
+@pytest.mark.parametrize("size", [(1000, 1000, 1000), (4096, 3000, 1024)], ids=str)
+def test_a_stored_k_by_m(torch, size, config) -> None:
+    """tests/kernels/gemm_at.mlir: A stored K x M, read by wgmma MN-major
+    (imm-trans-a 1); the simulator's model of it checked on the hardware."""
+    m, n, k = size
+    a_km = torch.randn(k, m, device="cuda").bfloat16()
+    b = torch.randn(n, k, device="cuda").bfloat16()
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    options = {}
+    if config is not None:
+        stages, mma, consumers = config
+        options = dict(
+            num_stages=stages, mma_depth=mma, num_consumers=consumers, tuned=False
+        )
+    kernel = Path(__file__).resolve().parents[1] / "kernels" / "gemm_at.mlir"
+    tawa_xdsl.compile(kernel, "gemm_at", **options)(a_km, b, c)
+    torch.cuda.synchronize()
+    assert rel_err(c, a_km.double().t() @ b.double().t()) < 1e-2
 
 
 def test_setmaxnreg_is_honoured(torch) -> None:

@@ -297,27 +297,27 @@ func.func @bop(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:318:7: error: tile.dot: convert-aref-to-nvgpu-async: a transposed A operand is not supported; load A as M x K
-func.func @atrans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
-    %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-    %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
+// CHECK: {{.*}}refusals.mlir:318:7: error: tile.dot: convert-aref-to-nvgpu-async: a transposed 8-bit A operand is not supported (wgmma reads 8-bit operands K-major only); load A as M x K
+func.func @atrans(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 64]>, %b: !tile.desc<?x?xf8E4M3FN, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+    %ra = aref.create : !aref.aref<[tensor<64x64xf8E4M3FN>], depth = 1>
+    %rb = aref.create : !aref.aref<[tensor<64x64xf8E4M3FN>], depth = 1>
     aref.warp_specialize consumers = 1 producer {
       %i = arith.constant 0 : index
       %c0 = arith.constant 0 : index
-      %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
-      aref.put %ra[%i], %ta : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
-      aref.put %rb[%i], %tb : !aref.aref<[tensor<64x64xbf16>], depth = 1>
+      %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 64]> -> tensor<64x64xf8E4M3FN>
+      aref.put %ra[%i], %ta : !aref.aref<[tensor<64x64xf8E4M3FN>], depth = 1>
+      %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xf8E4M3FN, box = [64, 64]> -> tensor<64x64xf8E4M3FN>
+      aref.put %rb[%i], %tb : !aref.aref<[tensor<64x64xf8E4M3FN>], depth = 1>
     } consumer {
       %i = arith.constant 0 : index
       %c0 = arith.constant 0 : index
-      %ta = aref.get %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      %tb = aref.get %rb[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
+      %ta = aref.get %ra[%i] : !aref.aref<[tensor<64x64xf8E4M3FN>], depth = 1>
+      %tb = aref.get %rb[%i] : !aref.aref<[tensor<64x64xf8E4M3FN>], depth = 1>
       %z = arith.constant dense<0.0> : tensor<64x64xf32>
-      %tat = tile.trans %ta : tensor<64x64xbf16> -> tensor<64x64xbf16>
-      %d = tile.dot %tat, %tb, %z : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
-      aref.consumed %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      aref.consumed %rb[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
+      %tat = tile.trans %ta : tensor<64x64xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+      %d = tile.dot %tat, %tb, %z : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN> -> tensor<64x64xf32>
+      aref.consumed %ra[%i] : !aref.aref<[tensor<64x64xf8E4M3FN>], depth = 1>
+      aref.consumed %rb[%i] : !aref.aref<[tensor<64x64xf8E4M3FN>], depth = 1>
       tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
     }
     func.return
@@ -407,33 +407,6 @@ func.func @loaded(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xb
       aref.consumed %rb[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
       tile.store %ta, %a[%c0, %c0] : tensor<64x64xbf16> -> !tile.desc<?x?xbf16, box = [64, 64]>
       tile.store %d, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
-    }
-    func.return
-}
-
-// -----
-
-// CHECK: {{.*}}refusals.mlir:433:7: error: tile.dot: convert-aref-to-nvgpu-async: a B operand stored K x N (MN-major) needs rows of a multiple of 128 bytes; this one's 32 columns are 64 bytes: widen the tile's N or store B as N x K and transpose the loaded tile (tile.trans)
-func.func @narrow_mn_major(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 32]>, %c: !tile.desc<?x?xf32, box = [64, 32]>) attributes {tile.kernel} {
-    %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-    %rb = aref.create : !aref.aref<[tensor<64x32xbf16>], depth = 1>
-    aref.warp_specialize consumers = 1 producer {
-      %i = arith.constant 0 : index
-      %c0 = arith.constant 0 : index
-      %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
-      aref.put %ra[%i], %ta : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 32]> -> tensor<64x32xbf16>
-      aref.put %rb[%i], %tb : !aref.aref<[tensor<64x32xbf16>], depth = 1>
-    } consumer {
-      %i = arith.constant 0 : index
-      %c0 = arith.constant 0 : index
-      %ta = aref.get %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      %tb = aref.get %rb[%i] : !aref.aref<[tensor<64x32xbf16>], depth = 1>
-      %z = arith.constant dense<0.0> : tensor<64x32xf32>
-      %d = tile.dot %ta, %tb, %z : tensor<64x64xbf16>, tensor<64x32xbf16> -> tensor<64x32xf32>
-      aref.consumed %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      aref.consumed %rb[%i] : !aref.aref<[tensor<64x32xbf16>], depth = 1>
-      tile.store %d, %c[%c0, %c0] : tensor<64x32xf32> -> !tile.desc<?x?xf32, box = [64, 32]>
     }
     func.return
 }

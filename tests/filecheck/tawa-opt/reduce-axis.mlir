@@ -3,7 +3,7 @@
 // convert-aref-to-nvgpu-async, after partitioning and pipelining).
 // RUN: not tawa-opt %s -p aref-partition 2>&1 | filecheck %s
 // RUN: not tawa-opt %s -p tawa-hopper-pipeline 2>&1 | filecheck %s
-// CHECK: tawa-opt: {{.*}}reduce-axis.mlir:[[# @LINE + 9]]:3: error: tile.reduce: only reductions along rows (the last axis) are supported in registers
+// CHECK: tawa-opt: {{.*}}reduce-axis.mlir:[[# @LINE + 9]]:3: error: tile.reduce: only reductions along rows (the last axis) are supported in registers (a column is spread over the lanes and warps of its warpgroups: reducing it needs shared memory); reduce the rows of the transposed tile instead (a product's: tile.dot with the operands swapped, C^T = B A^T)
 // CHECK-NOT: error
 func.func @column_sums(%a: !tile.desc<?x?xf32, box = [128, 64]> {tile.dims = ["M", "N"]},
     %c: !tile.desc<?xf32, box = [64]> {tile.dims = ["N"]}) attributes {tile.kernel} {

@@ -25,10 +25,10 @@ func.func @k() {
 // -----
 
 func.func @k() {
-  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x96xbf16>
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x104xbf16>
   func.return
 }
-// CHECK: a 96-column tile does not split into 64-column swizzle chunks
+// CHECK: a 104-column tile does not split into 64-column swizzle chunks
 
 // -----
 
