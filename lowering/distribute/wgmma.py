@@ -145,40 +145,31 @@ class Wgmma(DistributePattern):
             for blk in range(geom.blocks):
                 scale = k_state.false if zero_init and s == 0 else k_state.true
                 start = blk * per_block
+                elements: list[int] = []
                 if isinstance(a_view, nv.SmemViewType):
                     offset = a_layout.k_step(s) + a_layout.along_mn(blk * 64)
-                    mma = ptx.WgmmaOp(
-                        chain,
-                        advanced(ops, a_desc, offset),
-                        b_d,
-                        scale,
-                        shape,
-                        kind,
-                        start,
-                        trans_b,
-                        transpose_a=int(a_view.is_transposed),
-                    )
-                else:  # four registers: the 16-bit pairs, or the moved bytes
-                    if is_fp8(a_elem):
-                        regs = Lowered(mover.registers(ops, blk * (k // 8) + 4 * s))
-                        elements = [0, 1, 2, 3]
-                        ops.add(ptx.WgmmaFenceOp())  # orders the new A registers
-                    else:
-                        regs = a
-                        elements = [
-                            a.element(blk * (k // 4) + 4 * s + i) for i in range(4)
-                        ]
-                    mma = ptx.WgmmaOp(
-                        chain,
-                        regs.value,
-                        b_d,
-                        scale,
-                        shape,
-                        kind,
-                        start,
-                        trans_b,
-                        elements,
-                    )
+                    a_operand = advanced(ops, a_desc, offset)
+                elif is_fp8(a_elem):  # four registers: the moved bytes
+                    a_operand = mover.registers(ops, blk * (k // 8) + 4 * s)
+                    elements = [0, 1, 2, 3]
+                    ops.add(ptx.WgmmaFenceOp())  # orders the new A registers
+                else:  # four registers: the 16-bit pairs
+                    a_operand = a.value
+                    elements = [a.element(blk * (k // 4) + 4 * s + i) for i in range(4)]
+                mma = ptx.WgmmaOp(
+                    chain,
+                    a_operand,
+                    b_d,
+                    scale,
+                    shape,
+                    kind,
+                    start,
+                    trans_b,
+                    elements,
+                    transpose_a=int(
+                        isinstance(a_view, nv.SmemViewType) and a_view.is_transposed
+                    ),
+                )
                 chain = ops.add(mma).results[0]
         assert isinstance(chain, SSAValue)
         self.k.define(rewriter, op, ops, Lowered(chain))
