@@ -866,9 +866,9 @@ def _verify_tma_tile(
             f"{op_name}: tensor map of {tmap.element_type} and buffer of {ring.element_type}"
         )
     box = list(tmap.get_box())
-    while len(box) > 1 and box[0] == 1:
-        box.pop(0)
     tile = ring.get_tile()
+    while len(box) > len(tile) and box[0] == 1:  # the unit boxes of batch axes
+        box.pop(0)
     if len(box) != len(tile) or tuple(box[:-1]) != tile[:-1] or tile[-1] % box[-1]:
         raise VerifyException(
             f"{op_name}: a {_shape_str(tile)} tile is not a row of "
