@@ -57,7 +57,7 @@ func.func @trans_out(%a: !tile.desc<?x?xbf16, box = [128, 64]>, %b: !tile.desc<?
 // would compute the dot twice, so it stays.
 // CHECK-LABEL: func.func @both_orientations
 // CHECK:         tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
-// KEPT: transposes.mlir:[[# @LINE + 19]]:3: error: tile.trans of a register tile is not supported; transpose tiles as they come from shared memory
+// KEPT: transposes.mlir:[[# @LINE + 19]]:3: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed; transpose tiles as they come from shared memory
 func.func @both_orientations(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
     %c: !tile.desc<?x?xf32, box = [64, 64]>, %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %pid_m = tile.program_id x
@@ -89,7 +89,7 @@ func.func @both_orientations(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile
 // CHECK-LABEL: func.func @nn_trans
 // CHECK:         tile.dot %ta, %tb, %acc_k
 // CHECK:         tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
-// KEPT: transposes.mlir:[[# @LINE + 17]]:3: error: tile.trans of a register tile is not supported; transpose tiles as they come from shared memory
+// KEPT: transposes.mlir:[[# @LINE + 17]]:3: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed; transpose tiles as they come from shared memory
 func.func @nn_trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
     %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %pid_m = tile.program_id x
