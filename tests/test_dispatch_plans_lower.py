@@ -103,6 +103,14 @@ USER_CASES = [
     (k, tuple(g.items()), s) for k in USER_KERNELS for g in GIVEN for s in SHAPES
 ]
 USER_FAST = {c for c in USER_CASES if c[2] == (16, 6144, 4096)}
+USER_CI = {
+    (k, g, shape)
+    for (k, g), shape in rotation(
+        sorted({(k, g) for k, g, _ in USER_CASES}), SHAPES[1:], 2
+    )
+}
+"""CI: each kernel and option set on two more shapes in turn, every shape
+reached (all of them under `--exhaustive`)."""
 
 
 @pytest.mark.parametrize(
@@ -114,6 +122,7 @@ USER_FAST = {c for c in USER_CASES if c[2] == (16, 6144, 4096)}
             f"{c[0]}-{'-'.join(f'{k}={v}' for k, v in c[1]) or 'rules'}"
             f"-{'x'.join(map(str, c[2]))}"
         ),
+        slow=USER_CI,
     ),
 )
 def test_every_plan_of_a_users_gemm_lowers(

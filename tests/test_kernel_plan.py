@@ -26,7 +26,7 @@ from tawa_xdsl.pipelines import hopper_passes
 from tawa_xdsl.registry import make_context
 from tawa_xdsl.target import SLOT_ALIGN
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, rotation, sweep
 from .gpu.test_runtime_gpu import SHIFTED_GEMM
 
 
@@ -68,7 +68,25 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("file", "kernel", "options"), CASES)
+FAST = {
+    (f, k, name)
+    for (f, k), name in rotation(
+        sorted({(f, k) for f, k, _ in CASES}), ["one", "two", "persistent"], 2
+    )
+}
+"""Each kernel under two of the common option sets in turn (every kernel and
+set reached), attention's two-stage in CI, the rest under `--exhaustive`."""
+
+
+@pytest.mark.parametrize(
+    ("file", "kernel", "options"),
+    sweep(
+        CASES,
+        FAST,
+        lambda c: f"{c[0]}-{c[1]}-{c[2]}",
+        slow={c for c in CASES if c[2] == "two-stage"},
+    ),
+)
 def test_shared_memory_is_aligned_disjoint_and_fits(file, kernel, options) -> None:
     try:
         plan = planned(file, kernel, **OPTIONS[options])
