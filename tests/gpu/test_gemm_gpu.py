@@ -42,6 +42,15 @@ CONFIGS = [  # (num_stages, mma_depth, num_consumers)
 ]
 
 
+def config_options(config: tuple[int, int, int] | None) -> dict:
+    """The compile options of `config` = (num_stages, mma_depth,
+    num_consumers), exactly (untuned); none for None (the tuned defaults)."""
+    if config is None:
+        return {}
+    stages, mma, consumers = config
+    return dict(num_stages=stages, mma_depth=mma, num_consumers=consumers, tuned=False)
+
+
 def run_gemm(torch, kernel: str, m: int, n: int, k: int, dtype, config=None, **options):
     """Run `kernel` with the tuned defaults (config None) or exactly `config` =
     (num_stages, mma_depth, num_consumers) plus `options`."""
@@ -50,11 +59,7 @@ def run_gemm(torch, kernel: str, m: int, n: int, k: int, dtype, config=None, **o
     b_nk = torch.randn(n, k, device="cuda", generator=gen).to(dtype)
     b = b_nk if "_nt" in kernel else b_nk.t().contiguous()
     c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
-    if config is not None:
-        stages, mma, consumers = config
-        options |= dict(
-            num_stages=stages, mma_depth=mma, num_consumers=consumers, tuned=False
-        )
+    options |= config_options(config)
     compiled = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", kernel, **options)
     compiled(a, b, c)
     torch.cuda.synchronize()
@@ -157,12 +162,7 @@ def test_fused_epilogue(torch, kernel, size, config) -> None:
     b = torch.randn(n, k, device="cuda").bfloat16()
     bias = torch.randn(n, device="cuda").bfloat16()
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    options = {}
-    if config is not None:
-        stages, mma, consumers = config
-        options = dict(
-            num_stages=stages, mma_depth=mma, num_consumers=consumers, tuned=False
-        )
+    options = config_options(config)
     compiled = tawa_xdsl.compile(EXAMPLES / "gemm_epilogue.mlir", kernel, **options)
     x = a.double() @ b.double().t()
     if kernel == "gemm_scale_bias_relu":
@@ -197,12 +197,7 @@ def test_residual_epilogue(torch, size, config) -> None:
     bias = torch.randn(n, device="cuda", generator=gen).bfloat16()
     r = (8 * torch.randn(m, n, device="cuda", generator=gen)).bfloat16()
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    options = {}
-    if config is not None:
-        stages, mma, consumers = config
-        options = dict(
-            num_stages=stages, mma_depth=mma, num_consumers=consumers, tuned=False
-        )
+    options = config_options(config)
     compiled = tawa_xdsl.compile(
         EXAMPLES / "gemm_epilogue.mlir", "gemm_residual_gelu", **options
     )
@@ -226,12 +221,7 @@ def test_a_stored_k_by_m(torch, size, config) -> None:
     a_km = torch.randn(k, m, device="cuda").bfloat16()
     b = torch.randn(n, k, device="cuda").bfloat16()
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    options = {}
-    if config is not None:
-        stages, mma, consumers = config
-        options = dict(
-            num_stages=stages, mma_depth=mma, num_consumers=consumers, tuned=False
-        )
+    options = config_options(config)
     kernel = Path(__file__).resolve().parents[1] / "kernels" / "gemm_at.mlir"
     tawa_xdsl.compile(kernel, "gemm_at", **options)(a_km, b, c)
     torch.cuda.synchronize()
