@@ -185,6 +185,19 @@ def test_the_thread_level_computes_what_the_interpreter_does(
             assert_close(got[out], expected[out], bits=20)
 
 
+def test_the_barrier_simulator_computes_what_the_interpreter_does() -> None:
+    """At the nvgpu_async level: i32 tiles through TMA, shared memory and the
+    rings as the barrier simulator models them."""
+    kernel = "argmax_count_i32"
+    run = RUNS[kernel]
+    args, expected = _interpreted(kernel, seed=6)
+    module = tawa_xdsl.apply(_module(kernel), "tawa-hopper-pipeline")
+    got = _poisoned(run, args)
+    tawa_xdsl.simulate(module, kernel, *got, grid=run.grid, seed=2)
+    for out in run.outputs:
+        np.testing.assert_array_equal(got[out], expected[out])
+
+
 def test_the_ptx_of_integer_reductions_assembles() -> None:
     """i32 loads, compares, selects, max / min / sum reductions and i32 stores."""
     kernel = "argmax_count_i32"
