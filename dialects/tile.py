@@ -634,9 +634,8 @@ class ReduceOp(IRDLOperation):
             raise VerifyException(
                 f"tile.reduce axis {axis} is out of range for a rank-{len(shape)} tile"
             )
-        if not isinstance(
-            src.element_type, Float32Type | Float16Type | BFloat16Type
-        ) and not is_i32(src.element_type):
+        floats = Float32Type | Float16Type | BFloat16Type
+        if not (isinstance(src.element_type, floats) or is_i32(src.element_type)):
             raise VerifyException(
                 f"tile.reduce needs a float or i32 tile, got {src.element_type}"
             )
