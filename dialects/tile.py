@@ -19,6 +19,9 @@ Semantics (the reference interpreter implements exactly these):
   nearest even and saturates, as the GPU's `cvt.rn.satfinite` does: a magnitude
   beyond the largest finite value (448 for e4m3, 57344 for e5m2), infinities
   included, becomes that value with its sign; NaN stays NaN.
+- `tile.cmpf` is LLVM's `fcmp`: an ordered predicate is false where either side
+  is NaN, an unordered one true. `tile.fptosi` / `tile.fptoui` round towards
+  zero and saturate to the integer range, NaN to 0, as PTX `cvt.rzi` does.
 - Tile extents are in elements everywhere; byte sizes (TMA boxes, swizzle
   chunks, ring slots) follow from `element_bytes`.
 """
