@@ -94,7 +94,29 @@ KERNEL_ATTR = "tile.kernel"
 FP8_TYPES = (Float8E4M3FNType, Float8E5M2Type)
 """The 8-bit floats the tensor cores read (wgmma `.e4m3`, `.e5m2`)."""
 DOT_INPUT_TYPES = (BFloat16Type, Float16Type, *FP8_TYPES)
-DESC_ELEMENT_TYPES = (BFloat16Type, Float16Type, Float32Type, *FP8_TYPES)
+DESC_FLOAT_TYPES = (BFloat16Type, Float16Type, Float32Type, *FP8_TYPES)
+DESC_ELEMENTS = "bf16, f16, f32, f8E4M3FN, f8E5M2 or i32"
+"""The element types a `!tile.desc` holds, as its verifier names them."""
+
+
+def is_i32(element_type: Attribute) -> bool:
+    """The one integer element type of descriptors and integer reductions:
+    signless 32-bit, one register per element like f32 (wider integers would
+    need register pairs, narrower ones packing, which no lowering does)."""
+    return element_type == IntegerType(32)
+
+
+def desc_element_problem(element_type: Attribute) -> str | None:
+    """Why `element_type` cannot be a descriptor's, or None."""
+    if isinstance(element_type, DESC_FLOAT_TYPES) or is_i32(element_type):
+        return None
+    problem = f"!tile.desc element type must be {DESC_ELEMENTS}, got {element_type}"
+    if isinstance(element_type, IntegerType):
+        problem += (
+            " (integer tensors are read and written as signless i32; widen or "
+            "narrow them to i32 outside the kernel)"
+        )
+    return problem
 
 
 def element_bytes(element_type: Attribute) -> int:
@@ -119,7 +141,10 @@ def dot_input_problem(lhs: Attribute, rhs: Attribute) -> str | None:
     None. wgmma takes two equal 16-bit types, or any two 8-bit floats (e4m3 and
     e5m2 mix freely); it never mixes a 16-bit with an 8-bit input."""
     if not isinstance(lhs, DOT_INPUT_TYPES) or not isinstance(rhs, DOT_INPUT_TYPES):
-        return f"inputs must be bf16, f16, f8E4M3FN or f8E5M2, got {lhs} and {rhs}"
+        problem = f"inputs must be bf16, f16, f8E4M3FN or f8E5M2, got {lhs} and {rhs}"
+        if isinstance(lhs, IntegerType) or isinstance(rhs, IntegerType):
+            problem += " (integer tiles have no tensor-core product here)"
+        return problem
     if (is_fp8(lhs) and is_fp8(rhs)) or lhs == rhs:
         return None
     return (
@@ -225,11 +250,8 @@ class DescType(ParametrizedAttribute, TypeAttribute):
         shape, box = self.get_shape(), self.get_box()
         if not shape:
             raise VerifyException("!tile.desc must have rank >= 1")
-        if not isinstance(self.element_type, DESC_ELEMENT_TYPES):
-            raise VerifyException(
-                "!tile.desc element type must be bf16, f16, f32, f8E4M3FN or "
-                f"f8E5M2, got {self.element_type}"
-            )
+        if problem := desc_element_problem(self.element_type):
+            raise VerifyException(problem)
         if any(d != DYNAMIC_INDEX and d <= 0 for d in shape):
             raise VerifyException(
                 f"!tile.desc dimensions must be positive or '?', got {_shape_str(shape)}"
@@ -632,7 +654,8 @@ class TransOp(IRDLOperation):
 
 @irdl_op_definition
 class ReduceOp(IRDLOperation):
-    """Reduce one axis of a float tile with max, min or sum."""
+    """Reduce one axis of a float or i32 tile with max, min or sum (i32 sums
+    wrap, as `add.s32` does)."""
 
     name = "tile.reduce"
 
@@ -667,9 +690,11 @@ class ReduceOp(IRDLOperation):
             raise VerifyException(
                 f"tile.reduce axis {axis} is out of range for a rank-{len(shape)} tile"
             )
-        if not isinstance(src.element_type, Float32Type | Float16Type | BFloat16Type):
+        if not isinstance(
+            src.element_type, Float32Type | Float16Type | BFloat16Type
+        ) and not is_i32(src.element_type):
             raise VerifyException(
-                f"tile.reduce needs a float tile, got {src.element_type}"
+                f"tile.reduce needs a float or i32 tile, got {src.element_type}"
             )
         expected = shape[:axis] + shape[axis + 1 :]
         if res.get_shape() != expected or res.element_type != src.element_type:

@@ -5,10 +5,11 @@ keeps the registers; `tile.broadcast` of a row (column) tile over an
 accumulator tile is a map, no instruction: accumulator element k reads row
 element `row_of_acc(k)` (`fragments.Geometry`).
 
-`tile.reduce` along the rows of an accumulator tile: each thread combines the
-elements it holds of each of its rows pairwise (one `ptx.alu` per tree level
-over all rows), then the four lanes of a quad, which hold the rest of the row,
-exchange partial results with two butterfly shuffles (lane masks 1 and 2).
+`tile.reduce` along the rows of an accumulator tile (f32, or i32 with the
+`.s32` ops): each thread combines the elements it holds of each of its rows
+pairwise (one `ptx.alu` per tree level over all rows), then the four lanes of
+a quad, which hold the rest of the row, exchange partial results with two
+butterfly shuffles (lane masks 1 and 2).
 """
 
 from __future__ import annotations
@@ -29,14 +30,23 @@ from tawa_xdsl.lowering.distribute.context import (
     Lowered,
     Ops,
     geometry,
+    scalar_class,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 
 COMBINE = {
-    tile.ReduceKind.MAX: "max.NaN.f32",
-    tile.ReduceKind.MIN: "min.NaN.f32",
-    tile.ReduceKind.SUM: "add.f32",
+    "f32": {
+        tile.ReduceKind.MAX: "max.NaN.f32",
+        tile.ReduceKind.MIN: "min.NaN.f32",
+        tile.ReduceKind.SUM: "add.f32",
+    },
+    "b32": {  # i32 tiles
+        tile.ReduceKind.MAX: "max.s32",
+        tile.ReduceKind.MIN: "min.s32",
+        tile.ReduceKind.SUM: "add.s32",
+    },
 }
+"""The combining op of each reduction, by the register class of the elements."""
 
 
 class Splat(DistributePattern):
@@ -80,7 +90,8 @@ class Reduce(DistributePattern):
             raise OpDiagnostic(
                 op, "tile.reduce is supported on accumulator-layout tiles"
             )
-        combine = COMBINE[tile.ReduceKind(op.kind.data)]
+        cls = scalar_class(op.source.type.element_type)
+        combine = COMBINE[cls][tile.ReduceKind(op.kind.data)]
         geom = geometry(op.source.type)
         rows = geometry(op.result.type).count
         ops = Ops(self.k)
@@ -96,7 +107,7 @@ class Reduce(DistributePattern):
         acc = (
             value
             if elements == tuple(range(rows)) and ptx.width(value) == rows
-            else ops.alu(MOV["f32"], Lowered(value, elements))
+            else ops.alu(MOV[cls], Lowered(value, elements))
         )
         for lane_mask in (1, 2):
             other = ops.add(ptx.ShflOp(acc, lane_mask)).results[0]

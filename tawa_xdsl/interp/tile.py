@@ -233,7 +233,10 @@ class TileFunctions(InterpreterFunctions):
             tile.ReduceKind.MIN: np.min,
             tile.ReduceKind.SUM: np.sum,
         }[op.kind.data]
-        x = args[0].astype(np.float32)
+        x = args[0]
+        if x.dtype != np.int32:  # 16-bit floats are reduced in f32, then rounded
+            x = x.astype(np.float32)
+        # an i32 sum is taken in int64 and wraps to i32 in to_type, as add.s32 does
         return (to_type(reducer(x, axis=op.axis.value.data), op.result.type),)
 
     @impl(tile.ExpandDimsOp)

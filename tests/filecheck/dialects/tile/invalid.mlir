@@ -18,6 +18,14 @@ func.func @k(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>, %c: tensor<128x128x
 
 // -----
 
+func.func @k(%a: tensor<128x64xi32>, %b: tensor<64x128xi32>, %c: tensor<128x128xf32>) {
+  %r = tile.dot %a, %b, %c : tensor<128x64xi32>, tensor<64x128xi32> -> tensor<128x128xf32>
+  func.return
+}
+// CHECK: error: tile.dot inputs must be bf16, f16, f8E4M3FN or f8E5M2, got i32 and i32 (integer tiles have no tensor-core product here)
+
+// -----
+
 func.func @k(%a: tensor<128x64xbf16>, %b: tensor<64x128xf16>, %c: tensor<128x128xf32>) {
   %r = tile.dot %a, %b, %c : tensor<128x64xbf16>, tensor<64x128xf16> -> tensor<128x128xf32>
   func.return
@@ -132,11 +140,11 @@ func.func @k(%x: tensor<128x64xf32>) {
 
 // -----
 
-func.func @k(%x: tensor<128x64xi32>) {
-  %r = tile.reduce sum %x, axis = 1 : tensor<128x64xi32> -> tensor<128xi32>
+func.func @k(%x: tensor<128x64xi64>) {
+  %r = tile.reduce sum %x, axis = 1 : tensor<128x64xi64> -> tensor<128xi64>
   func.return
 }
-// CHECK: error: tile.reduce needs a float tile, got i32
+// CHECK: error: tile.reduce needs a float or i32 tile, got i64
 
 // -----
 
@@ -292,10 +300,24 @@ func.func @k(%d: !tile.desc<?x?xbf16, box = [64]>) {
 
 // -----
 
-func.func @k(%d: !tile.desc<?x?xi32, box = [64, 64]>) {
+func.func @k(%d: !tile.desc<?x?xi64, box = [64, 64]>) {
   func.return
 }
-// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN or f8E5M2, got i32
+// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32, got i64 (integer tensors are read and written as signless i32; widen or narrow them to i32 outside the kernel)
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xui8, box = [64, 64]>) {
+  func.return
+}
+// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32, got ui8 (integer tensors
+
+// -----
+
+func.func @k(%d: !tile.desc<?xf64, box = [64]>) {
+  func.return
+}
+// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32, got f64{{$}}
 
 // -----
 
