@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
+from xdsl.dialects.builtin import Float32Type, ModuleOp, UnregisteredOp
 from xdsl.ir import Operation
 
 from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
@@ -163,17 +163,40 @@ def unsupported_op(op: Operation) -> str | None:
             f"box rows of {row} bytes: loads go through TMA, which moves rows of a "
             "multiple of 16 bytes (a tensor only stored may have any box)"
         )
-    if isinstance(op, tile.ReduceOp) and (
-        op.axis.value.data != op.source.type.get_num_dims() - 1
-    ):
-        return (
-            "only reductions along rows (the last axis) are supported in registers "
-            "(a column is spread over the lanes and warps of its warpgroups: "
-            "reducing it needs shared memory); reduce the rows of the transposed "
-            "tile instead (a product's: tile.dot with the operands swapped, "
-            "C^T = B A^T)"
-        )
+    if isinstance(op, tile.ReduceOp) and (why := column_reduce_problem(op)):
+        return f"tile.reduce along axis 0: {why}"
     return unsupported_elementwise(op) or narrow_arithmetic(op)
+
+
+def column_reduce_problem(op: tile.ReduceOp) -> str | None:
+    """Why a reduction along a tile's columns (axis 0 of a matrix: its rows are
+    spread over the lanes and warps of the consumers, so the partials meet in
+    shared memory, `nvgpu_async.column_reduce`) cannot be compiled, or None
+    (also None for a reduction along the rows)."""
+    shape = op.source.type.get_shape()
+    if op.axis.value.data == len(shape) - 1:
+        return None
+    if len(shape) != 2:
+        return (
+            f"a rank-{len(shape)} tile: only the columns of a matrix tile (or the "
+            "rows, the last axis) are reduced"
+        )
+    rows, cols = shape
+    if rows == 1 or cols == 1:
+        return (
+            f"a {rows}x{cols} tile is held as a vector: reduce along its other "
+            "axis (or use it as it is)"
+        )
+    if not isinstance(op.source.type.element_type, Float32Type):
+        return f"of {op.source.type.element_type} values: compute in f32 (arith.extf first)"
+    if cols % 8:
+        return f"{cols} columns: a column tile holds whole 8-column groups"
+    if rows % 64:
+        return (
+            f"{rows} rows: a column is reduced over whole 64-row blocks (the "
+            "accumulator layout's, each warp a 16-row slab of each)"
+        )
+    return None
 
 
 def tma_row_bytes(desc: tile.DescType) -> int:
