@@ -164,7 +164,7 @@ def unsupported_op(op: Operation) -> str | None:
             "multiple of 16 bytes (a tensor only stored may have any box)"
         )
     if isinstance(op, tile.ReduceOp) and (why := column_reduce_problem(op)):
-        return f"tile.reduce along axis 0: {why}"
+        return why
     return unsupported_elementwise(op) or narrow_arithmetic(op)
 
 
@@ -172,29 +172,32 @@ def column_reduce_problem(op: tile.ReduceOp) -> str | None:
     """Why a reduction along a tile's columns (axis 0 of a matrix: its rows are
     spread over the lanes and warps of the consumers, so the partials meet in
     shared memory, `nvgpu_async.column_reduce`) cannot be compiled, or None
-    (also None for a reduction along the rows)."""
+    (also None for a reduction along the rows, the last axis)."""
     shape = op.source.type.get_shape()
-    if op.axis.value.data == len(shape) - 1:
+    axis = op.axis.value.data
+    if axis == len(shape) - 1:
         return None
     if len(shape) != 2:
         return (
-            f"a rank-{len(shape)} tile: only the columns of a matrix tile (or the "
-            "rows, the last axis) are reduced"
+            f"axis {axis} of a rank-{len(shape)} tile: only the columns of a "
+            "matrix tile (axis 0) and the rows of a tile (its last axis) are reduced"
         )
     rows, cols = shape
+    what = "a column reduction (axis 0)"
     if rows == 1 or cols == 1:
         return (
-            f"a {rows}x{cols} tile is held as a vector: reduce along its other "
-            "axis (or use it as it is)"
+            f"{what} of a {rows}x{cols} tile, which is held as a vector: reduce "
+            "along its other axis (or use it as it is)"
         )
-    if not isinstance(op.source.type.element_type, Float32Type):
-        return f"of {op.source.type.element_type} values: compute in f32 (arith.extf first)"
+    element = op.source.type.element_type
+    if not isinstance(element, Float32Type):
+        return f"{what} of {element} values: compute in f32 (arith.extf first)"
     if cols % 8:
-        return f"{cols} columns: a column tile holds whole 8-column groups"
+        return f"{what} of {cols} columns: a column tile holds whole 8-column groups"
     if rows % 64:
         return (
-            f"{rows} rows: a column is reduced over whole 64-row blocks (the "
-            "accumulator layout's, each warp a 16-row slab of each)"
+            f"{what} of {rows} rows: the rows are reduced in whole 64-row blocks "
+            "(the accumulator layout's, each warp a 16-row slab of each)"
         )
     return None
 
