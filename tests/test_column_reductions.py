@@ -17,7 +17,9 @@ import tawa_xdsl
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import find_kernel
+from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.distribute.barriers import CONSUMER_BARRIER
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 
 from .thread_level import simulate_output, to_thread_level
 
@@ -118,3 +120,12 @@ def test_each_consumer_barrier_is_needed(dropped: int, why: str) -> None:
     bars[dropped].erase()
     got = simulate_output(module, "column_range", args, 1, grid)
     assert np.abs(got - expected).max() > 0.1, why
+
+
+@pytest.mark.parametrize("kernel", sorted(CASES))
+def test_column_reductions_assemble_without_remarks(kernel: str) -> None:
+    lowered = tawa_xdsl.apply(tawa_xdsl.parse(SOURCE), "tawa-hopper-pipeline")
+    result = assemble(kernel_ptx(find_kernel(lowered, kernel)))
+    assert result.ok, result.log[-3000:]
+    assert result.remarks == [], result.remarks
+    assert not result.spills, result.log[-3000:]
