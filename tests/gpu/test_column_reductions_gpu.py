@@ -45,3 +45,15 @@ def test_gemm_column_sums(torch, persistent) -> None:
     torch.cuda.synchronize()
     ref = per_row_tile(torch, a.double() @ b.double().t(), 128).sum(1)
     assert rel_err(o, ref) < 1e-5
+
+
+def test_center_columns(torch) -> None:
+    """The mean of each column of a row tile broadcast back and subtracted,
+    the tile stored through TMA (its staging tile shares the consumer barrier)."""
+    x = torch.randn(1000, 328, device="cuda")
+    o = torch.full_like(x, float("nan"))
+    tawa_xdsl.compile(SOURCE, "center_columns")(x, o)
+    torch.cuda.synchronize()
+    tiles = per_row_tile(torch, x.double(), 128)
+    ref = (tiles - tiles.sum(1, keepdim=True) / 128).reshape(-1, 328)[:1000]
+    assert rel_err(o, ref) < 1e-6

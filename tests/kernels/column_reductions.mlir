@@ -46,3 +46,26 @@ func.func @gemm_column_sums(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
   func.return
 }
 
+
+//   @center_columns:   o[m, n] = x[m, n] - mean over the rows of x's row tile
+//                      of column n: the reduction broadcast back down the
+//                      rows, the tile stored through TMA (whose staging tile
+//                      the consumer barriers also guard)
+func.func @center_columns(%x: !tile.desc<?x?xf32, box = [128, 64]>,
+    %o: !tile.desc<?x?xf32, box = [128, 64]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid_m, %c128 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [128, 64]> -> tensor<128x64xf32>
+  %s = tile.reduce sum %t, axis = 0 : tensor<128x64xf32> -> tensor<64xf32>
+  %inv = arith.constant dense<7.812500e-03> : tensor<64xf32>
+  %mean = arith.mulf %s, %inv : tensor<64xf32>
+  %row = tile.expand_dims %mean, axis = 0 : tensor<64xf32> -> tensor<1x64xf32>
+  %b = tile.broadcast %row : tensor<1x64xf32> -> tensor<128x64xf32>
+  %c = arith.subf %t, %b : tensor<128x64xf32>
+  tile.store %c, %o[%m0, %n0] : tensor<128x64xf32> -> !tile.desc<?x?xf32, box = [128, 64]>
+  func.return
+}
