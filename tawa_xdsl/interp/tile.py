@@ -137,6 +137,14 @@ class TileCounter:
             )
 
 
+REDUCERS = {
+    tile.ReduceKind.MAX: np.max,
+    tile.ReduceKind.MIN: np.min,
+    tile.ReduceKind.SUM: np.sum,
+}
+"""numpy's form of each `tile.reduce` kind (NaN propagates, as max.NaN does)."""
+
+
 @register_impls
 class TileFunctions(InterpreterFunctions):
     """Tile ops for one program; `program_id` and `grid` are set by the launcher."""
@@ -228,11 +236,7 @@ class TileFunctions(InterpreterFunctions):
     def run_reduce(
         self, interpreter: Interpreter, op: tile.ReduceOp, args: PythonValues
     ) -> PythonValues:
-        reducer = {
-            tile.ReduceKind.MAX: np.max,
-            tile.ReduceKind.MIN: np.min,
-            tile.ReduceKind.SUM: np.sum,
-        }[op.kind.data]
+        reducer = REDUCERS[op.kind.data]
         x = args[0]
         if x.dtype != np.int32:  # 16-bit floats are reduced in f32, then rounded
             x = x.astype(np.float32)
