@@ -724,6 +724,14 @@ def test_shapes_name_known_dimensions() -> None:
     for bad in (0, True, 2.0, INDEX_MAX + 1):
         with pytest.raises(KernelArgumentError, match="positive integers up to"):
             gemm().key_for(M=bad)
+    # a dimension the kernel's types fix: no call has another extent there
+    attention = dispatcher("attention.mlir", "attention_d64")
+    with pytest.raises(
+        KernelArgumentError,
+        match=r"D=32, but argument 'q' dimension 2 \(D\) has extent 64 in its type",
+    ):
+        attention.key_for(BH=1, SQ=128, SK=128, D=32)
+    assert ("D", bucket(64)) in attention.key_for(D=64).extents
     assert parse_shape("M=512, N=4096,K=1") == {"M": 512, "N": 4096, "K": 1}
     for bad in ("M", "M=0", "M=-1", "=4", "M=x", f"M={INDEX_MAX + 1}"):
         with pytest.raises(ValueError, match="NAME=EXTENT pairs"):
