@@ -863,6 +863,13 @@ def test_split_k_given_cuts_k_that_many_ways() -> None:
     assert split_reasons(gemm(), M=128, N=128, K=8192)[0] > 1
     never = dispatcher("gemm.mlir", "gemm_nt", split_k=1)
     assert split_reasons(never, M=128, N=128, K=8192) == (1, ["off: split_k=1"])
+    # no more slices than K has iterations (the others computed nothing, and
+    # 10**6 slots of 128 x 128 f32 asked for a 64 GB workspace)
+    huge = dispatcher("gemm.mlir", "gemm_nt", split_k=10**6)
+    assert split_reasons(huge, M=128, N=128, K=256) == (
+        4,
+        ["split_k=1000000: K's 4 iterations split 4 ways"],
+    )
 
 
 def test_a_given_split_runs_the_pair_on_the_given_tile() -> None:
@@ -874,12 +881,13 @@ def test_a_given_split_runs_the_pair_on_the_given_tile() -> None:
 
 
 def test_a_given_split_keeps_the_plans_written_tile() -> None:
-    """`split_k=64` on one 128x128 tile: the plan keeps the written 128 rows
-    (block_m=0). The partials kernel's own dispatcher sized the tile it left
-    unset anew (64 rows: it counted the 64 slots as programs), so the pair
-    ran a tile, and a consumer count, that explain() did not name."""
+    """`split_k=64` on one 128x128 tile (K's 64 iterations): the plan keeps
+    the written 128 rows (block_m=0). The partials kernel's own dispatcher
+    sized the tile it left unset anew (64 rows: it counted the 64 slots as
+    programs), so the pair ran a tile, and a consumer count, that explain()
+    did not name."""
     d = dispatcher("gemm.mlir", "gemm_nt", split_k=64)
-    spec = d.for_shape(M=128, N=128, K=256)
+    spec = d.for_shape(M=128, N=128, K=4096)
     planned = (spec.plan.options.block_m, spec.plan.options.block_n)
     assert spec.reduce is not None and planned[0] == 0
     assert (spec.kernel.options["block_m"], spec.kernel.options["block_n"]) == planned
