@@ -3,7 +3,8 @@
 //   @xent:         cross-entropy loss[m] = lse_n(x[m, n]) - x[m, t[m]] over rows of any
 //                  width: an online max and sum of exp, and the target's logit picked
 //                  without a gather: the targets a loaded f32 vector of whole numbers
-//                  (as before i32 descriptors, @xent_i32 of int_tensors.mlir), the hit
+//                  (written before i32 descriptors and tile.cmpf; see @xent_i32 of
+//                  int_tensors.mlir), the hit
 //                  max(1 - |t - col|, 0) with col from tile.iota through tile.sitofp
 //   @select_chain: y = x where (col % 3 == 0), 2 x where (col % 3 == 1), else f32(row - col):
 //                  i32 arithmetic on tiles (arith.remsi, arith.subi) feeding a chain of

@@ -212,6 +212,55 @@ func.func @k(%x: tensor<4xi32>) {
 
 // -----
 
+func.func @k(%x: tensor<4xf16>) {
+  %r = tile.cmpf olt, %x, %x : tensor<4xf16> -> tensor<4xi1>
+  func.return
+}
+// CHECK: error: tile.cmpf compares f32 tiles (arith.extf a 16-bit tile first), not f16
+
+// -----
+
+func.func @k(%x: tensor<4xf32>) {
+  %r = tile.cmpf gt, %x, %x : tensor<4xf32> -> tensor<4xi1>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:18
+// CHECK: tile.cmpf has no predicate gt; it takes oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno
+
+// -----
+
+func.func @k(%x: tensor<4xf32>) {
+  %r = tile.cmpf olt, %x, %x : tensor<4xf32> -> tensor<4x1xi1>
+  func.return
+}
+// CHECK: error: tile.cmpf of 4 tiles gives an i1 tile of the same shape
+
+// -----
+
+func.func @k(%x: tensor<4xf32>) {
+  %r = tile.fptosi %x : tensor<4xf32> -> tensor<4xi16>
+  func.return
+}
+// CHECK: error: tile.fptosi converts f32 tiles to i32, not f32 to i16
+
+// -----
+
+func.func @k(%x: tensor<4xbf16>) {
+  %r = tile.fptoui %x : tensor<4xbf16> -> tensor<4xi32>
+  func.return
+}
+// CHECK: error: tile.fptoui converts f32 tiles to i32, not bf16 to i32
+
+// -----
+
+func.func @k(%x: tensor<4xf32>) {
+  %r = tile.fptosi %x : tensor<4xf32> -> tensor<2xi32>
+  func.return
+}
+// CHECK: error: tile.fptosi of a 4 tile gives one of the same shape
+
+// -----
+
 func.func @k(%x: tensor<4xi64>) {
   %r = tile.sitofp %x : tensor<4xi64> -> tensor<4xf32>
   func.return
