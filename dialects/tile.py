@@ -816,10 +816,11 @@ class IotaOp(IRDLOperation):
 class _CompareOp(IRDLOperation):
     """Elementwise comparison of two tiles, giving an i1 tile (a mask for
     `tile.select`). xDSL's `arith.cmpi` / `arith.cmpf` compare scalars only;
-    a subclass is the tile form of one, with its `name`, `predicate` property
-    and `COMPARES` (the element types it takes, as written in errors)."""
+    a subclass is the tile form of one, with its `name`, `predicate` property,
+    the `ELEMENTS` it compares and how errors name them (`COMPARES`)."""
 
     PREDICATE: ClassVar[type[EnumAttribute[StrEnum]]]
+    ELEMENTS: ClassVar[tuple[type[Attribute], ...]]
     COMPARES: ClassVar[str]
 
     T: ClassVar = VarConstraint("T", base(TensorType))
@@ -846,14 +847,9 @@ class _CompareOp(IRDLOperation):
             result_types=[TensorType(IntegerType(1), t.get_shape(), t.encoding)],
         )
 
-    @classmethod
-    def takes(cls, element_type: Attribute) -> bool:
-        """Whether tiles of `element_type` compare."""
-        raise NotImplementedError
-
     def verify_(self) -> None:
         operand, res = _tensor(self.lhs), _tensor(self.result)
-        if not self.takes(operand.element_type):
+        if not isinstance(operand.element_type, self.ELEMENTS):
             raise VerifyException(
                 f"{self.name} compares {self.COMPARES}, not {operand.element_type}"
             )
@@ -871,12 +867,9 @@ class CmpiOp(_CompareOp):
 
     name = "tile.cmpi"
     PREDICATE: ClassVar = CmpiPredicateAttr
+    ELEMENTS: ClassVar = (IntegerType, IndexType)
     COMPARES: ClassVar = "integer tiles"
     predicate = prop_def(CmpiPredicateAttr)
-
-    @classmethod
-    def takes(cls, element_type: Attribute) -> bool:
-        return isinstance(element_type, IntegerType | IndexType)
 
 
 @irdl_op_definition
@@ -889,12 +882,9 @@ class CmpfOp(_CompareOp):
 
     name = "tile.cmpf"
     PREDICATE: ClassVar = CmpfPredicateAttr
+    ELEMENTS: ClassVar = (Float32Type,)
     COMPARES: ClassVar = "f32 tiles (arith.extf a 16-bit tile first)"
     predicate = prop_def(CmpfPredicateAttr)
-
-    @classmethod
-    def takes(cls, element_type: Attribute) -> bool:
-        return element_type == Float32Type()
 
 
 class _CastOp(IRDLOperation):
