@@ -87,6 +87,7 @@ from tawa_xdsl.dialects.roles import (
 )
 from tawa_xdsl.dialects.tile import (
     ElementReadOp,
+    ReduceKindAttr,
     dot_input_problem,
     element_bytes,
     is_fp8,
@@ -1132,6 +1133,90 @@ class SmemLoadOp(IRDLOperation):
             )
 
 
+def column_scratch_words(cols: int, warpgroups: int) -> int:
+    """f32 words of the scratch a column reduction of a `cols`-column tile over
+    `warpgroups` consumer warpgroups exchanges its warps' partials through: one
+    row of `cols` per consumer warp."""
+    return 4 * warpgroups * cols
+
+
+@irdl_op_definition
+class ColumnReduceOp(IRDLOperation):
+    """Reduce the columns (axis 0) of an f32 accumulator-layout tile over every
+    consumer thread, giving the column tile: each warp's partials go through
+    `scratch` (one row per consumer warp), between two consumer barriers
+    (`bar.sync 1`): the first keeps a previous reduction's readers ahead of
+    this one's writers, the second publishes the partials to every reader.
+
+    `%c = nvgpu_async.column_reduce sum %t, %scratch : tensor<...>, !smem -> tensor<...>`
+    """
+
+    name = "nvgpu_async.column_reduce"
+
+    kind = prop_def(ReduceKindAttr)
+    source = operand_def(TensorType)
+    scratch = operand_def(SmemType)
+    result = result_def(TensorType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$kind $source `,` $scratch attr-dict `:` type($source) `,` "
+        "type($scratch) `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        kind: Attribute,
+        source: SSAValue,
+        scratch: SSAValue,
+        result_type: TensorType,
+    ):
+        super().__init__(
+            operands=[source, scratch],
+            properties={"kind": kind},
+            result_types=[result_type],
+        )
+
+    def verify_(self) -> None:
+        src, res, scratch = self.source.type, self.result.type, self.scratch.type
+        assert isinstance(src, TensorType) and isinstance(res, TensorType)
+        assert isinstance(scratch, SmemType)
+        src_layout, res_layout = fragment_layout(src), fragment_layout(res)
+        if (
+            src_layout is None
+            or src_layout.kind.data != FragmentKind.ACC
+            or res_layout is None
+            or res_layout.kind.data != FragmentKind.COL
+            or res_layout.warpgroups != src_layout.warpgroups
+        ):
+            raise VerifyException(
+                f"{self.name} reduces an accumulator-layout tile into a column "
+                "tile of the same warpgroups"
+            )
+        if len(src.get_shape()) != 2 or res.get_shape() != src.get_shape()[1:]:
+            raise VerifyException(
+                f"{self.name} of {src} gives a vector of its "
+                f"{src.get_shape()[-1]} columns, not {res}"
+            )
+        rows, warpgroups = src.get_shape()[0], src_layout.warpgroups.data
+        if rows % (64 * warpgroups):
+            raise VerifyException(
+                f"{self.name}: {rows} rows are not whole 64-row blocks of "
+                f"{warpgroups} warpgroup{'s' if warpgroups > 1 else ''}"
+            )
+        if not (
+            isinstance(src.element_type, Float32Type)
+            and src.element_type == res.element_type
+        ):
+            raise VerifyException(f"{self.name} reduces f32 tiles")
+        words = column_scratch_words(src.get_shape()[1], src_layout.warpgroups.data)
+        if scratch.element_type != Float32Type() or scratch.tile_bytes < 4 * words:
+            raise VerifyException(
+                f"{self.name}: the scratch {scratch} holds fewer than the {words} "
+                "f32 partials of its warps"
+            )
+
+
 @irdl_op_definition
 class SmemExtractOp(ElementReadOp):
     """Read one element of a shared-memory tile into a scalar in every thread
@@ -1836,6 +1921,7 @@ NVGPUAsync = Dialect(
         SmemExtractOp,
         SmemStoreOp,
         SmemStoreScalarOp,
+        ColumnReduceOp,
         StoreGlobalOp,
         WgmmaFenceOp,
         WgmmaCommitGroupOp,

@@ -20,7 +20,8 @@ shared-memory values the kernel's prologue makes. Applied by one pre-order walk
 - Consumer: `LowerGet` (wait for a full slot, views of it; a ticket: read it), `LowerConsumed`
   (arrive on `empty`), `LowerTrans` (a transposed view), `LowerDot` (fence,
   wgmma, commit), `LowerStore` (through the staging tile and TMA, or from
-  registers), `LowerRegisterConstant`, `RetypeTiles` (register fragments and
+  registers), `LowerColumnReduce` (through the column scratch),
+  `LowerRegisterConstant`, `RetypeTiles` (register fragments and
   carried views) and `LoadSharedOperands` (a shared tile read as registers).
 - `EraseLoweredAref` (aref.create): gone once nothing refers to it.
 
@@ -112,6 +113,8 @@ class Lowering:
     """By aref value."""
     staging: dict[tile.StoreOp, SSAValue] = field(default_factory=dict)
     """The staging tile of each store that goes through TMA."""
+    column_scratch: dict[tile.ReduceOp, SSAValue] = field(default_factory=dict)
+    """The scratch of each reduction along the columns (axis 0)."""
 
     def add(self, plan: KernelPlan, layouts: ConsumerLayouts) -> None:
         """Lower `plan`'s kernel, whose consumer `layouts` placed."""
@@ -152,6 +155,7 @@ def patterns(lowering: Lowering) -> list[RewritePattern]:
         LowerExtract(lowering),
         LowerDot(lowering),
         LowerStore(lowering),
+        LowerColumnReduce(lowering),
         LowerRegisterConstant(lowering),
         RetypeTiles(lowering),
         LoadSharedOperands(lowering),
@@ -283,6 +287,10 @@ class LowerWarpSpecialize(RewritePattern):
             )
         for store, staging in plan.staging.items():
             self.lowering.staging[store] = values[staging]
+        if plan.column_scratch is not None:
+            for op in ws.consumer.walk():
+                if isinstance(op, tile.ReduceOp) and op.axis.value.data == 0:
+                    self.lowering.column_scratch[op] = values[plan.column_scratch]
         for ch in plan.channels.values():
             full, empty = values[ch.full], values[ch.empty]
             prologue += [
@@ -553,6 +561,33 @@ class LowerStore(RewritePattern):
             nv.TMAStoreCommitOp(),
         ]
         rewriter.replace(store, new_ops, [])
+
+
+@dataclass
+class LowerColumnReduce(RewritePattern):
+    """A reduction along the columns (axis 0) meets its warps' partials in the
+    kernel's column scratch: `nvgpu_async.column_reduce` (a loaded tile is
+    read into the accumulator layout first)."""
+
+    lowering: Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tile.ReduceOp, rewriter: PatternRewriter, /):
+        scratch = self.lowering.column_scratch.get(op)
+        if scratch is None:
+            return
+        result = self.lowering.types[op.result]
+        assert isinstance(result, TensorType)
+        source = op.source
+        if isinstance(source.type, nv.SmemViewType):
+            shape = source.type.get_shape()
+            layout = read_layout(op, shape, result.encoding)
+            load = nv.SmemLoadOp(
+                source, TensorType(source.type.element_type, shape, layout)
+            )
+            rewriter.insert(load, InsertPoint.before(op))
+            source = load.result
+        rewriter.replace(op, nv.ColumnReduceOp(op.kind, source, scratch, result))
 
 
 @dataclass

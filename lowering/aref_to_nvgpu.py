@@ -39,8 +39,8 @@ patterns in `aref_patterns`, one per op, rewrites the module.
 
 Kernels outside what the hardware path supports get a diagnostic at the op
 before anything is rewritten: the plan's (MMA shapes wgmma cannot issue, tiles
-TMA cannot move in the swizzled layout, reductions across rows, too much shared
-memory, ...), the layout analysis's (transposed register tiles, tiles with no
+TMA cannot move in the swizzled layout, too much shared memory (rings,
+staging tiles and the column reductions' scratch), ...), the layout analysis's (transposed register tiles, tiles with no
 or conflicting layouts), and `refuse_unsupported`'s (wgmma operands, shared
 tiles read where no register tile results, non-splat register constants).
 """

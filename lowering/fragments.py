@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
+from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,20 @@ class Geometry:
         """Index of the column-tile element that accumulator element k broadcasts from."""
         i = k % (self.cols // 2)
         return 2 * (i >> 2) + (i & 1)
+
+    @property
+    def threads(self) -> int:
+        """Consumer threads sharing the tile."""
+        return THREADS_PER_WARPGROUP * self.warpgroups
+
+    def col_members(self, c: int) -> list[int]:
+        """Accumulator elements this thread holds of column-tile element c (a
+        column): its two rows of every 64-row block."""
+        j, e = divmod(c, 2)
+        half = self.cols // 2
+        return [
+            b * half + 4 * j + 2 * h + e for b in range(self.blocks) for h in (0, 1)
+        ]
 
     def row_members(self, r: int) -> list[int]:
         """Accumulator elements this thread holds of row-tile element r (a row)."""

@@ -5,10 +5,21 @@ keeps the registers; `tile.broadcast` of a row (column) tile over an
 accumulator tile is a map, no instruction: accumulator element k reads row
 element `row_of_acc(k)` (`fragments.Geometry`).
 
-`tile.reduce` along the rows of an accumulator tile: each thread combines the
-elements it holds of each of its rows pairwise (one `ptx.alu` per tree level
-over all rows), then the four lanes of a quad, which hold the rest of the row,
-exchange partial results with two butterfly shuffles (lane masks 1 and 2).
+`tile.reduce` along the rows of an accumulator tile (f32, or i32 with the
+`.s32` ops): each thread combines the elements it holds of each of its rows
+pairwise (one `ptx.alu` per tree level over all rows), then the four lanes of
+a quad, which hold the rest of the row, exchange partial results with two
+butterfly shuffles (lane masks 1 and 2).
+
+`nvgpu_async.column_reduce` (`tile.reduce` along the columns, axis 0): each
+thread combines the elements it holds of each of its columns (its rows of
+every 64-row block, the same tree), then the eight lanes of a warp that hold
+the rest of its 16-row slab (lanes l, l^4, l^8, l^16: g) shuffle with masks
+4, 8 and 16. Lane g = 0 of each warp writes the warp's partials to its row of
+the scratch (row 4 cwg + warp, `nv.column_scratch_words`) between two
+`bar.sync 1` over the consumer threads (the first waits for the previous
+reduction's readers), then every thread reads its columns of each warp's row
+and combines them in warp order: the column tile, the same in every thread of a t.
 """
 
 from __future__ import annotations
@@ -21,22 +32,38 @@ from xdsl.pattern_rewriter import (
 )
 
 from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx, tile
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind
+from tawa_xdsl.lowering.distribute.barriers import CONSUMER_BARRIER
 from tawa_xdsl.lowering.distribute.context import (
     MOV,
     KernelState,
     Lowered,
     Ops,
     geometry,
+    scalar_class,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 
+ROW_LANE_MASKS = (1, 2)
+"""The lanes holding the rest of an accumulator row: the quad (t)."""
+COLUMN_LANE_MASKS = (4, 8, 16)
+"""The lanes of a warp holding the rest of an accumulator column (g)."""
+
 COMBINE = {
-    tile.ReduceKind.MAX: "max.NaN.f32",
-    tile.ReduceKind.MIN: "min.NaN.f32",
-    tile.ReduceKind.SUM: "add.f32",
+    "f32": {
+        tile.ReduceKind.MAX: "max.NaN.f32",
+        tile.ReduceKind.MIN: "min.NaN.f32",
+        tile.ReduceKind.SUM: "add.f32",
+    },
+    "b32": {  # i32 tiles
+        tile.ReduceKind.MAX: "max.s32",
+        tile.ReduceKind.MIN: "min.s32",
+        tile.ReduceKind.SUM: "add.s32",
+    },
 }
+"""The combining op of each reduction, by the register class of the elements."""
 
 
 class Splat(DistributePattern):
@@ -80,28 +107,95 @@ class Reduce(DistributePattern):
             raise OpDiagnostic(
                 op, "tile.reduce is supported on accumulator-layout tiles"
             )
-        combine = COMBINE[tile.ReduceKind(op.kind.data)]
+        cls = scalar_class(op.source.type.element_type)
+        combine = COMBINE[cls][tile.ReduceKind(op.kind.data)]
         geom = geometry(op.source.type)
         rows = geometry(op.result.type).count
         ops = Ops(self.k)
-        members = [geom.row_members(r) for r in range(rows)]
-        # position j of every row: (value, its element in each row)
-        level: list[tuple[SSAValue, tuple[int, ...]]] = [
-            (src.value, tuple(src.element(m[j]) for m in members))
-            for j in range(len(members[0]))
-        ]
-        while len(level) > 1:
-            level = _combine_level(ops, combine, level, rows)
-        value, elements = level[0]
-        acc = (
-            value
-            if elements == tuple(range(rows)) and ptx.width(value) == rows
-            else ops.alu(MOV["f32"], Lowered(value, elements))
+        acc = _combine_members(
+            ops, combine, cls, src, [geom.row_members(r) for r in range(rows)]
         )
-        for lane_mask in (1, 2):
-            other = ops.add(ptx.ShflOp(acc, lane_mask)).results[0]
-            acc = ops.alu(combine, acc, other)
+        acc = _butterfly(ops, combine, acc, ROW_LANE_MASKS)
         self.k.define(rewriter, op, ops, Lowered(acc))
+
+
+class ColumnReduce(DistributePattern):
+    """See the module docstring: partials per thread, per warp (shuffles), per
+    consumer (through the scratch, between two consumer barriers)."""
+
+    OPS = (nv.ColumnReduceOp,)
+
+    def rewrite(self, op: nv.ColumnReduceOp, rewriter: PatternRewriter):
+        k, ops = self.k, Ops(self.k)
+        src = k.lowered(op.source, op)
+        if src.uniform:
+            raise OpDiagnostic(
+                op, "a column reduction of a splat: reduce the tile it is made from"
+            )
+        combine = COMBINE["f32"][tile.ReduceKind(op.kind.data)]  # f32 only (verifier)
+        geom, cols = geometry(op.source.type), geometry(op.result.type).count
+        acc = _combine_members(
+            ops, combine, "f32", src, [geom.col_members(c) for c in range(cols)]
+        )
+        acc = _butterfly(ops, combine, acc, COLUMN_LANE_MASKS)
+        ids = k.consumer_ids(op)
+        n = geom.cols
+        # this thread's columns of its warp's row: (4 cwg + warp) n + 2 t
+        warp = ops.alu("mad.lo.u32", ids.cwg, ops.imm(4, "b32"), ids.warp)
+        word = ops.alu("mad.lo.u32", warp, ops.imm(n, "b32"), ids.col0)
+        base = k.lowered(op.scratch, op).value
+        row = ops.alu("mad.lo.u32", word, ops.imm(4, "b32"), base)
+        first = ops.alu("setp.eq.u32", ids.g, ops.imm(0, "b32"))  # a lane per column
+        barrier = ptx.BarOp(k.imm(CONSUMER_BARRIER, "b32"), geom.threads)
+        ops.add(barrier)  # the previous reduction has read the scratch
+        pairs = [8 * j * 4 for j in range(n // 8)]  # 8-column groups, f32 pairs
+        ops.add(
+            ptx.StoreOp(
+                "shared", row, acc, list(range(cols)), pred=first, offsets=pairs
+            )
+        )
+        ops.add(barrier.clone())  # every warp's partials are in
+        mine = ops.alu("mad.lo.u32", ids.col0, ops.imm(4, "b32"), base)
+        result = None
+        for w in range(4 * geom.warpgroups):
+            load = ptx.LoadOp(
+                "shared", mine, "f32", cols, offsets=[w * n * 4 + p for p in pairs]
+            )
+            partial = ops.add(load).results[0]
+            result = partial if result is None else ops.alu(combine, result, partial)
+        assert result is not None
+        self.k.define(rewriter, op, ops, Lowered(result))
+
+
+def _combine_members(
+    ops: Ops, combine: str, cls: str, src: Lowered, members: Sequence[Sequence[int]]
+) -> SSAValue:
+    """Output r combines this thread's elements `members[r]` of `src` (as many
+    for every output): pairwise, one `ptx.alu` per tree level over all outputs;
+    a bundle of one register per output."""
+    outputs = len(members)
+    # position j of every output: (value, its element in each output)
+    level: list[tuple[SSAValue, tuple[int, ...]]] = [
+        (src.value, tuple(src.element(m[j]) for m in members))
+        for j in range(len(members[0]))
+    ]
+    while len(level) > 1:
+        level = _combine_level(ops, combine, level, outputs)
+    value, elements = level[0]
+    if elements == tuple(range(outputs)) and ptx.width(value) == outputs:
+        return value
+    return ops.alu(MOV[cls], Lowered(value, elements))
+
+
+def _butterfly(
+    ops: Ops, combine: str, acc: SSAValue, lane_masks: Sequence[int]
+) -> SSAValue:
+    """Combine `acc` across the lanes that differ in the bits of `lane_masks`:
+    one butterfly shuffle each; every such lane ends with the same values."""
+    for lane_mask in lane_masks:
+        other = ops.add(ptx.ShflOp(acc, lane_mask)).results[0]
+        acc = ops.alu(combine, acc, other)
+    return acc
 
 
 def _combine_level(
@@ -132,4 +226,4 @@ def _combine_level(
 
 
 def patterns(k: KernelState) -> list[DistributePattern]:
-    return [Splat(k), ExpandDims(k), Broadcast(k), Reduce(k)]
+    return [Splat(k), ExpandDims(k), Broadcast(k), Reduce(k), ColumnReduce(k)]

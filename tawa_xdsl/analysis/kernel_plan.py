@@ -22,16 +22,17 @@ patterns only build what the plan says:
 - Multicast (`KernelPlan.multicast`, with clusters): the producer loads every
   block of a cluster issues alike (`uniformity.cluster_uniform`, at a uniform
   aref index); each block copies its share of them into every block.
-- Shared memory: rings, then staging tiles, then barriers, at the offsets the
-  plan gives (1024-byte aligned tiles, 8-byte barriers, none overlapping);
+- Shared memory: rings, then staging tiles, then the column reductions'
+  scratch (`column_scratch`: one f32 row per consumer warp, as wide as the
+  widest reduced tile), then barriers, at the offsets the plan gives (1024-byte aligned tiles, 8-byte barriers, none overlapping);
   the launch asks for their end plus `SMEM_ALIGN_SLACK`.
 - Launch: threads (a producer and the consumer warpgroups), shared memory, the
   cluster size, the `setmaxnreg` budgets (`register-budget`'s, or
   `compiler.default_registers`), and the grid rule while the stores still show it.
 
 Kernels outside what the hardware path supports get a diagnostic at the op:
-top-level ops other than arefs, MMA shapes wgmma cannot issue, reductions across
-rows, nothing to multicast, tiles TMA cannot move swizzled, more shared memory
+top-level ops other than arefs, MMA shapes wgmma cannot issue, nothing to
+multicast, tiles TMA cannot move swizzled, more shared memory
 than a block has, a put that carries anything but tiles loaded for it (or a
 ticket).
 
@@ -49,7 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
+from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tawa_xdsl.analysis.carried import uses_through_loops
@@ -216,6 +217,10 @@ class KernelPlan:
     registers."""
     channels: dict[SSAValue, ChannelPlan] = field(default_factory=dict)
     """By aref value, in the order of the `aref.create`s."""
+    column_scratch: Allocation | None = None
+    """The scratch every column reduction (`tile.reduce` along axis 0) of the
+    consumers exchanges its warps' partials through, one after another (each
+    waits at a consumer barrier before it writes), sized for the widest."""
     smem_end: int = 0
 
     @staticmethod
@@ -266,10 +271,11 @@ class KernelPlan:
     @property
     def allocations(self) -> list[Allocation]:
         """Every allocation, in the order the prologue makes them: rings, staging
-        tiles, then each channel's `full` and `empty` barriers."""
+        tiles, the column reductions' scratch, then each channel's `full` and `empty` barriers."""
         rings = [r for ch in self.channels.values() for r in ch.rings]
         barriers = [b for ch in self.channels.values() for b in (ch.full, ch.empty)]
-        return [*rings, *self.staging.values(), *barriers]
+        scratch = [self.column_scratch] if self.column_scratch else []
+        return [*rings, *self.staging.values(), *scratch, *barriers]
 
     def is_multicast(self, load: tile.LoadOp, channel: ChannelPlan) -> bool:
         """Whether `load`'s copy goes to every block of the cluster."""
@@ -439,8 +445,8 @@ class KernelPlan:
         """Whether these stores go through swizzled staging tiles and TMA: matrix
         tiles of 128-byte rows at coordinates that cannot be negative, the
         innermost a whole number of 16 bytes (`coordinates`), when the staging
-        tiles fit in shared memory next to the rings (else the stores go straight
-        from registers)."""
+        tiles fit in shared memory next to the rings and the column reductions'
+        scratch (else the stores go straight from registers)."""
         if not self.tma_store or not all(_tma_storable(st) for st in staged):
             return False
         creates = [
@@ -454,7 +460,8 @@ class KernelPlan:
             tile_bytes(st.value.type.get_shape(), st.value.type.element_type)
             for st in staged
         )
-        return staging_fits(rings, staging)
+        scratch = -(-4 * self._column_scratch_words() // SLOT_ALIGN) * SLOT_ALIGN
+        return staging_fits(rings, staging + scratch)
 
     # ---------------------------------------------------------- shared memory
 
@@ -485,6 +492,12 @@ class KernelPlan:
             )
             self.staging[store] = staging
             offset = staging.end
+        if words := self._column_scratch_words():
+            offset = -(-offset // SLOT_ALIGN) * SLOT_ALIGN  # smem_alloc aligns
+            self.column_scratch = Allocation(
+                offset, nv.SmemType(1, (words,), Float32Type()), "column_scratch"
+            )
+            offset = self.column_scratch.end
         for create in creates:
             # every consumer thread reads a ticket with a shared load
             thread_release = is_ticket_ring(
@@ -517,12 +530,32 @@ class KernelPlan:
             )
         self.smem_end = offset
         if offset > SMEM_BUDGET:
+            parts = ["the aref rings"]
+            if self.staging:
+                parts.append("the store staging tiles")
+            if self.column_scratch:
+                parts.append(
+                    f"the column reductions' scratch ({self.column_scratch.type.tile_bytes} bytes)"
+                )
             raise OpDiagnostic(
                 self.kernel,
-                f"the aref rings{' and the store staging tiles' if self.staging else ''} "
+                f"{', '.join(parts[:-1])}{' and ' if len(parts) > 1 else ''}{parts[-1]} "
                 f"need {offset} bytes of shared memory; a block can have "
                 f"{SMEM_BUDGET}. Use fewer stages or smaller tiles",
             )
+
+    def _column_scratch_words(self) -> int:
+        """f32 words of the scratch the widest column reduction needs (0: none)."""
+        return max(
+            (
+                nv.column_scratch_words(
+                    op.source.type.get_shape()[1], self.num_consumers
+                )
+                for op in self.ws.consumer.walk()
+                if isinstance(op, tile.ReduceOp) and op.axis.value.data == 0
+            ),
+            default=0,
+        )
 
     @staticmethod
     def _read_by_threads(create: aref.CreateOp) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
+from xdsl.dialects.builtin import Float32Type, IntegerType, ModuleOp, UnregisteredOp
 from xdsl.ir import Operation
 
 from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
@@ -163,17 +163,44 @@ def unsupported_op(op: Operation) -> str | None:
             f"box rows of {row} bytes: loads go through TMA, which moves rows of a "
             "multiple of 16 bytes (a tensor only stored may have any box)"
         )
-    if isinstance(op, tile.ReduceOp) and (
-        op.axis.value.data != op.source.type.get_num_dims() - 1
-    ):
-        return (
-            "only reductions along rows (the last axis) are supported in registers "
-            "(a column is spread over the lanes and warps of its warpgroups: "
-            "reducing it needs shared memory); reduce the rows of the transposed "
-            "tile instead (a product's: tile.dot with the operands swapped, "
-            "C^T = B A^T)"
-        )
+    if isinstance(op, tile.ReduceOp) and (why := column_reduce_problem(op)):
+        return why
     return unsupported_elementwise(op) or narrow_arithmetic(op)
+
+
+def column_reduce_problem(op: tile.ReduceOp) -> str | None:
+    """Why a reduction along a tile's columns (axis 0 of a matrix: its rows are
+    spread over the lanes and warps of the consumers, so the partials meet in
+    shared memory, `nvgpu_async.column_reduce`) cannot be compiled, or None
+    (also None for a reduction along the rows, the last axis)."""
+    shape = op.source.type.get_shape()
+    axis = op.axis.value.data
+    if axis == len(shape) - 1:
+        return None
+    if len(shape) != 2:
+        return (
+            f"axis {axis} of a rank-{len(shape)} tile: only the columns of a "
+            "matrix tile (axis 0) and the rows of a tile (its last axis) are reduced"
+        )
+    rows, cols = shape
+    what = "a column reduction (axis 0)"
+    if rows == 1 or cols == 1:
+        return (
+            f"{what} of a {rows}x{cols} tile, which is held as a vector: reduce "
+            "along its other axis (or use it as it is)"
+        )
+    element = op.source.type.element_type
+    if not isinstance(element, Float32Type):
+        first = "tile.sitofp" if isinstance(element, IntegerType) else "arith.extf"
+        return f"{what} of {element} values: compute in f32 ({first} first)"
+    if cols % 8:
+        return f"{what} of {cols} columns: a column tile holds whole 8-column groups"
+    if rows % 64:
+        return (
+            f"{what} of {rows} rows: the rows are reduced in whole 64-row blocks "
+            "(the accumulator layout's, each warp a 16-row slab of each)"
+        )
+    return None
 
 
 def tma_row_bytes(desc: tile.DescType) -> int:

@@ -40,7 +40,9 @@ makes Hopper kernels hang or race, the way the hardware behaves:
   again until a `tma_store_wait` has seen the store read it out; the engine
   performs stores, like loads, whenever the seed says;
 - data: TMA copies, wgmma products, fragment math and stores are computed on whole
-  tiles, so the output can be compared with the reference interpreter.
+  tiles, so the output can be compared with the reference interpreter; a
+  column reduction (`column_reduce`) exchanges its per-warp partials through
+  its shared-memory scratch between its two consumer barriers, as the PTX does.
 
 Clusters (`tile.cluster`): the thread blocks of one cluster run together, each
 with its own shared memory, barriers and actors (named `block1.consumer0`, ...),
@@ -82,6 +84,7 @@ from xdsl.utils.scoped_dict import ScopedDict
 from tawa_xdsl.contract import LaunchContract, launch_contract
 from tawa_xdsl.diagnostics import format_at
 from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.nvgpu_async import fragment_layout
 from tawa_xdsl.dialects.roles import entry_register_cap
 from tawa_xdsl.dtypes import numpy_dtype
 from tawa_xdsl.interp.reference import make_interpreter
@@ -91,8 +94,9 @@ from tawa_xdsl.interp.scheduler import (
     SimulationError,
     role_body,
 )
-from tawa_xdsl.interp.tile import read_box, write_box, write_tma_box
+from tawa_xdsl.interp.tile import REDUCERS, read_box, write_box, write_tma_box
 from tawa_xdsl.kernel import clusters
+from tawa_xdsl.lowering.fragments import Geometry
 from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
 TMA_ENGINE = "tma"
@@ -608,6 +612,37 @@ class HopperFunctions(InterpreterFunctions):
     ):
         self._sync(self._where()[0].consumer_bar, op)
         return ()
+
+    @impl(nv.ColumnReduceOp)
+    def run_column_reduce(
+        self, interpreter: Interpreter, op: nv.ColumnReduceOp, args: PythonValues
+    ):
+        """The exchange the PTX makes: after a consumer barrier, this warpgroup
+        writes the column partials of its warps' 16-row slabs into their rows
+        of the scratch; after a second one, it combines every warp's row in
+        warp order."""
+        tile_, scratch = args
+        geom = Geometry.of(op.source.type.get_shape(), fragment_layout(op.source.type))
+        reducer = REDUCERS[op.kind.data]
+        cols = geom.cols
+        rows = scratch.data[0][: nv.column_scratch_words(cols, geom.warpgroups)]
+        rows = rows.reshape(-1, cols)
+        block, c = self._where()[0], self._warpgroup()
+        x = np.asarray(tile_, dtype=np.float32)
+        self._sync(block.consumer_bar, op)
+        band = c * geom.rows_per_warpgroup
+        for w in range(4):
+            slab = [
+                band + 64 * b + 16 * w + r
+                for b in range(geom.blocks)
+                for r in range(16)
+            ]
+            rows[4 * c + w] = reducer(x[slab], axis=0)
+        self._sync(block.consumer_bar, op)
+        result = rows[0].copy()
+        for q in range(1, len(rows)):
+            result = reducer(np.stack([result, rows[q]]), axis=0)
+        return (result.astype(np.float32),)
 
     @impl(nv.MmaTurnInitOp)
     def run_mma_turn_init(

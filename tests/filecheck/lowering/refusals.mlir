@@ -60,37 +60,7 @@ func.func @ndot(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf1
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:83:7: error: tile.reduce: only reductions along rows (the last axis) are supported in registers
-func.func @reduce(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
-    %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-    %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-    aref.warp_specialize consumers = 1 producer {
-      %i = arith.constant 0 : index
-      %c0 = arith.constant 0 : index
-      %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
-      aref.put %ra[%i], %ta : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
-      aref.put %rb[%i], %tb : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-    } consumer {
-      %i = arith.constant 0 : index
-      %c0 = arith.constant 0 : index
-      %ta = aref.get %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      %tb = aref.get %rb[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      %z = arith.constant dense<0.0> : tensor<64x64xf32>
-      %d = tile.dot %ta, %tb, %z : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
-      aref.consumed %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      aref.consumed %rb[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
-      %r = tile.reduce sum %d, axis = 0 : tensor<64x64xf32> -> tensor<64xf32>
-      %e = tile.expand_dims %r, axis = 0 : tensor<64xf32> -> tensor<1x64xf32>
-      %bb = tile.broadcast %e : tensor<1x64xf32> -> tensor<64x64xf32>
-      tile.store %bb, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
-    }
-    func.return
-}
-
-// -----
-
-// CHECK: {{.*}}refusals.mlir:94:1: error: func.func: convert-aref-to-nvgpu-async: @multicast runs in clusters of 2 but no producer load is the same in every block of a cluster (each depends on program_id(x) or on a loop or branch that does): there is nothing to multicast; drop the cluster pass
+// CHECK: {{.*}}refusals.mlir:64:1: error: func.func: convert-aref-to-nvgpu-async: @multicast runs in clusters of 2 but no producer load is the same in every block of a cluster (each depends on program_id(x) or on a loop or branch that does): there is nothing to multicast; drop the cluster pass
 func.func @multicast(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel, tile.cluster = 2 : i64} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -118,7 +88,7 @@ func.func @multicast(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:122:1: error: func.func: convert-aref-to-nvgpu-async: the aref rings need 262656 bytes of shared memory; a block can have 231424. Use fewer stages or smaller tiles
+// CHECK: {{.*}}refusals.mlir:92:1: error: func.func: convert-aref-to-nvgpu-async: the aref rings need 262656 bytes of shared memory; a block can have 231424. Use fewer stages or smaller tiles
 func.func @smem(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 16>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 16>
@@ -145,7 +115,7 @@ func.func @smem(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf1
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:157:7: error: aref.put: convert-aref-to-nvgpu-async: aref.put must carry tiles loaded only for it
+// CHECK: {{.*}}refusals.mlir:127:7: error: aref.put: convert-aref-to-nvgpu-async: aref.put must carry tiles loaded only for it
 func.func @put(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -173,7 +143,7 @@ func.func @put(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:179:3: error: aref.warp_specialize: convert-aref-to-nvgpu-async: aref.consumed frees a slot before the tile.dot that reads it
+// CHECK: {{.*}}refusals.mlir:149:3: error: aref.warp_specialize: convert-aref-to-nvgpu-async: aref.consumed frees a slot before the tile.dot that reads it
 func.func @release(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %ring0 = aref.create : !aref.aref<[tensor<64x64xbf16>, tensor<64x64xbf16>], depth = 1>
   aref.warp_specialize consumers = 1 producer {
@@ -210,7 +180,7 @@ func.func @release(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?x
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:233:7: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed; transpose tiles as they come from shared memory
+// CHECK: {{.*}}refusals.mlir:203:7: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed; transpose tiles as they come from shared memory
 func.func @trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -238,7 +208,7 @@ func.func @trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:261:7: error: tile.reduce: convert-aref-to-nvgpu-async: cannot place the tensor<64xf32> value %r in registers: conflicting (col, row) layout constraints
+// CHECK: {{.*}}refusals.mlir:231:7: error: tile.reduce: convert-aref-to-nvgpu-async: cannot place the tensor<64xf32> value %r in registers: conflicting (col, row) layout constraints
 func.func @place(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -268,7 +238,7 @@ func.func @place(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:290:7: error: tile.dot: convert-aref-to-nvgpu-async: the B operand of tile.dot must come from shared memory (an aref tile)
+// CHECK: {{.*}}refusals.mlir:260:7: error: tile.dot: convert-aref-to-nvgpu-async: the B operand of tile.dot must come from shared memory (an aref tile)
 func.func @bop(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -297,7 +267,7 @@ func.func @bop(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:318:7: error: tile.dot: convert-aref-to-nvgpu-async: a transposed 8-bit A operand is not supported (wgmma reads 8-bit operands K-major only); load A as M x K
+// CHECK: {{.*}}refusals.mlir:288:7: error: tile.dot: convert-aref-to-nvgpu-async: a transposed 8-bit A operand is not supported (wgmma reads 8-bit operands K-major only); load A as M x K
 func.func @atrans(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 64]>, %b: !tile.desc<?x?xf8E4M3FN, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xf8E4M3FN>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xf8E4M3FN>], depth = 1>
@@ -325,8 +295,8 @@ func.func @atrans(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 64]>, %b: !tile.desc<?
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:349:7: error: tile.store: convert-aref-to-nvgpu-async: reads %ta from its slot after aref.consumed released it: store it first
-// DIRECT: {{.*}}refusals.mlir:349:7: error: tile.store: convert-aref-to-nvgpu-async: reads %ta from its slot after aref.consumed released it: store it first
+// CHECK: {{.*}}refusals.mlir:319:7: error: tile.store: convert-aref-to-nvgpu-async: reads %ta from its slot after aref.consumed released it: store it first
+// DIRECT: {{.*}}refusals.mlir:319:7: error: tile.store: convert-aref-to-nvgpu-async: reads %ta from its slot after aref.consumed released it: store it first
 func.func @read(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -354,7 +324,7 @@ func.func @read(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf1
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:377:7: error: arith.constant: convert-aref-to-nvgpu-async: only splat constants can live in register tiles
+// CHECK: {{.*}}refusals.mlir:347:7: error: arith.constant: convert-aref-to-nvgpu-async: only splat constants can live in register tiles
 func.func @splat(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -384,8 +354,8 @@ func.func @splat(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf
 }
 
 // -----
-// CHECK: {{.*}}refusals.mlir:408:7: error: tile.store: convert-aref-to-nvgpu-async: reads %ta from its slot after aref.consumed released it: store it first
-// DIRECT: {{.*}}refusals.mlir:408:7: error: tile.store: convert-aref-to-nvgpu-async: tile.store into %a, which the producer also loads: such a tensor is stored through TMA with its loads' tensor map, and this store cannot be: tma_store is off
+// CHECK: {{.*}}refusals.mlir:378:7: error: tile.store: convert-aref-to-nvgpu-async: reads %ta from its slot after aref.consumed released it: store it first
+// DIRECT: {{.*}}refusals.mlir:378:7: error: tile.store: convert-aref-to-nvgpu-async: tile.store into %a, which the producer also loads: such a tensor is stored through TMA with its loads' tensor map, and this store cannot be: tma_store is off
 func.func @loaded(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xbf16, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>

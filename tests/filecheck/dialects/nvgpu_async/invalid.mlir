@@ -325,3 +325,48 @@ func.func @k(%v: !nvgpu_async.smem_view<4xf32>) {
   func.return
 }
 // CHECK: error: nvgpu_async.smem_extract position [0, 0] is not an element of a 4 tile
+
+// -----
+
+func.func @k(%s: tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>) {
+  %scratch = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x256xf32>
+  %m = nvgpu_async.column_reduce sum %s, %scratch : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>, !nvgpu_async.smem<1x256xf32> -> tensor<64xf32, #nvgpu_async.frag<col, warpgroups = 2>>
+  func.return
+}
+// CHECK: error: nvgpu_async.column_reduce: the scratch !nvgpu_async.smem<1x256xf32> holds fewer than the 512 f32 partials of its warps
+
+// -----
+
+func.func @k(%s: tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>) {
+  %scratch = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x512xf32>
+  %m = nvgpu_async.column_reduce sum %s, %scratch : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>, !nvgpu_async.smem<1x512xf32> -> tensor<64xf32, #nvgpu_async.frag<row, warpgroups = 2>>
+  func.return
+}
+// CHECK: error: nvgpu_async.column_reduce reduces an accumulator-layout tile into a column tile of the same warpgroups
+
+// -----
+
+func.func @k(%s: tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>) {
+  %scratch = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x512xf32>
+  %m = nvgpu_async.column_reduce sum %s, %scratch : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>, !nvgpu_async.smem<1x512xf32> -> tensor<128xf32, #nvgpu_async.frag<col, warpgroups = 2>>
+  func.return
+}
+// CHECK: error: nvgpu_async.column_reduce of tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>> gives a vector of its 64 columns, not tensor<128xf32, #nvgpu_async.frag<col, warpgroups = 2>>
+
+// -----
+
+func.func @k(%s: tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>) {
+  %scratch = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x512xf32>
+  %m = nvgpu_async.column_reduce sum %s, %scratch : tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>, !nvgpu_async.smem<1x512xf32> -> tensor<64xf32, #nvgpu_async.frag<col, warpgroups = 2>>
+  func.return
+}
+// CHECK: error: nvgpu_async.column_reduce: 64 rows are not whole 64-row blocks of 2 warpgroups
+
+// -----
+
+func.func @k(%s: tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>) {
+  %scratch = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x256xf32>
+  %m = nvgpu_async.column_reduce sum %s, %scratch : tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>, !nvgpu_async.smem<1x256xf32> -> tensor<64xbf16, #nvgpu_async.frag<col, warpgroups = 1>>
+  func.return
+}
+// CHECK: error: nvgpu_async.column_reduce reduces f32 tiles

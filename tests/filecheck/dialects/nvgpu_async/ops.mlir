@@ -108,6 +108,17 @@ func.func @rs_wgmma(%p: tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups =
 
 // -----
 
+// A column reduction through its scratch (one f32 row per consumer warp).
+// CHECK-LABEL: func.func @column_reduce
+// CHECK: nvgpu_async.column_reduce min %s, %scratch : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>, !nvgpu_async.smem<1x512xf32> -> tensor<64xf32, #nvgpu_async.frag<col, warpgroups = 2>>
+func.func @column_reduce(%s: tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>) {
+  %scratch = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x512xf32>
+  %m = nvgpu_async.column_reduce min %s, %scratch : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>, !nvgpu_async.smem<1x512xf32> -> tensor<64xf32, #nvgpu_async.frag<col, warpgroups = 2>>
+  func.return
+}
+
+// -----
+
 // 8-bit inputs: mixed e4m3 / e5m2 from shared memory (both K-major: B is a
 // transposed view of an N x K slot), an e4m3 register A (P in FP8 attention),
 // and a block scale read out of its slot.

@@ -66,3 +66,53 @@ func.func @odd_rows(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_
   }
   func.return
 }
+
+// -----
+
+// A column reduction (nvgpu_async.column_reduce): each thread adds its two rows
+// of each of its columns (one level), the lanes of a warp that share a column
+// (g) shuffle with masks 4, 8 and 16; between two consumer barriers the first
+// lane of each column writes its warp's partials to the warp's row of the
+// scratch (4 cwg + warp, 16 columns: 64 bytes a row), then every thread adds
+// its columns of the eight rows, in warp order.
+// CHECK-LABEL: func.func @column_sums()
+// CHECK:         %[[S:.*]] = ptx.alu(%{{.*}}, %{{.*}}, %{{.*}}) {opcode = "selp.f32"} : (!ptx.reg<f32>, !ptx.imm<f32>, !ptx.reg<pred x 8>) -> !ptx.reg<f32 x 8>
+// CHECK-NEXT:    %[[T:.*]] = ptx.alu(%[[S]], %[[S]]) {opcode = "add.f32", maps = [array<i32: 0, 1, 4, 5>, array<i32: 2, 3, 6, 7>]} : (!ptx.reg<f32 x 8>, !ptx.reg<f32 x 8>) -> !ptx.reg<f32 x 4>
+// CHECK-NEXT:    %[[X4:.*]] = ptx.shfl_bfly(%[[T]]) {lane_mask = 4 : i32}
+// CHECK-NEXT:    %[[A4:.*]] = ptx.alu(%[[T]], %[[X4]]) {opcode = "add.f32"}
+// CHECK-NEXT:    %[[X8:.*]] = ptx.shfl_bfly(%[[A4]]) {lane_mask = 8 : i32}
+// CHECK-NEXT:    %[[A8:.*]] = ptx.alu(%[[A4]], %[[X8]]) {opcode = "add.f32"}
+// CHECK-NEXT:    %[[X16:.*]] = ptx.shfl_bfly(%[[A8]]) {lane_mask = 16 : i32}
+// CHECK-NEXT:    %[[W:.*]] = ptx.alu(%[[A8]], %[[X16]]) {opcode = "add.f32"} : (!ptx.reg<f32 x 4>, !ptx.reg<f32 x 4>) -> !ptx.reg<f32 x 4>
+// CHECK-NEXT:    %[[WARP:.*]] = ptx.alu(%[[CWG:.*]], %{{.*}}, %[[WID:.*]]) {opcode = "mad.lo.u32"}
+// CHECK-NEXT:    %[[WORD:.*]] = ptx.alu(%[[WARP]], %{{.*}}, %[[COL0:.*]]) {opcode = "mad.lo.u32"}
+// CHECK-NEXT:    %[[ROW:.*]] = ptx.alu(%[[WORD]], %{{.*}}, %[[BASE:.*]]) {opcode = "mad.lo.u32"}
+// CHECK-NEXT:    %[[G0:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "setp.eq.u32"}
+// CHECK-NEXT:    ptx.bar(%[[ID:.*]]) {threads = 256 : i64}
+// CHECK-NEXT:    ptx.st(%[[ROW]], %[[W]]) if %[[G0]] {space = "shared", offset = 0 : i64, offsets = array<i64: 0, 32>, value_map = array<i32: 0, 1, 2, 3>}
+// CHECK-NEXT:    ptx.bar(%[[ID]]) {threads = 256 : i64}
+// CHECK-NEXT:    %[[MINE:.*]] = ptx.alu(%[[COL0]], %{{.*}}, %[[BASE]]) {opcode = "mad.lo.u32"}
+// CHECK-NEXT:    %[[P0:.*]] = ptx.ld(%[[MINE]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 0, 32>} : (!ptx.reg<b32>) -> !ptx.reg<f32 x 4>
+// CHECK-NEXT:    %[[P1:.*]] = ptx.ld(%[[MINE]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 64, 96>}
+// CHECK-NEXT:    ptx.alu(%[[P0]], %[[P1]]) {opcode = "add.f32"}
+// CHECK-COUNT-5: ptx.ld(%[[MINE]])
+// CHECK:         ptx.ld(%[[MINE]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 448, 480>}
+// CHECK-NEXT:    ptx.alu(%{{.*}}, %{{.*}}) {opcode = "add.f32"} : (!ptx.reg<f32 x 4>, !ptx.reg<f32 x 4>) -> !ptx.reg<f32 x 4>
+// CHECK-NEXT:  }
+func.func @column_sums(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 384, smem = 3072, cluster = 1>} {
+  %scratch = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x128xf32>
+  nvgpu_async.role_dispatch consumers = 2 producer {
+  } consumer {
+    %rows = tile.iota : tensor<128xi32, #nvgpu_async.frag<row, warpgroups = 2>>
+    %r2 = tile.expand_dims %rows, axis = 1 : tensor<128xi32, #nvgpu_async.frag<row, warpgroups = 2>> -> tensor<128x1xi32, #nvgpu_async.frag<row, warpgroups = 2>>
+    %rb = tile.broadcast %r2 : tensor<128x1xi32, #nvgpu_async.frag<row, warpgroups = 2>> -> tensor<128x16xi32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %zero = arith.constant dense<0> : tensor<128x16xi32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %first = tile.cmpi eq, %rb, %zero : tensor<128x16xi32, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128x16xi1, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %xs = tile.splat %x : f32 -> tensor<128x16xf32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %one = arith.constant 1.0 : f32
+    %ones = tile.splat %one : f32 -> tensor<128x16xf32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %s = tile.select %first, %xs, %ones : tensor<128x16xi1, #nvgpu_async.frag<acc, warpgroups = 2>>, tensor<128x16xf32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %sum = nvgpu_async.column_reduce sum %s, %scratch : tensor<128x16xf32, #nvgpu_async.frag<acc, warpgroups = 2>>, !nvgpu_async.smem<1x128xf32> -> tensor<16xf32, #nvgpu_async.frag<col, warpgroups = 2>>
+  }
+  func.return
+}

@@ -1,0 +1,59 @@
+"""Column reductions (tile.reduce along axis 0, through the consumers' shared
+scratch) on the H100, against float64: tests/kernels/column_reductions.mlir at
+extents that are not multiples of the tiles (TMA fills the last row tile with
+zeros, which the reference pads alike)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import tawa_xdsl
+
+from .conftest import rel_err
+
+KERNELS = Path(__file__).resolve().parents[1] / "kernels"
+SOURCE = KERNELS / "column_reductions.mlir"
+
+
+def per_row_tile(torch, x, rows: int):
+    """`x` padded with zero rows to whole tiles of `rows`: [tiles, rows, N]."""
+    pad = -x.shape[0] % rows
+    padded = torch.cat([x, x.new_zeros(pad, x.shape[1])])
+    return padded.reshape(-1, rows, x.shape[1])
+
+
+@pytest.mark.parametrize("consumers", [1, 2])
+def test_column_range_of_a_loaded_tile(torch, consumers) -> None:
+    x = torch.randn(1000, 328, device="cuda")
+    o = torch.full((8, 328), float("nan"), device="cuda")
+    tawa_xdsl.compile(SOURCE, "column_range", num_consumers=consumers)(x, o)
+    torch.cuda.synchronize()
+    tiles = per_row_tile(torch, x.double(), 128)
+    ref = tiles.max(1).values - tiles.min(1).values
+    assert rel_err(o, ref) < 1e-6
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_gemm_column_sums(torch, persistent) -> None:
+    a = torch.randn(1000, 328, device="cuda").to(torch.bfloat16)
+    b = torch.randn(520, 328, device="cuda").to(torch.bfloat16)
+    o = torch.full((8, 520), float("nan"), device="cuda")
+    kernel = tawa_xdsl.compile(SOURCE, "gemm_column_sums", persistent=persistent)
+    kernel(a, b, o)
+    torch.cuda.synchronize()
+    ref = per_row_tile(torch, a.double() @ b.double().t(), 128).sum(1)
+    assert rel_err(o, ref) < 1e-5
+
+
+def test_center_columns(torch) -> None:
+    """The mean of each column of a row tile broadcast back and subtracted,
+    the tile stored through TMA (its staging tile shares the consumer barrier)."""
+    x = torch.randn(1000, 328, device="cuda")
+    o = torch.full_like(x, float("nan"))
+    tawa_xdsl.compile(SOURCE, "center_columns")(x, o)
+    torch.cuda.synchronize()
+    tiles = per_row_tile(torch, x.double(), 128)
+    ref = (tiles - tiles.sum(1, keepdim=True) / 128).reshape(-1, 328)[:1000]
+    assert rel_err(o, ref) < 1e-6

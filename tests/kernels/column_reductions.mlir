@@ -1,0 +1,71 @@
+// Column reductions (tile.reduce along axis 0): each column of a tile combined
+// over its rows, which the consumer warps hold in 16-row slabs, so the partials
+// meet in a shared-memory scratch (`nvgpu_async.column_reduce`).
+//
+//   @column_range:     o[p, n] = max_m x[m, n] - min_m x[m, n] over the rows m of
+//                      row tile p (two reductions, one scratch), x loaded
+//   @gemm_column_sums: o[p, n] = sum_m (A @ B^T)[m, n] over the rows m of row
+//                      tile p: the per-tile partials of a bias gradient
+func.func @column_range(%x: !tile.desc<?x?xf32, box = [128, 64]>,
+    %o: !tile.desc<?x?xf32, box = [1, 64]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid_m, %c128 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [128, 64]> -> tensor<128x64xf32>
+  %hi = tile.reduce max %t, axis = 0 : tensor<128x64xf32> -> tensor<64xf32>
+  %lo = tile.reduce min %t, axis = 0 : tensor<128x64xf32> -> tensor<64xf32>
+  %r = arith.subf %hi, %lo : tensor<64xf32>
+  tile.store %r, %o[%pid_m, %n0] : tensor<64xf32> -> !tile.desc<?x?xf32, box = [1, 64]>
+  func.return
+}
+
+func.func @gemm_column_sums(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
+    %b: !tile.desc<?x?xbf16, box = [128, 64]>,
+    %o: !tile.desc<?x?xf32, box = [1, 128]>) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid_m, %c128 : index
+  %n0 = arith.muli %pid_n, %c128 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tbt = tile.trans %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }
+  %s = tile.reduce sum %acc, axis = 0 : tensor<128x128xf32> -> tensor<128xf32>
+  tile.store %s, %o[%pid_m, %n0] : tensor<128xf32> -> !tile.desc<?x?xf32, box = [1, 128]>
+  func.return
+}
+
+
+//   @center_columns:   o[m, n] = x[m, n] - mean over the rows of x's row tile
+//                      of column n: the reduction broadcast back down the
+//                      rows, the tile stored through TMA (whose staging tile
+//                      the consumer barriers also guard)
+func.func @center_columns(%x: !tile.desc<?x?xf32, box = [128, 64]>,
+    %o: !tile.desc<?x?xf32, box = [128, 64]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid_m, %c128 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [128, 64]> -> tensor<128x64xf32>
+  %s = tile.reduce sum %t, axis = 0 : tensor<128x64xf32> -> tensor<64xf32>
+  %inv = arith.constant dense<7.812500e-03> : tensor<64xf32>
+  %mean = arith.mulf %s, %inv : tensor<64xf32>
+  %row = tile.expand_dims %mean, axis = 0 : tensor<64xf32> -> tensor<1x64xf32>
+  %b = tile.broadcast %row : tensor<1x64xf32> -> tensor<128x64xf32>
+  %c = arith.subf %t, %b : tensor<128x64xf32>
+  tile.store %c, %o[%m0, %n0] : tensor<128x64xf32> -> !tile.desc<?x?xf32, box = [128, 64]>
+  func.return
+}

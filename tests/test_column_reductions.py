@@ -1,0 +1,144 @@
+"""Column reductions (tile.reduce along axis 0): the consumer warps' partials
+meet in a shared-memory scratch between two consumer barriers
+(`nvgpu_async.column_reduce`). The interpreter's column sums and extrema are
+numpy's; the barrier simulator's exchange and the thread level's must give
+them for any order the warpgroups run in, and without either barrier the
+thread level must not (the warpgroups overwrite or read the scratch too early).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tawa_xdsl
+from tawa_xdsl.dialects import ptx
+from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.kernel import find_kernel
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.distribute.barriers import CONSUMER_BARRIER
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
+
+from .thread_level import simulate_output, to_thread_level
+
+SOURCE = Path(__file__).parent / "kernels" / "column_reductions.mlir"
+
+
+def per_row_tile(x: np.ndarray, rows: int) -> np.ndarray:
+    """`x` padded with zero rows (as TMA loads them) to tiles: [tiles, rows, N]."""
+    padded = np.concatenate([x, np.zeros((-len(x) % rows, x.shape[1]), x.dtype)])
+    return padded.reshape(-1, rows, x.shape[1])
+
+
+def column_range_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    """(arguments, grid, float64 reference) of @column_range: 200 x 136, so
+    the last row tile is padded and the last column tile partial."""
+    x = np.random.default_rng(5).standard_normal((200, 136)).astype(np.float32)
+    tiles = per_row_tile(x.astype(np.float64), 128)
+    expected = tiles.max(1) - tiles.min(1)
+    return [x, np.full(expected.shape, np.nan, np.float32)], (3, 2), expected
+
+
+def gemm_column_sums_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((200, 64)).astype(bfloat16)
+    b = rng.standard_normal((136, 64)).astype(bfloat16)
+    product = a.astype(np.float64) @ b.astype(np.float64).T
+    expected = per_row_tile(product, 128).sum(1)
+    return [a, b, np.full(expected.shape, np.nan, np.float32)], (2, 2), expected
+
+
+def center_columns_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    x = np.random.default_rng(7).standard_normal((200, 136)).astype(np.float32)
+    tiles = per_row_tile(x.astype(np.float64), 128)
+    centered = tiles - tiles.sum(1, keepdims=True) / 128
+    expected = centered.reshape(-1, x.shape[1])[: len(x)]
+    return [x, np.full(x.shape, np.nan, np.float32)], (3, 2), expected
+
+
+CASES = {
+    "column_range": column_range_case,
+    "gemm_column_sums": gemm_column_sums_case,
+    "center_columns": center_columns_case,
+}
+
+
+def interpreted(kernel: str) -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    """(arguments, grid, the interpreter's output) of `kernel`'s case."""
+    args, grid, _ = CASES[kernel]()
+    args = [a.copy() for a in args]
+    tawa_xdsl.interpret(tawa_xdsl.parse(SOURCE), kernel, *args, grid=grid)
+    return args, grid, args[-1]
+
+
+@pytest.mark.parametrize("kernel", sorted(CASES))
+def test_the_interpreter_reduces_columns(kernel: str) -> None:
+    _, _, expected = CASES[kernel]()
+    _, _, got = interpreted(kernel)
+    np.testing.assert_allclose(
+        got, expected, rtol=0, atol=1e-6 * np.abs(expected).max()
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_barrier_simulator_exchanges_through_the_scratch(seed: int) -> None:
+    args, grid, expected = interpreted("column_range")
+    lowered = tawa_xdsl.apply(tawa_xdsl.parse(SOURCE), "tawa-hopper-pipeline")
+    got = simulate_output(lowered, "column_range", args, 1, grid, seed=seed)
+    np.testing.assert_array_equal(got, expected)  # extrema: exact in any order
+
+
+@pytest.mark.parametrize(
+    ("kernel", "options"),
+    [
+        ("column_range", ""),
+        ("gemm_column_sums", ""),
+        ("gemm_column_sums", "num-consumers=1 persistent=true"),
+        ("center_columns", ""),  # broadcast back, stored through TMA staging
+    ],
+)
+def test_column_reductions_at_the_thread_level(kernel: str, options: str) -> None:
+    args, grid, expected = interpreted(kernel)
+    module = to_thread_level(
+        tawa_xdsl.parse(SOURCE), f"tawa-hopper-pipeline{{{options}}}"
+    )
+    got = simulate_output(module, kernel, args, len(args) - 1, grid)
+    # sums in another order: a few float32 units of the largest column's terms
+    np.testing.assert_allclose(
+        got, expected, rtol=0, atol=1e-6 * np.abs(expected).max()
+    )
+
+
+@pytest.mark.parametrize(
+    ("dropped", "why"),
+    [(1, "read before every warp wrote"), (2, "overwritten while still read")],
+)
+def test_each_consumer_barrier_is_needed(dropped: int, why: str) -> None:
+    """@column_range's two reductions share the scratch: without the second
+    barrier of the first, or the first of the second, the thread level reads
+    partials that are not there (yet, or any more)."""
+    args, grid, expected = interpreted("column_range")
+    module = to_thread_level(tawa_xdsl.parse(SOURCE), "tawa-hopper-pipeline")
+    bars = [
+        op
+        for op in find_kernel(module, "column_range").walk()
+        if isinstance(op, ptx.BarOp)
+        and isinstance(imm := op.barrier.owner, ptx.ImmOp)
+        and imm.values() == (CONSUMER_BARRIER,)
+    ]
+    assert len(bars) == 4  # two per reduction
+    bars[dropped].detach()
+    bars[dropped].erase()
+    got = simulate_output(module, "column_range", args, 1, grid)
+    assert np.abs(got - expected).max() > 0.1, why
+
+
+@pytest.mark.parametrize("kernel", ["column_range", "gemm_column_sums"])
+def test_column_reductions_assemble_without_remarks(kernel: str) -> None:
+    lowered = tawa_xdsl.apply(tawa_xdsl.parse(SOURCE), "tawa-hopper-pipeline")
+    result = assemble(kernel_ptx(find_kernel(lowered, kernel)))
+    assert result.ok, result.log[-3000:]
+    assert result.remarks == [], result.remarks
+    assert not result.spills, result.log[-3000:]
