@@ -492,11 +492,17 @@ def _verify_box_access(
         raise VerifyException(
             f"{op_name} tile element type {tile.element_type} does not match the tensor's {desc.element_type}"
         )
-    shape = tile.get_shape()
-    if shape not in (desc.get_box(), desc.tile_shape()):
+    shape, box, squeezed = tile.get_shape(), desc.get_box(), desc.tile_shape()
+    if shape not in (box, squeezed):
+        also = (
+            ""
+            if squeezed == box
+            else f" (a tile is the box, or the box without its leading unit "
+            f"dimensions: {_shape_str(squeezed)}; other unit dimensions stay)"
+        )
         raise VerifyException(
             f"{op_name} tile shape {_shape_str(shape)} does not match the box "
-            f"{_shape_str(desc.get_box())}"
+            f"{_shape_str(box)}{also}"
         )
 
 
