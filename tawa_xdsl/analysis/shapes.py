@@ -126,6 +126,12 @@ class KernelShape:
             is_shaped(v) for v in (*o.operands, *o.results)
         ):
             pass
+        elif o.regions:
+            raise OpDiagnostic(
+                o,
+                f"{o.name} is not control flow a tile kernel has (scf.for, "
+                "scf.while and scf.if are)",
+            )
         else:
             raise OpDiagnostic(o, f"does not know how {o.name} relates tile shapes")
 

@@ -41,6 +41,20 @@ func.func @unknown_name(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["B
 }
 // CHECK: error: func.func: tile-shape: tile.box of %a names an unknown tile dimension 'BQ'; the names are BM, BN, BK
 
+
+// -----
+
+// Region ops a tile kernel does not have are named as such.
+func.func @region(%x: !tile.desc<?x?xf32, box = [64, 64]>, %y: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = scf.execute_region -> tensor<64x64xf32> {
+    %l = tile.load %x[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+    scf.yield %l : tensor<64x64xf32>
+  }
+  tile.store %t, %y[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+// CHECK: error: scf.execute_region: tile-shape: scf.execute_region is not control flow a tile kernel has (scf.for, scf.while and scf.if are)
 // UNNAMED: tawa-opt: {{.*}}gemm_outside.mlir:{{[0-9]+}}:1: error: func.func: tile-shape: @gemm_alpha_beta does not name BN; tag its box axes with tile.box and its index constants with tile.size
 // SMALL: tawa-opt: tile-shape: BN must be at least 2, got 1
 // ORDER: tawa-opt: {{.*}}gemm.mlir:{{[0-9]+}}:1: error: func.func: tile-shape takes tile IR, but kernel @gemm_nt is aref IR (made by aref-partition): run tile-shape before aref-partition
