@@ -58,10 +58,17 @@ def center_columns_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray
     return [x, np.full(x.shape, np.nan, np.float32)], (3, 2), expected
 
 
+def column_max_192_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    x = np.random.default_rng(8).standard_normal((300, 136)).astype(np.float32)
+    expected = per_row_tile(x.astype(np.float64), 192).max(1)
+    return [x, np.full(expected.shape, np.nan, np.float32)], (3, 2), expected
+
+
 CASES = {
     "column_range": column_range_case,
     "gemm_column_sums": gemm_column_sums_case,
     "center_columns": center_columns_case,
+    "column_max_192": column_max_192_case,
 }
 
 
@@ -97,6 +104,7 @@ def test_the_barrier_simulator_exchanges_through_the_scratch(seed: int) -> None:
         ("gemm_column_sums", ""),
         ("gemm_column_sums", "num-consumers=1 persistent=true"),
         ("center_columns", ""),  # broadcast back, stored through TMA staging
+        ("column_max_192", ""),  # three consumer warpgroups
     ],
 )
 def test_column_reductions_at_the_thread_level(kernel: str, options: str) -> None:

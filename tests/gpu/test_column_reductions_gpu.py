@@ -57,3 +57,11 @@ def test_center_columns(torch) -> None:
     tiles = per_row_tile(torch, x.double(), 128)
     ref = (tiles - tiles.sum(1, keepdim=True) / 128).reshape(-1, 328)[:1000]
     assert rel_err(o, ref) < 1e-6
+
+
+def test_column_max_over_three_warpgroups(torch) -> None:
+    x = torch.randn(1000, 328, device="cuda")
+    o = torch.full((6, 328), float("nan"), device="cuda")
+    tawa_xdsl.compile(SOURCE, "column_max_192")(x, o)
+    torch.cuda.synchronize()
+    assert rel_err(o, per_row_tile(torch, x.double(), 192).max(1).values) == 0

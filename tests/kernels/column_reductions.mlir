@@ -6,6 +6,7 @@
 //                      row tile p (two reductions, one scratch), x loaded
 //   @gemm_column_sums: o[p, n] = sum_m (A @ B^T)[m, n] over the rows m of row
 //                      tile p: the per-tile partials of a bias gradient
+//   @center_columns, @column_max_192: below
 func.func @column_range(%x: !tile.desc<?x?xf32, box = [128, 64]>,
     %o: !tile.desc<?x?xf32, box = [1, 64]>) attributes {tile.kernel} {
   %pid_n = tile.program_id x
@@ -67,5 +68,21 @@ func.func @center_columns(%x: !tile.desc<?x?xf32, box = [128, 64]>,
   %b = tile.broadcast %row : tensor<1x64xf32> -> tensor<128x64xf32>
   %c = arith.subf %t, %b : tensor<128x64xf32>
   tile.store %c, %o[%m0, %n0] : tensor<128x64xf32> -> !tile.desc<?x?xf32, box = [128, 64]>
+  func.return
+}
+
+//   @column_max_192:   o[p, n] = max over the 192 rows m of row tile p of
+//                      x[m, n]: three consumer warpgroups, twelve warps' rows
+func.func @column_max_192(%x: !tile.desc<?x?xf32, box = [192, 64]>,
+    %o: !tile.desc<?x?xf32, box = [1, 64]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %c192 = arith.constant 192 : index
+  %m0 = arith.muli %pid_m, %c192 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [192, 64]> -> tensor<192x64xf32>
+  %m = tile.reduce max %t, axis = 0 : tensor<192x64xf32> -> tensor<64xf32>
+  tile.store %m, %o[%pid_m, %n0] : tensor<64xf32> -> !tile.desc<?x?xf32, box = [1, 64]>
   func.return
 }
