@@ -19,6 +19,9 @@ Semantics (the reference interpreter implements exactly these):
   nearest even and saturates, as the GPU's `cvt.rn.satfinite` does: a magnitude
   beyond the largest finite value (448 for e4m3, 57344 for e5m2), infinities
   included, becomes that value with its sign; NaN stays NaN.
+- `tile.cmpf` is LLVM's `fcmp`: an ordered predicate is false where either side
+  is NaN, an unordered one true. `tile.fptosi` / `tile.fptoui` round towards
+  zero and saturate to the integer range, NaN to 0, as PTX `cvt.rzi` does.
 - Tile extents are in elements everywhere; byte sizes (TMA boxes, swizzle
   chunks, ring slots) follow from `element_bytes`.
 """
@@ -91,7 +94,29 @@ KERNEL_ATTR = "tile.kernel"
 FP8_TYPES = (Float8E4M3FNType, Float8E5M2Type)
 """The 8-bit floats the tensor cores read (wgmma `.e4m3`, `.e5m2`)."""
 DOT_INPUT_TYPES = (BFloat16Type, Float16Type, *FP8_TYPES)
-DESC_ELEMENT_TYPES = (BFloat16Type, Float16Type, Float32Type, *FP8_TYPES)
+DESC_FLOAT_TYPES = (BFloat16Type, Float16Type, Float32Type, *FP8_TYPES)
+DESC_ELEMENTS = "bf16, f16, f32, f8E4M3FN, f8E5M2 or i32"
+"""The element types a `!tile.desc` holds, as its verifier names them."""
+
+
+def is_i32(element_type: Attribute) -> bool:
+    """The one integer element type of descriptors and integer reductions:
+    signless 32-bit, one register per element like f32 (wider integers would
+    need register pairs, narrower ones packing, which no lowering does)."""
+    return element_type == IntegerType(32)
+
+
+def desc_element_problem(element_type: Attribute) -> str | None:
+    """Why `element_type` cannot be a descriptor's, or None."""
+    if isinstance(element_type, DESC_FLOAT_TYPES) or is_i32(element_type):
+        return None
+    problem = f"!tile.desc element type must be {DESC_ELEMENTS}, got {element_type}"
+    if isinstance(element_type, IntegerType):
+        problem += (
+            " (integer tensors are read and written as signless i32; widen or "
+            "narrow them to i32 outside the kernel)"
+        )
+    return problem
 
 
 def element_bytes(element_type: Attribute) -> int:
@@ -116,7 +141,10 @@ def dot_input_problem(lhs: Attribute, rhs: Attribute) -> str | None:
     None. wgmma takes two equal 16-bit types, or any two 8-bit floats (e4m3 and
     e5m2 mix freely); it never mixes a 16-bit with an 8-bit input."""
     if not isinstance(lhs, DOT_INPUT_TYPES) or not isinstance(rhs, DOT_INPUT_TYPES):
-        return f"inputs must be bf16, f16, f8E4M3FN or f8E5M2, got {lhs} and {rhs}"
+        problem = f"inputs must be bf16, f16, f8E4M3FN or f8E5M2, got {lhs} and {rhs}"
+        if isinstance(lhs, IntegerType) or isinstance(rhs, IntegerType):
+            problem += " (integer tiles have no tensor-core product here)"
+        return problem
     if (is_fp8(lhs) and is_fp8(rhs)) or lhs == rhs:
         return None
     return (
@@ -222,11 +250,8 @@ class DescType(ParametrizedAttribute, TypeAttribute):
         shape, box = self.get_shape(), self.get_box()
         if not shape:
             raise VerifyException("!tile.desc must have rank >= 1")
-        if not isinstance(self.element_type, DESC_ELEMENT_TYPES):
-            raise VerifyException(
-                "!tile.desc element type must be bf16, f16, f32, f8E4M3FN or "
-                f"f8E5M2, got {self.element_type}"
-            )
+        if problem := desc_element_problem(self.element_type):
+            raise VerifyException(problem)
         if any(d != DYNAMIC_INDEX and d <= 0 for d in shape):
             raise VerifyException(
                 f"!tile.desc dimensions must be positive or '?', got {_shape_str(shape)}"
@@ -278,6 +303,27 @@ class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
     name = "tile.reduce_kind"
 
 
+class _PredicateAttr:
+    """A compare's predicate; a word it does not know is refused naming the
+    op and listing the predicates it takes (xDSL's error named neither)."""
+
+    OP: ClassVar[str]
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> StrEnum:
+        assert issubclass(cls, EnumAttribute)
+        start = parser.pos
+        word = parser.parse_optional_identifier()
+        if word not in cls.enum_type.__members__.values():
+            what = f"has no predicate {word}" if word else "needs a predicate here"
+            parser.raise_error(
+                f"{cls.OP} {what}; it takes {', '.join(cls.enum_type)}",
+                start,
+                parser.pos if word else None,
+            )
+        return cls.enum_type(word)
+
+
 class CmpiPredicate(StrEnum):
     EQ = auto()
     NE = auto()
@@ -288,10 +334,42 @@ class CmpiPredicate(StrEnum):
 
 
 @irdl_attr_definition
-class CmpiPredicateAttr(EnumAttribute[CmpiPredicate], SpacedOpaqueSyntaxAttribute):
+class CmpiPredicateAttr(
+    _PredicateAttr, EnumAttribute[CmpiPredicate], SpacedOpaqueSyntaxAttribute
+):
     """Signed integer comparison of a `tile.cmpi`."""
 
     name = "tile.cmpi_predicate"
+    OP: ClassVar = "tile.cmpi"
+
+
+class CmpfPredicate(StrEnum):
+    """`arith.cmpf`'s predicates but the constant `false` and `true`."""
+
+    OEQ = auto()
+    OGT = auto()
+    OGE = auto()
+    OLT = auto()
+    OLE = auto()
+    ONE = auto()
+    ORD = auto()
+    UEQ = auto()
+    UGT = auto()
+    UGE = auto()
+    ULT = auto()
+    ULE = auto()
+    UNE = auto()
+    UNO = auto()
+
+
+@irdl_attr_definition
+class CmpfPredicateAttr(
+    _PredicateAttr, EnumAttribute[CmpfPredicate], SpacedOpaqueSyntaxAttribute
+):
+    """Float comparison of a `tile.cmpf`."""
+
+    name = "tile.cmpf_predicate"
+    OP: ClassVar = "tile.cmpf"
 
 
 # ----------------------------------------------------------------------------- ops
@@ -576,7 +654,8 @@ class TransOp(IRDLOperation):
 
 @irdl_op_definition
 class ReduceOp(IRDLOperation):
-    """Reduce one axis of a float tile with max, min or sum."""
+    """Reduce one axis of a float or i32 tile with max, min or sum (i32 sums
+    wrap, as `add.s32` does)."""
 
     name = "tile.reduce"
 
@@ -611,9 +690,11 @@ class ReduceOp(IRDLOperation):
             raise VerifyException(
                 f"tile.reduce axis {axis} is out of range for a rank-{len(shape)} tile"
             )
-        if not isinstance(src.element_type, Float32Type | Float16Type | BFloat16Type):
+        if not isinstance(
+            src.element_type, Float32Type | Float16Type | BFloat16Type
+        ) and not is_i32(src.element_type):
             raise VerifyException(
-                f"tile.reduce needs a float tile, got {src.element_type}"
+                f"tile.reduce needs a float or i32 tile, got {src.element_type}"
             )
         expected = shape[:axis] + shape[axis + 1 :]
         if res.get_shape() != expected or res.element_type != src.element_type:
@@ -733,17 +814,16 @@ class IotaOp(IRDLOperation):
             raise VerifyException(f"tile.iota gives a rank-1 integer tile, not {res}")
 
 
-@irdl_op_definition
-class CmpiOp(IRDLOperation):
-    """Elementwise signed comparison of two integer tiles, giving an i1 tile (masks).
+class _CompareOp(IRDLOperation):
+    """Elementwise comparison of two tiles, giving an i1 tile (a mask for
+    `tile.select`). xDSL's `arith.cmpi` / `arith.cmpf` compare scalars only;
+    a subclass is the tile form of one, with its `name`, `predicate` property
+    and `COMPARES` (the element types it takes, as written in errors)."""
 
-    xDSL's `arith.cmpi` compares scalars only; this is its tile form.
-    """
-
-    name = "tile.cmpi"
+    PREDICATE: ClassVar[type[EnumAttribute[StrEnum]]]
+    COMPARES: ClassVar[str]
 
     T: ClassVar = VarConstraint("T", base(TensorType))
-    predicate = prop_def(CmpiPredicateAttr)
     lhs = operand_def(T)
     rhs = operand_def(T)
     result = result_def(TensorType)
@@ -755,39 +835,76 @@ class CmpiOp(IRDLOperation):
 
     def __init__(
         self,
-        predicate: CmpiPredicate | str,
+        predicate: StrEnum | str,
         lhs: SSAValue | Operation,
         rhs: SSAValue | Operation,
     ):
         t = _tensor(SSAValue.get(lhs))
+        enum = self.PREDICATE.enum_type
         super().__init__(
             operands=[lhs, rhs],
-            properties={"predicate": CmpiPredicateAttr(CmpiPredicate(predicate))},
+            properties={"predicate": self.PREDICATE(enum(predicate))},
             result_types=[TensorType(IntegerType(1), t.get_shape(), t.encoding)],
         )
 
+    @classmethod
+    def takes(cls, element_type: Attribute) -> bool:
+        """Whether tiles of `element_type` compare."""
+        raise NotImplementedError
+
     def verify_(self) -> None:
         operand, res = _tensor(self.lhs), _tensor(self.result)
-        if not isinstance(operand.element_type, IntegerType | IndexType):
+        if not self.takes(operand.element_type):
             raise VerifyException(
-                f"tile.cmpi compares integer tiles, not {operand.element_type}"
+                f"{self.name} compares {self.COMPARES}, not {operand.element_type}"
             )
         if res.get_shape() != operand.get_shape() or res.element_type != IntegerType(1):
             raise VerifyException(
-                f"tile.cmpi of {_shape_str(operand.get_shape())} tiles gives an i1 tile "
-                "of the same shape"
+                f"{self.name} of {_shape_str(operand.get_shape())} tiles gives an i1 "
+                "tile of the same shape"
             )
 
 
 @irdl_op_definition
-class SIToFPOp(IRDLOperation):
-    """Elementwise conversion of an i32 tile to f32 (positions and distances
-    from `tile.iota` in float arithmetic: ALiBi, relative-position biases).
+class CmpiOp(_CompareOp):
+    """Elementwise signed comparison of two integer tiles (`tile.iota` positions:
+    causal and padding masks)."""
 
-    xDSL's `arith.sitofp` converts scalars only; this is its tile form.
-    """
+    name = "tile.cmpi"
+    PREDICATE: ClassVar = CmpiPredicateAttr
+    COMPARES: ClassVar = "integer tiles"
+    predicate = prop_def(CmpiPredicateAttr)
 
-    name = "tile.sitofp"
+    @classmethod
+    def takes(cls, element_type: Attribute) -> bool:
+        return isinstance(element_type, IntegerType | IndexType)
+
+
+@irdl_op_definition
+class CmpfOp(_CompareOp):
+    """Elementwise comparison of two f32 tiles (leaky ReLU's `x > 0`, a
+    threshold mask, a NaN guard), as `arith.cmpf` and LLVM's `fcmp` define it:
+    an ordered predicate is false where either side is NaN, an unordered one
+    (`u...`) true; `ord` / `uno` say whether neither / either is NaN. 16-bit
+    tiles compare after `arith.extf` to f32 (registers hold them in pairs)."""
+
+    name = "tile.cmpf"
+    PREDICATE: ClassVar = CmpfPredicateAttr
+    COMPARES: ClassVar = "f32 tiles (arith.extf a 16-bit tile first)"
+    predicate = prop_def(CmpfPredicateAttr)
+
+    @classmethod
+    def takes(cls, element_type: Attribute) -> bool:
+        return element_type == Float32Type()
+
+
+class _CastOp(IRDLOperation):
+    """Elementwise conversion of a tile between f32 and i32; xDSL's `arith`
+    casts convert scalars only. A subclass names the op and its `SOURCE` and
+    `RESULT` element types."""
+
+    SOURCE: ClassVar[Attribute]
+    RESULT: ClassVar[Attribute]
 
     source = operand_def(TensorType)
     result = result_def(TensorType)
@@ -799,21 +916,53 @@ class SIToFPOp(IRDLOperation):
         t = _tensor(SSAValue.get(source))
         super().__init__(
             operands=[source],
-            result_types=[TensorType(Float32Type(), t.get_shape(), t.encoding)],
+            result_types=[TensorType(self.RESULT, t.get_shape(), t.encoding)],
         )
 
     def verify_(self) -> None:
         src, res = _tensor(self.source), _tensor(self.result)
-        if src.element_type != IntegerType(32) or res.element_type != Float32Type():
+        if src.element_type != self.SOURCE or res.element_type != self.RESULT:
             raise VerifyException(
-                f"tile.sitofp converts i32 tiles to f32, not {src.element_type} to "
-                f"{res.element_type}"
+                f"{self.name} converts {self.SOURCE} tiles to {self.RESULT}, not "
+                f"{src.element_type} to {res.element_type}"
             )
         if src.get_shape() != res.get_shape():
             raise VerifyException(
-                f"tile.sitofp of a {_shape_str(src.get_shape())} tile gives one of "
+                f"{self.name} of a {_shape_str(src.get_shape())} tile gives one of "
                 "the same shape"
             )
+
+
+@irdl_op_definition
+class SIToFPOp(_CastOp):
+    """i32 -> f32, rounded to nearest even (positions and distances from
+    `tile.iota` in float arithmetic: ALiBi, relative-position biases)."""
+
+    name = "tile.sitofp"
+    SOURCE: ClassVar = IntegerType(32)
+    RESULT: ClassVar = Float32Type()
+
+
+@irdl_op_definition
+class FPToSIOp(_CastOp):
+    """f32 -> i32 towards zero, as PTX `cvt.rzi.s32.f32`: saturating (a value
+    beyond the i32 range, infinities included, becomes the nearest end of it)
+    and NaN to 0 (a class index from a float score, a quantized value)."""
+
+    name = "tile.fptosi"
+    SOURCE: ClassVar = Float32Type()
+    RESULT: ClassVar = IntegerType(32)
+
+
+@irdl_op_definition
+class FPToUIOp(_CastOp):
+    """f32 -> unsigned 32-bit integer towards zero, as PTX `cvt.rzi.u32.f32`:
+    saturating to [0, 2^32 - 1], NaN to 0; the signless i32 holds its bits
+    (2^32 - 1 reads as -1 where a signed op reads it)."""
+
+    name = "tile.fptoui"
+    SOURCE: ClassVar = Float32Type()
+    RESULT: ClassVar = IntegerType(32)
 
 
 @irdl_op_definition
@@ -953,9 +1102,12 @@ Tile = Dialect(
         SplatOp,
         IotaOp,
         CmpiOp,
+        CmpfOp,
         SIToFPOp,
+        FPToSIOp,
+        FPToUIOp,
         SelectOp,
         ExtractOp,
     ],
-    [DescType, ProgramAxisAttr, ReduceKindAttr, CmpiPredicateAttr],
+    [DescType, ProgramAxisAttr, ReduceKindAttr, CmpiPredicateAttr, CmpfPredicateAttr],
 )

@@ -450,6 +450,8 @@ SCALAR_ONLY_NAMES = frozenset({"arith.cmpf", "arith.cmpi", "arith.select"})
 
 TILE_FORMS = {
     "arith.sitofp": "it converts scalars; tile.sitofp converts i32 tiles to f32",
+    "arith.fptosi": "it converts scalars; tile.fptosi converts f32 tiles to i32",
+    "arith.fptoui": "it converts scalars; tile.fptoui converts f32 tiles to i32",
 }
 """xDSL ops that take scalars only, with their tile forms (the parser refuses
 them on tensors)."""

@@ -68,7 +68,7 @@ from io import StringIO
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 
@@ -231,6 +231,9 @@ def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
             f"extents must be positive integers up to {INDEX_MAX} (kernels index "
             f"with {INDEX_BITS}-bit integers), got {bad}"
         )
+    for name, extent in extents.items():
+        if (why := fixed_elsewhere(ps, name, extent)) is not None:
+            raise KernelArgumentError(why)
     tensors = [p for p in ps if isinstance(p.type, DescType)]
     return DispatchKey(
         tuple((n, bucket(extents[n])) for n in named if n in extents),
@@ -238,6 +241,24 @@ def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
         (True,) * len(tensors),
         (True,) * len(tensors),
     )
+
+
+def fixed_elsewhere(ps: Sequence[Param], name: str, extent: int) -> str | None:
+    """Why no call has dimension `name` of `extent`: a parameter's type fixes
+    it to another (`check_arguments` refuses such a call), or None."""
+    for p in ps:
+        if not p.is_tensor:
+            continue
+        for axis, (dim, fixed) in enumerate(
+            zip(p.dims, p.type.get_shape(), strict=False)
+        ):
+            if dim == name and fixed not in (DYNAMIC_INDEX, extent):
+                return (
+                    f"{name}={extent}, but argument '{p.name}' dimension {axis} "
+                    f"({name}) has extent {fixed} in its type {p.type}: no call "
+                    "has that shape"
+                )
+    return None
 
 
 def parse_shape(text: str) -> dict[str, int]:

@@ -21,7 +21,7 @@ are 96 programs on 132 SMs), stream-K keeps every SM busy.
 
 from __future__ import annotations
 
-from tawa_xdsl.target import SM_COUNT
+from tawa_xdsl.target import MAX_GRID, SM_COUNT
 
 MIN_SLICE_ITERATIONS = 4
 """The fewest K iterations a slice keeps. A slice runs its loop through a ring
@@ -199,6 +199,15 @@ def split_count(
     if tiles >= sms:
         return 1
     return max(1, min(sms // tiles, iterations // MIN_SLICE_ITERATIONS))
+
+
+def given_splits(splits: int, iterations: int) -> int:
+    """The K split a call given `split_k=splits` runs over a K loop of
+    `iterations`: no more slices than iterations (the others would compute
+    nothing, their workspace slots zeros: `split_k=10**6` on K = 128 asked for
+    a 64 GB workspace) nor than CUDA launches along z (the partials kernel's
+    grid axis of slices)."""
+    return max(1, min(splits, iterations, MAX_GRID[2]))
 
 
 STREAM_K_GAIN = 0.15

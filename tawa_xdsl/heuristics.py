@@ -68,6 +68,7 @@ from tawa_xdsl.dispatch_rules import (
     STREAM_K_GAIN,
     STREAM_K_SLOWDOWN,
     TILE_ITERATION_US,
+    given_splits,
     loop_time_us,
     off_sector_floor_us,
     split_count,
@@ -751,7 +752,8 @@ def _gemm_tiles(
         sizes, tiles = found_tiles
         bk = structure.block(loop, sizes)
         if forced and splitter:
-            counts: tuple[int, ...] = (forced,)
+            iterations = structure.iterations(extents, sizes)
+            counts: tuple[int, ...] = (given_splits(forced, iterations),)
         else:
             split = splitter(m, n, k, bm, bn, bk, sms) if splitter else 1
             counts = tuple(dict.fromkeys((1, split)))
@@ -898,7 +900,7 @@ def _gemm_tiles(
     choice.splits = pick.splits
     bm, bn, bk = (structure.block(a, pick.sizes) for a in (rows, cols, loop))
     if forced:
-        wanted = forced
+        wanted = given_splits(forced, structure.iterations(extents, pick.sizes))
         why = f"split_k={forced}"
     else:
         wanted = pick.splits if splitter else split_count(m, n, k, bm, bn, bk, sms)
@@ -954,8 +956,8 @@ def _unweighed_cut(
         choice.programs = stream_k_programs(tiles, iterations, sms)
         what = f"{tiles} tiles' {iterations} K iterations streamed over {choice.programs} programs"
     else:
-        choice.splits = forced
-        what = f"K's {iterations} iterations split {forced} ways"
+        choice.splits = given_splits(forced, iterations)
+        what = f"K's {iterations} iterations split {choice.splits} ways"
     choice.reasons.append(Reason(rule, f"{asked}: {what} ({unrated})"))
 
 

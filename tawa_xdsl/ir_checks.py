@@ -169,10 +169,7 @@ def loop_steps(root: Operation) -> Iterator[Problem]:
 
 SCALAR_ONLY: dict[type[Operation], str] = {
     arith.CmpiOp: "compare integer tiles with tile.cmpi",
-    arith.CmpfOp: (
-        "tiles have no float comparison (arith.maximumf / minimumf clamp "
-        "them; tile.cmpi compares integer tiles)"
-    ),
+    arith.CmpfOp: "compare f32 tiles with tile.cmpf",
     arith.SelectOp: "select between tiles with tile.select",
 }
 """The arith ops tawa-xdsl gives a meaning on scalars only (xDSL parses them
@@ -182,7 +179,8 @@ on tensors too), with what to write for tiles."""
 def tile_compares(root: Operation) -> Iterator[Problem]:
     """No `arith.cmpi`, `cmpf` or `select` on tensors: the interpreter raised
     a TypeError on them and the lowering called the compared tile a shared one
-    it "cannot read here"; `tile.cmpi` and `tile.select` are the tile forms."""
+    it "cannot read here"; `tile.cmpi`, `tile.cmpf` and `tile.select` are the
+    tile forms."""
     for op in root.walk():
         if (hint := SCALAR_ONLY.get(type(op))) and any(
             isinstance(v.type, TensorType) for v in op.operands

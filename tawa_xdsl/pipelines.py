@@ -106,19 +106,28 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
         """The `shape` option's extents, each named by some kernel's tile.dims."""
         if self.shape is None:
             return None
-        from tawa_xdsl.dispatch import parse_shape
+        from tawa_xdsl.dispatch import fixed_elsewhere, parse_shape
 
         try:
             extents = parse_shape(self.shape)
         except ValueError as e:
             raise PassFailedException(f"tawa-hopper-pipeline: {e}") from None
-        named = {n for k in kernels(op) for p in params(k) for n in p.dims if n}
+        signatures = [params(k) for k in kernels(op)]
+        named = {n for ps in signatures for p in ps for n in p.dims if n}
         unknown = sorted(set(extents) - named)
         if unknown:
             raise PassFailedException(
                 f"tawa-hopper-pipeline: shape names {', '.join(unknown)}, which no "
                 f"kernel here names (tile.dims: {', '.join(sorted(named)) or 'none'})"
             )
+        for name, extent in extents.items():
+            fixed = [
+                fixed_elsewhere(ps, name, extent)
+                for ps in signatures
+                if any(name in p.dims for p in ps)
+            ]
+            if None not in fixed:  # every kernel naming it fixes it to another
+                raise PassFailedException(f"tawa-hopper-pipeline: shape: {fixed[0]}")
         return extents
 
 
@@ -146,12 +155,18 @@ def refuse_launch_passes(kernel: func.FuncOp) -> None:
 def _shaped(
     kernel: func.FuncOp, extents: dict[str, int], options: CompileOptions
 ) -> dict[str, Any]:
-    """The shape rules' options for `kernel` on `extents` (those it names)."""
-    from tawa_xdsl.dispatch import shape_decision, shape_key
+    """The shape rules' options for `kernel` on `extents` (those it names and
+    its types do not fix to others: a file's attention kernels of head dims 64
+    and 128 under D=64)."""
+    from tawa_xdsl.dispatch import fixed_elsewhere, shape_decision, shape_key
     from tawa_xdsl.heuristics import Structure
 
     ps = params(kernel)
-    own = {n: e for n, e in extents.items() if any(n in p.dims for p in ps)}
+    own = {
+        n: e
+        for n, e in extents.items()
+        if any(n in p.dims for p in ps) and fixed_elsewhere(ps, n, e) is None
+    }
     key = shape_key(ps, own)
     return dict(shape_decision(Structure.of(kernel), key, options, SM_COUNT).options)
 

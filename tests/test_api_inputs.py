@@ -65,3 +65,42 @@ def test_interpreting_lowered_ir_names_the_simulator() -> None:
     module = tawa_xdsl.apply(tawa_xdsl.parse(GEMM), "aref-partition")
     with pytest.raises(DiagnosticException, match=r"tawa_xdsl\.simulate runs"):
         tawa_xdsl.interpret(module, "gemm_nt", *gemm_arrays())
+
+
+ROWS = """func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>,
+    %y: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  OP
+  tile.store %r, %y[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("op", "message"),
+    [
+        (
+            "%r = math.powf %t, %t : tensor<64x64xf32>",
+            r"math.powf has no thread-level form \(PTX has no instruction for it\); "
+            "write it with the math ops that do: absf, ",
+        ),
+        (
+            "%e = tensor.empty() : tensor<64x64xf32>\n"
+            "  %r = arith.addf %t, %e : tensor<64x64xf32>",
+            "tensor.empty is not an op of tile kernels: the interpreter has no "
+            "meaning for it",
+        ),
+    ],
+    ids=["math.powf", "tensor.empty"],
+)
+def test_an_op_no_tile_kernel_has_is_refused_as_such(op, message) -> None:
+    """An op of no level (an arith or math op PTX lacks, another dialect's op)
+    is refused by the interpreter as the lowering refuses it, or as not a tile
+    kernel's op: it was sent to tawa_xdsl.simulate, which has no meaning for
+    it either."""
+    module = tawa_xdsl.parse(ROWS.replace("OP", op))
+    x = np.zeros((64, 64), np.float32)
+    with pytest.raises(DiagnosticException, match=rf"<string>:5:3: error: {message}"):
+        tawa_xdsl.interpret(module, "k", x, x.copy())

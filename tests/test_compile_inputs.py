@@ -132,3 +132,19 @@ def test_a_kernel_that_writes_no_output_is_refused_at_compile(tmp_path: Path) ->
         match=rf"{source}:1:1: error: func.func: @k writes no output",
     ):
         tawa_xdsl.compile(source, "k")
+
+
+def test_a_box_name_compile_cannot_read_is_refused_without_a_pass_name(
+    tmp_path: Path,
+) -> None:
+    """compile()'s rules read the box names before any pass runs: the refusal
+    names the parameter, not `tile-shape` (which the caller never ran)."""
+    source = tmp_path / "k.mlir"
+    source.write_text(
+        GEMM.read_text().replace('{tile.box = ["BM", "BK"]', '{tile.box = ["BQ", "BK"]')
+    )
+    with pytest.raises(DiagnosticException) as refused:
+        tawa_xdsl.compile(source, "gemm_nt")
+    message = str(refused.value)
+    assert "tile.box of %a names an unknown tile dimension 'BQ'" in message
+    assert "tile-shape" not in message

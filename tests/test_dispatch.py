@@ -724,6 +724,14 @@ def test_shapes_name_known_dimensions() -> None:
     for bad in (0, True, 2.0, INDEX_MAX + 1):
         with pytest.raises(KernelArgumentError, match="positive integers up to"):
             gemm().key_for(M=bad)
+    # a dimension the kernel's types fix: no call has another extent there
+    attention = dispatcher("attention.mlir", "attention_d64")
+    with pytest.raises(
+        KernelArgumentError,
+        match=r"D=32, but argument 'q' dimension 2 \(D\) has extent 64 in its type",
+    ):
+        attention.key_for(BH=1, SQ=128, SK=128, D=32)
+    assert ("D", bucket(64)) in attention.key_for(D=64).extents
     assert parse_shape("M=512, N=4096,K=1") == {"M": 512, "N": 4096, "K": 1}
     for bad in ("M", "M=0", "M=-1", "=4", "M=x", f"M={INDEX_MAX + 1}"):
         with pytest.raises(ValueError, match="NAME=EXTENT pairs"):
@@ -855,6 +863,13 @@ def test_split_k_given_cuts_k_that_many_ways() -> None:
     assert split_reasons(gemm(), M=128, N=128, K=8192)[0] > 1
     never = dispatcher("gemm.mlir", "gemm_nt", split_k=1)
     assert split_reasons(never, M=128, N=128, K=8192) == (1, ["off: split_k=1"])
+    # no more slices than K has iterations (the others computed nothing, and
+    # 10**6 slots of 128 x 128 f32 asked for a 64 GB workspace)
+    huge = dispatcher("gemm.mlir", "gemm_nt", split_k=10**6)
+    assert split_reasons(huge, M=128, N=128, K=256) == (
+        4,
+        ["split_k=1000000: K's 4 iterations split 4 ways"],
+    )
 
 
 def test_a_given_split_runs_the_pair_on_the_given_tile() -> None:
@@ -866,12 +881,13 @@ def test_a_given_split_runs_the_pair_on_the_given_tile() -> None:
 
 
 def test_a_given_split_keeps_the_plans_written_tile() -> None:
-    """`split_k=64` on one 128x128 tile: the plan keeps the written 128 rows
-    (block_m=0). The partials kernel's own dispatcher sized the tile it left
-    unset anew (64 rows: it counted the 64 slots as programs), so the pair
-    ran a tile, and a consumer count, that explain() did not name."""
+    """`split_k=64` on one 128x128 tile (K's 64 iterations): the plan keeps
+    the written 128 rows (block_m=0). The partials kernel's own dispatcher
+    sized the tile it left unset anew (64 rows: it counted the 64 slots as
+    programs), so the pair ran a tile, and a consumer count, that explain()
+    did not name."""
     d = dispatcher("gemm.mlir", "gemm_nt", split_k=64)
-    spec = d.for_shape(M=128, N=128, K=256)
+    spec = d.for_shape(M=128, N=128, K=4096)
     planned = (spec.plan.options.block_m, spec.plan.options.block_n)
     assert spec.reduce is not None and planned[0] == 0
     assert (spec.kernel.options["block_m"], spec.kernel.options["block_n"]) == planned

@@ -38,7 +38,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from tawa_xdsl.analysis.uniformity import cluster_uniform, rank_varying
-from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.diagnostics import OpDiagnostic, each_kernel
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.kernel import CLUSTER_ATTR, cluster_size, kernels
 from tawa_xdsl.target import MAX_CLUSTER
@@ -68,26 +68,36 @@ class ClusterPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
-        for kernel in kernels(op):
-            if CLUSTER_ATTR in kernel.attributes or self.size == 1:
-                self._again(kernel)
-                continue
-            if PERSISTENT_ATTR in kernel.attributes:
-                raise OpDiagnostic(
-                    kernel,
-                    f"cluster: kernel @{kernel.sym_name.data} is already persistent; "
-                    "run cluster before persistent",
-                )
-            loads = [o for o in kernel.walk() if isinstance(o, tile.LoadOp)]
-            varying = rank_varying(kernel)
-            if not any(cluster_uniform(ld, varying) for ld in loads):
-                raise OpDiagnostic(
-                    loads[0] if loads else kernel,
-                    f"cluster: no tile.load of @{kernel.sym_name.data} is the same in "
-                    "every block of a cluster (each depends on program_id(x), or sits "
-                    "in a loop or branch that does), so there is nothing to multicast",
-                )
-            kernel.attributes[CLUSTER_ATTR] = IntegerAttr(self.size, 64)
+        each_kernel(kernels(op), self._mark)
+
+    def _mark(self, kernel: func.FuncOp) -> None:
+        """Run `kernel` in clusters, or refuse it: persistent already, or no
+        load for the blocks of a cluster to share."""
+        if CLUSTER_ATTR in kernel.attributes or self.size == 1:
+            self._again(kernel)
+            return
+        if PERSISTENT_ATTR in kernel.attributes:
+            raise OpDiagnostic(
+                kernel,
+                f"cluster: kernel @{kernel.sym_name.data} is already persistent; "
+                "run cluster before persistent",
+            )
+        loads = [o for o in kernel.walk() if isinstance(o, tile.LoadOp)]
+        if not loads:
+            raise OpDiagnostic(
+                kernel,
+                f"cluster: @{kernel.sym_name.data} loads no tile, so there is "
+                "nothing to multicast",
+            )
+        varying = rank_varying(kernel)
+        if not any(cluster_uniform(ld, varying) for ld in loads):
+            raise OpDiagnostic(
+                loads[0],
+                f"cluster: no tile.load of @{kernel.sym_name.data} is the same in "
+                "every block of a cluster (each depends on program_id(x), or sits "
+                "in a loop or branch that does), so there is nothing to multicast",
+            )
+        kernel.attributes[CLUSTER_ATTR] = IntegerAttr(self.size, 64)
 
     def _again(self, kernel: func.FuncOp) -> None:
         """Nothing to do for a kernel in clusters of this size already (or of

@@ -41,7 +41,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from tawa_xdsl.analysis.shapes import BOX_ATTR, NAMES, KernelShape, is_shaped, shape_of
-from tawa_xdsl.diagnostics import OpDiagnostic
+from tawa_xdsl.diagnostics import OpDiagnostic, in_pass
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import splat_value
 from tawa_xdsl.grid import GRID_ATTR
@@ -89,7 +89,8 @@ class TileShapePass(ModulePass):
                         f"grid recorded by {after} (its tile count follows the old "
                         f"shape); run tile-shape before {after}",
                     )
-            resize(KernelShape(kernel), sizes)
+            with in_pass(self.name):
+                resize(KernelShape(kernel), sizes)
 
 
 def resize(shape: KernelShape, sizes: dict[str, int]) -> None:

@@ -23,9 +23,9 @@ the printer's copies between its registers are left to `ptx-allocate`):
 - a 16-byte store path computes its quad transpose's lane predicates for both
   polarities (+2 `setp.ne.u32` per such store), so each transpose round is one
   bundle;
-- a literal first operand of `tile.cmpi` is moved into a register once, not
-  per element; the row bases of tiles are computed once at the top of the
-  consumer region, not where first used; `tile.select` of integer tiles uses
+- a literal first operand of `tile.cmpi` (`tile.cmpf`) is moved into a
+  register once, not per element; the row bases of tiles are computed once at
+  the top of the consumer region, not where first used; `tile.select` of integer tiles uses
   `selp.b32` (the printer wrote `selp.f32`).
 """
 

@@ -494,6 +494,8 @@ class Cmpf(DistributePattern):
 CONVERSIONS: dict[type[Operation], str] = {
     arith.SIToFPOp: "cvt.rn.f32.s32",
     tile.SIToFPOp: "cvt.rn.f32.s32",
+    tile.FPToSIOp: "cvt.rzi.s32.f32",
+    tile.FPToUIOp: "cvt.rzi.u32.f32",
     arith.UIToFPOp: "cvt.rn.f32.u32",
     arith.FPToSIOp: "cvt.rzi.s32.f32",
     arith.FPToUIOp: "cvt.rzi.u32.f32",
@@ -594,8 +596,8 @@ class ExtF(DistributePattern):
 
 
 class Convert(DistributePattern):
-    """f32 <-> i32 scalars and tiles (`tile.sitofp`; xDSL's ops take
-    scalars only): one `cvt` per element."""
+    """f32 <-> i32 scalars and tiles (`tile.sitofp`, `tile.fptosi`,
+    `tile.fptoui`; xDSL's ops take scalars only): one `cvt` per element."""
 
     OPS = tuple(CONVERSIONS)
 
@@ -641,19 +643,21 @@ class Iota(DistributePattern):
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
-class TileCmpi(DistributePattern):
-    OPS = (tile.CmpiOp,)
+class TileCompare(DistributePattern):
+    """`tile.cmpi` (signed) and `tile.cmpf`: one `setp` per element, a
+    literal left side moved into a register first."""
 
-    def rewrite(self, op: tile.CmpiOp, rewriter: PatternRewriter):
+    OPS = (tile.CmpiOp, tile.CmpfOp)
+
+    def rewrite(self, op: tile.CmpiOp | tile.CmpfOp, rewriter: PatternRewriter):
         a, b = self.k.lowered(op.lhs, op), self.k.lowered(op.rhs, op)
         ops = Ops(self.k)
         lhs = Lowered(ops.reg(a)) if a.is_imm else a
-        d = ops.alu(
-            f"setp.{CMP[op.predicate.data]}.s32",
-            lhs,
-            b,
-            count=fragment_count(op.result.type),
-        )
+        if isinstance(op, tile.CmpfOp):
+            opcode = f"setp.{CMPF[op.predicate.data]}.f32"
+        else:
+            opcode = f"setp.{CMP[op.predicate.data]}.s32"
+        d = ops.alu(opcode, lhs, b, count=fragment_count(op.result.type))
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
@@ -689,6 +693,6 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         Cmpf(k),
         Convert(k),
         Iota(k),
-        TileCmpi(k),
+        TileCompare(k),
         TileSelect(k),
     ]

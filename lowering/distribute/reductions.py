@@ -5,10 +5,11 @@ keeps the registers; `tile.broadcast` of a row (column) tile over an
 accumulator tile is a map, no instruction: accumulator element k reads row
 element `row_of_acc(k)` (`fragments.Geometry`).
 
-`tile.reduce` along the rows of an accumulator tile: each thread combines the
-elements it holds of each of its rows pairwise (one `ptx.alu` per tree level
-over all rows), then the four lanes of a quad, which hold the rest of the row,
-exchange partial results with two butterfly shuffles (lane masks 1 and 2).
+`tile.reduce` along the rows of an accumulator tile (f32, or i32 with the
+`.s32` ops): each thread combines the elements it holds of each of its rows
+pairwise (one `ptx.alu` per tree level over all rows), then the four lanes of
+a quad, which hold the rest of the row, exchange partial results with two
+butterfly shuffles (lane masks 1 and 2).
 
 `nvgpu_async.column_reduce` (`tile.reduce` along the columns, axis 0): each
 thread combines the elements it holds of each of its columns (its rows of
@@ -41,6 +42,7 @@ from tawa_xdsl.lowering.distribute.context import (
     Lowered,
     Ops,
     geometry,
+    scalar_class,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 
@@ -50,10 +52,18 @@ COLUMN_LANE_MASKS = (4, 8, 16)
 """The lanes of a warp holding the rest of an accumulator column (g)."""
 
 COMBINE = {
-    tile.ReduceKind.MAX: "max.NaN.f32",
-    tile.ReduceKind.MIN: "min.NaN.f32",
-    tile.ReduceKind.SUM: "add.f32",
+    "f32": {
+        tile.ReduceKind.MAX: "max.NaN.f32",
+        tile.ReduceKind.MIN: "min.NaN.f32",
+        tile.ReduceKind.SUM: "add.f32",
+    },
+    "b32": {  # i32 tiles
+        tile.ReduceKind.MAX: "max.s32",
+        tile.ReduceKind.MIN: "min.s32",
+        tile.ReduceKind.SUM: "add.s32",
+    },
 }
+"""The combining op of each reduction, by the register class of the elements."""
 
 
 class Splat(DistributePattern):
@@ -97,12 +107,13 @@ class Reduce(DistributePattern):
             raise OpDiagnostic(
                 op, "tile.reduce is supported on accumulator-layout tiles"
             )
-        combine = COMBINE[tile.ReduceKind(op.kind.data)]
+        cls = scalar_class(op.source.type.element_type)
+        combine = COMBINE[cls][tile.ReduceKind(op.kind.data)]
         geom = geometry(op.source.type)
         rows = geometry(op.result.type).count
         ops = Ops(self.k)
         acc = _combine_members(
-            ops, combine, src, [geom.row_members(r) for r in range(rows)]
+            ops, combine, cls, src, [geom.row_members(r) for r in range(rows)]
         )
         acc = _butterfly(ops, combine, acc, ROW_LANE_MASKS)
         self.k.define(rewriter, op, ops, Lowered(acc))
@@ -121,10 +132,10 @@ class ColumnReduce(DistributePattern):
             raise OpDiagnostic(
                 op, "a column reduction of a splat: reduce the tile it is made from"
             )
-        combine = COMBINE[tile.ReduceKind(op.kind.data)]
+        combine = COMBINE["f32"][tile.ReduceKind(op.kind.data)]  # f32 only (verifier)
         geom, cols = geometry(op.source.type), geometry(op.result.type).count
         acc = _combine_members(
-            ops, combine, src, [geom.col_members(c) for c in range(cols)]
+            ops, combine, "f32", src, [geom.col_members(c) for c in range(cols)]
         )
         acc = _butterfly(ops, combine, acc, COLUMN_LANE_MASKS)
         ids = k.consumer_ids(op)
@@ -157,7 +168,7 @@ class ColumnReduce(DistributePattern):
 
 
 def _combine_members(
-    ops: Ops, combine: str, src: Lowered, members: Sequence[Sequence[int]]
+    ops: Ops, combine: str, cls: str, src: Lowered, members: Sequence[Sequence[int]]
 ) -> SSAValue:
     """Output r combines this thread's elements `members[r]` of `src` (as many
     for every output): pairwise, one `ptx.alu` per tree level over all outputs;
@@ -173,7 +184,7 @@ def _combine_members(
     value, elements = level[0]
     if elements == tuple(range(outputs)) and ptx.width(value) == outputs:
         return value
-    return ops.alu(MOV["f32"], Lowered(value, elements))
+    return ops.alu(MOV[cls], Lowered(value, elements))
 
 
 def _butterfly(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import Float32Type, ModuleOp, UnregisteredOp
+from xdsl.dialects.builtin import Float32Type, IntegerType, ModuleOp, UnregisteredOp
 from xdsl.ir import Operation
 
 from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
@@ -191,7 +191,8 @@ def column_reduce_problem(op: tile.ReduceOp) -> str | None:
         )
     element = op.source.type.element_type
     if not isinstance(element, Float32Type):
-        return f"{what} of {element} values: compute in f32 (arith.extf first)"
+        first = "tile.sitofp" if isinstance(element, IntegerType) else "arith.extf"
+        return f"{what} of {element} values: compute in f32 ({first} first)"
     if cols % 8:
         return f"{what} of {cols} columns: a column tile holds whole 8-column groups"
     if rows % 64:

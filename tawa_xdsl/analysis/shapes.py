@@ -127,9 +127,7 @@ class KernelShape:
         ):
             pass
         else:
-            raise OpDiagnostic(
-                o, f"tile-shape: does not know how {o.name} relates tile shapes"
-            )
+            raise OpDiagnostic(o, f"does not know how {o.name} relates tile shapes")
 
     def _seed_names(self) -> None:
         attrs = self.kernel.arg_attrs
@@ -146,30 +144,31 @@ class KernelShape:
             ):
                 raise OpDiagnostic(
                     self.kernel,
-                    f"tile-shape: {BOX_ATTR} of %{arg.name_hint} must list one name (or "
+                    f"{BOX_ATTR} of %{arg.name_hint} must list one name (or "
                     f'"") per box axis of a !tile.desc parameter',
                 )
             for axis, n in enumerate(names.data):
                 assert isinstance(n, StringAttr)
                 if n.data:
-                    self._name((arg, axis), n.data, self.kernel)
+                    self._name((arg, axis), n.data, f"{BOX_ATTR} of %{arg.name_hint}")
 
-    def _name(self, dim: Dim, name: str, where: Operation) -> None:
+    def _name(self, dim: Dim, name: str, given_by: str) -> None:
+        """Name `dim` `name`, as `given_by` (a parameter's box attribute) does."""
         if name not in NAMES:
             raise OpDiagnostic(
-                where,
-                f"tile-shape: unknown tile dimension name '{name}'; the names are "
-                f"{', '.join(NAMES)}",
+                self.kernel,
+                f"{given_by} names an unknown tile dimension '{name}'; the names "
+                f"are {', '.join(NAMES)}",
             )
         root = self.dims.find(dim)
         known = self.names.get(root)
         if known is not None and known[0] != name:
             raise OpDiagnostic(
-                where,
-                f"tile-shape: {known[0]} and {name} are the same tile dimension in "
+                self.kernel,
+                f"{known[0]} and {name} are the same tile dimension in "
                 f"@{self.kernel.sym_name.data}; they cannot be sized apart",
             )
-        self.names[root] = (name, where)
+        self.names[root] = (name, self.kernel)
 
     def members(self) -> Iterator[tuple[Dim, Dim]]:
         """Every related dimension with the root of its class."""

@@ -31,6 +31,7 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Attribute, Operation
 
+from tawa_xdsl.dialects import tile
 from tawa_xdsl.dtypes import cast, numpy_dtype
 
 _CMP = {
@@ -106,14 +107,16 @@ def _int_bits(t: Attribute) -> int | None:
     return None if isinstance(et, IndexType) else np.iinfo(numpy_dtype(et)).bits
 
 
-def _fptoi(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+def float_to_int(
+    self: Any, interpreter: Interpreter, op: Operation, args: PythonValues
+):
     """Towards zero, saturating to the result's range (signed for fptosi,
     unsigned for fptoui, whose bits the signless result holds), NaN to 0, as
     the GPU's `cvt.rzi` does."""
     x = np.nan_to_num(np.trunc(np.asarray(args[0], dtype=np.float64)), nan=0.0)
     t = op.results[0].type
     if (bits := _int_bits(t)) is not None:
-        signed = isinstance(op, arith.FPToSIOp)
+        signed = isinstance(op, arith.FPToSIOp | tile.FPToSIOp)
         low, high = (
             (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
         )
@@ -121,6 +124,19 @@ def _fptoi(self: Any, interpreter: Interpreter, op: Operation, args: PythonValue
         if not signed:  # the unsigned value's bits, as the signless type holds them
             x = np.where(x > 2 ** (bits - 1) - 1, x - 2**bits, x)
     return (to_type(x, t),)
+
+
+def compare_floats(predicate: str, a: Any, b: Any) -> np.ndarray:
+    """`arith.cmpf`'s `predicate` (not `false` / `true`) elementwise, as LLVM's
+    `fcmp`: an ordered predicate (`o...`) is false where either side is NaN, an
+    unordered one (`u...`) true; `ord` / `uno` say whether neither / either is."""
+    a, b = np.asarray(a), np.asarray(b)
+    unordered = np.isnan(a) | np.isnan(b)
+    if predicate in ("ord", "uno"):
+        return unordered == (predicate == "uno")
+    with np.errstate(invalid="ignore"):
+        holds = _CMP[predicate[1:]](a, b)
+    return holds | unordered if predicate.startswith("u") else holds & ~unordered
 
 
 def _uitofp(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
@@ -201,8 +217,8 @@ class ElementwiseFunctions(InterpreterFunctions):
     run_truncf = impl(arith.TruncFOp)(_cast)
     run_sitofp = impl(arith.SIToFPOp)(_cast)
     run_uitofp = impl(arith.UIToFPOp)(_uitofp)
-    run_fptosi = impl(arith.FPToSIOp)(_fptoi)
-    run_fptoui = impl(arith.FPToUIOp)(_fptoi)
+    run_fptosi = impl(arith.FPToSIOp)(float_to_int)
+    run_fptoui = impl(arith.FPToUIOp)(float_to_int)
     run_index_cast = impl(arith.IndexCastOp)(_cast)
     run_extsi = impl(arith.ExtSIOp)(_cast)
     run_extui = impl(arith.ExtUIOp)(_cast)
@@ -220,15 +236,9 @@ class ElementwiseFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: arith.CmpfOp, args: PythonValues
     ) -> PythonValues:
         name = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
-        a, b = float(args[0]), float(args[1])
-        unordered = math.isnan(a) or math.isnan(b)
         if name in ("false", "true"):
             return (name == "true",)
-        if name in ("ord", "uno"):
-            return ((name == "uno") == unordered,)
-        if unordered:
-            return (name.startswith("u"),)
-        return (bool(_CMP[name[1:]](a, b)),)
+        return (bool(compare_floats(name, args[0], args[1])),)
 
     @impl(arith.SelectOp)
     def run_select(

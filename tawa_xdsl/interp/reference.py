@@ -12,6 +12,7 @@ from xdsl.interpreter import Interpreter
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 
+from tawa_xdsl.analysis.levels import unsupported_op
 from tawa_xdsl.diagnostics import OpDiagnostic, require_module, verify_located
 from tawa_xdsl.interp.elementwise import ElementwiseFunctions
 from tawa_xdsl.interp.tile import TileFunctions
@@ -38,17 +39,33 @@ def make_interpreter(module: ModuleOp) -> tuple[Interpreter, TileFunctions]:
     return interpreter, tile_functions
 
 
+LOWER_DIALECTS = ("aref", "nvgpu_async", "ptx")
+"""The dialects of the levels below tile IR, which `tawa_xdsl.simulate` runs."""
+
+
 def refuse_unknown_ops(interpreter: Interpreter, kernel: func.FuncOp) -> None:
     """A diagnostic at the first op of `kernel` the interpreter has no meaning
-    for (xDSL's says 'Could not find interpretation function', at no line)."""
+    for (xDSL's says 'Could not find interpretation function', at no line):
+    an op of a lower level points to the simulator; an op no level compiles
+    (math.powf) is refused as the lowering refuses it (it was pointed to the
+    simulator too, which has no meaning for it either); any other op is not
+    one of a tile kernel's."""
     known = interpreter._impls._impl_dict  # xDSL has no public query
     for op in kernel.body.walk():
-        if type(op) not in known:
+        if type(op) in known:
+            continue
+        if op.dialect_name() in LOWER_DIALECTS:
             raise OpDiagnostic(
                 op,
                 f"{op.name} has no meaning in the interpreter, which runs tile IR "
                 "(tawa_xdsl.simulate runs the warp-specialized and lowered levels)",
             )
+        raise OpDiagnostic(
+            op,
+            unsupported_op(op)
+            or f"{op.name} is not an op of tile kernels: the interpreter has no "
+            "meaning for it",
+        )
 
 
 def interpret(

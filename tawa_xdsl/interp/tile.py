@@ -20,7 +20,7 @@ from xdsl.ir import Operation
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dtypes import numpy_dtype
-from tawa_xdsl.interp.elementwise import to_type
+from tawa_xdsl.interp.elementwise import compare_floats, float_to_int, to_type
 from tawa_xdsl.target import TMA_ALIGN
 
 
@@ -237,7 +237,10 @@ class TileFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: tile.ReduceOp, args: PythonValues
     ) -> PythonValues:
         reducer = REDUCERS[op.kind.data]
-        x = args[0].astype(np.float32)
+        x = args[0]
+        if x.dtype != np.int32:  # 16-bit floats are reduced in f32, then rounded
+            x = x.astype(np.float32)
+        # an i32 sum is taken in int64 and wraps to i32 in to_type, as add.s32 does
         return (to_type(reducer(x, axis=op.axis.value.data), op.result.type),)
 
     @impl(tile.ExpandDimsOp)
@@ -280,11 +283,20 @@ class TileFunctions(InterpreterFunctions):
         }[op.predicate.data]
         return (compare(args[0], args[1]),)
 
+    @impl(tile.CmpfOp)
+    def run_cmpf(
+        self, interpreter: Interpreter, op: tile.CmpfOp, args: PythonValues
+    ) -> PythonValues:
+        return (compare_floats(op.predicate.data, args[0], args[1]),)
+
     @impl(tile.SIToFPOp)
     def run_sitofp(
         self, interpreter: Interpreter, op: tile.SIToFPOp, args: PythonValues
     ) -> PythonValues:
         return (to_type(args[0], op.result.type),)
+
+    run_fptosi = impl(tile.FPToSIOp)(float_to_int)
+    run_fptoui = impl(tile.FPToUIOp)(float_to_int)
 
     @impl(tile.SelectOp)
     def run_select(

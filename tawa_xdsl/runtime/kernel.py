@@ -296,6 +296,7 @@ class Kernel:
             "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
             "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
             "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            "i32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_INT32,
             # TMA has no fp8 type: it moves the bytes (zero bytes out of
             # bounds, which read as +0.0 in e4m3 and e5m2 alike)
             "f8E4M3FN": byte,

@@ -1,5 +1,6 @@
 """The outside-user sweeps' kernels (tests/kernels/*_sweep.mlir and
-*_outside.mlir: among them C = alpha A B^T + beta C, whose output is read
+*_outside*.mlir, the fifth sweep's too: one tile stored twice over, whose
+second TMA store must land last; among them C = alpha A B^T + beta C, whose output is read
 through the loads' tensor map, and ALiBi through tile.sitofp) compiled with
 the tuned options and run on the H100 from host arrays, against the float64
 references of tests/test_sweep_kernels.py; and the calls the sweep found

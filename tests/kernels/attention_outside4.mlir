@@ -87,7 +87,7 @@ func.func @attention_lse(%q: !tile.desc<?x?x64xbf16, box = [1, 64, 64]> {tile.di
 
 // Key-padding mask from a loaded per-key vector: key j of row bh is kept where
 // mask[bh, j] = 1 and dropped where it is 0 (an f32 vector loaded in the key loop next to
-// K and V; descriptors hold floats and float tiles have no compare, so the mask is
+// K and V; as before i32 descriptors, and float tiles have no compare, so the mask is
 // applied as a penalty: s + (mask - 1) 1e30).
 func.func @attention_keymask(%q: !tile.desc<?x?x64xbf16, box = [1, 64, 64]> {tile.dims = ["BH", "SQ", "D"]},
     %k: !tile.desc<?x?x64xbf16, box = [1, 64, 64]> {tile.dims = ["BH", "SK", "D"]},

@@ -3,7 +3,8 @@
 //   @xent:         cross-entropy loss[m] = lse_n(x[m, n]) - x[m, t[m]] over rows of any
 //                  width: an online max and sum of exp, and the target's logit picked
 //                  without a gather: the targets a loaded f32 vector of whole numbers
-//                  (descriptors hold floats, float tiles have no compare), the hit
+//                  (written before i32 descriptors and tile.cmpf; see @xent_i32 of
+//                  int_tensors.mlir), the hit
 //                  max(1 - |t - col|, 0) with col from tile.iota through tile.sitofp
 //   @select_chain: y = x where (col % 3 == 0), 2 x where (col % 3 == 1), else f32(row - col):
 //                  i32 arithmetic on tiles (arith.remsi, arith.subi) feeding a chain of
@@ -14,7 +15,7 @@
 // (ceil(M / 256), ceil(N / 32))).
 
 // Cross-entropy over rows of any width V: loss[m] = log sum_n exp(x[m, n]) - x[m, t[m]],
-// t[m] the target class, given as a whole f32 (descriptors hold floats); the logit at
+// t[m] the target class, given as a whole f32 (as before i32 descriptors); the logit at
 // column t[m] is picked by the weight max(1 - |t[m] - col|, 0), 1 there and 0 elsewhere.
 func.func @xent(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "V"]},
     %t: !tile.desc<?xf32, box = [64]> {tile.dims = ["M"]},

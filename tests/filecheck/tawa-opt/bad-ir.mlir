@@ -201,6 +201,18 @@ func.func @k(%o: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
 
 // -----
 
+// The same for a float-to-integer cast: its tile form named.
+func.func @k(%x: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0] : !tile.desc<?xf32, box = [64]> -> tensor<64xf32>
+  %i = arith.fptosi %t : tensor<64xf32> to tensor<64xi32>
+  func.return
+}
+// CHECK: bad-ir.mlir:[[# @LINE - 3]]:3
+// CHECK: arith.fptosi: {{.*}}; it converts scalars; tile.fptosi converts f32 tiles to i32
+
+// -----
+
 // arith's compares and select take scalars here (xDSL parses them on tensors; the
 // interpreter raised a TypeError, the lowering spoke of a shared tile); refused
 // where they are written, while parsing.
@@ -214,7 +226,7 @@ func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xf32, bo
   func.return
 }
 // CHECK: bad-ir.mlir:[[# @LINE - 5]]:3
-// CHECK: arith.cmpf takes scalars here; tiles have no float comparison
+// CHECK: arith.cmpf takes scalars here; compare f32 tiles with tile.cmpf
 
 // -----
 
@@ -231,7 +243,7 @@ func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xf32, bo
   func.return
 }
 // CHECK: bad-ir.mlir:[[# @LINE - 5]]:3
-// CHECK: arith.cmpf takes scalars here; tiles have no float comparison
+// CHECK: arith.cmpf takes scalars here; compare f32 tiles with tile.cmpf
 // CHECK-NOT: previously used
 
 // -----

@@ -47,6 +47,7 @@
 
 // Every load depends on program_id(x): nothing for a cluster to share.
 // NOTHING: error: tile.load: cluster: no tile.load of @rows is the same in every block of a cluster
+// NOTHING: error: func.func: cluster: @fill loads no tile, so there is nothing to multicast
 func.func @rows(%a: !tile.desc<?x64xbf16, box = [128, 64]>, %c: !tile.desc<?x64xbf16, box = [128, 64]>) attributes {tile.kernel} {
   %pid = tile.program_id x
   %bm = arith.constant 128 : index
@@ -54,5 +55,16 @@ func.func @rows(%a: !tile.desc<?x64xbf16, box = [128, 64]>, %c: !tile.desc<?x64x
   %m0 = arith.muli %pid, %bm : index
   %t = tile.load %a[%m0, %c0] : !tile.desc<?x64xbf16, box = [128, 64]> -> tensor<128x64xbf16>
   tile.store %t, %c[%m0, %c0] : tensor<128x64xbf16> -> !tile.desc<?x64xbf16, box = [128, 64]>
+  func.return
+}
+
+// No load at all (it was told its loads depend on program_id(x)).
+func.func @fill(%c: !tile.desc<?x64xf32, box = [128, 64]>) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %bm = arith.constant 128 : index
+  %c0 = arith.constant 0 : index
+  %m0 = arith.muli %pid, %bm : index
+  %v = arith.constant dense<1.500000e+00> : tensor<128x64xf32>
+  tile.store %v, %c[%m0, %c0] : tensor<128x64xf32> -> !tile.desc<?x64xf32, box = [128, 64]>
   func.return
 }

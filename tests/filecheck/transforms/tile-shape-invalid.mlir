@@ -39,7 +39,7 @@ func.func @unknown_name(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["B
   tile.store %z, %a[%c0, %c0] : tensor<64x64xbf16> -> !tile.desc<?x?xbf16, box = [64, 64]>
   func.return
 }
-// CHECK: error: func.func: tile-shape: unknown tile dimension name 'BQ'; the names are BM, BN, BK
+// CHECK: error: func.func: tile-shape: tile.box of %a names an unknown tile dimension 'BQ'; the names are BM, BN, BK
 
 // UNNAMED: tawa-opt: {{.*}}gemm_outside.mlir:{{[0-9]+}}:1: error: func.func: tile-shape: @gemm_alpha_beta does not name BN; tag its box axes with tile.box and its index constants with tile.size
 // SMALL: tawa-opt: tile-shape: BN must be at least 2, got 1

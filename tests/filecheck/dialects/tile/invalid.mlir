@@ -18,6 +18,14 @@ func.func @k(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>, %c: tensor<128x128x
 
 // -----
 
+func.func @k(%a: tensor<128x64xi32>, %b: tensor<64x128xi32>, %c: tensor<128x128xf32>) {
+  %r = tile.dot %a, %b, %c : tensor<128x64xi32>, tensor<64x128xi32> -> tensor<128x128xf32>
+  func.return
+}
+// CHECK: error: tile.dot inputs must be bf16, f16, f8E4M3FN or f8E5M2, got i32 and i32 (integer tiles have no tensor-core product here)
+
+// -----
+
 func.func @k(%a: tensor<128x64xbf16>, %b: tensor<64x128xf16>, %c: tensor<128x128xf32>) {
   %r = tile.dot %a, %b, %c : tensor<128x64xbf16>, tensor<64x128xf16> -> tensor<128x128xf32>
   func.return
@@ -132,11 +140,11 @@ func.func @k(%x: tensor<128x64xf32>) {
 
 // -----
 
-func.func @k(%x: tensor<128x64xi32>) {
-  %r = tile.reduce sum %x, axis = 1 : tensor<128x64xi32> -> tensor<128xi32>
+func.func @k(%x: tensor<128x64xi64>) {
+  %r = tile.reduce sum %x, axis = 1 : tensor<128x64xi64> -> tensor<128xi64>
   func.return
 }
-// CHECK: error: tile.reduce needs a float tile, got i32
+// CHECK: error: tile.reduce needs a float or i32 tile, got i64
 
 // -----
 
@@ -204,6 +212,55 @@ func.func @k(%x: tensor<4xi32>) {
 
 // -----
 
+func.func @k(%x: tensor<4xf16>) {
+  %r = tile.cmpf olt, %x, %x : tensor<4xf16> -> tensor<4xi1>
+  func.return
+}
+// CHECK: error: tile.cmpf compares f32 tiles (arith.extf a 16-bit tile first), not f16
+
+// -----
+
+func.func @k(%x: tensor<4xf32>) {
+  %r = tile.cmpf gt, %x, %x : tensor<4xf32> -> tensor<4xi1>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:18
+// CHECK: tile.cmpf has no predicate gt; it takes oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno
+
+// -----
+
+func.func @k(%x: tensor<4xf32>) {
+  %r = tile.cmpf olt, %x, %x : tensor<4xf32> -> tensor<4x1xi1>
+  func.return
+}
+// CHECK: error: tile.cmpf of 4 tiles gives an i1 tile of the same shape
+
+// -----
+
+func.func @k(%x: tensor<4xf32>) {
+  %r = tile.fptosi %x : tensor<4xf32> -> tensor<4xi16>
+  func.return
+}
+// CHECK: error: tile.fptosi converts f32 tiles to i32, not f32 to i16
+
+// -----
+
+func.func @k(%x: tensor<4xbf16>) {
+  %r = tile.fptoui %x : tensor<4xbf16> -> tensor<4xi32>
+  func.return
+}
+// CHECK: error: tile.fptoui converts f32 tiles to i32, not bf16 to i32
+
+// -----
+
+func.func @k(%x: tensor<4xf32>) {
+  %r = tile.fptosi %x : tensor<4xf32> -> tensor<2xi32>
+  func.return
+}
+// CHECK: error: tile.fptosi of a 4 tile gives one of the same shape
+
+// -----
+
 func.func @k(%x: tensor<4xi64>) {
   %r = tile.sitofp %x : tensor<4xi64> -> tensor<4xf32>
   func.return
@@ -243,10 +300,24 @@ func.func @k(%d: !tile.desc<?x?xbf16, box = [64]>) {
 
 // -----
 
-func.func @k(%d: !tile.desc<?x?xi32, box = [64, 64]>) {
+func.func @k(%d: !tile.desc<?x?xi64, box = [64, 64]>) {
   func.return
 }
-// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN or f8E5M2, got i32
+// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32, got i64 (integer tensors are read and written as signless i32; widen or narrow them to i32 outside the kernel)
+
+// -----
+
+func.func @k(%d: !tile.desc<?x?xui8, box = [64, 64]>) {
+  func.return
+}
+// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32, got ui8 (integer tensors
+
+// -----
+
+func.func @k(%d: !tile.desc<?xf64, box = [64]>) {
+  func.return
+}
+// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32, got f64{{$}}
 
 // -----
 

@@ -55,7 +55,10 @@ func.func @load_store(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
 // CHECK-NEXT: %[[I:.*]] = tile.iota : tensor<128xi32>
 // CHECK-NEXT: %[[M:.*]] = tile.cmpi sle, %[[I]], %[[I]] : tensor<128xi32> -> tensor<128xi1>
 // CHECK-NEXT: %{{.*}} = tile.select %[[M]], %{{.*}}, %{{.*}} : tensor<128xi1>, tensor<128xf32>
-// CHECK-NEXT: %{{.*}} = tile.sitofp %[[I]] : tensor<128xi32> -> tensor<128xf32>
+// CHECK-NEXT: %[[F:.*]] = tile.sitofp %[[I]] : tensor<128xi32> -> tensor<128xf32>
+// CHECK-NEXT: %{{.*}} = tile.cmpf uno, %[[F]], %{{.*}} : tensor<128xf32> -> tensor<128xi1>
+// CHECK-NEXT: %{{.*}} = tile.fptosi %[[F]] : tensor<128xf32> -> tensor<128xi32>
+// CHECK-NEXT: %{{.*}} = tile.fptoui %[[F]] : tensor<128xf32> -> tensor<128xi32>
 func.func @math(%a: tensor<64x64xf16>, %b: tensor<128x64xf16>, %acc: tensor<64x128xf32>, %s: f32) {
   %bt = tile.trans %b : tensor<128x64xf16> -> tensor<64x128xf16>
   %d = tile.dot %a, %bt, %acc : tensor<64x64xf16>, tensor<64x128xf16> -> tensor<64x128xf32>
@@ -69,6 +72,9 @@ func.func @math(%a: tensor<64x64xf16>, %b: tensor<128x64xf16>, %acc: tensor<64x1
   %m = tile.cmpi sle, %i, %i : tensor<128xi32> -> tensor<128xi1>
   %sel = tile.select %m, %c, %n : tensor<128xi1>, tensor<128xf32>
   %f = tile.sitofp %i : tensor<128xi32> -> tensor<128xf32>
+  %nan = tile.cmpf uno, %f, %c : tensor<128xf32> -> tensor<128xi1>
+  %fi = tile.fptosi %f : tensor<128xf32> -> tensor<128xi32>
+  %fu = tile.fptoui %f : tensor<128xf32> -> tensor<128xi32>
   func.return
 }
 

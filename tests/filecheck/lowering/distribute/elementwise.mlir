@@ -75,3 +75,33 @@ func.func @elementwise(%scale: f32, %n: index) attributes {tile.kernel, nvgpu_as
   }
   func.return
 }
+
+// tile.cmpf is one setp.<cmp>.f32 per element (ogt -> gt, ult -> ltu: true where
+// either side is NaN), a literal left side moved into a register once; tile.fptosi
+// and tile.fptoui are cvt.rzi (towards zero, saturating, NaN to 0).
+// CHECK-LABEL: func.func @float_compares()
+// CHECK-DAG:     %[[ZERO:.*]] = ptx.imm() {value = 0.000000e+00 : f32} : () -> !ptx.imm<f32>
+// CHECK:         %[[F:.*]] = ptx.alu(%{{.*}}) {opcode = "cvt.rn.f32.s32"{{.*}}} : (!ptx.reg<b32 x 2>) -> !ptx.reg<f32 x 32>
+// CHECK-NEXT:    %[[POS:.*]] = ptx.alu(%[[F]], %[[ZERO]]) {opcode = "setp.gt.f32"} : (!ptx.reg<f32 x 32>, !ptx.imm<f32>) -> !ptx.reg<pred x 32>
+// CHECK-NEXT:    %[[ZR:.*]] = ptx.alu(%[[ZERO]]) {opcode = "mov.f32"} : (!ptx.imm<f32>) -> !ptx.reg<f32>
+// CHECK-NEXT:    %[[NEG:.*]] = ptx.alu(%[[ZR]], %[[F]]) {opcode = "setp.ltu.f32"} : (!ptx.reg<f32>, !ptx.reg<f32 x 32>) -> !ptx.reg<pred x 32>
+// CHECK-NEXT:    ptx.alu(%[[F]], %[[ZERO]], %[[POS]]) {opcode = "selp.f32"}
+// CHECK-NEXT:    ptx.alu(%[[F]]) {opcode = "cvt.rzi.s32.f32"} : (!ptx.reg<f32 x 32>) -> !ptx.reg<b32 x 32>
+// CHECK-NEXT:    ptx.alu(%[[F]]) {opcode = "cvt.rzi.u32.f32"} : (!ptx.reg<f32 x 32>) -> !ptx.reg<b32 x 32>
+// CHECK-NEXT:  }
+func.func @float_compares() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = #nvgpu_async.launch<threads = 384, smem = 0, cluster = 1>} {
+  nvgpu_async.role_dispatch consumers = 2 producer {
+  } consumer {
+    %rows = tile.iota : tensor<128xi32, #nvgpu_async.frag<row, warpgroups = 2>>
+    %rows2 = tile.expand_dims %rows, axis = 1 : tensor<128xi32, #nvgpu_async.frag<row, warpgroups = 2>> -> tensor<128x1xi32, #nvgpu_async.frag<row, warpgroups = 2>>
+    %rb = tile.broadcast %rows2 : tensor<128x1xi32, #nvgpu_async.frag<row, warpgroups = 2>> -> tensor<128x64xi32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %f = tile.sitofp %rb : tensor<128x64xi32, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %zero = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %pos = tile.cmpf ogt, %f, %zero : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128x64xi1, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %neg = tile.cmpf ult, %zero, %f : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128x64xi1, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %relu = tile.select %pos, %f, %zero : tensor<128x64xi1, #nvgpu_async.frag<acc, warpgroups = 2>>, tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %i = tile.fptosi %f : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128x64xi32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %u = tile.fptoui %f : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128x64xi32, #nvgpu_async.frag<acc, warpgroups = 2>>
+  }
+  func.return
+}

@@ -1,0 +1,272 @@
+"""i32 tensors in and out of kernels (`tests/kernels/int_tensors.mlir`): a
+cross-entropy whose targets are an i32 vector, a row argmax / maximum / count
+above a threshold stored as i32 vectors, i32 arithmetic on 2-D tiles, an i32
+mask beside f32 data and wrapping i32 row sums. The interpreter computes numpy's
+answer; lowered through the Hopper pipeline, the thread level computes the
+interpreter's (bit for bit in i32); a wrong dtype is refused naming the
+argument; the runtime builds INT32 tensor maps (the GPU run is
+tests/gpu/test_int_tensors_gpu.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tawa_xdsl
+from tawa_xdsl.api import parse_kernel
+from tawa_xdsl.compiled import from_lowered
+from tawa_xdsl.dialects.nvgpu_async import ParamKind
+from tawa_xdsl.kernel import KernelArgumentError, find_kernel
+from tawa_xdsl.lowering.assemble import assemble
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
+from tawa_xdsl.runtime.arrays import device_array
+
+from .test_contracts_dlpack import Producer
+from .test_limits import _Names
+from .thread_level import assert_close, to_thread_level
+
+FILE = Path(__file__).parent / "kernels" / "int_tensors.mlir"
+I32, F32 = np.dtype(np.int32), np.dtype(np.float32)
+POISON = {I32: -12345, F32: np.nan}
+"""What an output holds before a run: a value no kernel here stores."""
+
+
+def _wrap(x: np.ndarray) -> np.ndarray:
+    """int64 values wrapped to i32 (two's complement), as i32 arithmetic does."""
+    return x.astype(np.int64).astype(np.uint32).view(np.int32)
+
+
+def _xent(x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    top = x.max(1, keepdims=True)
+    lse = top[:, 0] + np.log(np.exp(x - top).sum(1))
+    rows = np.arange(len(t))
+    return np.where(t < 0, 0.0, lse - x[rows, np.maximum(t, 0)])
+
+
+def _argmax_count(x: np.ndarray, thr: int) -> list[np.ndarray]:
+    return [x.argmax(1), x.max(1), (x > thr).sum(1)]
+
+
+def _affine(x: np.ndarray, k: int) -> np.ndarray:
+    i, j = np.indices(x.shape)
+    return _wrap(x.astype(np.int64) * k + (i - j))
+
+
+@dataclass(frozen=True)
+class Run:
+    """A kernel of `int_tensors.mlir`: its arguments (outputs as zeros of their
+    shape and dtype), grid and numpy reference of each output."""
+
+    args: Callable[[np.random.Generator], list[Any]]
+    outputs: tuple[int, ...]
+    grid: tuple[int, ...]
+    reference: Callable[..., list[np.ndarray]]
+
+    def arrays(self, seed: int) -> list[Any]:
+        return self.args(np.random.default_rng(seed))
+
+
+def _targets(rng: np.random.Generator, m: int, classes: int) -> np.ndarray:
+    """Class indices below `classes`, every seventh row ignored (-100)."""
+    t = rng.integers(0, classes, m).astype(np.int32)
+    t[::7] = -100
+    return t
+
+
+def _ints(rng: np.random.Generator, shape, low: int, high: int) -> np.ndarray:
+    return rng.integers(low, high, shape, endpoint=True).astype(np.int32)
+
+
+FULL = (-(2**31), 2**31 - 1)
+RUNS = {
+    "xent_i32": Run(
+        lambda r: [
+            r.standard_normal((100, 150)).astype(F32),
+            _targets(r, 100, 150),
+            np.zeros(100, F32),
+        ],
+        (2,),
+        (2,),
+        lambda x, t, loss: [_xent(x, t)],
+    ),
+    # values from a small range: ties, whose first column argmax takes
+    "argmax_count_i32": Run(
+        lambda r: (
+            [_ints(r, (100, 150), -40, 40), np.int32(20)]
+            + [np.zeros(100, I32) for _ in range(3)]
+        ),
+        (2, 3, 4),
+        (2,),
+        lambda x, thr, *_: _argmax_count(x, int(thr)),
+    ),
+    "affine_i32": Run(
+        lambda r: [_ints(r, (100, 70), *FULL), np.int32(-7), np.zeros((100, 70), I32)],
+        (2,),
+        (2, 3),
+        lambda x, k, y: [_affine(x, int(k))],
+    ),
+    "masked_fill": Run(
+        lambda r: [
+            r.standard_normal((100, 70)).astype(F32),
+            _ints(r, (100, 70), -1, 1),
+            np.float32(-1.5),
+            np.zeros((100, 70), F32),
+        ],
+        (3,),
+        (2, 3),
+        lambda x, mask, fill, y: [np.where(mask != 0, x, fill)],
+    ),
+    "row_sum_i32": Run(
+        lambda r: [_ints(r, (100, 150), *FULL), np.zeros(100, I32)],
+        (1,),
+        (2,),
+        lambda x, s: [_wrap(x.astype(np.int64).sum(1))],
+    ),
+}
+
+
+def _module(kernel: str):
+    return parse_kernel(FILE.read_text(), kernel, str(FILE))
+
+
+def _poisoned(run: Run, args: list[Any]) -> list[Any]:
+    """The arguments with every output filled with its POISON."""
+    done = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    for out in run.outputs:
+        done[out][...] = POISON[done[out].dtype]
+    return done
+
+
+def _interpreted(kernel: str, seed: int) -> tuple[list[Any], list[Any]]:
+    run = RUNS[kernel]
+    args = run.arrays(seed)
+    done = _poisoned(run, args)
+    tawa_xdsl.interpret(_module(kernel), kernel, *done, grid=run.grid)
+    return args, done
+
+
+@pytest.mark.parametrize("kernel", sorted(RUNS))
+def test_the_interpreter_computes_numpys_answer(kernel: str) -> None:
+    run = RUNS[kernel]
+    args, done = _interpreted(kernel, seed=3)
+    for out, expected in zip(run.outputs, run.reference(*args), strict=True):
+        assert done[out].dtype == args[out].dtype
+        if expected.dtype.kind == "f":
+            np.testing.assert_allclose(done[out], expected, rtol=1e-5, atol=1e-5)
+        else:
+            np.testing.assert_array_equal(done[out], expected)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "config"),
+    [(k, "") for k in sorted(RUNS)] + [("argmax_count_i32", "tma-store=false")],
+    ids=lambda c: c or "tuned",
+)
+def test_the_thread_level_computes_what_the_interpreter_does(
+    kernel: str, config: str
+) -> None:
+    """i32 outputs bit for bit (TMA or register stores); the cross-entropy's f32
+    loss to a few ulps."""
+    run = RUNS[kernel]
+    args, expected = _interpreted(kernel, seed=5)
+    module = to_thread_level(_module(kernel), f"tawa-hopper-pipeline{{{config}}}")
+    got = _poisoned(run, args)
+    tawa_xdsl.simulate(module, kernel, *got, grid=run.grid, seed=1)
+    for out in run.outputs:
+        if got[out].dtype == I32:
+            np.testing.assert_array_equal(got[out], expected[out])
+        else:
+            assert_close(got[out], expected[out], bits=20)
+
+
+def test_the_barrier_simulator_computes_what_the_interpreter_does() -> None:
+    """At the nvgpu_async level: i32 tiles through TMA, shared memory and the
+    rings as the barrier simulator models them."""
+    kernel = "argmax_count_i32"
+    run = RUNS[kernel]
+    args, expected = _interpreted(kernel, seed=6)
+    module = tawa_xdsl.apply(_module(kernel), "tawa-hopper-pipeline")
+    got = _poisoned(run, args)
+    tawa_xdsl.simulate(module, kernel, *got, grid=run.grid, seed=2)
+    for out in run.outputs:
+        np.testing.assert_array_equal(got[out], expected[out])
+
+
+def test_the_ptx_of_integer_reductions_assembles() -> None:
+    """i32 loads, compares, selects, max / min / sum reductions and i32 stores."""
+    kernel = "argmax_count_i32"
+    lowered = tawa_xdsl.apply(_module(kernel), "tawa-hopper-pipeline")
+    ptx = kernel_ptx(find_kernel(lowered, kernel))
+    assert {"max.s32", "min.s32", "add.s32"} <= set(re.findall(r"\b\w+\.s32\b", ptx))
+    result = assemble(ptx)
+    assert result.ok, result.log[-3000:]
+    assert result.remarks == [] and not result.spills, result.log[-3000:]
+
+
+@pytest.mark.parametrize(
+    ("swap", "message"),
+    [
+        (
+            (1, np.float32),
+            "xent_i32: argument 't' has dtype f32, the kernel expects i32",
+        ),
+        ((1, np.int64), "xent_i32: argument 't' has dtype i64, the kernel expects i32"),
+        ((0, np.int32), "xent_i32: argument 'x' has dtype i32, the kernel expects f32"),
+    ],
+    ids=["f32-for-i32", "i64-for-i32", "i32-for-f32"],
+)
+def test_an_array_of_another_dtype_is_refused_by_name(swap, message) -> None:
+    """By the interpreter and by a compiled kernel's call, before anything
+    reaches a GPU (the simulator shares the check, `kernel.check_arguments`)."""
+    arg, dtype = swap
+    args = RUNS["xent_i32"].arrays(seed=0)
+    args[arg] = args[arg].astype(dtype)
+    calls = [
+        lambda: tawa_xdsl.interpret(_module("xent_i32"), "xent_i32", *args, grid=(2,)),
+        lambda: tawa_xdsl.compile(FILE, "xent_i32")(*args),
+    ]
+    for call in calls:
+        with pytest.raises(KernelArgumentError, match=re.escape(message)):
+            call()
+
+
+def test_i32_arrays_get_int32_tensor_maps(monkeypatch) -> None:
+    """The runtime describes an i32 array to TMA as INT32 with 4-byte elements
+    (the driver faked: no GPU here)."""
+    from tawa_xdsl.runtime import kernel as runtime_kernel
+
+    calls = []
+
+    def encode(dtype, rank, ptr, dims, strides, box, *rest):
+        calls.append((dtype, list(dims), list(strides), list(box)))
+        return (0, object())
+
+    fake = type("Driver", (), {})()
+    for enum in (
+        "CUtensorMapDataType",
+        "CUtensorMapSwizzle",
+        "CUtensorMapInterleave",
+        "CUtensorMapL2promotion",
+        "CUtensorMapFloatOOBfill",
+    ):
+        setattr(fake, enum, _Names())
+    fake.cuuint64_t = fake.cuuint32_t = int
+    fake.cuTensorMapEncodeTiled = encode
+    monkeypatch.setattr(runtime_kernel, "context", lambda: (fake, None))
+    monkeypatch.setattr(runtime_kernel, "check", lambda result, what: result[1])
+    lowered = tawa_xdsl.apply(_module("affine_i32"), "tawa-hopper-pipeline")
+    compiled = runtime_kernel.Kernel(from_lowered(lowered, "affine_i32"))
+    maps = {compiled.params[e.arg].name: e for e in compiled.contract.abi}
+    x = Producer(0x1000_0000, (100, 72), 0, 32, device=(2, 0))  # kDLInt, 32 bits
+    array = device_array(x, 0)[0]
+    compiled._tensor_map(array, maps["x"].type, compiled.params[maps["x"].arg])
+    dtype, dims, strides, box = calls.pop()
+    assert maps["x"].kind == ParamKind.MAP
+    assert dtype == "CU_TENSOR_MAP_DATA_TYPE_INT32"
+    assert (dims, strides, box) == ([72, 100], [72 * 4], [32, 64])
