@@ -83,3 +83,17 @@ def test_gemm_with_its_bias_gradient(torch) -> None:
     product = a.double() @ b.double().t()
     assert rel_err(c, product) < 1e-2
     assert rel_err(d, per_row_tile(torch, product, 128).sum(1)) < 1e-5
+
+
+def test_int_columns(torch) -> None:
+    """i32 column sums (wrapping, as add.s32 does), maxima and minima."""
+    x = torch.randint(
+        -(2**31), 2**31 - 1, (1000, 328), device="cuda", dtype=torch.int32
+    )
+    o = torch.zeros((8, 328), device="cuda", dtype=torch.int32)
+    tawa_xdsl.compile(SOURCE, "int_columns")(x, o)
+    torch.cuda.synchronize()
+    tiles = per_row_tile(torch, x.long(), 128)
+    exact = tiles.sum(1) - tiles.max(1).values - tiles.min(1).values
+    wrapped = (exact + 2**31) % 2**32 - 2**31
+    assert torch.equal(o.long(), wrapped)

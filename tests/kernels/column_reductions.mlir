@@ -6,7 +6,7 @@
 //                      row tile p (two reductions, one scratch), x loaded
 //   @gemm_column_sums: o[p, n] = sum_m (A @ B^T)[m, n] over the rows m of row
 //                      tile p: the per-tile partials of a bias gradient
-//   @center_columns, @column_max_192, @gemm_dbias: below
+//   @center_columns, @column_max_192, @gemm_dbias, @int_columns: below
 func.func @column_range(%x: !tile.desc<?x?xf32, box = [128, 64]>,
     %o: !tile.desc<?x?xf32, box = [1, 64]>) attributes {tile.kernel} {
   %pid_n = tile.program_id x
@@ -116,5 +116,26 @@ func.func @gemm_dbias(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM
   tile.store %out, %c[%m0, %n0] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
   %s = tile.reduce sum %acc, axis = 0 : tensor<128x128xf32> -> tensor<128xf32>
   tile.store %s, %d[%pid_m, %n0] : tensor<128xf32> -> !tile.desc<?x?xf32, box = [1, 128]>
+  func.return
+}
+
+//   @int_columns:      o[p, n] = sum_m x[m, n] - max_m x[m, n] - min_m x[m, n]
+//                      over the rows m of row tile p, in i32 (the sums wrap,
+//                      as add.s32 does)
+func.func @int_columns(%x: !tile.desc<?x?xi32, box = [128, 64]>,
+    %o: !tile.desc<?x?xi32, box = [1, 64]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid_m, %c128 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xi32, box = [128, 64]> -> tensor<128x64xi32>
+  %s = tile.reduce sum %t, axis = 0 : tensor<128x64xi32> -> tensor<64xi32>
+  %hi = tile.reduce max %t, axis = 0 : tensor<128x64xi32> -> tensor<64xi32>
+  %lo = tile.reduce min %t, axis = 0 : tensor<128x64xi32> -> tensor<64xi32>
+  %d = arith.subi %s, %hi : tensor<64xi32>
+  %r = arith.subi %d, %lo : tensor<64xi32>
+  tile.store %r, %o[%pid_m, %n0] : tensor<64xi32> -> !tile.desc<?x?xi32, box = [1, 64]>
   func.return
 }
