@@ -1135,7 +1135,8 @@ class SmemLoadOp(IRDLOperation):
 
 
 def column_scratch_words(cols: int, warpgroups: int) -> int:
-    """32-bit words (f32 or i32 partials) of the scratch a column reduction of a `cols`-column tile over
+    """32-bit words (f32 or i32 partials) of the scratch a column reduction of
+    a `cols`-column tile over
     `warpgroups` consumer warpgroups exchanges its warps' partials through: one
     row of `cols` per consumer warp."""
     return 4 * warpgroups * cols

@@ -116,14 +116,18 @@ def assert_agrees(got: np.ndarray, expected: np.ndarray) -> None:
 
 
 def simulated(
-    module: ModuleOp, kernel: str, args: list[np.ndarray], grid: tuple[int, ...]
+    module: ModuleOp,
+    kernel: str,
+    args: list[np.ndarray],
+    grid: tuple[int, ...],
+    seed: int = 0,
 ) -> np.ndarray:
     """The output (the last argument) `simulate` writes, poisoned first: NaN,
     or for i32 a pattern no case computes."""
     if args[-1].dtype != np.int32:
-        return simulate_output(module, kernel, args, len(args) - 1, grid)
+        return simulate_output(module, kernel, args, len(args) - 1, grid, seed)
     args = [*args[:-1], np.full_like(args[-1], 0x5A5A5A5A)]
-    tawa_xdsl.simulate(module, kernel, *args, grid=grid)
+    tawa_xdsl.simulate(module, kernel, *args, grid=grid, seed=seed)
     return args[-1]
 
 
@@ -142,12 +146,17 @@ def test_the_interpreter_reduces_columns(kernel: str) -> None:
     assert_agrees(got, expected)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_the_barrier_simulator_exchanges_through_the_scratch(seed: int) -> None:
-    args, grid, expected = interpreted("column_range")
-    lowered = tawa_xdsl.apply(only("column_range"), "tawa-hopper-pipeline")
-    got = simulate_output(lowered, "column_range", args, 1, grid, seed=seed)
-    np.testing.assert_array_equal(got, expected)  # extrema: exact in any order
+@pytest.mark.parametrize(
+    ("kernel", "seed"), [("column_range", 0), ("column_range", 1), ("int_columns", 0)]
+)
+def test_the_barrier_simulator_exchanges_through_the_scratch(
+    kernel: str, seed: int
+) -> None:
+    """Extrema and i32 sums are exact in any order, so bit for bit."""
+    args, grid, expected = interpreted(kernel)
+    lowered = tawa_xdsl.apply(only(kernel), "tawa-hopper-pipeline")
+    got = simulated(lowered, kernel, args, grid, seed)
+    np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize(
