@@ -72,17 +72,22 @@ def register_file_problem(
     return None
 
 
+def check_budget_range(op_name: str, role: str, regs: int) -> None:
+    """One role's budget is one `setmaxnreg` accepts (`is_register_budget`)."""
+    if not is_register_budget(regs):
+        raise VerifyException(
+            f"{op_name}: {role} register budget {regs} must be a multiple of 8 in "
+            f"[{MIN_REGS}, {MAX_REGS}]"
+        )
+
+
 def check_register_budget(
     op_name: str, num_consumers: int, producer_regs: int, consumer_regs: int
 ) -> None:
     """The `setmaxnreg` rules: multiples of 8 in [24, 256], and a total the
     block can hold (`register_file_problem`)."""
-    for role, regs in (("producer", producer_regs), ("consumer", consumer_regs)):
-        if not is_register_budget(regs):
-            raise VerifyException(
-                f"{op_name}: {role} register budget {regs} must be a multiple of 8 in "
-                f"[{MIN_REGS}, {MAX_REGS}]"
-            )
+    check_budget_range(op_name, "producer", producer_regs)
+    check_budget_range(op_name, "consumer", consumer_regs)
     problem = register_file_problem(num_consumers, producer_regs, consumer_regs)
     if problem is not None:
         raise VerifyException(f"{op_name}: {problem}")

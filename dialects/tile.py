@@ -492,11 +492,17 @@ def _verify_box_access(
         raise VerifyException(
             f"{op_name} tile element type {tile.element_type} does not match the tensor's {desc.element_type}"
         )
-    shape = tile.get_shape()
-    if shape not in (desc.get_box(), desc.tile_shape()):
+    shape, box, squeezed = tile.get_shape(), desc.get_box(), desc.tile_shape()
+    if shape not in (box, squeezed):
+        also = (
+            ""
+            if squeezed == box
+            else f" (a tile is the box, or the box without its leading unit "
+            f"dimensions: {_shape_str(squeezed)}; other unit dimensions stay)"
+        )
         raise VerifyException(
             f"{op_name} tile shape {_shape_str(shape)} does not match the box "
-            f"{_shape_str(desc.get_box())}"
+            f"{_shape_str(box)}{also}"
         )
 
 
@@ -690,9 +696,8 @@ class ReduceOp(IRDLOperation):
             raise VerifyException(
                 f"tile.reduce axis {axis} is out of range for a rank-{len(shape)} tile"
             )
-        if not isinstance(
-            src.element_type, Float32Type | Float16Type | BFloat16Type
-        ) and not is_i32(src.element_type):
+        floats = Float32Type | Float16Type | BFloat16Type
+        if not (isinstance(src.element_type, floats) or is_i32(src.element_type)):
             raise VerifyException(
                 f"tile.reduce needs a float or i32 tile, got {src.element_type}"
             )
@@ -817,10 +822,11 @@ class IotaOp(IRDLOperation):
 class _CompareOp(IRDLOperation):
     """Elementwise comparison of two tiles, giving an i1 tile (a mask for
     `tile.select`). xDSL's `arith.cmpi` / `arith.cmpf` compare scalars only;
-    a subclass is the tile form of one, with its `name`, `predicate` property
-    and `COMPARES` (the element types it takes, as written in errors)."""
+    a subclass is the tile form of one, with its `name`, `predicate` property,
+    the `ELEMENTS` it compares and how errors name them (`COMPARES`)."""
 
     PREDICATE: ClassVar[type[EnumAttribute[StrEnum]]]
+    ELEMENTS: ClassVar[tuple[type[Attribute], ...]]
     COMPARES: ClassVar[str]
 
     T: ClassVar = VarConstraint("T", base(TensorType))
@@ -847,14 +853,9 @@ class _CompareOp(IRDLOperation):
             result_types=[TensorType(IntegerType(1), t.get_shape(), t.encoding)],
         )
 
-    @classmethod
-    def takes(cls, element_type: Attribute) -> bool:
-        """Whether tiles of `element_type` compare."""
-        raise NotImplementedError
-
     def verify_(self) -> None:
         operand, res = _tensor(self.lhs), _tensor(self.result)
-        if not self.takes(operand.element_type):
+        if not isinstance(operand.element_type, self.ELEMENTS):
             raise VerifyException(
                 f"{self.name} compares {self.COMPARES}, not {operand.element_type}"
             )
@@ -872,12 +873,9 @@ class CmpiOp(_CompareOp):
 
     name = "tile.cmpi"
     PREDICATE: ClassVar = CmpiPredicateAttr
+    ELEMENTS: ClassVar = (IntegerType, IndexType)
     COMPARES: ClassVar = "integer tiles"
     predicate = prop_def(CmpiPredicateAttr)
-
-    @classmethod
-    def takes(cls, element_type: Attribute) -> bool:
-        return isinstance(element_type, IntegerType | IndexType)
 
 
 @irdl_op_definition
@@ -890,12 +888,9 @@ class CmpfOp(_CompareOp):
 
     name = "tile.cmpf"
     PREDICATE: ClassVar = CmpfPredicateAttr
+    ELEMENTS: ClassVar = (Float32Type,)
     COMPARES: ClassVar = "f32 tiles (arith.extf a 16-bit tile first)"
     predicate = prop_def(CmpfPredicateAttr)
-
-    @classmethod
-    def takes(cls, element_type: Attribute) -> bool:
-        return element_type == Float32Type()
 
 
 class _CastOp(IRDLOperation):

@@ -430,7 +430,7 @@ def check_options(
     from xdsl.utils.exceptions import PassFailedException, VerifyException
 
     from tawa_xdsl.diagnostics import OpDiagnostic
-    from tawa_xdsl.dialects.roles import check_register_budget
+    from tawa_xdsl.dialects.roles import check_budget_range, check_register_budget
     from tawa_xdsl.pass_pipeline import ChecksOptions, option_name
     from tawa_xdsl.pipelines import hopper_passes
 
@@ -483,6 +483,12 @@ def check_options(
             p.check_options()
         except PassFailedException as e:
             raise refuse(e, (f.name for f in fields(p))) from None
+    for name in REGISTER_OPTIONS:  # a budget no count of consumers takes
+        if (regs := getattr(resolved, name)) is not None:
+            try:
+                check_budget_range("register-budget", name.split("_")[0], regs)
+            except VerifyException as e:
+                raise refuse(e, (name,)) from None
     budgets = (resolved.producer_registers, resolved.consumer_registers)
     if resolved.num_consumers in REGISTER_BUDGETS and None not in budgets:
         try:

@@ -62,6 +62,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from io import StringIO
@@ -104,6 +105,7 @@ from tawa_xdsl.kernel import (
     Param,
     check_arguments,
     find_kernel,
+    is_extent,
     normalize_grid,
     params,
 )
@@ -231,6 +233,7 @@ def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
             f"extents must be positive integers up to {INDEX_MAX} (kernels index "
             f"with {INDEX_BITS}-bit integers), got {bad}"
         )
+    extents = {n: operator.index(e) for n, e in extents.items()}  # numpy's too
     for name, extent in extents.items():
         if (why := fixed_elsewhere(ps, name, extent)) is not None:
             raise KernelArgumentError(why)
@@ -278,13 +281,6 @@ def parse_shape(text: str) -> dict[str, int]:
             raise ValueError(f"shape: {name} is given twice in {text!r}")
         extents[name] = int(value)
     return extents
-
-
-def is_extent(value: object) -> bool:
-    """Whether `value` is an extent a kernel can index: a positive int (not a
-    bool) that fits its index registers, as an array's extent must
-    (`kernel.check_arguments`)."""
-    return type(value) is int and 1 <= value <= INDEX_MAX
 
 
 @dataclass(frozen=True)

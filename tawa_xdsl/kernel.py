@@ -361,7 +361,7 @@ def normalize_grid(
     dims: tuple[Any, ...] | None = None
     if isinstance(grid, Sequence) and not isinstance(grid, str | bytes):
         dims = tuple(grid)
-    if dims is None or not 1 <= len(dims) <= 3 or not all(_is_count(d) for d in dims):
+    if dims is None or not 1 <= len(dims) <= 3 or not all(is_extent(d) for d in dims):
         raise KernelArgumentError(
             f"{kernel_name}: grid must be 1 to 3 positive integers in a tuple, "
             f"e.g. grid=(4, 2); got {grid!r}"
@@ -391,11 +391,15 @@ def kernel_grid(kernel: func.FuncOp, grid: Any) -> tuple[int, int, int]:
     )
 
 
-def _is_count(d: Any) -> bool:
-    if isinstance(d, bool | np.bool_):
+def is_extent(value: object) -> bool:
+    """Whether `value` is an extent a kernel can index: a positive integer
+    (Python's or numpy's, not a bool) that fits its index registers, as an
+    array's extent must (`check_arguments`); a grid's extents and those
+    `explain(M=...)` takes alike."""
+    if isinstance(value, bool | np.bool_):
         return False
     try:
-        return 1 <= operator.index(d) <= INDEX_MAX
+        return 1 <= operator.index(value) <= INDEX_MAX  # type: ignore[arg-type]
     except TypeError:
         return False
 

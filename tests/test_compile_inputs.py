@@ -33,6 +33,19 @@ GEMM = EXAMPLES / "gemm.mlir"
         ({"num_consumers": 4}, "num-consumers must be 1, 2 or 3, got 4"),
         ({"persistent": True, "group_m": 0}, "group-m must be at least 1, got 0"),
         ({"block_m": 1}, "tile-shape: BM must be at least 2, got 1"),
+        (  # no TMA box is wider: found only when a call lowered it
+            {"block_k": 512},
+            r"tile-shape: BK must be at most 256 \(a TMA box dimension\), got 512",
+        ),
+        (  # what setmaxnreg takes, whatever the consumer count
+            {"producer_registers": 7},
+            r"producer register budget 7 must be a multiple of 8 in \[24, 256\] "
+            r"\(options for @gemm_nt: producer-registers=7 given\)",
+        ),
+        (
+            {"consumer_registers": -8},
+            r"consumer register budget -8 must be a multiple of 8 in \[24, 256\]",
+        ),
         ({"dynamic_tiles": True, "persistent": False}, "give persistent=True too"),
     ],
 )

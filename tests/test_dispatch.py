@@ -721,9 +721,12 @@ def test_shapes_name_known_dimensions() -> None:
         gemm().key_for(M=1, Q=2)
     # True is an int to Python, 2**31 no index to the kernel (its arrays are
     # refused at that extent): neither is an extent
-    for bad in (0, True, 2.0, INDEX_MAX + 1):
+    for bad in (0, True, np.True_, 2.0, np.float64(2), INDEX_MAX + 1):
         with pytest.raises(KernelArgumentError, match="positive integers up to"):
             gemm().key_for(M=bad)
+    # numpy's integers are integers, as in a grid and an index scalar
+    key = gemm().key_for(M=512, N=4096, K=4096)
+    assert gemm().key_for(M=np.int64(512), N=np.int32(4096), K=4096) == key
     # a dimension the kernel's types fix: no call has another extent there
     attention = dispatcher("attention.mlir", "attention_d64")
     with pytest.raises(

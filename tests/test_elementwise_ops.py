@@ -193,11 +193,12 @@ def test_scalar_op_at_the_thread_level(op: str) -> None:
 
 
 def test_interpreter_refuses_an_op_it_cannot_run_where_written() -> None:
-    """An op the interpreter has no meaning for is named at its line (xDSL's
-    interpreter said 'Could not find interpretation function', at no line)."""
+    """An op no level compiles is named at its line, as the lowering names it
+    (xDSL's interpreter said 'Could not find interpretation function', at no
+    line)."""
     source = kernel("math.atan", 1)
     args = [np.zeros((64, 128), np.float32), np.zeros((64, 128), np.float32)]
     with pytest.raises(
-        OpDiagnostic, match=r"<string>:11:3: error: math.atan has no meaning in"
+        OpDiagnostic, match=r"<string>:11:3: error: math.atan has no thread-level form"
     ):
         tawa_xdsl.interpret(tawa_xdsl.parse(source), "k", *args)

@@ -1,11 +1,11 @@
 """i32 tensors in and out of kernels (`tests/kernels/int_tensors.mlir`): a
 cross-entropy whose targets are an i32 vector, a row argmax / maximum / count
 above a threshold stored as i32 vectors, i32 arithmetic on 2-D tiles, an i32
-mask beside f32 data and wrapping i32 row sums. The interpreter computes numpy's
-answer; lowered through the Hopper pipeline, the thread level computes the
-interpreter's (bit for bit in i32); a wrong dtype is refused naming the
-argument; the runtime builds INT32 tensor maps (the GPU run is
-tests/gpu/test_int_tensors_gpu.py)."""
+mask beside f32 data, wrapping i32 row sums and the argmax of f32 logits. The
+interpreter computes numpy's answer; lowered through the Hopper pipeline, the
+thread level computes the interpreter's (bit for bit in i32); a wrong dtype is
+refused naming the argument; the runtime builds INT32 tensor maps (the GPU run
+is tests/gpu/test_int_tensors_gpu.py)."""
 
 from __future__ import annotations
 
@@ -121,6 +121,16 @@ RUNS = {
         (3,),
         (2, 3),
         lambda x, mask, fill, y: [np.where(mask != 0, x, fill)],
+    ),
+    # logits on a grid of quarters: ties, whose first column argmax takes
+    "argmax_f32": Run(
+        lambda r: [
+            np.round(4 * r.standard_normal((100, 150))).astype(F32) / 4,
+            np.zeros(100, I32),
+        ],
+        (1,),
+        (2,),
+        lambda x, idx: [x.argmax(1)],
     ),
     "row_sum_i32": Run(
         lambda r: [_ints(r, (100, 150), *FULL), np.zeros(100, I32)],

@@ -73,6 +73,11 @@ class TileShapePass(ModulePass):
                 raise PassFailedException(
                     f"tile-shape: {name} must be at least 2, got {size}"
                 )
+            if size > tile.MAX_BOX_DIM:  # every size it resizes is a box's
+                raise PassFailedException(
+                    f"tile-shape: {name} must be at most {tile.MAX_BOX_DIM} (a TMA "
+                    f"box dimension), got {size}"
+                )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()

@@ -25,8 +25,8 @@ the printer's copies between its registers are left to `ptx-allocate`):
   bundle;
 - a literal first operand of `tile.cmpi` (`tile.cmpf`) is moved into a
   register once, not per element; the row bases of tiles are computed once at
-  the top of the consumer region, not where first used; `tile.select` of integer tiles uses
-  `selp.b32` (the printer wrote `selp.f32`).
+  the top of the consumer region, not where first used; `tile.select` of
+  integer tiles uses `selp.b32` (the printer wrote `selp.f32`).
 """
 
 from __future__ import annotations

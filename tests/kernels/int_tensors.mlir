@@ -11,6 +11,9 @@
 //                       and store)
 //   @masked_fill:       y = x where mask != 0, else fill: an i32 mask beside f32 data
 //   @row_sum_i32:       s[m] = sum_n x[m, n] in i32, wrapping as add.s32 does
+//   @argmax_f32:        idx[m] = the first column of the largest of f32 logits (finite):
+//                       tile.cmpf against the row maximum, an i32 min-reduction, an i32
+//                       store
 // Grids: (ceil(M / 64),) (@affine_i32, @masked_fill: (ceil(M / 64), ceil(N / 32))).
 
 // Cross-entropy over rows of any width V with i32 targets; a row whose target is
@@ -193,5 +196,46 @@ func.func @row_sum_i32(%x: !tile.desc<?x?xi32, box = [64, 64]> {tile.dims = ["M"
     scf.yield %next : tensor<64xi32>
   }
   tile.store %sum, %s[%m0] : tensor<64xi32> -> !tile.desc<?xi32, box = [64]>
+  func.return
+}
+
+// idx[m] = the first n with x[m, n] = max_n x[m, n] over rows of any width of finite
+// f32 logits (a greedy decoder's next token); columns past V are masked to -inf.
+func.func @argmax_f32(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "V"]},
+    %idx: !tile.desc<?xi32, box = [64]> {tile.dims = ["M"]}) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %V = tile.dim %x, 1 : !tile.desc<?x?xf32, box = [64, 64]>
+  %m0 = arith.muli %pid, %c64 : index
+  %V_i32 = arith.index_cast %V : index to i32
+  %V_t = tile.splat %V_i32 : i32 -> tensor<64x64xi32>
+  %iota = tile.iota : tensor<64xi32>
+  %iota_row = tile.expand_dims %iota, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %ninf_t = tile.splat %ninf : f32 -> tensor<64x64xf32>
+  %top_init = tile.splat %ninf : f32 -> tensor<64xf32>
+  %highest = arith.constant dense<2147483647> : tensor<64x64xi32>
+  %z64 = arith.constant dense<0> : tensor<64xi32>
+  %top_f, %idx_f = scf.for %n = %c0 to %V step %c64 iter_args(%top_i = %top_init, %idx_i = %z64) -> (tensor<64xf32>, tensor<64xi32>) {
+    %xt = tile.load %x[%m0, %n] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+    %n_i32 = arith.index_cast %n : index to i32
+    %n_row = tile.splat %n_i32 : i32 -> tensor<1x64xi32>
+    %cols_row = arith.addi %iota_row, %n_row : tensor<1x64xi32>
+    %cols = tile.broadcast %cols_row : tensor<1x64xi32> -> tensor<64x64xi32>
+    %inside = tile.cmpi slt, %cols, %V_t : tensor<64x64xi32> -> tensor<64x64xi1>
+    %xs = tile.select %inside, %xt, %ninf_t : tensor<64x64xi1>, tensor<64x64xf32>
+    %bm = tile.reduce max %xs, axis = 1 : tensor<64x64xf32> -> tensor<64xf32>
+    %bm_col = tile.expand_dims %bm, axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %bm_b = tile.broadcast %bm_col : tensor<64x1xf32> -> tensor<64x64xf32>
+    %at_max = tile.cmpf oeq, %xs, %bm_b : tensor<64x64xf32> -> tensor<64x64xi1>
+    %cand = tile.select %at_max, %cols, %highest : tensor<64x64xi1>, tensor<64x64xi32>
+    %bi = tile.reduce min %cand, axis = 1 : tensor<64x64xi32> -> tensor<64xi32>
+    %better = tile.cmpf ogt, %bm, %top_i : tensor<64xf32> -> tensor<64xi1>
+    %top_new = tile.select %better, %bm, %top_i : tensor<64xi1>, tensor<64xf32>
+    %idx_new = tile.select %better, %bi, %idx_i : tensor<64xi1>, tensor<64xi32>
+    scf.yield %top_new, %idx_new : tensor<64xf32>, tensor<64xi32>
+  }
+  tile.store %idx_f, %idx[%m0] : tensor<64xi32> -> !tile.desc<?xi32, box = [64]>
   func.return
 }

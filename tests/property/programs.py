@@ -25,6 +25,7 @@ EPILOGUE_OPS = (
     "scale",
     "add_bias",
     "relu",
+    "leaky_relu",
     "exp2",
     "square",
     "round_bf16",
@@ -35,8 +36,9 @@ EPILOGUE_OPS = (
 """Elementwise and row steps after the loops. Between them they use every
 tile op a kernel computes with: `tile.splat`; `tile.iota`, `tile.expand_dims`,
 `tile.broadcast`, `tile.cmpi` and `tile.select` (the columns from T / 2 on
-masked to zero, as attention masks keys); `tile.sitofp` (a row's distance from
-the column, as ALiBi); `tile.reduce` (each element at most half its row's
+masked to zero, as attention masks keys); `tile.cmpf` (leaky ReLU: acc where
+acc > 0, else acc / 8); `tile.sitofp` (a row's distance from the column, as
+ALiBi); `tile.reduce` (each element at most half its row's
 maximum: a row given another row's maximum shows; not x - max as softmax does,
 which is NaN on a row an exp2 overflowed to inf)."""
 
@@ -156,6 +158,15 @@ def _render(p: TileProgram) -> str:
                 lines.append(f"  {v} = arith.addf {acc}, %one{e} : {F32}")
             case "relu":
                 lines.append(f"  {v} = arith.maximumf {acc}, %zero : {F32}")
+            case "leaky_relu":
+                lines += [
+                    f"  %pos{e} = tile.cmpf ogt, {acc}, %zero : {F32} -> "
+                    f"tensor<{t}x{t}xi1>",
+                    f"  %slope{e} = arith.constant dense<1.250000e-01> : {F32}",
+                    f"  %leak{e} = arith.mulf {acc}, %slope{e} : {F32}",
+                    f"  {v} = tile.select %pos{e}, {acc}, %leak{e} : "
+                    f"tensor<{t}x{t}xi1>, {F32}",
+                ]
             case "exp2":
                 lines.append(f"  {v} = math.exp2 {acc} : {F32}")
             case "square":

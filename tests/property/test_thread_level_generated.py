@@ -43,11 +43,13 @@ def check(program: TileProgram, options: str, seed: int) -> None:
     assert_close(got, expected, ulps=16, bits=8)
 
 
-@pytest.mark.parametrize("step", ["mask_columns", "add_distance", "clamp_row_max"])
+@pytest.mark.parametrize(
+    "step", ["mask_columns", "leaky_relu", "add_distance", "clamp_row_max"]
+)
 def test_each_row_and_mask_step_runs_at_the_thread_level(step: str) -> None:
-    """The epilogue steps made of iota, expand_dims, broadcast, cmpi, select,
-    sitofp and reduce, each after one GEMM-like loop (the random programs
-    reach each only now and then)."""
+    """The epilogue steps made of iota, expand_dims, broadcast, cmpi, cmpf,
+    select, sitofp and reduce, each after one GEMM-like loop (the random
+    programs reach each only now and then)."""
     loop = Loop(loads=2, dots=[("0", "1", True)], trips=2)
     program = TileProgram(pre_loads=0, loops=[loop], epilogue=[step], blocks=2, tile=64)
     check(program, "tawa-hopper-pipeline{tuned=false num-stages=2}", seed=1)

@@ -7,8 +7,8 @@
 // RUN: tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{shape="M=64,N=4096,K=4096"}' -t ptx | filecheck %s --check-prefix=PTX
 // RUN: not tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{shape="M=64,Q=2"}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
 // RUN: not tawa-opt %examples/gemm.mlir -p 'tawa-hopper-pipeline{shape="M=big"}' 2>&1 | filecheck %s --check-prefix=SYNTAX
-// RUN: not tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{shape="D=32"}' 2>&1 | filecheck %s --check-prefix=FIXED
-// RUN: tawa-opt %examples/attention.mlir -p 'tawa-hopper-pipeline{shape="BH=1,SQ=128,SK=128,D=64"}' | filecheck %s --check-prefix=HEADS
+// RUN: not tawa-opt %s -p 'tawa-hopper-pipeline{shape="D=16"}' 2>&1 | filecheck %s --check-prefix=FIXED
+// RUN: tawa-opt %s -p 'tawa-hopper-pipeline{shape="M=100,D=64"}' | filecheck %s --check-prefix=HEADS
 
 // Without a shape (or untuned): 128x256 tiles, two consumer warpgroups,
 // persistent (the tile count is read at launch).
@@ -43,9 +43,29 @@
 // UNKNOWN: tawa-opt: tawa-hopper-pipeline: shape names Q, which no kernel here names (tile.dims: K, M, N)
 // SYNTAX: tawa-opt: tawa-hopper-pipeline: shape: expected NAME=EXTENT pairs (a positive integer each, up to 2147483647), e.g. "M=512,N=4096,K=4096"; got 'M=big'
 
-// A head dim no kernel's types allow (each fixes D) is refused (the kernels
+// An extent no kernel's types allow (each fixes D) is refused (the kernels
 // were lowered for calls none could take); one that some allow specializes
 // those, the others lowered for the rest of the shape.
-// FIXED: tawa-opt: tawa-hopper-pipeline: shape: D=32, but argument 'q' dimension 2 (D) has extent 64 in its type !tile.desc<?x?x64xbf16, box = [1, 128, 64]>: no call has that shape
-// HEADS: func.func @attention_d64(
-// HEADS: func.func @attention_d128(
+// FIXED: tawa-opt: tawa-hopper-pipeline: shape: D=16, but argument 'x' dimension 1 (D) has extent 64 in its type !tile.desc<?x64xf32, box = [64, 64]>: no call has that shape
+// HEADS: func.func @rows_d64(
+// HEADS: func.func @rows_d32(
+func.func @rows_d64(%x: !tile.desc<?x64xf32, box = [64, 64]> {tile.dims = ["M", "D"]},
+    %y: !tile.desc<?x64xf32, box = [64, 64]> {tile.dims = ["M", "D"]}) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid, %c64 : index
+  %t = tile.load %x[%m0, %c0] : !tile.desc<?x64xf32, box = [64, 64]> -> tensor<64x64xf32>
+  tile.store %t, %y[%m0, %c0] : tensor<64x64xf32> -> !tile.desc<?x64xf32, box = [64, 64]>
+  func.return
+}
+func.func @rows_d32(%x: !tile.desc<?x32xf32, box = [64, 32]> {tile.dims = ["M", "D"]},
+    %y: !tile.desc<?x32xf32, box = [64, 32]> {tile.dims = ["M", "D"]}) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid, %c64 : index
+  %t = tile.load %x[%m0, %c0] : !tile.desc<?x32xf32, box = [64, 32]> -> tensor<64x32xf32>
+  tile.store %t, %y[%m0, %c0] : tensor<64x32xf32> -> !tile.desc<?x32xf32, box = [64, 32]>
+  func.return
+}

@@ -46,4 +46,4 @@ func.func @unknown_name(%a: !tile.desc<?x?xbf16, box = [64, 64]> {tile.box = ["B
 // ORDER: tawa-opt: {{.*}}gemm.mlir:{{[0-9]+}}:1: error: func.func: tile-shape takes tile IR, but kernel @gemm_nt is aref IR (made by aref-partition): run tile-shape before aref-partition
 // PERSISTENT: error: func.func: tile-shape: kernel @gemm_nt has a launch grid recorded by persistent (its tile count follows the old shape); run tile-shape before persistent
 // REVERSED: error: func.func: tile-shape: kernel @gemm_nt has a launch grid recorded by reverse-grid (its tile count follows the old shape); run tile-shape before reverse-grid
-// BOX: error: func.func: tile-shape: the resized kernel is invalid: {{.*}}box dimensions must be in [1, 256], got [512, 64]
+// BOX: tawa-opt: tile-shape: BN must be at most 256 (a TMA box dimension), got 512

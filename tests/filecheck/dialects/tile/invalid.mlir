@@ -84,6 +84,16 @@ func.func @k(%d: !tile.desc<?x?xbf16, box = [128, 64]>, %i: index) {
 
 // -----
 
+// Q stored [B, S, H, D]: the head's unit axis sits between the rows and the
+// columns, and only leading unit axes leave the tile.
+func.func @k(%d: !tile.desc<?x?x?x64xbf16, box = [1, 64, 1, 64]>, %i: index) {
+  %t = tile.load %d[%i, %i, %i, %i] : !tile.desc<?x?x?x64xbf16, box = [1, 64, 1, 64]> -> tensor<64x64xbf16>
+  func.return
+}
+// CHECK: error: tile.load tile shape 64x64 does not match the box 1x64x1x64 (a tile is the box, or the box without its leading unit dimensions: 64x1x64; other unit dimensions stay)
+
+// -----
+
 func.func @k(%d: !tile.desc<?x?xbf16, box = [128, 64]>, %i: index) {
   %t = tile.load %d[%i, %i] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xf16>
   func.return
