@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
@@ -1017,17 +1018,24 @@ class TMAStoreCommitOp(_NoOperandSideEffectOp):
 @irdl_op_definition
 class TMAStoreWaitOp(IRDLOperation):
     """The issuing thread waits until at most `pending` of its bulk store groups
-    are still reading shared memory (their slots may be written again)."""
+    are still reading shared memory (their slots may be written again), or with
+    `writes`, still writing global memory: TMA stores are not ordered among
+    themselves, so a store that may write bytes an earlier one wrote waits for
+    that one's writes, not only its reads."""
 
     name = "nvgpu_async.tma_store_wait"
 
     pending = prop_def(IntegerAttr[I64])
+    writes = opt_prop_def(UnitAttr)
 
     traits = traits_def(MemoryWriteEffect())
-    assembly_format = "`pending` `=` $pending attr-dict"
+    assembly_format = "`pending` `=` $pending (`writes` $writes^)? attr-dict"
 
-    def __init__(self, pending: int = 0):
-        super().__init__(properties={"pending": IntegerAttr(pending, 64)})
+    def __init__(self, pending: int = 0, writes: bool = False):
+        properties: dict[str, Attribute] = {"pending": IntegerAttr(pending, 64)}
+        if writes:
+            properties["writes"] = UnitAttr()
+        super().__init__(properties=properties)
 
     def verify_(self) -> None:
         if self.pending.value.data < 0:

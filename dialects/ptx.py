@@ -1744,21 +1744,28 @@ class BulkCommitOp(Predicated):
 @irdl_op_definition
 class BulkWaitOp(Predicated):
     """`cp.async.bulk.wait_group.read N;`: at most N bulk groups still read
-    shared memory."""
+    shared memory; with `writes`, `cp.async.bulk.wait_group N;`: at most N
+    still write global memory."""
 
     name = "ptx.bulk_wait"
 
     pending = prop_def(IntegerAttr[I64])
+    writes = opt_prop_def(UnitAttr)
 
-    def __init__(self, pending: int, pred: SSAValue | None = None):
+    def __init__(
+        self, pending: int, pred: SSAValue | None = None, writes: bool = False
+    ):
+        properties: dict[str, Attribute] = {"pending": _i64(pending)}
+        if writes:
+            properties["writes"] = UnitAttr()
         super().__init__(
-            operands=[[pred] if pred is not None else []],
-            properties={"pending": _i64(pending)},
+            operands=[[pred] if pred is not None else []], properties=properties
         )
 
     def print_ptx(self, out: Emitter) -> None:
+        read = "" if self.writes else ".read"
         out.line(
-            f"{self.guard()}cp.async.bulk.wait_group.read {self.pending.value.data};"
+            f"{self.guard()}cp.async.bulk.wait_group{read} {self.pending.value.data};"
         )
 
 

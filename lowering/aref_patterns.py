@@ -35,10 +35,10 @@ sees its operands lowered already (a dot's accumulator in its fragment type).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -113,6 +113,9 @@ class Lowering:
     """By aref value."""
     staging: dict[tile.StoreOp, SSAValue] = field(default_factory=dict)
     """The staging tile of each store that goes through TMA."""
+    rewriting: set[tile.StoreOp] = field(default_factory=set)
+    """The TMA stores that may write global bytes an earlier TMA store of the
+    block wrote (`_may_rewrite`)."""
     column_scratch: dict[tile.ReduceOp, SSAValue] = field(default_factory=dict)
     """The scratch of each reduction along the columns (axis 0)."""
 
@@ -287,6 +290,8 @@ class LowerWarpSpecialize(RewritePattern):
             )
         for store, staging in plan.staging.items():
             self.lowering.staging[store] = values[staging]
+            if _may_rewrite(store, plan.staging, ws):
+                self.lowering.rewriting.add(store)
         if plan.column_scratch is not None:
             for op in ws.consumer.walk():
                 if isinstance(op, tile.ReduceOp) and op.axis.value.data == 0:
@@ -552,7 +557,7 @@ class LowerStore(RewritePattern):
         zero = _const(rewriter, 0)
         coords = _coordinates(rewriter, store.desc, store.indices)
         new_ops = [
-            nv.TMAStoreWaitOp(0),
+            nv.TMAStoreWaitOp(0, writes=store in self.lowering.rewriting),
             nv.ConsumerBarrierOp(),
             nv.SmemStoreOp(store.value, staging, zero),
             nv.FenceProxyAsyncOp(),
@@ -561,6 +566,25 @@ class LowerStore(RewritePattern):
             nv.TMAStoreCommitOp(),
         ]
         rewriter.replace(store, new_ops, [])
+
+
+def _may_rewrite(
+    store: tile.StoreOp, staged: Iterable[tile.StoreOp], ws: aref.WarpSpecializeOp
+) -> bool:
+    """Whether the TMA store `store` may write global bytes an earlier TMA store
+    of its block wrote: another TMA store of the same tensor, or itself again in
+    a loop (a persistent kernel's next tile, or a store inside the K loop). TMA
+    stores are not ordered among themselves, and `.read` waits only free the
+    staging tile, so such a store first waits for the earlier one's writes.
+    Where the earlier store is a tile's epilogue ago that wait costs nothing."""
+    if any(other is not store and other.desc == store.desc for other in staged):
+        return True
+    parent = store.parent_op()
+    while parent is not None and parent is not ws:
+        if isinstance(parent, scf.ForOp | scf.WhileOp):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 @dataclass

@@ -261,7 +261,11 @@ class BulkGroups(DistributePattern):
         if isinstance(op, nv.TMAStoreCommitOp):
             new = ptx.BulkCommitOp(self.k.consumer_ids(op).leader)
         elif isinstance(op, nv.TMAStoreWaitOp):
-            new = ptx.BulkWaitOp(int_value(op.pending), self.k.consumer_ids(op).leader)
+            new = ptx.BulkWaitOp(
+                int_value(op.pending),
+                self.k.consumer_ids(op).leader,
+                writes=op.writes is not None,
+            )
         else:
             assert isinstance(op, nv.PrefetchTensorMapOp)
             new = ptx.PrefetchTensorMapOp(self.k.lowered(op.tensor_map, op).value)

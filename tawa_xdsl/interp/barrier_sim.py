@@ -94,7 +94,13 @@ from tawa_xdsl.interp.scheduler import (
     SimulationError,
     role_body,
 )
-from tawa_xdsl.interp.tile import REDUCERS, read_box, write_box, write_tma_box
+from tawa_xdsl.interp.tile import (
+    REDUCERS,
+    boxes_overlap,
+    read_box,
+    write_box,
+    write_tma_box,
+)
 from tawa_xdsl.kernel import clusters
 from tawa_xdsl.lowering.fragments import Geometry
 from tawa_xdsl.target import THREADS_PER_WARPGROUP
@@ -259,6 +265,7 @@ class ThreadBlock:
     rings: dict[Operation, Ring] = field(default_factory=dict)
     barriers: dict[Operation, list[MBarrier]] = field(default_factory=dict)
     stores: list[StoreTransfer] = field(default_factory=list)  # not yet waited for
+    unlanded: list[StoreTransfer] = field(default_factory=list)  # writes not waited for
     store_groups: int = 0  # bulk groups committed so far
     register_pool: int = 0  # registers given back by setmaxnreg.dec, not yet taken
     exited: bool = False
@@ -832,9 +839,15 @@ class HopperFunctions(InterpreterFunctions):
                 "and not yet fenced: TMA may see stale data (missing fence_proxy_async)"
             )
         array = array.reshape((1,) * (len(coords) - array.ndim) + array.shape)
-        block.stores.append(
-            StoreTransfer(ring, slot, array, tuple(coords), block.store_groups)
-        )
+        store = StoreTransfer(ring, slot, array, tuple(coords), block.store_groups)
+        if any(boxes_overlap(_written(st), _written(store)) for st in block.unlanded):
+            raise Hazard(
+                f"{op.name} writes global elements an earlier TMA store of this block "
+                "writes, with no tma_store_wait writes between: TMA stores are not "
+                "ordered, either may land last"
+            )
+        block.stores.append(store)
+        block.unlanded.append(store)
         return ()
 
     @impl(nv.TMAStoreCommitOp)
@@ -859,6 +872,8 @@ class HopperFunctions(InterpreterFunctions):
             lambda: f"{op.name}: {sum(not st.done for st in waited)} TMA stores",
         )
         block.stores = [st for st in block.stores if st not in waited]
+        if op.writes is not None:  # their global writes have landed too
+            block.unlanded = [st for st in block.unlanded if st.group >= first_kept]
         return ()
 
     def _deliver_store(self, st: StoreTransfer) -> None:
@@ -1178,3 +1193,12 @@ def run_lowered(
         except SimulationError as e:
             raise type(e)(f"{name} {where}: {e.args[0]}") from None
     tile_functions.tickets.check_reset()
+
+
+def _written(
+    store: StoreTransfer,
+) -> tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]:
+    """The tensor, offsets and box shape a TMA store writes."""
+    tile = store.ring.data[store.slot]
+    box = (1,) * (store.array.ndim - tile.ndim) + tile.shape
+    return store.array, store.coords, box

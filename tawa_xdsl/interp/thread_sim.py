@@ -152,7 +152,7 @@ from tawa_xdsl.interp.thread_state import (
     bits_of,
     merge,
 )
-from tawa_xdsl.interp.tile import TileCounter, read_box, write_tma_box
+from tawa_xdsl.interp.tile import TileCounter, boxes_overlap, read_box, write_tma_box
 from tawa_xdsl.kernel import KernelArgumentError, clusters
 from tawa_xdsl.target import REGISTERS_PER_SM, TMA_ALIGN
 
@@ -1098,18 +1098,28 @@ class ThreadFunctions(InterpreterFunctions):
                 )
             if block.landing[addrs].any() or block.barrier_bytes[addrs].any():
                 raise Hazard(f"{who} reads shared bytes a TMA copy is still writing")
-            block.store_reading[addrs] += 1
-            block.stores.append(
-                StoreTransfer(
-                    block,
-                    actor,
-                    lane,
-                    int(actor.bulk_committed[lane]),
-                    tmap,
-                    offsets,
-                    addrs,
+            written = (tmap.array, offsets, tmap.box)
+            if any(
+                boxes_overlap((st.tmap.array, st.offsets, st.tmap.box), written)
+                for st in block.unlanded
+            ):
+                raise Hazard(
+                    f"{who} writes global bytes an earlier TMA store of this block "
+                    "writes, with no cp.async.bulk.wait_group (without .read) "
+                    "between: TMA stores are not ordered, either may land last"
                 )
+            block.store_reading[addrs] += 1
+            store = StoreTransfer(
+                block,
+                actor,
+                lane,
+                int(actor.bulk_committed[lane]),
+                tmap,
+                offsets,
+                addrs,
             )
+            block.stores.append(store)
+            block.unlanded.append(store)
         return ()
 
     @impl(ptx.BulkCommitOp)
@@ -1126,18 +1136,22 @@ class ThreadFunctions(InterpreterFunctions):
         lanes = self._lanes(op, args)
         actor, block = self.actor, self.actor.block
         keep = op.pending.value.data
-        waited = [
-            st
-            for st in block.stores
-            if st.actor is actor
-            and lanes[st.lane]
-            and st.group < actor.bulk_committed[st.lane] - keep
-        ]
+
+        def waited_for(st: StoreTransfer) -> bool:
+            return (
+                st.actor is actor
+                and bool(lanes[st.lane])
+                and st.group < actor.bulk_committed[st.lane] - keep
+            )
+
+        waited = [st for st in block.stores if waited_for(st)]
         self.scheduler.sync(
             lambda: all(st.done for st in waited),
             lambda: f"{_describe(op)}: {sum(not st.done for st in waited)} TMA stores",
         )
         block.stores = [st for st in block.stores if st not in waited]
+        if op.writes is not None:  # their global writes have landed too
+            block.unlanded = [st for st in block.unlanded if not waited_for(st)]
         return ()
 
     @impl(ptx.GridDepControlOp)

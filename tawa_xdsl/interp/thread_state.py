@@ -271,6 +271,9 @@ class Block:
     barriers: dict[int, Barrier] = field(default_factory=dict)
     named: dict[int, NamedBarrier] = field(default_factory=dict)
     stores: list[StoreTransfer] = field(default_factory=list)
+    unlanded: list[StoreTransfer] = field(default_factory=list)
+    """TMA stores whose global writes no full `cp.async.bulk.wait_group` (without
+    `.read`) has waited for."""
     register_pool: int = 0
     cta_syncs: int = 0  # completed phases of bar.sync 0
     exited: bool = False

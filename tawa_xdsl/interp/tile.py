@@ -76,6 +76,27 @@ def write_tma_box(array: np.ndarray, offsets: Sequence[int], value: np.ndarray) 
             tail[row] = ones
 
 
+def boxes_overlap(
+    first: tuple[np.ndarray, Sequence[int], Sequence[int]],
+    second: tuple[np.ndarray, Sequence[int], Sequence[int]],
+) -> bool:
+    """Whether two TMA boxes, each (tensor, offsets, box shape), write common
+    elements of one tensor (each clipped to it). Two TMA stores are not ordered
+    among themselves: where they overlap, which one lands last is undefined."""
+    (a, a_at, a_box), (b, b_at, b_box) = first, second
+    if _where(a) != _where(b):
+        return False
+    return all(
+        max(i, j, 0) < min(i + m, j + n, extent)
+        for i, m, j, n, extent in zip(a_at, a_box, b_at, b_box, a.shape, strict=True)
+    )
+
+
+def _where(array: np.ndarray) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """A tensor's memory and layout: views of one tensor alike compare equal."""
+    return array.__array_interface__["data"][0], array.shape, array.strides
+
+
 def granule_tail(
     array: np.ndarray, offsets: Sequence[int], box: Sequence[int]
 ) -> np.ndarray | None:
