@@ -92,6 +92,7 @@ from tawa_xdsl.dialects.tile import (
     dot_input_problem,
     element_bytes,
     is_fp8,
+    is_i32,
     tile_bytes,
 )
 from tawa_xdsl.target import (
@@ -1142,7 +1143,8 @@ class SmemLoadOp(IRDLOperation):
 
 
 def column_scratch_words(cols: int, warpgroups: int) -> int:
-    """f32 words of the scratch a column reduction of a `cols`-column tile over
+    """32-bit words (f32 or i32 partials) of the scratch a column reduction of
+    a `cols`-column tile over
     `warpgroups` consumer warpgroups exchanges its warps' partials through: one
     row of `cols` per consumer warp."""
     return 4 * warpgroups * cols
@@ -1150,8 +1152,8 @@ def column_scratch_words(cols: int, warpgroups: int) -> int:
 
 @irdl_op_definition
 class ColumnReduceOp(IRDLOperation):
-    """Reduce the columns (axis 0) of an f32 accumulator-layout tile over every
-    consumer thread, giving the column tile: each warp's partials go through
+    """Reduce the columns (axis 0) of an f32 or i32 accumulator-layout tile
+    over every consumer thread, giving the column tile: each warp's partials go through
     `scratch` (one row per consumer warp), between two consumer barriers
     (`bar.sync 1`): the first keeps a previous reduction's readers ahead of
     this one's writers, the second publishes the partials to every reader.
@@ -1212,16 +1214,16 @@ class ColumnReduceOp(IRDLOperation):
                 f"{self.name}: {rows} rows are not whole 64-row blocks of "
                 f"{warpgroups} warpgroup{'s' if warpgroups > 1 else ''}"
             )
-        if not (
-            isinstance(src.element_type, Float32Type)
-            and src.element_type == res.element_type
-        ):
-            raise VerifyException(f"{self.name} reduces f32 tiles")
+        if (
+            not isinstance(src.element_type, Float32Type)
+            and not is_i32(src.element_type)
+        ) or src.element_type != res.element_type:
+            raise VerifyException(f"{self.name} reduces f32 or i32 tiles")
         words = column_scratch_words(src.get_shape()[1], src_layout.warpgroups.data)
         if scratch.element_type != Float32Type() or scratch.tile_bytes < 4 * words:
             raise VerifyException(
                 f"{self.name}: the scratch {scratch} holds fewer than the {words} "
-                "f32 partials of its warps"
+                "32-bit partials of its warps"
             )
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
 from tawa_xdsl.dialects import ptx
@@ -58,57 +59,124 @@ def center_columns_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray
     return [x, np.full(x.shape, np.nan, np.float32)], (3, 2), expected
 
 
+def column_max_192_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    x = np.random.default_rng(8).standard_normal((300, 136)).astype(np.float32)
+    expected = per_row_tile(x.astype(np.float64), 192).max(1)
+    return [x, np.full(expected.shape, np.nan, np.float32)], (3, 2), expected
+
+
+def gemm_dbias_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((200, 128)).astype(bfloat16)
+    b = rng.standard_normal((300, 128)).astype(bfloat16)
+    product = a.astype(np.float64) @ b.astype(np.float64).T
+    expected = per_row_tile(product, 128).sum(1)
+    c = np.full(product.shape, np.nan, bfloat16)
+    return [a, b, c, np.full(expected.shape, np.nan, np.float32)], (2, 3), expected
+
+
+def int_columns_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    """Any i32 values: the column sums wrap."""
+    rng = np.random.default_rng(10)
+    x = rng.integers(-(2**31), 2**31, size=(200, 136)).astype(np.int32)
+    tiles = per_row_tile(x.astype(np.int64), 128)
+    exact = tiles.sum(1) - tiles.max(1) - tiles.min(1)
+    expected = ((exact + 2**31) % 2**32 - 2**31).astype(np.int32)
+    return [x, np.zeros(expected.shape, np.int32)], (3, 2), expected
+
+
 CASES = {
     "column_range": column_range_case,
     "gemm_column_sums": gemm_column_sums_case,
     "center_columns": center_columns_case,
+    "column_max_192": column_max_192_case,
+    "gemm_dbias": gemm_dbias_case,
+    "int_columns": int_columns_case,
 }
+
+
+def only(kernel: str) -> ModuleOp:
+    """The kernels file with `kernel` alone in it (pipeline options, such as
+    a tile width, apply to every kernel of a module)."""
+    module = tawa_xdsl.parse(SOURCE)
+    for op in list(module.ops):
+        if op is not find_kernel(module, kernel):
+            op.detach()
+    return module
+
+
+def assert_agrees(got: np.ndarray, expected: np.ndarray) -> None:
+    """i32 results exactly; float sums, taken in another order, to a few
+    float32 units of the largest column's terms."""
+    if got.dtype == np.int32:
+        np.testing.assert_array_equal(got, expected)
+    else:
+        atol = 1e-6 * np.abs(expected).max()
+        np.testing.assert_allclose(got, expected, rtol=0, atol=atol)
+
+
+def simulated(
+    module: ModuleOp,
+    kernel: str,
+    args: list[np.ndarray],
+    grid: tuple[int, ...],
+    seed: int = 0,
+) -> np.ndarray:
+    """The output (the last argument) `simulate` writes, poisoned first: NaN,
+    or for i32 a pattern no case computes."""
+    if args[-1].dtype != np.int32:
+        return simulate_output(module, kernel, args, len(args) - 1, grid, seed)
+    args = [*args[:-1], np.full_like(args[-1], 0x5A5A5A5A)]
+    tawa_xdsl.simulate(module, kernel, *args, grid=grid, seed=seed)
+    return args[-1]
 
 
 def interpreted(kernel: str) -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
     """(arguments, grid, the interpreter's output) of `kernel`'s case."""
     args, grid, _ = CASES[kernel]()
     args = [a.copy() for a in args]
-    tawa_xdsl.interpret(tawa_xdsl.parse(SOURCE), kernel, *args, grid=grid)
+    tawa_xdsl.interpret(only(kernel), kernel, *args, grid=grid)
     return args, grid, args[-1]
 
 
-@pytest.mark.parametrize("kernel", sorted(CASES))
+@pytest.mark.parametrize("kernel", ["column_range", "gemm_column_sums", "int_columns"])
 def test_the_interpreter_reduces_columns(kernel: str) -> None:
     _, _, expected = CASES[kernel]()
     _, _, got = interpreted(kernel)
-    np.testing.assert_allclose(
-        got, expected, rtol=0, atol=1e-6 * np.abs(expected).max()
-    )
+    assert_agrees(got, expected)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_the_barrier_simulator_exchanges_through_the_scratch(seed: int) -> None:
-    args, grid, expected = interpreted("column_range")
-    lowered = tawa_xdsl.apply(tawa_xdsl.parse(SOURCE), "tawa-hopper-pipeline")
-    got = simulate_output(lowered, "column_range", args, 1, grid, seed=seed)
-    np.testing.assert_array_equal(got, expected)  # extrema: exact in any order
+@pytest.mark.parametrize(
+    ("kernel", "seed"), [("column_range", 0), ("column_range", 1), ("int_columns", 0)]
+)
+def test_the_barrier_simulator_exchanges_through_the_scratch(
+    kernel: str, seed: int
+) -> None:
+    """Extrema and i32 sums are exact in any order, so bit for bit."""
+    args, grid, expected = interpreted(kernel)
+    lowered = tawa_xdsl.apply(only(kernel), "tawa-hopper-pipeline")
+    got = simulated(lowered, kernel, args, grid, seed)
+    np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize(
     ("kernel", "options"),
     [
         ("column_range", ""),
-        ("gemm_column_sums", ""),
         ("gemm_column_sums", "num-consumers=1 persistent=true"),
         ("center_columns", ""),  # broadcast back, stored through TMA staging
+        ("column_max_192", ""),  # three consumer warpgroups
+        # the tuned configuration of a fused GEMM and bias gradient: C
+        # through TMA, 256 columns (64 per thread) through the scratch
+        ("gemm_dbias", "block-n=256 persistent=true num-stages=3"),
+        ("int_columns", ""),  # i32: max.s32, min.s32, add.s32 (wrapping)
     ],
 )
 def test_column_reductions_at_the_thread_level(kernel: str, options: str) -> None:
     args, grid, expected = interpreted(kernel)
-    module = to_thread_level(
-        tawa_xdsl.parse(SOURCE), f"tawa-hopper-pipeline{{{options}}}"
-    )
-    got = simulate_output(module, kernel, args, len(args) - 1, grid)
-    # sums in another order: a few float32 units of the largest column's terms
-    np.testing.assert_allclose(
-        got, expected, rtol=0, atol=1e-6 * np.abs(expected).max()
-    )
+    module = to_thread_level(only(kernel), f"tawa-hopper-pipeline{{{options}}}")
+    got = simulated(module, kernel, args, grid)
+    assert_agrees(got, expected)
 
 
 @pytest.mark.parametrize(
@@ -120,7 +188,7 @@ def test_each_consumer_barrier_is_needed(dropped: int, why: str) -> None:
     barrier of the first, or the first of the second, the thread level reads
     partials that are not there (yet, or any more)."""
     args, grid, expected = interpreted("column_range")
-    module = to_thread_level(tawa_xdsl.parse(SOURCE), "tawa-hopper-pipeline")
+    module = to_thread_level(only("column_range"), "tawa-hopper-pipeline")
     bars = [
         op
         for op in find_kernel(module, "column_range").walk()
@@ -137,7 +205,7 @@ def test_each_consumer_barrier_is_needed(dropped: int, why: str) -> None:
 
 @pytest.mark.parametrize("kernel", ["column_range", "gemm_column_sums"])
 def test_column_reductions_assemble_without_remarks(kernel: str) -> None:
-    lowered = tawa_xdsl.apply(tawa_xdsl.parse(SOURCE), "tawa-hopper-pipeline")
+    lowered = tawa_xdsl.apply(only(kernel), "tawa-hopper-pipeline")
     result = assemble(kernel_ptx(find_kernel(lowered, kernel)))
     assert result.ok, result.log[-3000:]
     assert result.remarks == [], result.remarks

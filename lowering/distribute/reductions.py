@@ -11,8 +11,8 @@ pairwise (one `ptx.alu` per tree level over all rows), then the four lanes of
 a quad, which hold the rest of the row, exchange partial results with two
 butterfly shuffles (lane masks 1 and 2).
 
-`nvgpu_async.column_reduce` (`tile.reduce` along the columns, axis 0): each
-thread combines the elements it holds of each of its columns (its rows of
+`nvgpu_async.column_reduce` (`tile.reduce` along the columns, axis 0, f32 or
+i32 with the same ops): each thread combines the elements it holds of each of its columns (its rows of
 every 64-row block, the same tree), then the eight lanes of a warp that hold
 the rest of its 16-row slab (lanes l, l^4, l^8, l^16: g) shuffle with masks
 4, 8 and 16. Lane g = 0 of each warp writes the warp's partials to its row of
@@ -132,10 +132,11 @@ class ColumnReduce(DistributePattern):
             raise OpDiagnostic(
                 op, "a column reduction of a splat: reduce the tile it is made from"
             )
-        combine = COMBINE["f32"][tile.ReduceKind(op.kind.data)]  # f32 only (verifier)
+        cls = scalar_class(op.source.type.element_type)
+        combine = COMBINE[cls][tile.ReduceKind(op.kind.data)]
         geom, cols = geometry(op.source.type), geometry(op.result.type).count
         acc = _combine_members(
-            ops, combine, "f32", src, [geom.col_members(c) for c in range(cols)]
+            ops, combine, cls, src, [geom.col_members(c) for c in range(cols)]
         )
         acc = _butterfly(ops, combine, acc, COLUMN_LANE_MASKS)
         ids = k.consumer_ids(op)
@@ -148,7 +149,7 @@ class ColumnReduce(DistributePattern):
         first = ops.alu("setp.eq.u32", ids.g, ops.imm(0, "b32"))  # a lane per column
         barrier = ptx.BarOp(k.imm(CONSUMER_BARRIER, "b32"), geom.threads)
         ops.add(barrier)  # the previous reduction has read the scratch
-        pairs = [8 * j * 4 for j in range(n // 8)]  # 8-column groups, f32 pairs
+        pairs = [8 * j * 4 for j in range(n // 8)]  # 8-column groups, 32-bit pairs
         ops.add(
             ptx.StoreOp(
                 "shared", row, acc, list(range(cols)), pred=first, offsets=pairs
@@ -159,7 +160,7 @@ class ColumnReduce(DistributePattern):
         result = None
         for w in range(4 * geom.warpgroups):
             load = ptx.LoadOp(
-                "shared", mine, "f32", cols, offsets=[w * n * 4 + p for p in pairs]
+                "shared", mine, cls, cols, offsets=[w * n * 4 + p for p in pairs]
             )
             partial = ops.add(load).results[0]
             result = partial if result is None else ops.alu(combine, result, partial)

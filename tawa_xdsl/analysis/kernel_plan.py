@@ -545,7 +545,7 @@ class KernelPlan:
             )
 
     def _column_scratch_words(self) -> int:
-        """f32 words of the scratch the widest column reduction needs (0: none)."""
+        """32-bit words of the scratch the widest column reduction needs (0: none)."""
         return max(
             (
                 nv.column_scratch_words(

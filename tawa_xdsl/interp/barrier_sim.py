@@ -632,10 +632,10 @@ class HopperFunctions(InterpreterFunctions):
         geom = Geometry.of(op.source.type.get_shape(), fragment_layout(op.source.type))
         reducer = REDUCERS[op.kind.data]
         cols = geom.cols
-        rows = scratch.data[0][: nv.column_scratch_words(cols, geom.warpgroups)]
-        rows = rows.reshape(-1, cols)
+        x = np.asarray(tile_)  # f32, or i32 (whose sums wrap as add.s32 does)
+        words = scratch.data[0][: nv.column_scratch_words(cols, geom.warpgroups)]
+        rows = words.view(x.dtype).reshape(-1, cols)  # 32-bit words either way
         block, c = self._where()[0], self._warpgroup()
-        x = np.asarray(tile_, dtype=np.float32)
         self._sync(block.consumer_bar, op)
         band = c * geom.rows_per_warpgroup
         for w in range(4):
@@ -648,8 +648,8 @@ class HopperFunctions(InterpreterFunctions):
         self._sync(block.consumer_bar, op)
         result = rows[0].copy()
         for q in range(1, len(rows)):
-            result = reducer(np.stack([result, rows[q]]), axis=0)
-        return (result.astype(np.float32),)
+            result[:] = reducer(np.stack([result, rows[q]]), axis=0)
+        return (result,)
 
     @impl(nv.MmaTurnInitOp)
     def run_mma_turn_init(

@@ -35,12 +35,16 @@ def test_column_range_of_a_loaded_tile(torch, consumers) -> None:
     assert rel_err(o, ref) < 1e-6
 
 
-@pytest.mark.parametrize("persistent", [False, True])
-def test_gemm_column_sums(torch, persistent) -> None:
+@pytest.mark.parametrize(
+    "options",
+    [{"persistent": False}, {"persistent": True}, {"ping_pong": True}],
+    ids=str,
+)
+def test_gemm_column_sums(torch, options) -> None:
     a = torch.randn(1000, 328, device="cuda").to(torch.bfloat16)
     b = torch.randn(520, 328, device="cuda").to(torch.bfloat16)
     o = torch.full((8, 520), float("nan"), device="cuda")
-    kernel = tawa_xdsl.compile(SOURCE, "gemm_column_sums", persistent=persistent)
+    kernel = tawa_xdsl.compile(SOURCE, "gemm_column_sums", **options)
     kernel(a, b, o)
     torch.cuda.synchronize()
     ref = per_row_tile(torch, a.double() @ b.double().t(), 128).sum(1)
@@ -57,3 +61,39 @@ def test_center_columns(torch) -> None:
     tiles = per_row_tile(torch, x.double(), 128)
     ref = (tiles - tiles.sum(1, keepdim=True) / 128).reshape(-1, 328)[:1000]
     assert rel_err(o, ref) < 1e-6
+
+
+def test_column_max_over_three_warpgroups(torch) -> None:
+    x = torch.randn(1000, 328, device="cuda")
+    o = torch.full((6, 328), float("nan"), device="cuda")
+    tawa_xdsl.compile(SOURCE, "column_max_192")(x, o)
+    torch.cuda.synchronize()
+    assert rel_err(o, per_row_tile(torch, x.double(), 192).max(1).values) == 0
+
+
+def test_gemm_with_its_bias_gradient(torch) -> None:
+    """The tuned configuration (128 x 256 tiles, persistent): C through TMA,
+    the column sums of each row tile beside it."""
+    a = torch.randn(1000, 1000, device="cuda").to(torch.bfloat16)
+    b = torch.randn(1000, 1000, device="cuda").to(torch.bfloat16)
+    c = torch.full((1000, 1000), float("nan"), device="cuda").to(torch.bfloat16)
+    d = torch.full((8, 1000), float("nan"), device="cuda")
+    tawa_xdsl.compile(SOURCE, "gemm_dbias")(a, b, c, d)
+    torch.cuda.synchronize()
+    product = a.double() @ b.double().t()
+    assert rel_err(c, product) < 1e-2
+    assert rel_err(d, per_row_tile(torch, product, 128).sum(1)) < 1e-5
+
+
+def test_int_columns(torch) -> None:
+    """i32 column sums (wrapping, as add.s32 does), maxima and minima."""
+    x = torch.randint(
+        -(2**31), 2**31 - 1, (1000, 328), device="cuda", dtype=torch.int32
+    )
+    o = torch.zeros((8, 328), device="cuda", dtype=torch.int32)
+    tawa_xdsl.compile(SOURCE, "int_columns")(x, o)
+    torch.cuda.synchronize()
+    tiles = per_row_tile(torch, x.long(), 128)
+    exact = tiles.sum(1) - tiles.max(1).values - tiles.min(1).values
+    wrapped = (exact + 2**31) % 2**32 - 2**31
+    assert torch.equal(o.long(), wrapped)

@@ -6,6 +6,7 @@
 //                      row tile p (two reductions, one scratch), x loaded
 //   @gemm_column_sums: o[p, n] = sum_m (A @ B^T)[m, n] over the rows m of row
 //                      tile p: the per-tile partials of a bias gradient
+//   @center_columns, @column_max_192, @gemm_dbias, @int_columns: below
 func.func @column_range(%x: !tile.desc<?x?xf32, box = [128, 64]>,
     %o: !tile.desc<?x?xf32, box = [1, 64]>) attributes {tile.kernel} {
   %pid_n = tile.program_id x
@@ -67,5 +68,74 @@ func.func @center_columns(%x: !tile.desc<?x?xf32, box = [128, 64]>,
   %b = tile.broadcast %row : tensor<1x64xf32> -> tensor<128x64xf32>
   %c = arith.subf %t, %b : tensor<128x64xf32>
   tile.store %c, %o[%m0, %n0] : tensor<128x64xf32> -> !tile.desc<?x?xf32, box = [128, 64]>
+  func.return
+}
+
+//   @column_max_192:   o[p, n] = max over the 192 rows m of row tile p of
+//                      x[m, n]: three consumer warpgroups, twelve warps' rows
+func.func @column_max_192(%x: !tile.desc<?x?xf32, box = [192, 64]>,
+    %o: !tile.desc<?x?xf32, box = [1, 64]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %c192 = arith.constant 192 : index
+  %m0 = arith.muli %pid_m, %c192 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [192, 64]> -> tensor<192x64xf32>
+  %m = tile.reduce max %t, axis = 0 : tensor<192x64xf32> -> tensor<64xf32>
+  tile.store %m, %o[%pid_m, %n0] : tensor<64xf32> -> !tile.desc<?x?xf32, box = [1, 64]>
+  func.return
+}
+
+//   @gemm_dbias:       C = bf16(A @ B^T), and D[p, n] = sum over the rows m of
+//                      row tile p of (A @ B^T)[m, n] (a linear layer's output
+//                      and its bias gradient's per-tile partials, fused); its
+//                      tiles named, so that the tuning resizes them
+func.func @gemm_dbias(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BM", "BK"], tile.dims = ["M", "K"]},
+    %b: !tile.desc<?x?xbf16, box = [128, 64]> {tile.box = ["BN", "BK"], tile.dims = ["N", "K"]},
+    %c: !tile.desc<?x?xbf16, box = [128, 128]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]},
+    %d: !tile.desc<?x?xf32, box = [1, 128]> {tile.dims = ["MT", "N"]}) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [128, 64]>
+  %c0 = arith.constant 0 : index
+  %bk = arith.constant {tile.size = "BK"} 64 : index
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 128 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %tbt = tile.trans %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %out, %c[%m0, %n0] : tensor<128x128xbf16> -> !tile.desc<?x?xbf16, box = [128, 128]>
+  %s = tile.reduce sum %acc, axis = 0 : tensor<128x128xf32> -> tensor<128xf32>
+  tile.store %s, %d[%pid_m, %n0] : tensor<128xf32> -> !tile.desc<?x?xf32, box = [1, 128]>
+  func.return
+}
+
+//   @int_columns:      o[p, n] = sum_m x[m, n] - max_m x[m, n] - min_m x[m, n]
+//                      over the rows m of row tile p, in i32 (the sums wrap,
+//                      as add.s32 does)
+func.func @int_columns(%x: !tile.desc<?x?xi32, box = [128, 64]>,
+    %o: !tile.desc<?x?xi32, box = [1, 64]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid_m, %c128 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xi32, box = [128, 64]> -> tensor<128x64xi32>
+  %s = tile.reduce sum %t, axis = 0 : tensor<128x64xi32> -> tensor<64xi32>
+  %hi = tile.reduce max %t, axis = 0 : tensor<128x64xi32> -> tensor<64xi32>
+  %lo = tile.reduce min %t, axis = 0 : tensor<128x64xi32> -> tensor<64xi32>
+  %d = arith.subi %s, %hi : tensor<64xi32>
+  %r = arith.subi %d, %lo : tensor<64xi32>
+  tile.store %r, %o[%pid_m, %n0] : tensor<64xi32> -> !tile.desc<?x?xi32, box = [1, 64]>
   func.return
 }

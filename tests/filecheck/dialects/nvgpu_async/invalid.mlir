@@ -333,7 +333,7 @@ func.func @k(%s: tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>) {
   %m = nvgpu_async.column_reduce sum %s, %scratch : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>, !nvgpu_async.smem<1x256xf32> -> tensor<64xf32, #nvgpu_async.frag<col, warpgroups = 2>>
   func.return
 }
-// CHECK: error: nvgpu_async.column_reduce: the scratch !nvgpu_async.smem<1x256xf32> holds fewer than the 512 f32 partials of its warps
+// CHECK: error: nvgpu_async.column_reduce: the scratch !nvgpu_async.smem<1x256xf32> holds fewer than the 512 32-bit partials of its warps
 
 // -----
 
@@ -369,4 +369,4 @@ func.func @k(%s: tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>) {
   %m = nvgpu_async.column_reduce sum %s, %scratch : tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>, !nvgpu_async.smem<1x256xf32> -> tensor<64xbf16, #nvgpu_async.frag<col, warpgroups = 1>>
   func.return
 }
-// CHECK: error: nvgpu_async.column_reduce reduces f32 tiles
+// CHECK: error: nvgpu_async.column_reduce reduces f32 or i32 tiles
