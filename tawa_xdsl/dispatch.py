@@ -109,6 +109,7 @@ from tawa_xdsl.kernel import (
     normalize_grid,
     params,
 )
+from tawa_xdsl.launch_cache import CachedCall, CallCache, call_signature
 from tawa_xdsl.partials import original_arguments, record, stream_k_slots
 from tawa_xdsl.target import INDEX_BITS, INDEX_MAX, MAX_GRID, SECTOR_BYTES, SM_COUNT
 
@@ -356,6 +357,10 @@ class Launchers:
         for launch in self.launchers:
             launch()
 
+    def detached(self) -> Launchers:
+        """Every step holding none of the caller's arrays (`launch_cache`)."""
+        return Launchers(tuple(step.detached() for step in self.launchers))
+
 
 @dataclass(frozen=True)
 class Runner:
@@ -534,6 +539,7 @@ class Dispatcher:
         pair's tile IR, or why it refuses (`_cut`)."""
         self._workspaces: dict[tuple[tuple[int, ...], int], DeviceBuffer] = {}
         self._buffers: dict[tuple[int, int], DeviceBuffer] = {}
+        self._calls = CallCache()
         self._kernels: dict[CompileOptions, tuple[Kernel, str]] = {}
         self.last: Specialization | None = None
         self.last_empty: str | None = None
@@ -1214,6 +1220,7 @@ class Dispatcher:
             buffer = self._buffers.get((i, stream))
             if buffer is None or buffer.array.view != view:
                 buffer = self._buffers[i, stream] = DeviceBuffer(view)
+                self._calls.clear()  # their copies may point into the old one
             values[i] = buffer.array
             copies_in.append(Copy(buffer.array, array, stream, buffer))
             if self.params[i].written:
@@ -1295,7 +1302,23 @@ class Dispatcher:
         )
 
     def __call__(self, *args: Any, grid: Any = None, stream: int = 0) -> None:
-        """Launch on `stream` (see `runtime.Kernel.__call__`)."""
+        """Launch on `stream` (see `runtime.Kernel.__call__`). A call repeating
+        an earlier call's arrays (address, shape, strides, dtype), scalars,
+        grid and stream launches what that call launched (`launch_cache`)."""
+        signature = call_signature(args, grid, stream)
+        if signature is not None:
+            cached = self._calls.get(signature)
+            if cached is None:
+                launch = self.bind(*args, grid=grid, stream=stream)
+                spec = self.last if self.last_empty is None else None
+                cached = CachedCall(launch.detached(), spec, self.last_empty)
+                self._calls.put(signature, cached)
+            elif cached.spec is not None:
+                self.last, self.last_empty = cached.spec, None
+            else:
+                self.last_empty = cached.empty
+            cached.launch()
+            return
         values = self._convert(args, stream)
         if self._writes_nothing(values, grid):
             return
