@@ -86,6 +86,8 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.tile import DescType
 from tawa_xdsl.dispatch_rules import (
     OFF_SECTOR_SLOWDOWN,
+    REDUCE_MIN_WIDTH,
+    REDUCE_PROGRAMS,
     realign_pays,
     realign_us,
     split_count,
@@ -456,12 +458,35 @@ def reduce_options(requested: CompileOptions) -> CompileOptions:
 
 def _named_tiles(structure: Structure, tiles: Mapping[str, int]) -> dict[str, int]:
     """The tile sizes of `tiles` (by option) a pair's reduce kernel names: it
-    runs on the partials kernel's output tiles. Sized by its own rules it kept
-    the tile as written, so a small output had a handful of programs to read
-    every slot (one 128x128 tile, 32 slots of 64 KB, on one SM: 128 x 128 x
-    8192 at 0.40 of cuBLAS against 0.63 on the partials' 64x96 tiles)."""
+    runs on the partials kernel's output tiles (sized by its own rules it kept
+    the tile as written: one 128x128 program read all 32 slots at 128 x 128 x
+    8192, 0.40 of cuBLAS against 0.63 on the partials' 64x96 tiles)."""
     named = {OPTION_OF[name] for name in structure.tunable}
     return {option: size for option, size in tiles.items() if option in named}
+
+
+def _narrowed(
+    structure: Structure, sizes: Mapping[str, int], extents: Mapping[str, int]
+) -> dict[str, int]:
+    """A reduce kernel's tile `sizes` (by option) for these extents, the
+    innermost narrowed to the widest multiple of 8 columns (at least
+    `REDUCE_MIN_WIDTH`) that gives `REDUCE_PROGRAMS` programs, or to the
+    least: each program sums its slots one after another, a wait on each
+    (NOTES 3.60), so more, narrower programs finish sooner (NOTES 3.73)."""
+    sizes = dict(sizes)
+    inner = structure.output[-1] if structure.output else None
+    option = OPTION_OF.get(inner.tile) if inner is not None else None
+    if inner is None or option not in sizes:
+        return sizes
+    by_name = {name: sizes[o] for name, o in OPTION_OF.items() if o in sizes}
+    for width in range(sizes[option] - sizes[option] % 8, REDUCE_MIN_WIDTH - 1, -8):
+        count = structure.tiles(extents, {**by_name, inner.tile: width})
+        if count is None:
+            break
+        sizes[option] = width
+        if count >= REDUCE_PROGRAMS:
+            break
+    return sizes
 
 
 def _uncut(
@@ -531,7 +556,11 @@ class Dispatcher:
         self._walking: dict[CompileOptions, Specialization] = {}
         """Persistent stand-ins for plans whose plain grid CUDA refuses
         (`_within_grid_limits`), by the plan's options."""
-        self._pairs: dict[tuple[str, tuple], tuple[Dispatcher, Dispatcher]] = {}
+        self._partials: dict[tuple[str, tuple], Dispatcher] = {}
+        self._reduces: dict[tuple[str, tuple, tuple], Dispatcher] = {}
+        self._reduce_named: dict[
+            tuple[str, tuple], tuple[Structure, dict[str, int]]
+        ] = {}
         """The dispatchers of each pair, by the pass that made it (with its
         parameters) and the partials kernel's tile sizes."""
         self._cuts: dict[str, str | Reason] = {}
@@ -873,34 +902,74 @@ class Dispatcher:
             for _, option in TILE_OPTIONS
             if (value := getattr(plan.options, option))
         }
+        suffix = "_stream_k" if streamed else "_split_k"
+        names = [f"{self.name}{suffix}", f"{self.name}{suffix}_reduce"]
         pair_key = (mode, tuple(sorted(tiles.items())))
-        if pair_key not in self._pairs:
+        if pair_key not in self._partials:
             partials_options = dataclasses.replace(self.requested, **tiles)
-            suffix = "_stream_k" if streamed else "_split_k"
-            names = [f"{self.name}{suffix}", f"{self.name}{suffix}_reduce"]
-            reduce = Dispatcher(
+            self._partials[pair_key] = Dispatcher(
+                text, names[0], partials_options, self.allow_spills
+            )
+        if pair_key not in self._reduce_named:  # parsed once, on the partials' tiles
+            d = Dispatcher(
                 text, names[1], reduce_options(self.requested), self.allow_spills
             )
-            reduce.requested = dataclasses.replace(
-                reduce.requested, **_named_tiles(reduce.structure, tiles)
-            )
-            self._pairs[pair_key] = (
-                Dispatcher(text, names[0], partials_options, self.allow_spills),
-                reduce,
-            )
-        pair = self._pairs[pair_key]
+            named = _named_tiles(d.structure, tiles)
+            d.requested = dataclasses.replace(d.requested, **named)
+            self._reduces[(*pair_key, tuple(sorted(named.items())))] = d
+            self._reduce_named[pair_key] = d.structure, named
+        structure, named = self._reduce_named[pair_key]
+        narrowed = _narrowed(structure, named, plan.key.problem)
+        partials_d = self._partials[pair_key]
         slots = plan.decision.split_k
         if streamed:  # the slots of the bucket's upper ends (its key's extents)
-            partials = pair[0].for_shape(**self._pair_extents(pair[0], plan.key, 1))
+            partials = partials_d.for_shape(
+                **self._pair_extents(partials_d, plan.key, 1)
+            )
             slots, programs = self.stream_k_launch(partials.kernel, plan.key.problem)
             how = f"K streamed over up to {programs} programs"
         else:
             how = f"K split {slots} ways"
-        partials, reduce = (
-            d.for_shape(**self._pair_extents(d, plan.key, slots)) for d in pair
+        partials = partials_d.for_shape(
+            **self._pair_extents(partials_d, plan.key, slots)
         )
+        try:
+            reduce = self._reduce_for(pair_key, text, names[1], narrowed, plan, slots)
+        except (OpDiagnostic, PassFailedException):
+            if narrowed == named:
+                raise
+            # narrower tiles than this reduce kernel takes (a tensor it loads
+            # and stores keeps 128-byte rows): the partials' own
+            self._reduces[(*pair_key, tuple(sorted(narrowed.items())))] = (
+                self._reduce_dispatcher(pair_key, text, names[1], named)
+            )
+            reduce = self._reduce_for(pair_key, text, names[1], narrowed, plan, slots)
         origin = f"rules, {how} ({partials.origin}; {reduce.origin})"
         return Specialization(plan, partials.kernel, origin, reduce=reduce.kernel)
+
+    def _reduce_dispatcher(
+        self, pair_key: tuple[str, tuple], text: str, name: str, tiles: dict[str, int]
+    ) -> Dispatcher:
+        """The reduce kernel's dispatcher on these tiles (made once)."""
+        key = (*pair_key, tuple(sorted(tiles.items())))
+        if key not in self._reduces:
+            options = dataclasses.replace(reduce_options(self.requested), **tiles)
+            self._reduces[key] = Dispatcher(text, name, options, self.allow_spills)
+        return self._reduces[key]
+
+    def _reduce_for(
+        self,
+        pair_key: tuple[str, tuple],
+        text: str,
+        name: str,
+        tiles: dict[str, int],
+        plan: Plan,
+        slots: int,
+    ) -> Specialization:
+        """The reduce kernel of `plan` on `tiles` (or on the tiles that
+        replaced them for this kernel), compiled for the key's extents."""
+        d = self._reduce_dispatcher(pair_key, text, name, tiles)
+        return d.for_shape(**self._pair_extents(d, plan.key, slots))
 
     @staticmethod
     def _pair_extents(d: Dispatcher, key: DispatchKey, slots: int) -> dict[str, int]:

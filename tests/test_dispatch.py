@@ -7,6 +7,7 @@ before the GPU."""
 from __future__ import annotations
 
 import functools
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ from tawa_xdsl.dispatch_rules import (
     COPY_LAUNCH_US,
     HBM_BYTES_PER_US,
     OFF_SECTOR_SLOWDOWN,
+    REDUCE_MIN_WIDTH,
+    REDUCE_PROGRAMS,
     REDUCE_SLOT_US,
     realign_pays,
     realign_us,
@@ -904,13 +907,62 @@ def test_a_given_split_keeps_the_plans_written_tile() -> None:
 def test_the_reduce_kernel_runs_on_the_partials_tiles(file: str, kernel: str) -> None:
     """One 128x128 output split 32 ways: the reduce kernel kept the tile as
     written (one program reading every slot, on one SM) where the partials
-    ran 64x96 tiles; it now runs on theirs."""
+    ran 64x96 tiles; it now runs on their rows, in the narrowest columns."""
     d = dispatcher(file, kernel)
     spec = d.for_shape(M=128, N=128, K=8192)
     assert spec.reduce is not None
     tile = (spec.kernel.options["block_m"], spec.kernel.options["block_n"])
     assert tile == (64, 96)
-    assert (spec.reduce.options["block_m"], spec.reduce.options["block_n"]) == tile
+    reduced = (spec.reduce.options["block_m"], spec.reduce.options["block_n"])
+    assert reduced == (64, REDUCE_MIN_WIDTH)
+
+
+@pytest.mark.parametrize(
+    ("shape", "width"),
+    [
+        ((256, 256, 16384), 16),  # 4 x 16 programs at the least width
+        ((128, 1024, 8192), 32),  # 2 x 32 programs: the widest giving 64
+        ((1, 4096, 4096), 64),  # 1 x 64
+    ],
+    ids=str,
+)
+def test_a_reduce_kernel_with_few_programs_runs_narrower_tiles(shape, width) -> None:
+    """Each reduce program sums its slots in turn: an output of few partial
+    tiles is reduced on narrower ones (the widest multiple of 8 columns that
+    gives `REDUCE_PROGRAMS` programs), the partials' rows kept."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    m, n, k = shape
+    spec = d.for_shape(M=m, N=n, K=k)
+    assert spec.reduce is not None and spec.plan.decision.split_k > 1
+    block_m, block_n = (spec.reduce.options[o] for o in ("block_m", "block_n"))
+    assert block_m == spec.kernel.options["block_m"]
+    assert block_n == width < spec.kernel.options["block_n"]
+    programs = math.ceil(m / 64) * math.ceil(n / width)
+    assert programs >= REDUCE_PROGRAMS or width == REDUCE_MIN_WIDTH
+    wider = math.ceil(m / 64) * math.ceil(n / (width + 8))
+    assert wider < REDUCE_PROGRAMS  # the widest that gives enough
+
+
+def test_a_reduce_kernel_that_stores_what_it_loads_keeps_128_byte_rows() -> None:
+    """C = A @ B^T + C split: the reduce kernel loads C and stores it back
+    through the loads' tensor map, which needs 128-byte rows; the narrowed
+    tiles it refuses give way to the partials' own (a two-output kernel at the
+    same shape is narrowed)."""
+    accumulate = Path(__file__).parent / "kernels" / "gemm_accumulate.mlir"
+    for kernel, width in [("gemm_accumulate", 64), ("gemm_two_outputs", 16)]:
+        d = tawa_xdsl.compile(accumulate, kernel, split_k=3)
+        spec = d.for_shape(M=256, N=256, K=8192)
+        assert spec.reduce is not None
+        assert spec.reduce.options["block_n"] == width
+
+
+def test_a_reduce_kernel_with_programs_enough_keeps_the_partials_tiles() -> None:
+    d = dispatcher("gemm.mlir", "gemm_nt", split_k=2)
+    spec = d.for_shape(M=1024, N=1024, K=16384)
+    assert spec.reduce is not None
+    assert all(
+        spec.reduce.options[o] == spec.kernel.options[o] for o in ("block_m", "block_n")
+    )
 
 
 @pytest.mark.parametrize("cut", [{}, {"stream_k": True}])
