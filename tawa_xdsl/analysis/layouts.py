@@ -11,7 +11,9 @@
   take the kind their context gives them: a row reduction gives rows,
   `expand_dims` at axis 1 wants rows, at axis 0 columns; elementwise ops, loop
   arguments and branch results share one kind; with no context at all (a
-  vector loaded, computed on and stored) a vector is a column tile.
+  vector loaded, computed on and stored) a vector is a column tile. A row or
+  accumulator-layout tile has whole 64-row blocks a warpgroup, or 16, 32 or 48
+  rows held padded to one (`fragments.row_problem` says why not).
 
 Shape-polymorphic producers (`tile.iota`, `tile.splat`, dense constants:
 `is_polymorphic`) must have one use each (the lowering copies them per use first),
@@ -33,6 +35,7 @@ from tawa_xdsl.analysis.elementwise import is_elementwise
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
+from tawa_xdsl.lowering.fragments import row_problem
 
 POLYMORPHIC = (tile.IotaOp, tile.SplatOp)
 
@@ -230,7 +233,17 @@ class ConsumerLayouts:
                     f"cannot place the {v.type} value %{v.name_hint or '?'} in registers: "
                     f"{why} layout constraints",
                 )
-            self.placement[v] = next(iter(found))
+            kind = next(iter(found))
+            if kind != FragmentKind.COL and (
+                why := row_problem(v.type.get_shape()[0], self.warpgroups)
+            ):
+                owner = v.owner if isinstance(v, OpResult) else v.block.parent_op()
+                raise OpDiagnostic(
+                    owner,
+                    f"cannot hold the {v.type} value %{v.name_hint or '?'} in "
+                    f"registers: {why}",
+                )
+            self.placement[v] = kind
 
     def type_of(self, v: SSAValue) -> Attribute:
         """The lowered type of a register tile (its tensor type with a layout)."""
