@@ -14,7 +14,8 @@ it would reach is one of those (`transposable`; a dot only of a loaded A and
 a loaded B transposed, whose swapped operands then read as the lowering
 takes them), and only through values read transposed alone (`read_transposed`:
 each read a transpose, or an op whose result is read transposed alone in
-turn: `acc + relu(acc)` stored transposed reads the accumulator twice), so
+turn: `acc + relu(acc)` stored transposed reads the accumulator twice;
+`analysis/transposable.py`, whose `blocker` the lowering's refusal quotes), so
 no computation is duplicated: a value is transposed once all its readers
 are transposes, which then all read the one transposed value. A kernel these
 rules do not cover (a tile also read as it is) keeps its transpose where it
@@ -40,7 +41,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tawa_xdsl.analysis.elementwise import is_elementwise
+from tawa_xdsl.analysis.transposable import transposable
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import splat_value
 
@@ -48,84 +49,6 @@ from tawa_xdsl.dialects.tile import splat_value
 def _transposed(t: TensorType) -> TensorType:
     rows, cols = t.get_shape()
     return TensorType(t.element_type, (cols, rows), t.encoding)
-
-
-def _loaded(v: SSAValue) -> bool:
-    return isinstance(v, OpResult) and isinstance(v.op, tile.LoadOp)
-
-
-def _nt_operands(dot: tile.DotOp) -> bool:
-    """Whether `dot` reads A as loaded (M x K) and B as a loaded N x K tile
-    transposed: then `trans(b)`, `trans(a)` read the same way (the loaded
-    N x K tile as A, the loaded M x K one transposed as B), in every dtype the
-    lowering takes (8-bit operands only K-major). Other operand orientations
-    are left alone: moved, the lowering would refuse a transposed A the user
-    never wrote."""
-    b = dot.rhs
-    return (
-        _loaded(dot.lhs)
-        and isinstance(b, OpResult)
-        and isinstance(b.op, tile.TransOp)
-        and _loaded(b.op.source)
-    )
-
-
-def read_transposed(v: SSAValue) -> bool:
-    """Whether every read of `v` is a transpose, or an elementwise op or a
-    broadcast (what a transpose moves up through) whose result is read
-    transposed alone in turn."""
-    for use in v.uses:
-        user = use.operation
-        if isinstance(user, tile.TransOp):
-            continue
-        moves = isinstance(user, tile.BroadcastOp) or (
-            is_elementwise(user) and len(user.results) == 1
-        )
-        if not moves or not read_transposed(user.results[0]):
-            return False
-    return True
-
-
-def transposable(v: SSAValue, carried: frozenset[SSAValue] = frozenset()) -> bool:
-    """Whether a transpose of `v` can be moved up to sources that take it (a
-    transpose, a splat, the loaded operands of a dot) through ops whose
-    results are read only by it or only transposed (`read_transposed`);
-    `carried`: loop arguments whose transposes are being moved."""
-    if v in carried or (
-        isinstance(v, OpResult) and isinstance(v.op, tile.TransOp | tile.SplatOp)
-    ):
-        return True
-    if not isinstance(v, OpResult) or not (v.has_one_use() or read_transposed(v)):
-        return False
-    op = v.op
-    if isinstance(op, arith.ConstantOp):
-        return (
-            isinstance(op.value, DenseIntOrFPElementsAttr)
-            and splat_value(op.value) is not None
-        )
-    if isinstance(op, tile.DotOp):
-        return _nt_operands(op) and transposable(op.acc, carried)
-    if isinstance(op, tile.ExpandDimsOp):
-        return True
-    if isinstance(op, tile.BroadcastOp):
-        return transposable(op.source, carried)
-    if is_elementwise(op) and len(op.results) == 1:
-        return all(
-            transposable(x, carried)
-            for x in op.operands
-            if isinstance(x.type, TensorType)
-        )
-    if isinstance(op, scf.ForOp):
-        i = v.index
-        arg = op.body.block.args[i + 1]
-        yielded = op.body.block.last_op
-        assert isinstance(yielded, scf.YieldOp)
-        return (
-            arg.has_one_use()
-            and transposable(op.iter_args[i], carried)
-            and transposable(yielded.operands[i], carried | {arg})
-        )
-    return False
 
 
 class TransposeOfTranspose(RewritePattern):

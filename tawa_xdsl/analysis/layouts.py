@@ -32,6 +32,7 @@ from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 
 from tawa_xdsl.analysis.carried import STRUCTURED, carried_pairs, copies
 from tawa_xdsl.analysis.elementwise import is_elementwise
+from tawa_xdsl.analysis.transposable import blocker
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
@@ -177,10 +178,12 @@ class ConsumerLayouts:
         self.placement = views
         for op in consumer.walk():
             if isinstance(op, tile.TransOp) and not self.in_smem(op.source):
+                why = blocker(op.source)
                 raise OpDiagnostic(
                     op,
-                    "a register tile cannot be transposed; transpose tiles as "
-                    "they come from shared memory",
+                    "a register tile cannot be transposed"
+                    + (f", and this transpose cannot move up: {why}" if why else "")
+                    + "; transpose tiles as they come from shared memory",
                 )
 
     def _assign(self, consumer: Region) -> None:

@@ -99,7 +99,7 @@ func.func @read_twice(%a: !tile.desc<?x?xbf16, box = [128, 64]>, %b: !tile.desc<
 // would compute the dot twice, so it stays.
 // CHECK-LABEL: func.func @both_orientations
 // CHECK:         tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
-// KEPT: transposes.mlir:[[# @LINE + 19]]:3: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed; transpose tiles as they come from shared memory
+// KEPT: transposes.mlir:[[# @LINE + 19]]:3: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed, and this transpose cannot move up: %acc is also read untransposed by tile.store; transpose tiles as they come from shared memory
 func.func @both_orientations(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
     %c: !tile.desc<?x?xf32, box = [64, 64]>, %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %pid_m = tile.program_id x
@@ -131,7 +131,7 @@ func.func @both_orientations(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile
 // CHECK-LABEL: func.func @nn_trans
 // CHECK:         tile.dot %ta, %tb, %acc_k
 // CHECK:         tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
-// KEPT: transposes.mlir:[[# @LINE + 17]]:3: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed; transpose tiles as they come from shared memory
+// KEPT: transposes.mlir:[[# @LINE + 17]]:3: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed, and this transpose cannot move up: %next is a tile.dot of other operands than A as loaded and B loaded N x K and transposed, which swapped would not read as wgmma takes them; transpose tiles as they come from shared memory
 func.func @nn_trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
     %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %pid_m = tile.program_id x
@@ -150,5 +150,38 @@ func.func @nn_trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?
   }
   %acc_t = tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
   tile.store %acc_t, %ct[%n0, %m0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// -----
+
+// An epilogue reading the accumulator twice stored transposed, one of the
+// reads (relu(acc)) also stored as it is: moving the transposes up would
+// compute the dot twice, so they stay, and the refusal names the value.
+// CHECK-LABEL: func.func @read_twice_kept
+// CHECK:         tile.trans %out : tensor<64x64xf32> -> tensor<64x64xf32>
+// KEPT: transposes.mlir:[[# @LINE + 20]]:3: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed, and this transpose cannot move up: %acc is also read untransposed as %relu, made from it, by tile.store; transpose tiles as they come from shared memory
+func.func @read_twice_kept(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %c: !tile.desc<?x?xf32, box = [64, 64]>, %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %K = tile.dim %a, 1 : !tile.desc<?x?xbf16, box = [64, 64]>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<64x64xf32>) {
+    %ta = tile.load %a[%m0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %tb = tile.load %b[%n0, %k] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %tbt = tile.trans %tb : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %next = tile.dot %ta, %tbt, %acc_k : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %next : tensor<64x64xf32>
+  }
+  %relu = arith.maximumf %acc, %zero : tensor<64x64xf32>
+  %out = arith.addf %acc, %relu : tensor<64x64xf32>
+  %out_t = tile.trans %out : tensor<64x64xf32> -> tensor<64x64xf32>
+  tile.store %out_t, %ct[%n0, %m0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  tile.store %relu, %c[%m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
