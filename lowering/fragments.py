@@ -126,8 +126,8 @@ def row_problem(rows: int, warpgroups: int) -> str | None:
     """Why an accumulator-layout or row tile of `rows` rows shared by
     `warpgroups` warpgroups cannot be held in registers, or None: each
     warpgroup holds whole 64-row blocks, or one padded block of whole 16-row
-    warp slabs (the rows g and g + 8 a lane holds of its slab are one address
-    apart, so a slab is read and masked whole)."""
+    warp slabs (a lane reads rows g and g + 8 of its slab from one address at
+    a fixed offset, so a slab is read and masked whole)."""
     band, rest = divmod(rows, warpgroups)
     per = f" ({band} a warpgroup, over {warpgroups})" if warpgroups > 1 else ""
     if rest or (band >= 64 and band % 64):
