@@ -68,6 +68,7 @@ def test_the_interpreter_computes_the_reference(kernel: str) -> None:
     )
 
 
+@pytest.mark.exhaustive  # CI: the thread level runs the same lowered kernel
 def test_the_barrier_simulator_agrees() -> None:
     kernel = "gemm_trans_twice"
     args, _ = interpreted(kernel)
