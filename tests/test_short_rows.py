@@ -46,6 +46,12 @@ CASES: dict[str, tuple[int, Arrays, Arrays, Callable[..., list[np.ndarray]]]] = 
         [((ROWS, 128), bfloat16)],
         lambda x, s: [x * s[:, None]],
     ),
+    "row_exp_sums32": (
+        32,
+        [((ROWS, 192), np.float32)],  # whole 64-column steps
+        [((ROWS,), np.float32)],
+        lambda x: [np.exp(x).sum(1)],
+    ),
     "rows48_iota": (
         48,
         [((ROWS, 32), np.float32)],
@@ -98,6 +104,7 @@ THREAD_LEVEL = [
     ("row_softmax32", ""),  # TMA store (staging masked) and a row vector
     ("rows16_scale", "tma-store=false"),  # a row vector read, bf16 from registers
     ("rows48_iota", ""),  # three warps of rows, one of padding
+    ("row_exp_sums32", "num-stages=3"),  # loads in a loop, a carried row vector
 ]
 
 

@@ -46,3 +46,12 @@ def test_row_ids_of_48_row_tiles(torch) -> None:
     torch.cuda.synchronize()
     rows = torch.arange(ROWS, device="cuda").double() % 48
     assert rel_err(y, x.double() + rows[:, None]) < 1e-6
+
+
+def test_row_exp_sums_over_a_loop(torch) -> None:
+    """32-row tiles loaded in a loop over 64-column steps, the row sums carried."""
+    x = torch.randn(ROWS, 1024, device="cuda")
+    o = torch.full((ROWS,), float("nan"), device="cuda")
+    tawa_xdsl.compile(SOURCE, "row_exp_sums32")(x, o)
+    torch.cuda.synchronize()
+    assert rel_err(o, x.double().exp().sum(1)) < 1e-5

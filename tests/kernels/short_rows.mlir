@@ -6,6 +6,8 @@
 //   @row_softmax32: y = bf16(softmax(x) along each row), m[i] = max_j x[i, j]
 //   @rows16_scale:  y = bf16(x[i, j] * s[i])   (a row vector read into registers)
 //   @rows48_iota:   y = x[i, j] + i mod 48     (row ids of a padded tile)
+//   @row_exp_sums32: o[i] = sum_j exp(x[i, j]), 64 columns an iteration (a
+//                    row vector carried by the loop)
 func.func @row_softmax32(%x: !tile.desc<?x?xf32, box = [32, 64]>,
     %y: !tile.desc<?x?xbf16, box = [32, 64]>,
     %m: !tile.desc<?xf32, box = [32]>) attributes {tile.kernel} {
@@ -60,5 +62,25 @@ func.func @rows48_iota(%x: !tile.desc<?x?xf32, box = [48, 32]>,
   %f_b = tile.broadcast %f_e : tensor<48x1xf32> -> tensor<48x32xf32>
   %r = arith.addf %t, %f_b : tensor<48x32xf32>
   tile.store %r, %y[%m0, %c0] : tensor<48x32xf32> -> !tile.desc<?x?xf32, box = [48, 32]>
+  func.return
+}
+
+func.func @row_exp_sums32(%x: !tile.desc<?x?xf32, box = [32, 64]>,
+    %o: !tile.desc<?xf32, box = [32]>) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %N = tile.dim %x, 1 : !tile.desc<?x?xf32, box = [32, 64]>
+  %m0 = arith.muli %pid, %c32 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<32xf32>
+  %s = scf.for %n = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<32xf32>) {
+    %t = tile.load %x[%m0, %n] : !tile.desc<?x?xf32, box = [32, 64]> -> tensor<32x64xf32>
+    %e = math.exp %t : tensor<32x64xf32>
+    %r = tile.reduce sum %e, axis = 1 : tensor<32x64xf32> -> tensor<32xf32>
+    %next = arith.addf %acc, %r : tensor<32xf32>
+    scf.yield %next : tensor<32xf32>
+  }
+  tile.store %s, %o[%m0] : tensor<32xf32> -> !tile.desc<?xf32, box = [32]>
   func.return
 }
