@@ -15,6 +15,8 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
+from tawa_xdsl.compiler import CompileOptions, lower
+from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import find_kernel
@@ -210,3 +212,27 @@ def test_column_reductions_assemble_without_remarks(kernel: str) -> None:
     assert result.ok, result.log[-3000:]
     assert result.remarks == [], result.remarks
     assert not result.spills, result.log[-3000:]
+
+
+@pytest.mark.parametrize(
+    ("given", "stages"),
+    [
+        # three warpgroups reduce 192 columns (9 KiB of scratch): six stages
+        # left the C tile's TMA staging no room, so C went from registers
+        ({"block_m": 192, "block_n": 192, "block_k": 32}, 5),
+        # two slots of 192x128 + 256x128 tiles and the scratch overflowed
+        # (refused at lowering), where one slot fits
+        ({"block_m": 192, "block_n": 256, "block_k": 128, "num_consumers": 1}, 1),
+    ],
+)
+def test_the_tuned_stages_leave_room_for_the_column_scratch(
+    given: dict[str, int], stages: int
+) -> None:
+    """`tuning` counts the scratch as the lowering lays it out
+    (`kernel_plan.column_scratch_bytes`): the stages it picks fit, with C
+    stored through TMA."""
+    module = only("gemm_dbias")
+    options = CompileOptions(**given).resolve(find_kernel(module, "gemm_dbias"))
+    assert options.num_stages == stages
+    lower(module, options)
+    assert any(isinstance(op, nv.TMAStoreOp) for op in module.walk())
