@@ -44,7 +44,8 @@ and K steps the partials kernel is lowered with for the call's extents, then
 the reduce kernel on its grid. The sums' grouping follows the program count,
 so a call's result is deterministic on one GPU.
 
-`explain()` says which specialization a call (or a shape) gets and why;
+`explain()` says which specialization a call (or a shape, either given
+`grid=` or not) gets and why;
 `options` and `ptx` are those of the last call's specialization (before any
 call, of the kernel compiled for no particular shape: the tuned options alone).
 
@@ -574,6 +575,8 @@ class Dispatcher:
         self.last_empty: str | None = None
         """When the last call wrote only empty arrays: which (it launched
         nothing, `_writes_nothing`); `last` is then not that call's."""
+        self.last_grid: Any = None
+        """The grid the last call of `last` passed (None: its own)."""
 
     # ------------------------------------------------------------- the kernel
 
@@ -1150,7 +1153,7 @@ class Dispatcher:
         if key not in tuned and self.autotune and searchable:
             tuned[key] = self._autotuned(key, values, grid, stream)
         spec = self._within_grid_limits(self._spec(key, split), values, grid)
-        self.last, self.last_empty = spec, None
+        self.last, self.last_empty, self.last_grid = spec, None, grid
         return spec
 
     def _past_grid_limits(self, plan: Plan, values: Sequence[Any], grid: Any) -> bool:
@@ -1451,13 +1454,68 @@ class Dispatcher:
         """The runtime kernel of `current` (`load`, `num_regs`, `threads`, ...)."""
         return self.current.kernel
 
-    def explain(self, *args: Any, **extents: int) -> str:
+    def _explained(
+        self, key: DispatchKey, split: bool
+    ) -> tuple[Plan, Specialization | None]:
+        """The plan a call of `key` runs, and its specialization where one is
+        compiled: as `_spec` finds it, without compiling; when not `split` (a
+        call with grid=), a single kernel in place of a pair."""
+        if not split and key in self._unsplit:
+            return self._unsplit[key].plan, self._unsplit[key]
+        spec = self._specs.get(key)
+        plan = spec.plan if spec is not None else self._runnable(self.plan(key))
+        if split or not (plan.decision.split_k > 1 or plan.decision.stream_k):
+            return plan, spec
+        return self._runnable(self.plan(key, split=False)), None
+
+    def _given_grid(
+        self,
+        plan: Plan,
+        spec: Specialization | None,
+        grid: Any,
+        values: Sequence[Any],
+    ) -> str:
+        """What a call of `plan` with `grid` launches, the grid checked as the
+        launch checks it (a persistent kernel takes a grid along x only, a
+        clustered one whole clusters, CUDA its limits per axis); with the
+        grid the compiled kernel's stores give for `values`, where known."""
+        from tawa_xdsl.grid import infer_grid
+        from tawa_xdsl.runtime.kernel import check_grid
+
+        options = plan.options
+        persistent = bool(options.persistent)
+        launch = normalize_grid(grid, self.name, options.cluster or 1, persistent)
+        check_grid(self.name, launch, "the grid given")
+        given = f"  grid {launch} given: one kernel, K not split"
+        if persistent:
+            return (
+                f"{given}; {launch[0]} persistent program{'s' * (launch[0] > 1)} "
+                "walk the output tiles (without grid=, at most one per SM: "
+                f"{Device.current().sms})"
+            )
+        programs = math.prod(launch)
+        given += f"; {programs} program{'s' * (programs > 1)}"
+        rule = spec.kernel.contract.grid if spec is not None else None
+        if values and rule is not None:
+            return (
+                f"{given} (without grid=, the stores give {infer_grid(rule, values)})"
+            )
+        return given
+
+    def explain(self, *args: Any, grid: Any = None, **extents: int) -> str:
         """Which specialization a call with `args`, or with these extents (by
         `tile.dims` name), runs, or the last call's with neither, and why: the
         key, the rules that fired with their numbers, every option with where
         it came from. Nothing is compiled or tuned for it (a pass that may
         refuse to split K is run on the tile IR, as a call runs it). A call
-        whose every output is empty launches nothing, and says so."""
+        whose every output is empty launches nothing, and says so. With
+        `grid`, of a call that passes it: one kernel on that grid, K never
+        split; a grid such a call refuses is refused alike."""
+        if grid is not None and not (args or extents):
+            raise KernelArgumentError(
+                f"{self.name}: explain(grid=...) describes a call with that grid: "
+                "give the call's arguments, or its extents by tile.dims name, too"
+            )
         values = self._convert(args, 0) if args else []
         if args:
             empty = self._empty_outputs(values)
@@ -1468,6 +1526,8 @@ class Dispatcher:
         else:
             empty = self.last_empty
         if empty is not None:
+            if grid is not None:  # checked all the same, as the call checks it
+                normalize_grid(grid, self.name)
             return (
                 f"@{self.name}: nothing is launched: every output is empty "
                 f"({empty}); the call returns at once, compiling and running no "
@@ -1476,15 +1536,18 @@ class Dispatcher:
             )
         if args or extents:
             key = dispatch_key(self.params, values) if args else self.key_for(**extents)
-            spec = self._specs.get(key)
+            plan, spec = self._explained(key, grid is None)
         else:  # the last call's (unsplit if it passed grid=), or `current`'s
             spec = self.last if self.last is not None else self._specs.get(None)
             key = spec.plan.key if spec is not None else None
-        plan = spec.plan if spec is not None else self._runnable(self.plan(key))
-        if args and self._past_grid_limits(plan, values, None):
+            plan = spec.plan if spec is not None else self._runnable(self.plan(key))
+            grid = self.last_grid if self.last is not None else None
+        if args and self._past_grid_limits(plan, values, grid):
             plan = self._walking_plan(plan)  # what the call runs instead
             spec = self._walking.get(plan.options)
         lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
+        if grid is not None:
+            lines.append(self._given_grid(plan, spec, grid, values))
         for name, writer in shared_inputs(self.params, values) if args else ():
             lines.append(
                 f"  {name}: shares memory with {writer}, which the kernel writes; "
