@@ -1386,7 +1386,7 @@ class Dispatcher:
                 cached = CachedCall(launch.detached(), spec, self.last_empty)
                 self._calls.put(signature, cached)
             elif cached.spec is not None:
-                self.last, self.last_empty = cached.spec, None
+                self.last, self.last_empty, self.last_grid = cached.spec, None, grid
             else:
                 self.last_empty = cached.empty
             cached.launch()

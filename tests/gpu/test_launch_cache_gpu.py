@@ -111,3 +111,17 @@ def test_an_empty_call_is_remembered_as_empty(torch) -> None:
         assert kernel.options
         kernel(empty_a, b, empty_c)
         assert kernel.options == {} and "empty" in kernel.explain(empty_a, b, empty_c)
+
+
+def test_explain_names_the_grid_of_a_repeated_call(torch) -> None:
+    """explain() of the last call says the grid it passed, also when that
+    call was served from the cache after a call without one."""
+    kernel = tawa_xdsl.compile(GEMM, "gemm_nt", persistent=True)
+    a, b, c, ref = gemm_inputs(torch, 256, 384, 512)
+    for grid in ((3,), None, (3,)):  # the third from the cache
+        c.fill_(float("nan"))
+        kernel(a, b, c, grid=grid)
+        torch.cuda.synchronize()
+        assert rel_err(c, ref) < 1e-2
+    given = "grid (3, 1, 1) given: one kernel, K not split; 3 persistent programs"
+    assert given in kernel.explain()
