@@ -276,3 +276,23 @@ func.func @k(%o: !tile.desc<?xf32, box = [64]>, %n: i32) attributes {tile.kernel
 }
 // CHECK: bad-ir.mlir:[[# @LINE - 4]]:3
 // CHECK: arith.select takes scalars here; select between tiles with tile.select
+
+// -----
+
+// An empty block where a terminator belongs: xDSL checks it in the block, not
+// in the op, and said so without a location.
+func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+}
+// CHECK: bad-ir.mlir:[[# @LINE - 2]]:1: error: func.func: Operation func.func contains empty block
+
+// -----
+
+func.func @k(%o: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
+  "scf.while"() ({
+  ^bb0:
+  }, {
+  ^bb1:
+  }) : () -> ()
+  func.return
+}
+// CHECK: bad-ir.mlir:[[# @LINE - 7]]:3: error: scf.while: Operation scf.while contains empty block
