@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import Float32Type, ModuleOp, UnregisteredOp
+from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType, UnregisteredOp
 from xdsl.ir import Operation
 
 from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
@@ -158,6 +158,8 @@ def unsupported_op(op: Operation) -> str | None:
             f"func.call of @{op.callee.string_value()}: a tile kernel calls no "
             "functions; inline it"
         )
+    if (why := high_rank_tile(op)) is not None:
+        return why
     if isinstance(op, tile.LoadOp) and (row := tma_row_bytes(op.desc.type)) % 16:
         return (
             f"box rows of {row} bytes: loads go through TMA, which moves rows of a "
@@ -166,6 +168,23 @@ def unsupported_op(op: Operation) -> str | None:
     if isinstance(op, tile.ReduceOp) and (why := column_reduce_problem(op)):
         return why
     return unsupported_elementwise(op) or narrow_arithmetic(op)
+
+
+def high_rank_tile(op: Operation) -> str | None:
+    """Why `op`, which makes a tile of rank 3 or more, cannot be compiled, or
+    None: the consumers hold a tile as a vector or a matrix (the accumulator
+    layout's rows and columns), and a shared-memory slot one of those too."""
+    for result in op.results:
+        if isinstance(t := result.type, TensorType) and t.get_num_dims() > 2:
+            *outer, rows, cols = t.get_shape()
+            box = ", ".join(["1"] * len(outer) + [str(rows), str(cols)])
+            return (
+                f"a rank-{t.get_num_dims()} tile ({'x'.join(map(str, t.get_shape()))})"
+                ": tiles in registers are vectors or matrices; load a box with "
+                f"leading 1s as a matrix (box = [{box}] -> "
+                f"tensor<{rows}x{cols}x{t.element_type}>) and loop over the rest"
+            )
+    return None
 
 
 def column_reduce_problem(op: tile.ReduceOp) -> str | None:
@@ -177,12 +196,7 @@ def column_reduce_problem(op: tile.ReduceOp) -> str | None:
     axis = op.axis.value.data
     if axis == len(shape) - 1:
         return None
-    if len(shape) != 2:
-        return (
-            f"axis {axis} of a rank-{len(shape)} tile: only the columns of a "
-            "matrix tile (axis 0) and the rows of a tile (its last axis) are reduced"
-        )
-    rows, cols = shape
+    rows, cols = shape  # a tile of rank 3 is refused where it is made
     what = "a column reduction (axis 0)"
     if rows == 1 or cols == 1:
         return (
