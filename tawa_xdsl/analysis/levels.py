@@ -117,6 +117,13 @@ def check_kernel_input(pass_name: str, kernel: func.FuncOp) -> None:
     """`check_pass_input` for one kernel of a pass in `PASS_LEVELS`
     (`compile()` checks its kernel so, at once)."""
     wanted = PASS_LEVELS[pass_name]
+    if len(blocks := kernel.body.blocks) != 1:  # parsed, or made so by a pass
+        raise OpDiagnostic(
+            kernel,
+            f"{pass_name} takes a kernel whose body is one block of structured "
+            f"control flow (scf.for, scf.while, scf.if); @{kernel.sym_name.data}'s "
+            f"has {len(blocks)} blocks (cf branches, as convert-scf-to-cf leaves)",
+        )
     level = kernel_level(kernel)
     if level != wanted:
         raise OpDiagnostic(kernel, _wrong_level(pass_name, wanted, kernel, level))
