@@ -57,13 +57,14 @@ def duplicate_symbols(root: Operation) -> Iterator[Problem]:
                     yield (
                         o,
                         f'redefinition of symbol "{name.data}" '
-                        f"(first defined at {_where(first[name.data])})",
+                        f"(first defined at {where(first[name.data])})",
                     )
                 else:
                     first[name.data] = o
 
 
-def _where(op: Operation) -> str:
+def where(op: Operation) -> str:
+    """`line N` of `op`'s source, or its name where it has no location."""
     loc = op.location
     line = getattr(loc, "line", None)
     return f"line {line.data}" if line is not None else op.name
@@ -128,9 +129,9 @@ def _use_message(
     name = f"%{v.name_hint}" if v.name_hint else f"operand #{index}"
     if isinstance(v, OpResult) and v.op.parent_block() is not None:
         if v.op.parent_block() is user.parent_block() and order[v.op] > order[user]:
-            return f"{name} is used before it is defined (at {_where(v.op)})"
+            return f"{name} is used before it is defined (at {where(v.op)})"
         return (
-            f"{name} is used where its definition (at {_where(v.op)}) does not "
+            f"{name} is used where its definition (at {where(v.op)}) does not "
             "dominate the use"
         )
     if isinstance(v, BlockArgument):
