@@ -177,3 +177,21 @@ def test_a_kernel_without_its_marker_is_named_at_its_function(tmp_path: Path) ->
         r"kernel: write `attributes \{tile.kernel\}` after its parameters$",
     ):
         tawa_xdsl.compile(source, "gemm_nt")
+
+
+def test_a_tuned_tile_size_is_refused_at_an_untagged_tile_offset(
+    tmp_path: Path,
+) -> None:
+    """gemm_nt with its BM offset constant untagged: the tuning picks 64-row
+    tiles for M = 200, and tile-shape refuses the constant that would keep
+    striding the programs by 128 (the call ran, leaving rows 64..127 of each
+    block unwritten)."""
+    source = tmp_path / "k.mlir"
+    source.write_text(GEMM.read_text().replace('{tile.size = "BM"} 128', "128", 1))
+    kernel = tawa_xdsl.compile(source, "gemm_nt")
+    with pytest.raises(
+        DiagnosticException,
+        match=rf"{source}:17:3: error: arith.constant: tile-shape: this 128 is in "
+        r"the coordinate of tile.load \(line 23\) along its BM axis, which becomes 64",
+    ):
+        kernel.for_shape(M=200, N=136, K=200)
