@@ -167,6 +167,12 @@ def unsupported_op(op: Operation) -> str | None:
         )
     if (why := high_rank_tile(op)) is not None:
         return why
+    if any(isinstance(r.type, tile.DescType) for r in op.results):
+        return (
+            f"{op.name} makes a !tile.desc: a tensor is a kernel parameter, loaded "
+            "and stored as it is (its tensor map is made once, for that "
+            "parameter); pick between tiles or stores instead of tensors"
+        )
     if isinstance(op, tile.LoadOp) and (row := tma_row_bytes(op.desc.type)) % 16:
         return (
             f"box rows of {row} bytes: loads go through TMA, which moves rows of a "

@@ -35,3 +35,47 @@ func.func @tensor_param(%x: tensor<64xf32>, %c: !tile.desc<?xf32, box = [64]>) a
   tile.store %x, %c[%c0] : tensor<64xf32> -> !tile.desc<?xf32, box = [64]>
   func.return
 }
+
+// -----
+
+// A tensor chosen at run time (scf.if, arith.select) or carried by a loop: its
+// tensor map is made once, for a parameter (these were internal errors in
+// convert-aref-to-nvgpu-async).
+func.func @pick_tensor(%x: !tile.desc<?x?xf32, box = [64, 64]>, %y: !tile.desc<?x?xf32, box = [64, 64]>, %f: i1) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  // CHECK: unsupported-kernels.mlir:[[# @LINE + 1]]:3: error: scf.if makes a !tile.desc: a tensor is a kernel parameter, loaded and stored as it is (its tensor map is made once, for that parameter); pick between tiles or stores instead of tensors
+  %d = scf.if %f -> (!tile.desc<?x?xf32, box = [64, 64]>) {
+    scf.yield %x : !tile.desc<?x?xf32, box = [64, 64]>
+  } else {
+    scf.yield %y : !tile.desc<?x?xf32, box = [64, 64]>
+  }
+  %t = tile.load %x[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  tile.store %t, %d[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// -----
+
+func.func @select_tensor(%x: !tile.desc<?x?xf32, box = [64, 64]>, %y: !tile.desc<?x?xf32, box = [64, 64]>, %f: i1) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  // CHECK: unsupported-kernels.mlir:[[# @LINE + 1]]:3: error: arith.select makes a !tile.desc
+  %d = arith.select %f, %x, %y : !tile.desc<?x?xf32, box = [64, 64]>
+  %t = tile.load %d[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  tile.store %t, %y[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// -----
+
+func.func @carry_tensor(%x: !tile.desc<?x?xf32, box = [64, 64]>, %y: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  // CHECK: unsupported-kernels.mlir:[[# @LINE + 1]]:3: error: scf.for makes a !tile.desc
+  %d = scf.for %i = %c0 to %c128 step %c64 iter_args(%dd = %x) -> (!tile.desc<?x?xf32, box = [64, 64]>) {
+    scf.yield %dd : !tile.desc<?x?xf32, box = [64, 64]>
+  }
+  %t = tile.load %d[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  tile.store %t, %y[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
