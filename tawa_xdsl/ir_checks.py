@@ -12,11 +12,11 @@ diagnostic.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
-from xdsl.ir import BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.traits import IsolatedFromAbove, SymbolTable
 
@@ -36,6 +36,7 @@ def problems_after_verify(root: Operation) -> Iterator[Problem]:
     operands)."""
     yield from loop_steps(root)
     yield from tile_compares(root)
+    yield from region_results(root)
 
 
 # ------------------------------------------------------------------- symbols
@@ -166,6 +167,48 @@ def loop_steps(root: Operation) -> Iterator[Problem]:
                 "ceiling quotient or maximum of such values (clamp a run-time step "
                 "with `arith.maxsi %step, %c1`)",
             )
+
+
+def region_results(root: Operation) -> Iterator[Problem]:
+    """What an `scf.if` or `scf.while` region passes on has the types the op
+    says (xDSL checks `scf.for`'s yield, not these): an `scf.if` with results
+    has an else region, and each region yields its results' types; an
+    `scf.while`'s `scf.condition` forwards its results' types and its after
+    region yields its before region's. A mismatch was lowered as if the types
+    agreed (a 64x32 tile where a 64x64 one was promised) or crashed the PTX
+    printer."""
+    for op in root.walk():
+        if isinstance(op, scf.IfOp) and op.results:
+            if not op.false_region.blocks:
+                yield op, "scf.if has results but no else region to give them"
+            for region in (op.true_region, op.false_region):
+                yield from _passes_on(region, op.result_types, "the scf.if's results")
+        elif isinstance(op, scf.WhileOp):
+            before = op.before_region.block.arg_types
+            yield from _passes_on(
+                op.before_region, op.result_types, "the scf.while's results"
+            )
+            yield from _passes_on(
+                op.after_region, before, "the before region's arguments"
+            )
+
+
+def _passes_on(
+    region: Region, expected: Sequence[Attribute], whose: str
+) -> Iterator[Problem]:
+    """The terminator of `region`'s block, if what it passes on is not of the
+    `expected` types (an `scf.condition` passes on all but its flag)."""
+    if not region.blocks or (end := region.block.last_op) is None:
+        return
+    given = (
+        end.operand_types[1:] if isinstance(end, scf.ConditionOp) else end.operand_types
+    )
+    if tuple(given) != tuple(expected):
+        yield (
+            end,
+            f"{end.name} passes on ({', '.join(map(str, given))}) where "
+            f"{whose} are ({', '.join(map(str, expected))})",
+        )
 
 
 SCALAR_ONLY: dict[type[Operation], str] = {
