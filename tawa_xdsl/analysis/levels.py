@@ -16,8 +16,15 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType, UnregisteredOp
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import (
+    Float32Type,
+    IndexType,
+    ModuleOp,
+    TensorType,
+    UnregisteredOp,
+    i32,
+)
 from xdsl.ir import Operation
 
 from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
@@ -167,6 +174,11 @@ def unsupported_op(op: Operation) -> str | None:
         )
     if (why := high_rank_tile(op)) is not None:
         return why
+    if isinstance(op, scf.ForOp) and op.lb.type not in (IndexType(), i32):
+        return (
+            f"scf.for counting in {op.lb.type}: a loop counts in index or i32 (a "
+            "32-bit register); give it index bounds (arith.index_cast)"
+        )
     if any(isinstance(r.type, tile.DescType) for r in op.results):
         return (
             f"{op.name} makes a !tile.desc: a tensor is a kernel parameter, loaded "

@@ -79,3 +79,22 @@ func.func @carry_tensor(%x: !tile.desc<?x?xf32, box = [64, 64]>, %y: !tile.desc<
   tile.store %t, %y[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
+
+// -----
+
+// A loop counting in i64: the thread level counts in 32-bit registers (the
+// -t ptx output compared an i32 register with an i64 one; -p
+// distribute-fragments was an internal error).
+func.func @count_i64(%x: !tile.desc<?x?xf32, box = [64, 64]>, %y: !tile.desc<?x?xf32, box = [64, 64]>, %n: i64) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  %one = arith.constant 1 : i64
+  %zero = arith.constant 0 : i64
+  // CHECK: unsupported-kernels.mlir:[[# @LINE + 1]]:3: error: scf.for counting in i64: a loop counts in index or i32 (a 32-bit register); give it index bounds (arith.index_cast)
+  %r = scf.for %i = %zero to %n step %one iter_args(%a = %t) -> (tensor<64x64xf32>) : i64 {
+    %b = arith.addf %a, %a : tensor<64x64xf32>
+    scf.yield %b : tensor<64x64xf32>
+  }
+  tile.store %r, %y[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
