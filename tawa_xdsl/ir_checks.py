@@ -29,6 +29,7 @@ def problems(root: Operation) -> Iterator[Problem]:
     """Every check below, in the order a reader would fix them."""
     yield from duplicate_symbols(root)
     yield from dominance(root)
+    yield from region_results(root)
 
 
 def problems_after_verify(root: Operation) -> Iterator[Problem]:
@@ -36,7 +37,6 @@ def problems_after_verify(root: Operation) -> Iterator[Problem]:
     operands)."""
     yield from loop_steps(root)
     yield from tile_compares(root)
-    yield from region_results(root)
 
 
 # ------------------------------------------------------------------- symbols
@@ -170,13 +170,16 @@ def loop_steps(root: Operation) -> Iterator[Problem]:
 
 
 def region_results(root: Operation) -> Iterator[Problem]:
-    """What an `scf.if` or `scf.while` region passes on has the types the op
-    says (xDSL checks `scf.for`'s yield, not these): an `scf.if` with results
-    has an else region, and each region yields its results' types; an
-    `scf.while`'s `scf.condition` forwards its results' types and its after
+    """What an `scf.if` or `scf.while` region takes and passes on has the types
+    the op says (xDSL checks `scf.for`'s yield, not these, and raises a bare
+    exception for a while's block arguments): an `scf.if` with results has an
+    else region, and each region yields its results' types; an `scf.while`'s
+    before region takes its initial values' types and its after region its
+    results', its `scf.condition` forwards its results' types and its after
     region yields its before region's. A mismatch was lowered as if the types
-    agreed (a 64x32 tile where a 64x64 one was promised) or crashed the PTX
-    printer."""
+    agreed (a 64x32 tile where a 64x64 one was promised), crashed the PTX
+    printer or was an internal error of the verifier. Run before xDSL's
+    verifier."""
     for op in root.walk():
         if isinstance(op, scf.IfOp) and op.results:
             if not op.false_region.blocks:
@@ -184,13 +187,26 @@ def region_results(root: Operation) -> Iterator[Problem]:
             for region in (op.true_region, op.false_region):
                 yield from _passes_on(region, op.result_types, "the scf.if's results")
         elif isinstance(op, scf.WhileOp):
-            before = op.before_region.block.arg_types
-            yield from _passes_on(
-                op.before_region, op.result_types, "the scf.while's results"
+            yield from _while_types(op)
+
+
+def _while_types(op: scf.WhileOp) -> Iterator[Problem]:
+    """`region_results` for one `scf.while`."""
+    if len(op.before_region.blocks) != 1 or len(op.after_region.blocks) != 1:
+        return  # xDSL's verifier says so
+    before = op.before_region.block.arg_types
+    for what, takes, given, whose in (
+        ("before", before, op.operand_types, "its initial values"),
+        ("after", op.after_region.block.arg_types, op.result_types, "its results"),
+    ):
+        if tuple(takes) != tuple(given):
+            yield (
+                op,
+                f"scf.while's {what} region takes ({_types(takes)}) where {whose} "
+                f"are ({_types(given)})",
             )
-            yield from _passes_on(
-                op.after_region, before, "the before region's arguments"
-            )
+    yield from _passes_on(op.before_region, op.result_types, "the scf.while's results")
+    yield from _passes_on(op.after_region, before, "the before region's arguments")
 
 
 def _passes_on(
@@ -198,7 +214,7 @@ def _passes_on(
 ) -> Iterator[Problem]:
     """The terminator of `region`'s block, if what it passes on is not of the
     `expected` types (an `scf.condition` passes on all but its flag)."""
-    if not region.blocks or (end := region.block.last_op) is None:
+    if len(region.blocks) != 1 or (end := region.block.last_op) is None:
         return
     given = (
         end.operand_types[1:] if isinstance(end, scf.ConditionOp) else end.operand_types
@@ -206,9 +222,14 @@ def _passes_on(
     if tuple(given) != tuple(expected):
         yield (
             end,
-            f"{end.name} passes on ({', '.join(map(str, given))}) where "
-            f"{whose} are ({', '.join(map(str, expected))})",
+            f"{end.name} passes on ({_types(given)}) where {whose} are "
+            f"({_types(expected)})",
         )
+
+
+def _types(types: Sequence[Attribute]) -> str:
+    """Types as a message lists them."""
+    return ", ".join(map(str, types))
 
 
 SCALAR_ONLY: dict[type[Operation], str] = {
