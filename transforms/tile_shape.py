@@ -164,11 +164,12 @@ def resize(shape: KernelShape, sizes: dict[str, int]) -> None:
 def _refuse_untagged_strides(
     shape: KernelShape, written: dict[str, int], sizes: dict[str, int]
 ) -> None:
-    """A diagnostic at an untagged index constant of a resized dimension's
-    written size in a load's or store's coordinate along that dimension (a
-    tile offset `program_id * 128`, a loop step or start): it would keep the
-    old size, so the resized tiles would not cover the tensor (rows never
-    written: a silent wrong answer)."""
+    """A diagnostic at an index constant of a resized dimension's written size
+    in a load's or store's coordinate along that dimension (a tile offset
+    `program_id * 128`, a loop step or start) that would not take the new
+    size (untagged, or tagged with another dimension resized otherwise): the
+    resized tiles would not cover the tensor (rows never written: a silent
+    wrong answer)."""
     for op in shape.kernel.body.walk():
         if not isinstance(op, tile.LoadOp | tile.StoreOp):
             continue
@@ -177,39 +178,56 @@ def _refuse_untagged_strides(
             name = named[0] if named is not None else None
             if name not in sizes or written.get(name, sizes[name]) == sizes[name]:
                 continue
-            old = written[name]
-            if (stale := _untagged_constant(index, old, depth=8)) is not None:
-                raise OpDiagnostic(
-                    stale,
-                    f"tile-shape: this {old} is in the coordinate of {op.name} "
-                    f"({where(op)}) along its {name} axis, which becomes "
-                    f"{sizes[name]}, but is not tagged: it would stay {old}; write "
-                    f'arith.constant {{{SIZE_ATTR} = "{name}"}} {old}',
-                )
+            old, new = written[name], sizes[name]
+            if (stale := _stale_constant(index, old, new, sizes, depth=8)) is None:
+                continue
+            tag = stale.attributes.get(SIZE_ATTR)
+            why = f"tagged {tag.data}" if isinstance(tag, StringAttr) else "not tagged"
+            after = _resized_value(stale, sizes)
+            raise OpDiagnostic(
+                stale,
+                f"tile-shape: this {old} is in the coordinate of {op.name} "
+                f"({where(op)}) along its {name} axis, which becomes {new}, but "
+                f"it would {'stay' if after == old else 'become'} {after} (it is "
+                f'{why}); write arith.constant {{{SIZE_ATTR} = "{name}"}} {old}',
+            )
 
 
-def _untagged_constant(v: SSAValue, size: int, depth: int) -> arith.ConstantOp | None:
-    """An untagged integer constant equal to `size` that `v` is computed from
-    (through integer arithmetic and the start and step of a loop whose
-    induction variable it is), or None."""
+def _resized_value(c: arith.ConstantOp, sizes: dict[str, int]) -> int:
+    """What tile-shape makes of an integer constant: its tag's new size, or
+    itself."""
+    tag = c.attributes.get(SIZE_ATTR)
+    if isinstance(tag, StringAttr) and tag.data in sizes:
+        return sizes[tag.data]
+    assert isinstance(c.value, IntegerAttr)
+    return c.value.value.data
+
+
+def _stale_constant(
+    v: SSAValue, old: int, new: int, sizes: dict[str, int], depth: int
+) -> arith.ConstantOp | None:
+    """An integer constant equal to `old` that `v` is computed from (through
+    integer arithmetic and the start and step of a loop whose induction
+    variable it is) and that tile-shape would not make `new`, or None."""
     if depth == 0:
         return None
     if isinstance(v, BlockArgument):
         loop = v.block.parent_op()
         if isinstance(loop, scf.ForOp) and v.index == 0:
             found = (
-                _untagged_constant(w, size, depth - 1) for w in (loop.lb, loop.step)
+                _stale_constant(w, old, new, sizes, depth - 1)
+                for w in (loop.lb, loop.step)
             )
             return next((c for c in found if c is not None), None)
         return None
     op = v.owner
     if isinstance(op, arith.ConstantOp):
         value = op.value
-        tagged = SIZE_ATTR in op.attributes
-        is_size = isinstance(value, IntegerAttr) and value.value.data == size
-        return op if is_size and not tagged else None
+        if not isinstance(value, IntegerAttr) or value.value.data != old:
+            return None
+        return op if _resized_value(op, sizes) != new else None
     if isinstance(op, STRIDE_ARITH):
-        found = (_untagged_constant(w, size, depth - 1) for w in op.operands)
+        found = (_stale_constant(w, old, new, sizes, depth - 1) for w in op.operands)
         return next((c for c in found if c is not None), None)
     return None
 
