@@ -468,10 +468,16 @@ def _op_name(text: str, start: int) -> str:
 
 
 def _first_invalid_op(module: ModuleOp) -> tuple[Operation, str] | None:
-    """The innermost op whose own checks fail, with the verifier's message."""
+    """The innermost op whose own checks fail, with the verifier's message.
+    An op's own checks include its empty blocks, which xDSL checks in
+    `Block.verify` (a body with no terminator), not in the op's."""
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
+            for region in op.regions:
+                for block in region.blocks:
+                    if block.is_empty:  # verifies no nested op
+                        block.verify()
         except VerifyException as e:
             message = str(e.args[0]) if e.args else str(e)
             return op, message.removeprefix("Operation does not verify: ")

@@ -12,11 +12,11 @@ diagnostic.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
-from xdsl.ir import BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.traits import IsolatedFromAbove, SymbolTable
 
@@ -29,6 +29,7 @@ def problems(root: Operation) -> Iterator[Problem]:
     """Every check below, in the order a reader would fix them."""
     yield from duplicate_symbols(root)
     yield from dominance(root)
+    yield from region_results(root)
 
 
 def problems_after_verify(root: Operation) -> Iterator[Problem]:
@@ -57,13 +58,14 @@ def duplicate_symbols(root: Operation) -> Iterator[Problem]:
                     yield (
                         o,
                         f'redefinition of symbol "{name.data}" '
-                        f"(first defined at {_where(first[name.data])})",
+                        f"(first defined at {where(first[name.data])})",
                     )
                 else:
                     first[name.data] = o
 
 
-def _where(op: Operation) -> str:
+def where(op: Operation) -> str:
+    """`line N` of `op`'s source, or its name where it has no location."""
     loc = op.location
     line = getattr(loc, "line", None)
     return f"line {line.data}" if line is not None else op.name
@@ -128,9 +130,9 @@ def _use_message(
     name = f"%{v.name_hint}" if v.name_hint else f"operand #{index}"
     if isinstance(v, OpResult) and v.op.parent_block() is not None:
         if v.op.parent_block() is user.parent_block() and order[v.op] > order[user]:
-            return f"{name} is used before it is defined (at {_where(v.op)})"
+            return f"{name} is used before it is defined (at {where(v.op)})"
         return (
-            f"{name} is used where its definition (at {_where(v.op)}) does not "
+            f"{name} is used where its definition (at {where(v.op)}) does not "
             "dominate the use"
         )
     if isinstance(v, BlockArgument):
@@ -165,6 +167,69 @@ def loop_steps(root: Operation) -> Iterator[Problem]:
                 "ceiling quotient or maximum of such values (clamp a run-time step "
                 "with `arith.maxsi %step, %c1`)",
             )
+
+
+def region_results(root: Operation) -> Iterator[Problem]:
+    """What an `scf.if` or `scf.while` region takes and passes on has the types
+    the op says (xDSL checks `scf.for`'s yield, not these, and raises a bare
+    exception for a while's block arguments): an `scf.if` with results has an
+    else region, and each region yields its results' types; an `scf.while`'s
+    before region takes its initial values' types and its after region its
+    results', its `scf.condition` forwards its results' types and its after
+    region yields its before region's. A mismatch was lowered as if the types
+    agreed (a 64x32 tile where a 64x64 one was promised), crashed the PTX
+    printer or was an internal error of the verifier. Run before xDSL's
+    verifier."""
+    for op in root.walk():
+        if isinstance(op, scf.IfOp) and op.results:
+            if not op.false_region.blocks:
+                yield op, "scf.if has results but no else region to give them"
+            for region in (op.true_region, op.false_region):
+                yield from _passes_on(region, op.result_types, "the scf.if's results")
+        elif isinstance(op, scf.WhileOp):
+            yield from _while_types(op)
+
+
+def _while_types(op: scf.WhileOp) -> Iterator[Problem]:
+    """`region_results` for one `scf.while`."""
+    if len(op.before_region.blocks) != 1 or len(op.after_region.blocks) != 1:
+        return  # xDSL's verifier says so
+    before = op.before_region.block.arg_types
+    for what, takes, given, whose in (
+        ("before", before, op.operand_types, "its initial values"),
+        ("after", op.after_region.block.arg_types, op.result_types, "its results"),
+    ):
+        if tuple(takes) != tuple(given):
+            yield (
+                op,
+                f"scf.while's {what} region takes ({_types(takes)}) where {whose} "
+                f"are ({_types(given)})",
+            )
+    yield from _passes_on(op.before_region, op.result_types, "the scf.while's results")
+    yield from _passes_on(op.after_region, before, "the before region's arguments")
+
+
+def _passes_on(
+    region: Region, expected: Sequence[Attribute], whose: str
+) -> Iterator[Problem]:
+    """The terminator of `region`'s block, if what it passes on is not of the
+    `expected` types (an `scf.condition` passes on all but its flag)."""
+    if len(region.blocks) != 1 or (end := region.block.last_op) is None:
+        return
+    given = (
+        end.operand_types[1:] if isinstance(end, scf.ConditionOp) else end.operand_types
+    )
+    if tuple(given) != tuple(expected):
+        yield (
+            end,
+            f"{end.name} passes on ({_types(given)}) where {whose} are "
+            f"({_types(expected)})",
+        )
+
+
+def _types(types: Sequence[Attribute]) -> str:
+    """Types as a message lists them."""
+    return ", ".join(map(str, types))
 
 
 SCALAR_ONLY: dict[type[Operation], str] = {

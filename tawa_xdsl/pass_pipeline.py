@@ -132,10 +132,18 @@ def check_input(upcoming: ModulePass | None, module: ModuleOp) -> None:
         check_pass_input(upcoming.name, module)
 
 
-def verify_after(done: ModulePass | None, module: ModuleOp) -> None:
+def verify_after(
+    done: ModulePass | None, module: ModuleOp, *, in_pipeline: bool = False
+) -> None:
     """Verify `module` (`verify_located`) after the pass `done`, or before the
-    first (None). A failure after a pass is that pass's bug, an `InternalError`
-    naming it, never a diagnostic the user would take for one about the input."""
+    first (None). A failure after one of our passes is that pass's bug, an
+    `InternalError` naming it, never a diagnostic the user would take for one
+    about the input; after one of xDSL's that the user ran (which do not know
+    our ops' rules: convert-scf-to-cf splits a role's region into blocks) a
+    diagnostic at the op, naming the pass, as a pass run where it does not
+    apply. The cleanups a named pipeline of ours runs (`in_pipeline`) are ours:
+    canonicalize applies our ops' patterns."""
+    from tawa_xdsl import registry
     from tawa_xdsl.diagnostics import InternalError, OpDiagnostic, verify_located
 
     try:
@@ -143,6 +151,11 @@ def verify_after(done: ModulePass | None, module: ModuleOp) -> None:
     except OpDiagnostic as e:
         if done is None:
             raise  # the input: the user's to fix
+        if not in_pipeline and done.name not in registry.all_passes():
+            raise OpDiagnostic(
+                e.op,
+                f"{done.name} (an xDSL pass) left IR that does not verify: {e.message}",
+            ) from e
         raise InternalError(
             done.name, f"left invalid IR: {e.op.name}: {e.message}", e.op
         ) from e

@@ -68,14 +68,22 @@ class UnknownKernelError(KeyError):
 
 
 def find_kernel(module: ModuleOp, name: str) -> func.FuncOp:
-    """The `tile.kernel` function called `name`, or an error listing the kernels."""
+    """The `tile.kernel` function called `name`, or an error listing the kernels
+    (at a function of that name not marked as a kernel: the marker forgotten)."""
     found = {k.sym_name.data: k for k in kernels(module)}
-    if name not in found:
-        available = ", ".join(sorted(found)) or "none"
-        raise UnknownKernelError(
-            f"no tile kernel named '{name}' (kernels here: {available})"
-        )
-    return found[name]
+    if name in found:
+        return found[name]
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            raise OpDiagnostic(
+                op,
+                f"@{name} is not marked as a tile kernel: write `attributes "
+                f"{{{KERNEL_ATTR}}}` after its parameters",
+            )
+    available = ", ".join(sorted(found)) or "none"
+    raise UnknownKernelError(
+        f"no tile kernel named '{name}' (kernels here: {available})"
+    )
 
 
 @dataclass(frozen=True)

@@ -236,18 +236,22 @@ class TawaOptMain(xDSLOptMain):
             self._stage = upcoming.name if upcoming is not None else self._stage
             self._started = time.perf_counter()
             return
-        self._between_passes(done, module, upcoming)
+        self._between_passes(done, module, upcoming, in_pipeline=True)
         if upcoming is None:  # the next kernel, or the pipeline's end
             self._stage, self._on = self._pipeline_stage, ""
 
     def _between_passes(
-        self, done: ModulePass | None, module: ModuleOp, upcoming: ModulePass | None
+        self,
+        done: ModulePass | None,
+        module: ModuleOp,
+        upcoming: ModulePass | None,
+        in_pipeline: bool = False,
     ) -> None:
         if done is not None and self.args.time_passes and not isinstance(done, Stepped):
             ms = (time.perf_counter() - self._started) * 1e3
             print(f"tawa-opt: {done.name} took {ms:.1f} ms{self._on}", file=sys.stderr)
         if not self.args.disable_verify:
-            verify_after(done, module)
+            verify_after(done, module, in_pipeline=in_pipeline)
         if done is not None and upcoming is not None and self.args.print_between_passes:
             print(f"// -----// IR after {done.name} //----- //", file=sys.stderr)
             Printer(stream=sys.stderr).print_op(module)

@@ -161,3 +161,37 @@ def test_a_box_name_compile_cannot_read_is_refused_without_a_pass_name(
     message = str(refused.value)
     assert "tile.box of %a names an unknown tile dimension 'BQ'" in message
     assert "tile-shape" not in message
+
+
+def test_a_kernel_without_its_marker_is_named_at_its_function(tmp_path: Path) -> None:
+    """A func.func the caller names but did not mark `tile.kernel` (the marker
+    forgotten) is refused at it, saying how to mark it, where the error was
+    that no kernel of that name exists."""
+    source = tmp_path / "k.mlir"
+    source.write_text(
+        GEMM.read_text().replace(") attributes {tile.kernel} {", ") {", 1)
+    )
+    with pytest.raises(
+        DiagnosticException,
+        match=rf"{source}:9:1: error: func.func: @gemm_nt is not marked as a tile "
+        r"kernel: write `attributes \{tile.kernel\}` after its parameters$",
+    ):
+        tawa_xdsl.compile(source, "gemm_nt")
+
+
+def test_a_tuned_tile_size_is_refused_at_an_untagged_tile_offset(
+    tmp_path: Path,
+) -> None:
+    """gemm_nt with its BM offset constant untagged: the tuning picks 64-row
+    tiles for M = 200, and tile-shape refuses the constant that would keep
+    striding the programs by 128 (the call ran, leaving rows 64..127 of each
+    block unwritten)."""
+    source = tmp_path / "k.mlir"
+    source.write_text(GEMM.read_text().replace('{tile.size = "BM"} 128', "128", 1))
+    kernel = tawa_xdsl.compile(source, "gemm_nt")
+    with pytest.raises(
+        DiagnosticException,
+        match=rf"{source}:17:3: error: arith.constant: tile-shape: this 128 is in "
+        r"the coordinate of tile.load \(line 23\) along its BM axis, which becomes 64",
+    ):
+        kernel.for_shape(M=200, N=136, K=200)

@@ -16,7 +16,7 @@ from xdsl.utils.exceptions import DiagnosticException
 import tawa_xdsl
 
 from .conftest import EXAMPLES
-from .test_sweep_kernels import RUNS, _interpreted, _module
+from .test_sweep_kernels import RUNS, _interpreted, _module, poisoned
 from .thread_level import assert_close, program_grid
 
 CLEAN = "canonicalize,cse,dce"
@@ -48,9 +48,7 @@ def test_cleanups_anywhere_keep_the_kernel(kernel: str, order: str) -> None:
     run = RUNS[kernel]
     args, expected = _interpreted(kernel, seed=5)
     module = tawa_xdsl.apply(_module(kernel), ORDERS[order])
-    got = [
-        np.full_like(a, np.nan) if i in run.outputs else a for i, a in enumerate(args)
-    ]
+    got = [poisoned(a) if i in run.outputs else a for i, a in enumerate(args)]
     grid = program_grid(module, kernel, run.grid)
     tawa_xdsl.simulate(module, kernel, *got, grid=grid, seed=1)
     for out in run.outputs:  # f32 sums in another order: a few f32 ulps

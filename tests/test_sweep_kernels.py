@@ -26,11 +26,16 @@ after the transpose; LayerNorm's mean and rstd as outputs, a constant tile
 stored, a load never used, i32 bit operations, 1-D tiles, num_programs in
 the math, one tile stored twice over, overlapping loads, i1 / i64 / f16 /
 bf16 scalars, an f16 vector output, a scale picked by tile.extract;
-attention at head dim 32 and over 128-key blocks. Each computes its float64
-reference in the interpreter, and, lowered through the Hopper pipeline to the
-thread level, what the interpreter computes (a couple of units in the last
-place), on extents that are not multiples of the tiles and with few rows; its
-PTX assembles without a ptxas remark."""
+attention at head dim 32 and over 128-key blocks; from the sixth
+(`*_outside6.mlir`): a column and a row reduction of one GEMM accumulator, an
+FP8 GEMM with a residual and a tile.cmpf clamp, f16 and i32 (tile.fptosi)
+outputs of one accumulator, an accumulating GEMM with a column maximum, a
+tile.cmpf-masked column sum with an i32 count, an i32 argmax per column.
+Each computes its float64 reference in the interpreter, and, lowered through
+the Hopper pipeline to the thread level, what the interpreter computes (a
+couple of units in the last place; integers exactly), on extents that are not
+multiples of the tiles and with few rows; its PTX assembles without a ptxas
+remark."""
 
 from __future__ import annotations
 
@@ -45,7 +50,7 @@ import pytest
 import tawa_xdsl
 from tawa_xdsl.api import parse_kernel
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn
 from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
@@ -70,6 +75,7 @@ class Run:
     tolerance: float = 0.02  # of the largest reference value (bf16 inputs)
     read: tuple[int, ...] = ()  # outputs the kernel reads first: random too
     given_grid: bool = False  # the stores do not give the grid: calls pass grid=
+    whole: bool = False  # whole-number inputs: exact sums, so float-to-int agrees
 
     def arrays(self, seed: int) -> list[Any]:
         rng = np.random.default_rng(seed)
@@ -78,10 +84,19 @@ class Run:
             if not isinstance(arg, tuple):
                 made.append(arg)
             elif i in self.outputs and i not in self.read:
-                made.append(np.full(arg[0], np.nan, arg[1]))
+                made.append(poisoned(np.empty(*arg)))
             else:
-                made.append((0.5 * rng.standard_normal(arg[0])).astype(arg[1]))
+                x = rng.standard_normal(arg[0])
+                made.append((np.round(4 * x) if self.whole else 0.5 * x).astype(arg[1]))
         return made
+
+
+def poisoned(a: np.ndarray) -> np.ndarray:
+    """An output array of `a`'s shape and dtype that shows what nobody wrote:
+    NaN, or for integers the most negative value."""
+    if np.issubdtype(a.dtype, np.integer):
+        return np.full_like(a, np.iinfo(a.dtype).min)
+    return np.full_like(a, np.nan)
 
 
 def _silu(x: np.ndarray) -> np.ndarray:
@@ -139,6 +154,22 @@ def _alibi(bh: int, heads: int, sq: int, sk: int) -> np.ndarray:
     return -slope[:, None, None] * distance
 
 
+def _row_tiles(x: np.ndarray, rows: int) -> np.ndarray:
+    """x's tiles of `rows` rows, zeros past its last row: [tiles, rows, ...]."""
+    x = np.concatenate([x, np.zeros((-len(x) % rows, *x.shape[1:]))])
+    return x.reshape(-1, rows, *x.shape[1:])
+
+
+def _first_max_rows(x: np.ndarray, rows: int) -> np.ndarray:
+    """idx[p, n]: the first row (of x) of the largest x[m, n] in row tile p."""
+    return np.stack(
+        [
+            t.argmax(0) + p * rows
+            for p, t in enumerate(np.split(x, range(rows, len(x), rows)))
+        ]
+    )
+
+
 def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     e = np.exp(x - x.max(axis, keepdims=True))
     return e / e.sum(axis, keepdims=True)
@@ -160,7 +191,7 @@ def _math_epilogue(x: np.ndarray) -> np.ndarray:
     return np.log(np.abs(x) + 1) + np.sqrt(np.abs(x) + 1) - np.exp2(-np.abs(x))
 
 
-BF = bfloat16
+BF, FP8, I32 = bfloat16, float8_e4m3fn, np.dtype(np.int32)
 M, N, K = 72, 136, 200
 KEYMASK = (np.arange(2 * 100).reshape(2, 100) % 7 != 3).astype(np.float32)
 """A key-padding mask of 1s (keep) and 0s (drop), every seventh key dropped."""
@@ -826,6 +857,70 @@ RUNS = {
         (2, 2),
         lambda q, k, v, o, sc: [_attention(q, k, v, sc)],
     ),
+    "gemm_col_row": Run(
+        "gemm_outside6.mlir",
+        (((200, K), BF), ((N, K), BF), ((200, N), BF), ((2, N), F32), ((2, 200), F32)),
+        (2, 3, 4),
+        (2, 2),
+        lambda a, b, c, col, row: [
+            a @ b.T,
+            _row_tiles(a @ b.T, 128).sum(1),
+            _row_tiles(b @ a.T, 128).max(1),
+        ],
+    ),
+    "fp8_res_clamp": Run(
+        "gemm_outside6.mlir",
+        (
+            ((200, 256), FP8),
+            ((N, 256), FP8),
+            ((200, N), BF),
+            ((200, N), BF),
+            0.5,
+            0.25,
+            0.6,
+        ),
+        (3,),
+        (2, 2),
+        lambda a, b, r, c, sa, sb, lim: [np.clip(sa * sb * (a @ b.T) + r, -lim, lim)],
+    ),
+    "gemm_f16_i32": Run(
+        "gemm_outside6.mlir",
+        (((200, K), BF), ((N, K), BF), ((200, N), F16), ((200, N), I32)),
+        (2, 3),
+        (2, 3),
+        lambda a, b, c, q: [a @ b.T, np.trunc(a @ b.T / 4)],
+        0.0,
+        whole=True,
+    ),
+    "gemm_acc_colmax": Run(
+        "gemm_outside6.mlir",
+        (((200, K), BF), ((N, K), BF), ((200, N), F32), ((2, N), F32)),
+        (2, 3),
+        (2, 2),
+        lambda a, b, c, cmax: [a @ b.T + c, _row_tiles(a @ b.T + c, 128).max(1)],
+        1e-5,
+        read=(2,),
+    ),
+    "masked_colsum": Run(
+        "rows_outside6.mlir",
+        (((200, 150), F32), ((2, 150), F32), ((2, 150), I32), 0.1),
+        (1, 2),
+        (3, 2),
+        lambda x, s, cnt, thr: [
+            _row_tiles(np.where(x > thr, x, 0), 128).sum(1),
+            _row_tiles(x > thr, 128).sum(1),
+        ],
+        1e-6,
+    ),
+    "argmax_columns": Run(
+        "rows_outside6.mlir",
+        (((200, 150), I32), ((2, 150), I32)),
+        (1,),
+        (3, 2),
+        lambda x, idx: [_first_max_rows(x, 128)],
+        0.0,
+        whole=True,
+    ),
     "attention_causal_d192": Run(
         "attention_outside3.mlir",
         (((2, 150, 192), BF),) * 4 + (0.1,),
@@ -871,6 +966,8 @@ CONFIGS = {
     "cluster": "cluster=2",
 }
 NO_CLUSTER = {  # nothing shared
+    "masked_colsum",
+    "argmax_columns",
     "layernorm_stats",
     "fill",
     "unused_load",
@@ -905,33 +1002,47 @@ NO_CLUSTER = {  # nothing shared
     "grid3_axpy",
     "xent",  # i32 targets read per row: its loads all follow program_id(x)
 }
-TMA_STORED = {"gemm_alpha_beta"}
+TMA_STORED = {"gemm_alpha_beta", "gemm_acc_colmax"}
 """Kernels that store a tensor they load: only through TMA, with the loads'
 tensor map (not from registers, nor at a dynamic tile's coordinates, which
 TMA cannot prove aligned; tests/filecheck/lowering/refusals.mlir)."""
+NO_TWO_STAGE = {"gemm_acc_colmax"}
+"""A 128 x 128 f32 tile loaded and stored through TMA: with the two-stage
+overlap's slots no shared memory is left to stage the store (refused at it)."""
 CASES = [
     (k, c)
     for k in sorted(RUNS)
     for c in CONFIGS
     if not (c == "cluster" and k in NO_CLUSTER)
+    and not (c == "two-stage" and k in NO_TWO_STAGE)
     and not (c in ("register-stores", "dynamic") and k in TMA_STORED)
     and not (c in ("persistent", "dynamic") and RUNS[k].given_grid)
 ]
 """(A kernel whose grid the caller gives cannot be made persistent: the pass
 counts its tiles from the stores, and says so at the store.)"""
-FIFTH = {k for k, run in RUNS.items() if run.file.endswith("_outside5.mlir")}
-"""The fifth sweep's kernels: each runs its tuned configuration (its other
-configurations only under `--exhaustive`; CI's time is spent)."""
-FAST = {(k, "tuned") for k in RUNS}
+LATE = {
+    k
+    for k, run in RUNS.items()
+    if run.file.endswith(("_outside5.mlir", "_outside6.mlir"))
+}
+"""The fifth and sixth sweeps' kernels: each runs its tuned configuration (its
+other configurations only under `--exhaustive`; CI's time is spent)."""
+SIXTH = {k for k, run in RUNS.items() if run.file.endswith("_outside6.mlir")}
+FAST = {(k, "tuned") for k in sorted(set(RUNS) - SIXTH)} | {
+    ("gemm_col_row", "tuned"),  # a column and a row reduction of one accumulator
+    ("argmax_columns", "tuned"),  # i32 column reductions, cmpi down the rows
+}
+"""Every kernel's tuned configuration, but of the sixth sweep's only two (CI's
+time is spent; the others under `--exhaustive`, and all on the GPU)."""
 ROTATED = rotation(
-    sorted(set(RUNS) - FIFTH)[1::2], [c for c in CONFIGS if c != "tuned"], 1
+    sorted(set(RUNS) - LATE)[1::2], [c for c in CONFIGS if c != "tuned"], 1
 )
 """CI's slow tier: every other kernel of the earlier sweeps (those CI does not
 assemble with ptxas) under one of the other configurations in turn, every
 configuration reached by several kernels (the whole grid runs under
 `--exhaustive`)."""
 ASSEMBLED = {
-    *sorted(set(RUNS) - FIFTH)[::2],
+    *sorted(set(RUNS) - LATE)[::2],
     "gemm_64x32",  # wgmma n = 32
     "axpb_1d",  # 1-D tiles of 256
     "attention_d32",  # 64-byte rows in both dots
@@ -952,7 +1063,7 @@ def test_the_thread_level_computes_what_the_interpreter_does(
         _module(kernel), f"tawa-hopper-pipeline{{{CONFIGS[config]}}}"
     )
     got = [
-        np.full_like(a, np.nan)
+        poisoned(a)
         if i in run.outputs and i not in run.read
         else a.copy()
         if i in run.read

@@ -123,11 +123,43 @@ def test_a_pass_that_leaves_invalid_ir_is_blamed(capsys, buggy_passes) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("passes", "message"),
+    [
+        (  # the kernel's body split into blocks: it was a ValueError of ours
+            "convert-scf-to-cf,aref-partition",
+            f"{GEMM}:9:1: error: func.func: aref-partition takes a kernel whose "
+            "body is one block of structured control flow (scf.for, scf.while, "
+            "scf.if); @gemm_nt's has 4 blocks (cf branches, as convert-scf-to-cf "
+            "leaves)",
+        ),
+        (  # a role's region split into blocks: it was 'a bug in tawa-xdsl'
+            "tawa-hopper-pipeline,convert-scf-to-cf",
+            f"{GEMM}:9:1: error: nvgpu_async.role_dispatch: convert-scf-to-cf (an "
+            "xDSL pass) left IR that does not verify: Region 'producer' at "
+            "position 0 expected a single block, but got 7 blocks",
+        ),
+    ],
+)
+def test_an_xdsl_pass_that_unstructures_a_kernel_is_a_refusal(
+    capsys, passes: str, message: str
+) -> None:
+    """xDSL's convert-scf-to-cf before our passes, or after them, leaves
+    control flow in blocks that our passes and ops do not take: a diagnostic at
+    the kernel or the op, naming the pass, not an internal error."""
+    rc, out, err = run(capsys, str(GEMM), "-p", passes)
+    assert rc == 1 and out == ""
+    assert err.splitlines()[0] == f"tawa-opt: {message}"
+    assert "internal error" not in err
+
+
 def test_a_bug_inside_a_named_pipeline_is_blamed_on_its_pass(
     capsys, monkeypatch
 ) -> None:
     """tawa-hopper-pipeline runs each kernel through its own passes; a crash or
     invalid IR left by one of them names that pass, not the pipeline."""
+    from xdsl.transforms.canonicalize import CanonicalizePass
+
     from tawa_xdsl.transforms.pipeline import PipelinePass
     from tawa_xdsl.transforms.tile_shape import TileShapePass
 
@@ -139,6 +171,13 @@ def test_a_bug_inside_a_named_pipeline_is_blamed_on_its_pass(
     rc, _, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline")
     assert rc == 3
     assert "internal error in tile-shape: left invalid IR: " in err
+    # xDSL's cleanups the pipeline runs are ours too (canonicalize applies our
+    # ops' patterns): not a refusal, as the same pass run by the user is
+    monkeypatch.undo()
+    monkeypatch.setattr(CanonicalizePass, "apply", MisorderingPass.apply)
+    rc, _, err = run(capsys, str(GEMM), "-p", "tawa-hopper-pipeline")
+    assert rc == 3
+    assert "internal error in canonicalize: left invalid IR: " in err
 
 
 def test_a_bug_inside_the_ptx_target_names_its_stage(capsys, monkeypatch) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FunctionType,
@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException, VerifyException
@@ -45,6 +45,7 @@ from tawa_xdsl.diagnostics import OpDiagnostic, in_pass
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import splat_value
 from tawa_xdsl.grid import GRID_ATTR
+from tawa_xdsl.ir_checks import where
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
@@ -113,6 +114,7 @@ def resize(shape: KernelShape, sizes: dict[str, int]) -> None:
                     f"tile-shape: {name} is written as both {written[name]} and "
                     f"{extent}",
                 )
+    _refuse_untagged_strides(shape, written, sizes)
     tags = [
         o
         for o in kernel.body.walk()
@@ -157,6 +159,81 @@ def resize(shape: KernelShape, sizes: dict[str, int]) -> None:
             new.result.name_hint = c.result.name_hint
             Rewriter.replace_op(c, new)
     _retype(shape, sizes)
+
+
+def _refuse_untagged_strides(
+    shape: KernelShape, written: dict[str, int], sizes: dict[str, int]
+) -> None:
+    """A diagnostic at an index constant of a resized dimension's written size
+    in a load's or store's coordinate along that dimension (a tile offset
+    `program_id * 128`, a loop step or start) that would not take the new
+    size (untagged, or tagged with another dimension resized otherwise): the
+    resized tiles would not cover the tensor (rows never written: a silent
+    wrong answer)."""
+    for op in shape.kernel.body.walk():
+        if not isinstance(op, tile.LoadOp | tile.StoreOp):
+            continue
+        for axis, index in enumerate(op.indices):
+            named = shape.names.get(shape.dims.find((op.desc, axis)))
+            name = named[0] if named is not None else None
+            if name not in sizes or written.get(name, sizes[name]) == sizes[name]:
+                continue
+            old, new = written[name], sizes[name]
+            if (stale := _stale_constant(index, old, new, sizes, depth=8)) is None:
+                continue
+            tag = stale.attributes.get(SIZE_ATTR)
+            why = f"tagged {tag.data}" if isinstance(tag, StringAttr) else "not tagged"
+            after = _resized_value(stale, sizes)
+            raise OpDiagnostic(
+                stale,
+                f"tile-shape: this {old} is in the coordinate of {op.name} "
+                f"({where(op)}) along its {name} axis, which becomes {new}, but "
+                f"it would {'stay' if after == old else 'become'} {after} (it is "
+                f'{why}); write arith.constant {{{SIZE_ATTR} = "{name}"}} {old}',
+            )
+
+
+def _resized_value(c: arith.ConstantOp, sizes: dict[str, int]) -> int:
+    """What tile-shape makes of an integer constant: its tag's new size, or
+    itself."""
+    tag = c.attributes.get(SIZE_ATTR)
+    if isinstance(tag, StringAttr) and tag.data in sizes:
+        return sizes[tag.data]
+    assert isinstance(c.value, IntegerAttr)
+    return c.value.value.data
+
+
+def _stale_constant(
+    v: SSAValue, old: int, new: int, sizes: dict[str, int], depth: int
+) -> arith.ConstantOp | None:
+    """An integer constant equal to `old` that `v` is computed from (through
+    integer arithmetic and the start and step of a loop whose induction
+    variable it is) and that tile-shape would not make `new`, or None."""
+    if depth == 0:
+        return None
+    if isinstance(v, BlockArgument):
+        loop = v.block.parent_op()
+        if isinstance(loop, scf.ForOp) and v.index == 0:
+            found = (
+                _stale_constant(w, old, new, sizes, depth - 1)
+                for w in (loop.lb, loop.step)
+            )
+            return next((c for c in found if c is not None), None)
+        return None
+    op = v.owner
+    if isinstance(op, arith.ConstantOp):
+        value = op.value
+        if not isinstance(value, IntegerAttr) or value.value.data != old:
+            return None
+        return op if _resized_value(op, sizes) != new else None
+    if isinstance(op, STRIDE_ARITH):
+        found = (_stale_constant(w, old, new, sizes, depth - 1) for w in op.operands)
+        return next((c for c in found if c is not None), None)
+    return None
+
+
+STRIDE_ARITH = (arith.MuliOp, arith.AddiOp, arith.SubiOp, arith.IndexCastOp)
+"""The integer ops a tile coordinate is computed with."""
 
 
 def _retype(shape: KernelShape, sizes: dict[str, int]) -> None:

@@ -16,8 +16,14 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import (
+    IndexType,
+    ModuleOp,
+    TensorType,
+    UnregisteredOp,
+    i32,
+)
 from xdsl.ir import Operation
 
 from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
@@ -117,6 +123,13 @@ def check_kernel_input(pass_name: str, kernel: func.FuncOp) -> None:
     """`check_pass_input` for one kernel of a pass in `PASS_LEVELS`
     (`compile()` checks its kernel so, at once)."""
     wanted = PASS_LEVELS[pass_name]
+    if len(blocks := kernel.body.blocks) != 1:  # parsed, or made so by a pass
+        raise OpDiagnostic(
+            kernel,
+            f"{pass_name} takes a kernel whose body is one block of structured "
+            f"control flow (scf.for, scf.while, scf.if); @{kernel.sym_name.data}'s "
+            f"has {len(blocks)} blocks (cf branches, as convert-scf-to-cf leaves)",
+        )
     level = kernel_level(kernel)
     if level != wanted:
         raise OpDiagnostic(kernel, _wrong_level(pass_name, wanted, kernel, level))
@@ -158,6 +171,19 @@ def unsupported_op(op: Operation) -> str | None:
             f"func.call of @{op.callee.string_value()}: a tile kernel calls no "
             "functions; inline it"
         )
+    if (why := high_rank_tile(op)) is not None:
+        return why
+    if isinstance(op, scf.ForOp) and op.lb.type not in (IndexType(), i32):
+        return (
+            f"scf.for counting in {op.lb.type}: a loop counts in index or i32 (a "
+            "32-bit register); give it index bounds (arith.index_cast)"
+        )
+    if any(isinstance(r.type, tile.DescType) for r in op.results):
+        return (
+            f"{op.name} makes a !tile.desc: a tensor is a kernel parameter, loaded "
+            "and stored as it is (its tensor map is made once, for that "
+            "parameter); pick between tiles or stores instead of tensors"
+        )
     if isinstance(op, tile.LoadOp) and (row := tma_row_bytes(op.desc.type)) % 16:
         return (
             f"box rows of {row} bytes: loads go through TMA, which moves rows of a "
@@ -166,6 +192,23 @@ def unsupported_op(op: Operation) -> str | None:
     if isinstance(op, tile.ReduceOp) and (why := column_reduce_problem(op)):
         return why
     return unsupported_elementwise(op) or narrow_arithmetic(op)
+
+
+def high_rank_tile(op: Operation) -> str | None:
+    """Why `op`, which makes a tile of rank 3 or more, cannot be compiled, or
+    None: the consumers hold a tile as a vector or a matrix (the accumulator
+    layout's rows and columns), and a shared-memory slot one of those too."""
+    for result in op.results:
+        if isinstance(t := result.type, TensorType) and t.get_num_dims() > 2:
+            *outer, rows, cols = t.get_shape()
+            box = ", ".join(["1"] * len(outer) + [str(rows), str(cols)])
+            return (
+                f"a rank-{t.get_num_dims()} tile ({'x'.join(map(str, t.get_shape()))})"
+                ": tiles in registers are vectors or matrices; load a box with "
+                f"leading 1s as a matrix (box = [{box}] -> "
+                f"tensor<{rows}x{cols}x{t.element_type}>) and loop over the rest"
+            )
+    return None
 
 
 def column_reduce_problem(op: tile.ReduceOp) -> str | None:
@@ -177,12 +220,7 @@ def column_reduce_problem(op: tile.ReduceOp) -> str | None:
     axis = op.axis.value.data
     if axis == len(shape) - 1:
         return None
-    if len(shape) != 2:
-        return (
-            f"axis {axis} of a rank-{len(shape)} tile: only the columns of a "
-            "matrix tile (axis 0) and the rows of a tile (its last axis) are reduced"
-        )
-    rows, cols = shape
+    rows, cols = shape  # a tile of rank 3 is refused where it is made
     what = "a column reduction (axis 0)"
     if rows == 1 or cols == 1:
         return (

@@ -10,7 +10,9 @@ wave model), num_stages=1 given to a GEMM and to attention (the tuned two-stage
 overlap then off), reverse_x=True given to short causal attention (its
 persistent walk then off), persistent=True given to causal attention and
 outer_stages=3 (the stages then leave room for Q's slots); the fourth sweep's
-GEMM storing its output transposed as a split-K and a stream-K pair."""
+GEMM storing its output transposed as a split-K and a stream-K pair; the sixth
+sweep's GEMM with a column and a row reduction of its accumulator as a split-K
+and a stream-K pair (both reductions in the second kernel's epilogue)."""
 
 from __future__ import annotations
 
@@ -35,6 +37,9 @@ def check_on_the_gpu(torch, kernel: str, **options: object) -> None:
     grid = run.grid if run.given_grid else None
     tawa_xdsl.compile(KERNELS / run.file, kernel, **options)(*args, grid=grid)
     for out, expected in zip(run.outputs, run.reference(*wide), strict=True):
+        if np.issubdtype(args[out].dtype, np.integer):  # indices, exact counts
+            np.testing.assert_array_equal(args[out], expected)
+            continue
         got = torch.from_numpy(args[out].astype(np.float64))
         assert rel_err(got, torch.from_numpy(expected)) < 2e-2
 
@@ -158,4 +163,32 @@ def test_a_transposed_store_split(torch, cut) -> None:
     torch.cuda.synchronize()
     ref = torch.relu(a.double() @ b.double().t() + bias.double()).t()
     assert rel_err(ct, ref) < 1e-2
+    assert kernel.kernel.contract.split is not None  # the pair ran
+
+
+def _tiles(torch, x, rows: int):
+    """x's tiles of `rows` rows, zeros past its last row: [tiles, rows, ...]."""
+    pad = x.new_zeros((-x.shape[0] % rows, *x.shape[1:]))
+    return torch.cat([x, pad]).reshape(-1, rows, *x.shape[1:])
+
+
+@pytest.mark.parametrize("cut", [{"split_k": 3}, {"stream_k": True}], ids=str)
+def test_column_and_row_reductions_split(torch, cut) -> None:
+    """@gemm_col_row (C, the column sums of each 128-row tile and the row maxima
+    of each 128-column tile of A B^T) as a split-K or stream-K pair: the
+    reductions run on the summed slices, in the second kernel."""
+    m, n, k = 200, 136, 8192
+    gen = torch.Generator(device="cuda").manual_seed(13)
+    a = torch.randn(m, k, device="cuda", generator=gen).bfloat16()
+    b = torch.randn(n, k, device="cuda", generator=gen).bfloat16()
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    col = torch.full((2, n), float("nan"), device="cuda")
+    row = torch.full((2, m), float("nan"), device="cuda")
+    kernel = tawa_xdsl.compile(KERNELS / "gemm_outside6.mlir", "gemm_col_row", **cut)
+    kernel(a, b, c, col, row)
+    torch.cuda.synchronize()
+    p = a.double() @ b.double().t()
+    assert rel_err(c, p) < 1e-2
+    assert rel_err(col, _tiles(torch, p, 128).sum(1)) < 1e-3
+    assert rel_err(row, _tiles(torch, p.t(), 128).amax(1)) < 1e-3
     assert kernel.kernel.contract.split is not None  # the pair ran

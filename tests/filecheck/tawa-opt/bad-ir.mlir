@@ -276,3 +276,99 @@ func.func @k(%o: !tile.desc<?xf32, box = [64]>, %n: i32) attributes {tile.kernel
 }
 // CHECK: bad-ir.mlir:[[# @LINE - 4]]:3
 // CHECK: arith.select takes scalars here; select between tiles with tile.select
+
+// -----
+
+// An empty block where a terminator belongs: xDSL checks it in the block, not
+// in the op, and said so without a location.
+func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+}
+// CHECK: bad-ir.mlir:[[# @LINE - 2]]:1: error: func.func: Operation func.func contains empty block
+
+// -----
+
+func.func @k(%o: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
+  "scf.while"() ({
+  ^bb0:
+  }, {
+  ^bb1:
+  }) : () -> ()
+  func.return
+}
+// CHECK: bad-ir.mlir:[[# @LINE - 7]]:3: error: scf.while: Operation scf.while contains empty block
+
+// -----
+
+// What scf.if and scf.while regions pass on must have the op's types (xDSL
+// checks scf.for's yield only: these were lowered, or crashed the PTX printer).
+func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>, %y: !tile.desc<?x?xf32, box = [64, 64]>, %f: i1) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  %r = scf.if %f -> (tensor<64x64xf32>) {
+    scf.yield %t : tensor<64x64xf32>
+  } else {
+    %z = arith.constant dense<0.0> : tensor<64x32xf32>
+    scf.yield %z : tensor<64x32xf32>
+  }
+  tile.store %r, %y[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+// CHECK: bad-ir.mlir:[[# @LINE - 5]]:5: error: scf.yield passes on (tensor<64x32xf32>) where the scf.if's results are (tensor<64x64xf32>)
+
+// -----
+
+func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>, %y: !tile.desc<?x?xf32, box = [64, 64]>, %f: i1) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  %r = scf.if %f -> (tensor<64x64xf32>) {
+    scf.yield %t : tensor<64x64xf32>
+  }
+  tile.store %r, %y[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+// CHECK: bad-ir.mlir:[[# @LINE - 6]]:3: error: scf.if has results but no else region to give them
+
+// -----
+
+func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>, %y: !tile.desc<?x?xf32, box = [64, 64]>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  %z = arith.constant 0 : i32
+  %r:2 = scf.while (%a = %t, %i = %z) : (tensor<64x64xf32>, i32) -> (tensor<64x64xf32>, i32) {
+    %p = arith.cmpi slt, %i, %n : i32
+    scf.condition(%p) %a, %i : tensor<64x64xf32>, i32
+  } do {
+  ^bb0(%b: tensor<64x64xf32>, %j: i32):
+    %one = arith.constant 1 : i32
+    %j1 = arith.addi %j, %one : i32
+    %bf = arith.truncf %b : tensor<64x64xf32> to tensor<64x64xf16>
+    scf.yield %bf, %j1 : tensor<64x64xf16>, i32
+  }
+  tile.store %r#0, %y[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+// CHECK: bad-ir.mlir:[[# @LINE - 5]]:5: error: scf.yield passes on (tensor<64x64xf16>, i32) where the before region's arguments are (tensor<64x64xf32>, i32)
+
+// -----
+
+// xDSL's scf.while verifier raises a bare exception for these (an internal
+// error "in the verifier").
+func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>, %y: !tile.desc<?x?xf32, box = [64, 64]>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0, %c0] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+  %z = arith.constant 0 : i32
+  %r:2 = "scf.while"(%t, %z) ({
+  ^bb0(%a: tensor<64x64xf32>, %i: i32):
+    %p = arith.cmpi slt, %i, %n : i32
+    scf.condition(%p) %a, %i : tensor<64x64xf32>, i32
+  }, {
+  ^bb0(%b: tensor<64x32xf32>, %j: i32):
+    %one = arith.constant 1 : i32
+    %j1 = arith.addi %j, %one : i32
+    %b2 = arith.constant dense<0.0> : tensor<64x64xf32>
+    scf.yield %b2, %j1 : tensor<64x64xf32>, i32
+  }) : (tensor<64x64xf32>, i32) -> (tensor<64x64xf32>, i32)
+  tile.store %r#0, %y[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+// CHECK: bad-ir.mlir:[[# @LINE - 14]]:3: error: scf.while's after region takes (tensor<64x32xf32>, i32) where its results are (tensor<64x64xf32>, i32)
