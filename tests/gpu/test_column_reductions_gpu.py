@@ -135,9 +135,8 @@ def test_masked_column_max_leaves_out_the_rows_past_the_end(torch) -> None:
     [
         # 40 columns: five 8-column groups through the scratch, C from registers
         {"block_n": 40},
-        # three warpgroups, 192 columns: the tuned stages leave the scratch
-        # and C's TMA staging tile room (six stages left C to registers)
-        {"block_m": 192, "block_n": 192, "block_k": 32},
+        # (192x192 over three warpgroups, whose stages tests/test_tuning.py
+        # checks, spills 1024 bytes per thread in ptxas: refused at load)
     ],
     ids=str,
 )
