@@ -880,16 +880,17 @@ class CmpiOp(_CompareOp):
 
 @irdl_op_definition
 class CmpfOp(_CompareOp):
-    """Elementwise comparison of two f32 tiles (leaky ReLU's `x > 0`, a
-    threshold mask, a NaN guard), as `arith.cmpf` and LLVM's `fcmp` define it:
-    an ordered predicate is false where either side is NaN, an unordered one
-    (`u...`) true; `ord` / `uno` say whether neither / either is NaN. 16-bit
-    tiles compare after `arith.extf` to f32 (registers hold them in pairs)."""
+    """Elementwise comparison of two f32, bf16 or f16 tiles (leaky ReLU's
+    `x > 0`, a threshold mask, a NaN guard), as `arith.cmpf` and LLVM's `fcmp`
+    define it: an ordered predicate is false where either side is NaN, an
+    unordered one (`u...`) true; `ord` / `uno` say whether neither / either is
+    NaN. A 16-bit tile compares its own values (the thread level widens them
+    to f32, exactly); an 8-bit one is widened with `arith.extf` first."""
 
     name = "tile.cmpf"
     PREDICATE: ClassVar = CmpfPredicateAttr
-    ELEMENTS: ClassVar = (Float32Type,)
-    COMPARES: ClassVar = "f32 tiles (arith.extf a 16-bit tile first)"
+    ELEMENTS: ClassVar = (Float32Type, BFloat16Type, Float16Type)
+    COMPARES: ClassVar = "f32, bf16 or f16 tiles (arith.extf an 8-bit tile first)"
     predicate = prop_def(CmpfPredicateAttr)
 
 

@@ -222,11 +222,11 @@ func.func @k(%x: tensor<4xi32>) {
 
 // -----
 
-func.func @k(%x: tensor<4xf16>) {
-  %r = tile.cmpf olt, %x, %x : tensor<4xf16> -> tensor<4xi1>
+func.func @k(%x: tensor<4xf8E4M3FN>) {
+  %r = tile.cmpf olt, %x, %x : tensor<4xf8E4M3FN> -> tensor<4xi1>
   func.return
 }
-// CHECK: error: tile.cmpf compares f32 tiles (arith.extf a 16-bit tile first), not f16
+// CHECK: error: tile.cmpf compares f32, bf16 or f16 tiles (arith.extf an 8-bit tile first), not f8E4M3FN
 
 // -----
 
