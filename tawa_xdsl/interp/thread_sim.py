@@ -7,8 +7,8 @@ that runs the whole kernel body for its 128 lanes at once; the TMA engine is one
 more actor, delivering issued copies and stores in an order the seed picks. A
 register bundle is a numpy array `[lanes, registers]` of raw bits
 (`ptx_alu.DTYPES`); a value the same in every lane (an immediate, a parameter,
-`%ctaid`) keeps a lane extent of 1. `ptx.alu` applies `ptx_alu.ALU[opcode]` to
-whole arrays.
+`%ctaid`) keeps a lane extent of 1. `ptx.alu` applies `ptx_alu.ALU[opcode]`
+(`EXACT_ALU` under `exact_math`: `run_threads`) to whole arrays.
 
 Control flow runs under an active-lane mask: `ptx.if` on a per-lane predicate
 runs each side for its lanes (a side no lane takes is skipped, as the GPU
@@ -109,6 +109,8 @@ from tawa_xdsl.interp.ptx_alu import (
     BYTES,
     CLUSTER_WINDOW,
     DTYPES,
+    EXACT_ALU,
+    Fn,
     add_sat_s32,
     f32_bits,
 )
@@ -205,8 +207,11 @@ class ThreadFunctions(InterpreterFunctions):
         grid: tuple[int, int, int],
         seed: int,
         registers: dict[str, int] | None = None,
+        alu: dict[str, Fn] = ALU,
     ):
         self.scheduler = scheduler
+        self.alu = alu
+        """What each `ptx.alu` opcode computes (`ptx_alu.ALU`, or `EXACT_ALU`)."""
         self.registers = registers  # allocated IR: registers per class
         self.threads = threads
         self.smem_size = smem
@@ -595,7 +600,7 @@ class ThreadFunctions(InterpreterFunctions):
             self._read(op, i, args[i], maps[i] or None, lanes)
             for i in range(len(op.args))
         ]
-        bits = ALU[op.opcode.data](*xs)
+        bits = self.alu[op.opcode.data](*xs)
         bits = np.asarray(bits, dtype=DTYPES[ptx.register_class(op.result)])
         if bits.shape[1] != n:
             bits = np.broadcast_to(bits, (bits.shape[0], n))
@@ -1684,17 +1689,21 @@ def run_threads(
     params: dict[str, ParamValue],
     grid: tuple[int, int, int],
     seed: int = 0,
+    exact_math: bool = False,
 ) -> ThreadFunctions:
     """Run a thread-level kernel for every program id of `grid`, a cluster of
     blocks at a time, with the parameter values `params` (by PTX name); returns
     the machine (its global memory counts every byte written). An allocated
-    kernel also has its registers checked (`RegisterFile`)."""
+    kernel also has its registers checked (`RegisterFile`). The `.approx`
+    instructions err as the PTX ISA allows them (`ptx_alu.APPROXIMATE`), or
+    with `exact_math` not at all."""
     launch = kernel_launch(kernel)
     threads, smem, size = launch.threads, launch.smem, launch.cluster
     scheduler = RoleScheduler(seed)
     registers = allocated_registers(kernel)
+    alu = EXACT_ALU if exact_math else ALU
     machine = ThreadFunctions(
-        scheduler, params, threads, smem, size, grid, seed, registers
+        scheduler, params, threads, smem, size, grid, seed, registers, alu
     )
     listeners = (RegisterWrites(machine),) if registers is not None else ()
     interpreter = Interpreter(module, listeners=listeners)
