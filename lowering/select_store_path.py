@@ -12,7 +12,8 @@ at run time (`StorePath`), most specialised first:
   whole 32-column groups (`vec16_fits`), taken when the tile lies wholly inside
   the tensor at a column that is a multiple of 8;
 - `pair`: one store per element pair, taken at an even first column;
-- `single`: one store per element, the fallback (an odd column misaligns pairs).
+- `single`: one store per element, the fallback (an odd column misaligns pairs),
+  and the only path of i8 tiles (one element per register: `st.u8` each).
 
 `distribute-fragments` emits one uniform branch per listed path but the last.
 A store that already lists its paths keeps them (a test or a user may force
@@ -24,7 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -38,6 +45,8 @@ from tawa_xdsl.dialects import nvgpu_async as nv
 
 def store_paths(t: TensorType, vec16: bool = True) -> list[nv.StorePath]:
     """The register paths a store of tile type `t` may take."""
+    if t.element_type == IntegerType(8):
+        return [nv.StorePath.SINGLE]
     paths = [nv.StorePath.PAIR, nv.StorePath.SINGLE]
     if vec16 and nv.vec16_fits(t):
         paths.insert(0, nv.StorePath.VEC16)

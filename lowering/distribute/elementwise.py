@@ -626,6 +626,37 @@ class Convert(DistributePattern):
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
+INTEGER_CASTS: dict[tuple[int, int], str | None] = {
+    (8, 32): None,
+    (32, 8): "cvt.s32.s8",
+    (32, 64): "cvt.s64.s32",
+    (64, 32): "cvt.u32.u64",
+}
+"""`tile.extsi` / `tile.trunci` by (source, result) width. An i8 element is
+its value sign-extended in a `b32` register (`ld.shared.s8` loads it so), so
+widening it is no instruction and narrowing to it keeps the low byte
+sign-extended; an i64 is one `b64` register."""
+
+
+class IntegerCast(DistributePattern):
+    """`tile.extsi` and `tile.trunci`: one `cvt` per element, or none."""
+
+    OPS = (tile.ExtSIOp, tile.TruncIOp)
+
+    def rewrite(self, op: tile.ExtSIOp | tile.TruncIOp, rewriter: PatternRewriter):
+        widths = tuple(element_type(v.type).width.data for v in (op.source, op.result))
+        a = self.k.lowered(op.source, op)
+        if (opcode := INTEGER_CASTS[widths]) is None:
+            self.k.define(rewriter, op, [], a)
+            return
+        ops = Ops(self.k)
+        if a.uniform:
+            d = ops.alu(opcode, ops.reg(a))
+        else:
+            d = ops.alu(opcode, a, count=fragment_count(op.result.type))
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
 class Iota(DistributePattern):
     """Row (or column) indices of the elements a thread holds: its row base
     (column base 2 t) plus each element's offset, a constant bundle."""
@@ -702,6 +733,7 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         ExtF(k),
         Cmpf(k),
         Convert(k),
+        IntegerCast(k),
         Iota(k),
         TileCompare(k),
         TileSelect(k),

@@ -12,7 +12,9 @@
 - `smem_load`: a vector tile (a bias) read into the column layout, one load
   per 8-column group; a matrix tile TMA loaded (a residual, a split-K partial
   sum) read into the accumulator layout through the same swizzle, one load per
-  element pair (32 bits for 16-bit pairs, `ld.shared.v2.f32` for f32).
+  element pair (32 bits for 16-bit pairs, `ld.shared.v2.f32` for f32,
+  `.v2.b64` for i64), or per element for i8 (`ld.shared.s8`: the byte
+  sign-extended into its register; stores of i8 write `st.u8`, the low byte).
 - `store_global`: masked stores from registers with unsigned bounds checks, by
   the paths `select-store-path` listed (a store without them takes that pass's
   choice), chosen at run time with uniform branches on the tile's first column:
@@ -25,8 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
 )
@@ -129,14 +131,17 @@ class SmemStore(DistributePattern):
         addr, pairs = _swizzled_pairs(ops, op, t, base)
         packed = is_16bit(t.element_type) or is_fp8(t.element_type)
         pair = (lambda i: [i // 2]) if packed else (lambda i: [i, i + 1])
+        byte = is_byte_integer(t.element_type)  # each element its own byte
+        halves = (0, 1) if byte else (0,)
         ops.add(
             ptx.StoreOp(
                 "shared",
                 addr,
                 value.value,
                 [value.element(e) for p in pairs for e in pair(p.element)],
-                offsets=[p.offset for p in pairs],
-                addr_elements=[p.group for p in pairs],
+                offsets=[p.offset + h for p in pairs for h in halves],
+                addr_elements=[p.group for p in pairs for _ in halves],
+                byte=byte,
             )
         )
         rewriter.replace(op, ops, [])
@@ -197,11 +202,8 @@ class SmemLoad(DistributePattern):
             ops.imm(esize, "b32"),
             self.k.lowered(op.source, op).value,
         )
-        rt = register_type(t)
-        assert rt is not None
         offsets = [8 * j * esize for j in range(geometry(t).count // 2)]
-        load = ptx.LoadOp("shared", col, rt.register_class, rt.size, offsets=offsets)
-        return ops.add(load).results[0]
+        return _load_shared(ops, col, t, offsets)
 
     def _row_vector(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
         """One value per row this thread holds (a per-row scale): one load each,
@@ -215,11 +217,8 @@ class SmemLoad(DistributePattern):
             ops.imm(esize, "b32"),
             self.k.lowered(op.source, op).value,
         )
-        rt = register_type(t)
-        assert rt is not None
         offsets = [geom.row_offset(i) * esize for i in range(geom.count)]
-        load = ptx.LoadOp("shared", first, rt.register_class, rt.size, offsets=offsets)
-        return ops.add(load).results[0]
+        return _load_shared(ops, first, t, offsets)
 
     def _matrix(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
         """One load per element pair, in register order, so the bundle is the
@@ -227,17 +226,44 @@ class SmemLoad(DistributePattern):
         base = self.k.lowered(op.source, op).value
         addr, pairs = _swizzled_pairs(ops, op, t, base)
         pairs = sorted(pairs, key=lambda p: p.element)
-        rt = register_type(t)
-        assert rt is not None
-        load = ptx.LoadOp(
-            "shared",
-            addr,
-            rt.register_class,
-            rt.size,
-            offsets=[p.offset for p in pairs],
-            addr_elements=[p.group for p in pairs],
-        )
-        return ops.add(load).results[0]
+        offsets, groups = [p.offset for p in pairs], [p.group for p in pairs]
+        return _load_shared(ops, addr, t, offsets, groups)
+
+
+def is_byte_integer(t: Attribute) -> bool:
+    """i8: one element per `b32` register (sign-extended), one byte in memory,
+    so each is loaded (`ld.shared.s8`) and stored (`st.u8`) on its own."""
+    return isinstance(t, IntegerType) and t.width.data == 8
+
+
+def _load_shared(
+    ops: Ops,
+    addr: SSAValue,
+    t: TensorType,
+    offsets: list[int],
+    addr_elements: list[int] | None = None,
+) -> SSAValue:
+    """The registers of tile `t`, an equal share of them from each of
+    `offsets` (from element `addr_elements[i]` of `addr`): a vector load per
+    offset, or for an i8 tile a byte load per element, at consecutive bytes."""
+    rt = register_type(t)
+    assert rt is not None
+    byte = is_byte_integer(t.element_type)
+    if byte:
+        per = rt.size // len(offsets)
+        offsets = [o + i for o in offsets for i in range(per)]
+        if addr_elements is not None:
+            addr_elements = [a for a in addr_elements for _ in range(per)]
+    load = ptx.LoadOp(
+        "shared",
+        addr,
+        rt.register_class,
+        rt.size,
+        offsets=offsets,
+        addr_elements=addr_elements,
+        byte=byte,
+    )
+    return ops.add(load).results[0]
 
 
 @dataclass(frozen=True)
@@ -318,6 +344,8 @@ class _Store:
     """Element offset of the leading indices."""
     col: SSAValue
     ids: ConsumerIds
+    byte: bool
+    """An i8 tile: each element its low byte (`st.global.u8`)."""
 
     @property
     def row_offsets(self) -> list[int]:
@@ -347,9 +375,15 @@ class StoreGlobal(DistributePattern):
         if is_fp8(t.element_type):
             raise OpDiagnostic(
                 op,
-                "8-bit tiles are stored through TMA only: store whole 128-byte rows "
-                "at coordinates TMA takes (the register store path has no byte "
-                "stores yet)",
+                "8-bit float tiles are stored through TMA only: store whole 128-byte "
+                "rows at coordinates TMA takes (their registers hold pairs, which the "
+                "register store path does not split)",
+            )
+        paths = op.store_paths or tuple(store_paths(t))
+        byte = is_byte_integer(t.element_type)
+        if byte and paths != (StorePath.SINGLE,):
+            raise OpDiagnostic(
+                op, "i8 tiles are stored from registers one element at a time only"
             )
         ptr, dims, strides = k.tensors[op.target]
         idx = [ops.reg(self.k.lowered(i, op)) for i in op.indices]
@@ -375,8 +409,8 @@ class StoreGlobal(DistributePattern):
             offset,
             idx[rank - 1],
             k.consumer_ids(op),
+            byte,
         )
-        paths = op.store_paths or tuple(store_paths(t))
         odd = fits = None
         if (
             len(paths) > 1
@@ -470,6 +504,7 @@ def _store_vector(
             offsets=[0] * n,
             addr_elements=list(range(n)),
             pred_elements=list(range(n)),
+            byte=is_byte_integer(t.element_type),
         )
     )
 
@@ -616,6 +651,7 @@ def _store_pair_groups(
                 pred=pred,
                 offsets=[0] * n,
                 addr_elements=list(range(n)),
+                byte=s.byte,
             )
         )
 

@@ -383,6 +383,9 @@ def _table() -> dict[str, Fn]:
         "mad.lo.s32": _u32(lambda a, b, c: _wide(a, False) * b + c),
         "bfe.u32": _bfe_u32,
         "mov.b32": _identity,
+        "cvt.s32.s8": lambda a: (
+            a.astype(np.uint8).view(np.int8).astype(np.int32).view(np.uint32)
+        ),
         "mov.u32": _identity,
         "selp.b32": _select,
         "selp.f32": _select,

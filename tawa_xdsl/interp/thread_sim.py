@@ -715,7 +715,7 @@ class ThreadFunctions(InterpreterFunctions):
     def run_load(self, interpreter: Interpreter, op: ptx.LoadOp, args: PythonValues):
         cls, n = ptx.register_class(op.result), ptx.width(op.result)
         vector = op.vector
-        width = vector * BYTES[cls]
+        width = 1 if op.byte else vector * BYTES[cls]
         lanes, addrs = self._instructions(op, args, width)
         out = np.zeros((LANES, n), dtype=DTYPES[cls])
         if lanes.any():
@@ -729,7 +729,11 @@ class ThreadFunctions(InterpreterFunctions):
                     span = where.astype(np.int64)[:, None] + np.arange(width)
                     self._shared_access(op, block, span, write=False)
                     data = block.smem.bytes[span]
-            got = np.ascontiguousarray(data).view(DTYPES[cls]).reshape(-1, vector)
+            if op.byte:  # ld.s8: the byte sign-extended into the register
+                got = data.view(np.int8).astype(np.int32).view(np.uint32)
+            else:
+                got = np.ascontiguousarray(data).view(DTYPES[cls])
+            got = got.reshape(-1, vector)
             view = out.reshape(LANES, -1, vector).transpose(1, 0, 2)  # [instr, lane, v]
             view[lanes.T] = got
         if op.pred is None:
@@ -741,18 +745,17 @@ class ThreadFunctions(InterpreterFunctions):
     def run_store(self, interpreter: Interpreter, op: ptx.StoreOp, args: PythonValues):
         cls = ptx.register_class(op.value)
         vector = op.vector
-        width = vector * BYTES[cls]
+        width = 1 if op.byte else vector * BYTES[cls]
         lanes, addrs = self._instructions(op, args, width)
         if not lanes.any():
             return ()
         kind = f"st.{op.space.data}.{f'v{vector}.' if vector > 1 else ''}"
-        self.stores[kind + ptx.MEMORY_TYPES[cls]] += int(lanes.any(axis=0).sum())
+        self.stores[kind + op.memory_type(cls)] += int(lanes.any(axis=0).sum())
         values = self._per_lane(
             self._read(op, 1, args[1], op.elements, lanes.any(axis=1))
         )
-        values = values.astype(DTYPES[cls]).reshape(
-            LANES, -1, vector
-        )  # [lane, instr, v]
+        dtype = np.uint8 if op.byte else DTYPES[cls]  # st.u8: the low byte
+        values = values.astype(dtype).reshape(LANES, -1, vector)  # [lane, instr, v]
         data = np.ascontiguousarray(values.transpose(1, 0, 2)[lanes.T]).view(np.uint8)
         where = addrs.T[lanes.T]  # instruction-major, as the instructions run
         instr = np.nonzero(lanes.T)[0]
