@@ -111,6 +111,12 @@ def is_i32(element_type: Attribute) -> bool:
     return element_type == IntegerType(32)
 
 
+def is_i8(element_type: Attribute) -> bool:
+    """A byte in memory, its value sign-extended in a 32-bit register: each
+    element is loaded (`ld.shared.s8`) and stored (`st.u8`) on its own."""
+    return element_type == IntegerType(8)
+
+
 def is_storage_integer(element_type: Attribute) -> bool:
     """i8 or i64: an integer a tensor holds but a tile only moves (see
     `STORAGE_INTEGERS`)."""

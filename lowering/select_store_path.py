@@ -25,13 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    IntegerType,
-    ModuleOp,
-    StringAttr,
-    TensorType,
-)
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -41,11 +35,12 @@ from xdsl.pattern_rewriter import (
 )
 
 from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects.tile import is_i8
 
 
 def store_paths(t: TensorType, vec16: bool = True) -> list[nv.StorePath]:
     """The register paths a store of tile type `t` may take."""
-    if t.element_type == IntegerType(8):
+    if is_i8(t.element_type):
         return [nv.StorePath.SINGLE]
     paths = [nv.StorePath.PAIR, nv.StorePath.SINGLE]
     if vec16 and nv.vec16_fits(t):

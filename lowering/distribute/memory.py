@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import IntegerType, TensorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
 )
@@ -37,7 +37,7 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, StorePath
-from tawa_xdsl.dialects.tile import element_bytes, is_fp8
+from tawa_xdsl.dialects.tile import element_bytes, is_fp8, is_i8
 from tawa_xdsl.lowering.distribute.barriers import slot_address
 from tawa_xdsl.lowering.distribute.context import (
     ConsumerIds,
@@ -131,16 +131,16 @@ class SmemStore(DistributePattern):
         addr, pairs = _swizzled_pairs(ops, op, t, base)
         packed = is_16bit(t.element_type) or is_fp8(t.element_type)
         pair = (lambda i: [i // 2]) if packed else (lambda i: [i, i + 1])
-        byte = is_byte_integer(t.element_type)  # each element its own byte
-        halves = (0, 1) if byte else (0,)
+        byte = is_i8(t.element_type)
+        within = (0, 1) if byte else (0,)  # i8: each byte of a pair on its own
         ops.add(
             ptx.StoreOp(
                 "shared",
                 addr,
                 value.value,
                 [value.element(e) for p in pairs for e in pair(p.element)],
-                offsets=[p.offset + h for p in pairs for h in halves],
-                addr_elements=[p.group for p in pairs for _ in halves],
+                offsets=[p.offset + b for p in pairs for b in within],
+                addr_elements=[p.group for p in pairs for _ in within],
                 byte=byte,
             )
         )
@@ -230,12 +230,6 @@ class SmemLoad(DistributePattern):
         return _load_shared(ops, addr, t, offsets, groups)
 
 
-def is_byte_integer(t: Attribute) -> bool:
-    """i8: one element per `b32` register (sign-extended), one byte in memory,
-    so each is loaded (`ld.shared.s8`) and stored (`st.u8`) on its own."""
-    return isinstance(t, IntegerType) and t.width.data == 8
-
-
 def _load_shared(
     ops: Ops,
     addr: SSAValue,
@@ -248,7 +242,7 @@ def _load_shared(
     offset, or for an i8 tile a byte load per element, at consecutive bytes."""
     rt = register_type(t)
     assert rt is not None
-    byte = is_byte_integer(t.element_type)
+    byte = is_i8(t.element_type)
     if byte:
         per = rt.size // len(offsets)
         offsets = [o + i for o in offsets for i in range(per)]
@@ -380,7 +374,7 @@ class StoreGlobal(DistributePattern):
                 "register store path does not split)",
             )
         paths = op.store_paths or tuple(store_paths(t))
-        byte = is_byte_integer(t.element_type)
+        byte = is_i8(t.element_type)
         if byte and paths != (StorePath.SINGLE,):
             raise OpDiagnostic(
                 op, "i8 tiles are stored from registers one element at a time only"
@@ -504,7 +498,7 @@ def _store_vector(
             offsets=[0] * n,
             addr_elements=list(range(n)),
             pred_elements=list(range(n)),
-            byte=is_byte_integer(t.element_type),
+            byte=is_i8(t.element_type),
         )
     )
 

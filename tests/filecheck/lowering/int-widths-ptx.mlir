@@ -7,7 +7,6 @@
 // ld / st .v2.b64, converted by cvt.s64.s32 (tile.extsi) and cvt.u32.u64
 // (tile.trunci).
 // RUN: tawa-opt %S/../../kernels/int_tensors.mlir -p tawa-hopper-pipeline -t ptx | filecheck %s
-// RUN: tawa-opt %S/../../kernels/int_tensors.mlir -p 'tawa-hopper-pipeline{tma-store=false}' -t ptx | filecheck %s --check-prefix=REGS
 
 // CHECK-LABEL: .visible .entry accuracy_i8(
 // CHECK:         ld.shared.s8 %r{{[0-9]+}}, [%r{{[0-9]+}}];
@@ -32,10 +31,3 @@
 // CHECK:         cvt.s32.s8 %r{{[0-9]+}}, %r{{[0-9]+}};
 // CHECK:         st.shared.u8 [%r{{[0-9]+}}{{.*}}], %r{{[0-9]+}};
 // CHECK:         cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
-
-// Stores from registers: i64 pairs by st.global.v2.b64, i8 elements by st.global.u8.
-// REGS-LABEL: .visible .entry mix_i8_i64(
-// REGS-NOT:     st.shared
-// REGS:         st.global.u8 [%rd{{[0-9]+}}], %r{{[0-9]+}};
-// REGS:         st.global.v2.b64 [%rd{{[0-9]+}}], {%rd{{[0-9]+}}, %rd{{[0-9]+}}};
-// REGS-LABEL: .visible .entry affine_i8(
