@@ -19,11 +19,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 import tawa_xdsl
 from tawa_xdsl.api import parse_kernel
 from tawa_xdsl.compiled import from_lowered
 from tawa_xdsl.dialects.nvgpu_async import ParamKind
+from tawa_xdsl.interp.ptx_alu import ALU
+from tawa_xdsl.interp.reference import make_interpreter
 from tawa_xdsl.kernel import KernelArgumentError, find_kernel
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
@@ -392,3 +397,40 @@ def test_integer_arrays_get_tensor_maps_of_their_width(
     assert dims[:2] == [shape[1], shape[0]]
     assert strides[0] == shape[1] * bits // 8
     assert got_box == box
+
+
+CASTS = "\n".join(
+    f"""func.func @{name}(%x: tensor<16xi{a}>) -> tensor<16xi{b}> {{
+  %r = tile.{name.rstrip("0123456789_")} %x : tensor<16xi{a}> -> tensor<16xi{b}>
+  func.return %r : tensor<16xi{b}>
+}}"""
+    for name, a, b in [
+        ("extsi8_32", 8, 32),
+        ("extsi32_64", 32, 64),
+        ("trunci32_8", 32, 8),
+        ("trunci64_32", 64, 32),
+    ]
+)
+"""Each conversion tile.extsi and tile.trunci make, on its own."""
+
+
+@pytest.fixture(scope="module")
+def casts():
+    return make_interpreter(tawa_xdsl.parse(CASTS))[0]
+
+
+@given(x=arrays(np.int64, 16, elements=st.integers(-(2**63), 2**63 - 1)))
+def test_integer_casts_sign_extend_and_keep_the_low_bits(casts, x) -> None:
+    """trunci is the value modulo 2^width read signed (LLVM's trunc); extsi
+    gives it back where it fits; the thread level's cvt.s32.s8 keeps the low
+    byte sign-extended, as an i8 register must hold it."""
+    low32 = ((x + 2**31) % 2**32 - 2**31).astype(np.int32)
+    low8 = ((x + 2**7) % 2**8 - 2**7).astype(np.int8)
+    (got32,) = casts.call_op("trunci64_32", (x,))
+    np.testing.assert_array_equal(got32, low32)
+    (got8,) = casts.call_op("trunci32_8", (low32,))
+    np.testing.assert_array_equal(got8, low8)
+    np.testing.assert_array_equal(casts.call_op("extsi8_32", (low8,))[0], low8)
+    np.testing.assert_array_equal(casts.call_op("extsi32_64", (low32,))[0], low32)
+    bits = ALU["cvt.s32.s8"](low32.view(np.uint32)[None])
+    np.testing.assert_array_equal(bits[0].view(np.int32), low8)

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.ptx import ALU_OPCODES
 from tawa_xdsl.interp.barrier_sim import Hazard
-from tawa_xdsl.interp.ptx_alu import ALU, f32_bits
+from tawa_xdsl.interp.ptx_alu import ALU, APPROXIMATE, f32_bits
 from tawa_xdsl.interp.thread_sim import Pointer
 
 from .ptx_builder import Kernel
@@ -103,6 +105,20 @@ def store(k: Kernel, addr, value, elements=(0,), **kw) -> None:
     from tawa_xdsl.dialects import ptx
 
     ptx.StoreOp("global", addr, value, list(elements), **kw)
+
+
+@given(
+    opcode=st.sampled_from(sorted(APPROXIMATE)),
+    y=st.floats(allow_nan=False, allow_infinity=False, width=32),
+)
+def test_an_approximation_errs_within_its_bits(opcode: str, y: float) -> None:
+    """`Approximation.round` moves a value by at most 2^-bits of it (or, where
+    the error is absolute and the value below 1, by 2^-bits), as the PTX ISA
+    bounds the instruction's error; zero stays zero."""
+    a = APPROXIMATE[opcode]
+    got = float(a.round(np.array([y]))[0])
+    allowed = 2.0**-a.bits * (max(abs(y), 1) if a.absolute else abs(y))
+    assert abs(got - y) <= allowed
 
 
 def test_byte_loads_sign_extend_and_byte_stores_keep_the_low_byte() -> None:
