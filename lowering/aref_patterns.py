@@ -30,7 +30,8 @@ sees its operands lowered already (a dot's accumulator in its fragment type).
 
 `InsertWgmmaWaits`, walked over each consumer before, puts the
 `wgmma_wait_group`s `wgmma_waits.plan_waits` asks for (it reads aref-level IR).
-`CopyPolymorphicPerUse` prepares a consumer for the layout analysis.
+`CopyPolymorphicPerUse` and `WidenNarrowReduce` prepare a consumer for the
+layout analysis.
 """
 
 from __future__ import annotations
@@ -41,7 +42,10 @@ from dataclasses import dataclass, field
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
     FunctionType,
     IndexType,
     TensorType,
@@ -715,6 +719,30 @@ class InsertWgmmaWaits(RewritePattern):
         pending = self.waits.get(op)
         if pending is not None:
             rewriter.insert(nv.WgmmaWaitGroupOp(pending), InsertPoint.before(op))
+
+
+class WidenNarrowReduce(RewritePattern):
+    """A reduction of a 16-bit float tile runs in f32, as the interpreter
+    defines it (`interp.tile`: reduced in f32, then rounded): the tile
+    extended (`arith.extf`), reduced, the result rounded back
+    (`arith.truncf`), so the layouts place f32 tiles, which the register
+    paths (along either axis) reduce."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tile.ReduceOp, rewriter: PatternRewriter, /):
+        source, result = op.source.type, op.result.type
+        assert isinstance(source, TensorType) and isinstance(result, TensorType)
+        if not isinstance(source.element_type, BFloat16Type | Float16Type):
+            return
+        wide = arith.ExtFOp(op.source, TensorType(Float32Type(), source.get_shape()))
+        reduce = tile.ReduceOp(
+            tile.ReduceKind(op.kind.data),
+            wide.result,
+            op.axis.value.data,
+            TensorType(Float32Type(), result.get_shape()),
+        )
+        narrow = arith.TruncFOp(reduce.result, result)
+        rewriter.replace(op, [wide, reduce, narrow])
 
 
 @dataclass

@@ -78,6 +78,7 @@ from tawa_xdsl.lowering.aref_patterns import (
     CopyPolymorphicPerUse,
     InsertWgmmaWaits,
     Lowering,
+    WidenNarrowReduce,
     patterns,
 )
 from tawa_xdsl.lowering.wgmma_waits import ReleaseBeforeReadError, plan_waits
@@ -135,6 +136,7 @@ def _analyse_consumer(ws: aref.WarpSpecializeOp, plan: KernelPlan) -> ConsumerLa
     hardware path cannot do there."""
     consumer = ws.consumer
     _walk_once(consumer, CopyPolymorphicPerUse())
+    _walk_once(consumer, WidenNarrowReduce())
     layouts = ConsumerLayouts(consumer, plan.num_consumers)
     try:
         waits = plan_waits(consumer)
@@ -145,9 +147,7 @@ def _analyse_consumer(ws: aref.WarpSpecializeOp, plan: KernelPlan) -> ConsumerLa
     return layouts
 
 
-def _walk_once(
-    region: Region, pattern: InsertWgmmaWaits | CopyPolymorphicPerUse
-) -> None:
+def _walk_once(region: Region, pattern: RewritePattern) -> None:
     """Apply `pattern` to each op of `region` once, in order."""
     PatternRewriteWalker(pattern, apply_recursively=False).rewrite_region(region)
 

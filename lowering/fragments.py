@@ -15,6 +15,11 @@ touches, numbered `2 b + h` for rows 64 b + 16 w + g + 8 h; a column tile holds 
 N / 4 columns 8 j + 2 t + e, numbered `2 j + e`. 16-bit tiles pack element pairs
 (2k, 2k + 1), adjacent columns, into one 32-bit register: this is exactly the
 wgmma A-operand layout, so P = bf16(S) feeds the next MMA without shuffles.
+
+A tile of 16, 32 or 48 rows a warpgroup (a row kernel, an epilogue over a short
+tile) is held padded to one 64-row block: the warps past its rows hold padding
+rows, which read the tile's own rows (`row 16 w + g` wrapped modulo the rows:
+every address stays inside the tile) and are never stored (`padded`).
 """
 
 from __future__ import annotations
@@ -53,6 +58,12 @@ class Geometry:
     @property
     def rows_per_warpgroup(self) -> int:
         return self.rows // self.warpgroups
+
+    @property
+    def padded(self) -> bool:
+        """Whether the tile is held padded to one 64-row block a warpgroup
+        (its warps past `rows_per_warpgroup` hold rows never stored)."""
+        return self.kind != FragmentKind.COL and self.rows_per_warpgroup < 64
 
     @property
     def count(self) -> int:
@@ -109,3 +120,25 @@ class Geometry:
         b, h = divmod(r, 2)
         half = self.cols // 2
         return [b * half + i for i in range(half) if (i >> 1) & 1 == h]
+
+
+def row_problem(rows: int, warpgroups: int) -> str | None:
+    """Why an accumulator-layout or row tile of `rows` rows shared by
+    `warpgroups` warpgroups cannot be held in registers, or None: each
+    warpgroup holds whole 64-row blocks, or one padded block of whole 16-row
+    warp slabs (a lane reads rows g and g + 8 of its slab from one address at
+    a fixed offset, so a slab is read and masked whole)."""
+    band, rest = divmod(rows, warpgroups)
+    per = f" ({band} a warpgroup, over {warpgroups})" if warpgroups > 1 else ""
+    if rest or (band >= 64 and band % 64):
+        return (
+            f"{rows} rows{per}: the accumulator layout holds whole 64-row blocks "
+            "per warpgroup, or one block padded from 16, 32 or 48 rows"
+        )
+    if band < 64 and band % 16:
+        return (
+            f"{rows} rows{per}: a tile under 64 rows is held in whole 16-row warp "
+            "slabs (each warp of the accumulator layout holds 16 rows): use 16, "
+            "32 or 48 rows"
+        )
+    return None

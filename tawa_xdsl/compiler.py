@@ -181,6 +181,9 @@ class CompileOptions:
             if (value := given.get(option) or shape.get(option))
         }
         stages = given.get("num_stages")
+        consumers = given.get("num_consumers") or shape.get("num_consumers")
+        if not consumers and (given.get("ping_pong") or shape.get("ping_pong")):
+            consumers = 2  # ping-pong needs two consumer warpgroups taking turns
         tuned = (
             default_options(
                 kernel,
@@ -189,13 +192,11 @@ class CompileOptions:
                 outer_stages=given.get("outer_stages"),
                 persistent=given.get("persistent"),
                 dynamic_tiles=bool(given.get("dynamic_tiles")),
+                num_consumers=consumers,
             )
             if self.tuned
             else {}
         )
-        consumers = given.get("num_consumers") or shape.get("num_consumers")
-        if not consumers and (given.get("ping_pong") or shape.get("ping_pong")):
-            consumers = 2  # ping-pong needs two consumer warpgroups taking turns
         for layer in (shape, tuned):  # a chosen tile gives way to the consumers
             if consumers and _splits_badly(
                 kernel, {**tuned, **shape, **given}, consumers

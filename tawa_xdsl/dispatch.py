@@ -44,7 +44,8 @@ and K steps the partials kernel is lowered with for the call's extents, then
 the reduce kernel on its grid. The sums' grouping follows the program count,
 so a call's result is deterministic on one GPU.
 
-`explain()` says which specialization a call (or a shape) gets and why;
+`explain()` says which specialization a call (or a shape, either given
+`grid=` or not) gets and why;
 `options` and `ptx` are those of the last call's specialization (before any
 call, of the kernel compiled for no particular shape: the tuned options alone).
 
@@ -86,6 +87,8 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.tile import DescType
 from tawa_xdsl.dispatch_rules import (
     OFF_SECTOR_SLOWDOWN,
+    REDUCE_MIN_WIDTH,
+    REDUCE_PROGRAMS,
     realign_pays,
     realign_us,
     split_count,
@@ -109,6 +112,7 @@ from tawa_xdsl.kernel import (
     normalize_grid,
     params,
 )
+from tawa_xdsl.launch_cache import CachedCall, CallCache, call_signature
 from tawa_xdsl.partials import original_arguments, record, stream_k_slots
 from tawa_xdsl.target import INDEX_BITS, INDEX_MAX, MAX_GRID, SECTOR_BYTES, SM_COUNT
 
@@ -356,6 +360,10 @@ class Launchers:
         for launch in self.launchers:
             launch()
 
+    def detached(self) -> Launchers:
+        """Every step holding none of the caller's arrays (`launch_cache`)."""
+        return Launchers(tuple(step.detached() for step in self.launchers))
+
 
 @dataclass(frozen=True)
 class Runner:
@@ -451,12 +459,35 @@ def reduce_options(requested: CompileOptions) -> CompileOptions:
 
 def _named_tiles(structure: Structure, tiles: Mapping[str, int]) -> dict[str, int]:
     """The tile sizes of `tiles` (by option) a pair's reduce kernel names: it
-    runs on the partials kernel's output tiles. Sized by its own rules it kept
-    the tile as written, so a small output had a handful of programs to read
-    every slot (one 128x128 tile, 32 slots of 64 KB, on one SM: 128 x 128 x
-    8192 at 0.40 of cuBLAS against 0.63 on the partials' 64x96 tiles)."""
+    runs on the partials kernel's output tiles (sized by its own rules it kept
+    the tile as written: one 128x128 program read all 32 slots at 128 x 128 x
+    8192, 0.40 of cuBLAS against 0.63 on the partials' 64x96 tiles)."""
     named = {OPTION_OF[name] for name in structure.tunable}
     return {option: size for option, size in tiles.items() if option in named}
+
+
+def _narrowed(
+    structure: Structure, sizes: Mapping[str, int], extents: Mapping[str, int]
+) -> dict[str, int]:
+    """A reduce kernel's tile `sizes` (by option) for these extents, the
+    innermost narrowed to the widest multiple of 8 columns (at least
+    `REDUCE_MIN_WIDTH`) that gives `REDUCE_PROGRAMS` programs, or to the
+    least: each program sums its slots one after another, a wait on each
+    (NOTES 3.60), so more, narrower programs finish sooner (NOTES 3.73)."""
+    sizes = dict(sizes)
+    inner = structure.output[-1] if structure.output else None
+    option = OPTION_OF.get(inner.tile) if inner is not None else None
+    if inner is None or option not in sizes:
+        return sizes
+    by_name = {name: sizes[o] for name, o in OPTION_OF.items() if o in sizes}
+    for width in range(sizes[option] - sizes[option] % 8, REDUCE_MIN_WIDTH - 1, -8):
+        count = structure.tiles(extents, {**by_name, inner.tile: width})
+        if count is None:
+            break
+        sizes[option] = width
+        if count >= REDUCE_PROGRAMS:
+            break
+    return sizes
 
 
 def _uncut(
@@ -526,7 +557,11 @@ class Dispatcher:
         self._walking: dict[CompileOptions, Specialization] = {}
         """Persistent stand-ins for plans whose plain grid CUDA refuses
         (`_within_grid_limits`), by the plan's options."""
-        self._pairs: dict[tuple[str, tuple], tuple[Dispatcher, Dispatcher]] = {}
+        self._partials: dict[tuple[str, tuple], Dispatcher] = {}
+        self._reduces: dict[tuple[str, tuple, tuple], Dispatcher] = {}
+        self._reduce_named: dict[
+            tuple[str, tuple], tuple[Structure, dict[str, int]]
+        ] = {}
         """The dispatchers of each pair, by the pass that made it (with its
         parameters) and the partials kernel's tile sizes."""
         self._cuts: dict[str, str | Reason] = {}
@@ -534,11 +569,14 @@ class Dispatcher:
         pair's tile IR, or why it refuses (`_cut`)."""
         self._workspaces: dict[tuple[tuple[int, ...], int], DeviceBuffer] = {}
         self._buffers: dict[tuple[int, int], DeviceBuffer] = {}
+        self._calls = CallCache()
         self._kernels: dict[CompileOptions, tuple[Kernel, str]] = {}
         self.last: Specialization | None = None
         self.last_empty: str | None = None
         """When the last call wrote only empty arrays: which (it launched
         nothing, `_writes_nothing`); `last` is then not that call's."""
+        self.last_grid: Any = None
+        """The grid the last call of `last` passed (None: its own)."""
 
     # ------------------------------------------------------------- the kernel
 
@@ -867,34 +905,74 @@ class Dispatcher:
             for _, option in TILE_OPTIONS
             if (value := getattr(plan.options, option))
         }
+        suffix = "_stream_k" if streamed else "_split_k"
+        names = [f"{self.name}{suffix}", f"{self.name}{suffix}_reduce"]
         pair_key = (mode, tuple(sorted(tiles.items())))
-        if pair_key not in self._pairs:
+        if pair_key not in self._partials:
             partials_options = dataclasses.replace(self.requested, **tiles)
-            suffix = "_stream_k" if streamed else "_split_k"
-            names = [f"{self.name}{suffix}", f"{self.name}{suffix}_reduce"]
-            reduce = Dispatcher(
+            self._partials[pair_key] = Dispatcher(
+                text, names[0], partials_options, self.allow_spills
+            )
+        if pair_key not in self._reduce_named:  # parsed once, on the partials' tiles
+            d = Dispatcher(
                 text, names[1], reduce_options(self.requested), self.allow_spills
             )
-            reduce.requested = dataclasses.replace(
-                reduce.requested, **_named_tiles(reduce.structure, tiles)
-            )
-            self._pairs[pair_key] = (
-                Dispatcher(text, names[0], partials_options, self.allow_spills),
-                reduce,
-            )
-        pair = self._pairs[pair_key]
+            named = _named_tiles(d.structure, tiles)
+            d.requested = dataclasses.replace(d.requested, **named)
+            self._reduces[(*pair_key, tuple(sorted(named.items())))] = d
+            self._reduce_named[pair_key] = d.structure, named
+        structure, named = self._reduce_named[pair_key]
+        narrowed = _narrowed(structure, named, plan.key.problem)
+        partials_d = self._partials[pair_key]
         slots = plan.decision.split_k
         if streamed:  # the slots of the bucket's upper ends (its key's extents)
-            partials = pair[0].for_shape(**self._pair_extents(pair[0], plan.key, 1))
+            partials = partials_d.for_shape(
+                **self._pair_extents(partials_d, plan.key, 1)
+            )
             slots, programs = self.stream_k_launch(partials.kernel, plan.key.problem)
             how = f"K streamed over up to {programs} programs"
         else:
             how = f"K split {slots} ways"
-        partials, reduce = (
-            d.for_shape(**self._pair_extents(d, plan.key, slots)) for d in pair
+        partials = partials_d.for_shape(
+            **self._pair_extents(partials_d, plan.key, slots)
         )
+        try:
+            reduce = self._reduce_for(pair_key, text, names[1], narrowed, plan, slots)
+        except (OpDiagnostic, PassFailedException):
+            if narrowed == named:
+                raise
+            # narrower tiles than this reduce kernel takes (a tensor it loads
+            # and stores keeps 128-byte rows): the partials' own
+            self._reduces[(*pair_key, tuple(sorted(narrowed.items())))] = (
+                self._reduce_dispatcher(pair_key, text, names[1], named)
+            )
+            reduce = self._reduce_for(pair_key, text, names[1], narrowed, plan, slots)
         origin = f"rules, {how} ({partials.origin}; {reduce.origin})"
         return Specialization(plan, partials.kernel, origin, reduce=reduce.kernel)
+
+    def _reduce_dispatcher(
+        self, pair_key: tuple[str, tuple], text: str, name: str, tiles: dict[str, int]
+    ) -> Dispatcher:
+        """The reduce kernel's dispatcher on these tiles (made once)."""
+        key = (*pair_key, tuple(sorted(tiles.items())))
+        if key not in self._reduces:
+            options = dataclasses.replace(reduce_options(self.requested), **tiles)
+            self._reduces[key] = Dispatcher(text, name, options, self.allow_spills)
+        return self._reduces[key]
+
+    def _reduce_for(
+        self,
+        pair_key: tuple[str, tuple],
+        text: str,
+        name: str,
+        tiles: dict[str, int],
+        plan: Plan,
+        slots: int,
+    ) -> Specialization:
+        """The reduce kernel of `plan` on `tiles` (or on the tiles that
+        replaced them for this kernel), compiled for the key's extents."""
+        d = self._reduce_dispatcher(pair_key, text, name, tiles)
+        return d.for_shape(**self._pair_extents(d, plan.key, slots))
 
     @staticmethod
     def _pair_extents(d: Dispatcher, key: DispatchKey, slots: int) -> dict[str, int]:
@@ -1075,7 +1153,7 @@ class Dispatcher:
         if key not in tuned and self.autotune and searchable:
             tuned[key] = self._autotuned(key, values, grid, stream)
         spec = self._within_grid_limits(self._spec(key, split), values, grid)
-        self.last, self.last_empty = spec, None
+        self.last, self.last_empty, self.last_grid = spec, None, grid
         return spec
 
     def _past_grid_limits(self, plan: Plan, values: Sequence[Any], grid: Any) -> bool:
@@ -1214,6 +1292,7 @@ class Dispatcher:
             buffer = self._buffers.get((i, stream))
             if buffer is None or buffer.array.view != view:
                 buffer = self._buffers[i, stream] = DeviceBuffer(view)
+                self._calls.clear()  # their copies may point into the old one
             values[i] = buffer.array
             copies_in.append(Copy(buffer.array, array, stream, buffer))
             if self.params[i].written:
@@ -1295,7 +1374,23 @@ class Dispatcher:
         )
 
     def __call__(self, *args: Any, grid: Any = None, stream: int = 0) -> None:
-        """Launch on `stream` (see `runtime.Kernel.__call__`)."""
+        """Launch on `stream` (see `runtime.Kernel.__call__`). A call repeating
+        an earlier call's arrays (address, shape, strides, dtype), scalars,
+        grid and stream launches what that call launched (`launch_cache`)."""
+        signature = call_signature(args, grid, stream)
+        if signature is not None:
+            cached = self._calls.get(signature)
+            if cached is None:
+                launch = self.bind(*args, grid=grid, stream=stream)
+                spec = self.last if self.last_empty is None else None
+                cached = CachedCall(launch.detached(), spec, self.last_empty)
+                self._calls.put(signature, cached)
+            elif cached.spec is not None:
+                self.last, self.last_empty, self.last_grid = cached.spec, None, grid
+            else:
+                self.last_empty = cached.empty
+            cached.launch()
+            return
         values = self._convert(args, stream)
         if self._writes_nothing(values, grid):
             return
@@ -1359,13 +1454,68 @@ class Dispatcher:
         """The runtime kernel of `current` (`load`, `num_regs`, `threads`, ...)."""
         return self.current.kernel
 
-    def explain(self, *args: Any, **extents: int) -> str:
+    def _explained(
+        self, key: DispatchKey, split: bool
+    ) -> tuple[Plan, Specialization | None]:
+        """The plan a call of `key` runs, and its specialization where one is
+        compiled: as `_spec` finds it, without compiling; when not `split` (a
+        call with grid=), a single kernel in place of a pair."""
+        if not split and key in self._unsplit:
+            return self._unsplit[key].plan, self._unsplit[key]
+        spec = self._specs.get(key)
+        plan = spec.plan if spec is not None else self._runnable(self.plan(key))
+        if split or not (plan.decision.split_k > 1 or plan.decision.stream_k):
+            return plan, spec
+        return self._runnable(self.plan(key, split=False)), None
+
+    def _given_grid(
+        self,
+        plan: Plan,
+        spec: Specialization | None,
+        grid: Any,
+        values: Sequence[Any],
+    ) -> str:
+        """What a call of `plan` with `grid` launches, the grid checked as the
+        launch checks it (a persistent kernel takes a grid along x only, a
+        clustered one whole clusters, CUDA its limits per axis); with the
+        grid the compiled kernel's stores give for `values`, where known."""
+        from tawa_xdsl.grid import infer_grid
+        from tawa_xdsl.runtime.kernel import check_grid
+
+        options = plan.options
+        persistent = bool(options.persistent)
+        launch = normalize_grid(grid, self.name, options.cluster or 1, persistent)
+        check_grid(self.name, launch, "the grid given")
+        given = f"  grid {launch} given: one kernel, K not split"
+        if persistent:
+            return (
+                f"{given}; {launch[0]} persistent program{'s' * (launch[0] > 1)} "
+                "walk the output tiles (without grid=, at most one per SM: "
+                f"{Device.current().sms})"
+            )
+        programs = math.prod(launch)
+        given += f"; {programs} program{'s' * (programs > 1)}"
+        rule = spec.kernel.contract.grid if spec is not None else None
+        if values and rule is not None:
+            return (
+                f"{given} (without grid=, the stores give {infer_grid(rule, values)})"
+            )
+        return given
+
+    def explain(self, *args: Any, grid: Any = None, **extents: int) -> str:
         """Which specialization a call with `args`, or with these extents (by
         `tile.dims` name), runs, or the last call's with neither, and why: the
         key, the rules that fired with their numbers, every option with where
         it came from. Nothing is compiled or tuned for it (a pass that may
         refuse to split K is run on the tile IR, as a call runs it). A call
-        whose every output is empty launches nothing, and says so."""
+        whose every output is empty launches nothing, and says so. With
+        `grid`, of a call that passes it: one kernel on that grid, K never
+        split; a grid such a call refuses is refused alike."""
+        if grid is not None and not (args or extents):
+            raise KernelArgumentError(
+                f"{self.name}: explain(grid=...) describes a call with that grid: "
+                "give the call's arguments, or its extents by tile.dims name, too"
+            )
         values = self._convert(args, 0) if args else []
         if args:
             empty = self._empty_outputs(values)
@@ -1376,6 +1526,8 @@ class Dispatcher:
         else:
             empty = self.last_empty
         if empty is not None:
+            if grid is not None:  # checked all the same, as the call checks it
+                normalize_grid(grid, self.name)
             return (
                 f"@{self.name}: nothing is launched: every output is empty "
                 f"({empty}); the call returns at once, compiling and running no "
@@ -1384,15 +1536,18 @@ class Dispatcher:
             )
         if args or extents:
             key = dispatch_key(self.params, values) if args else self.key_for(**extents)
-            spec = self._specs.get(key)
+            plan, spec = self._explained(key, grid is None)
         else:  # the last call's (unsplit if it passed grid=), or `current`'s
             spec = self.last if self.last is not None else self._specs.get(None)
             key = spec.plan.key if spec is not None else None
-        plan = spec.plan if spec is not None else self._runnable(self.plan(key))
-        if args and self._past_grid_limits(plan, values, None):
+            plan = spec.plan if spec is not None else self._runnable(self.plan(key))
+            grid = self.last_grid if self.last is not None else None
+        if args and self._past_grid_limits(plan, values, grid):
             plan = self._walking_plan(plan)  # what the call runs instead
             spec = self._walking.get(plan.options)
         lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
+        if grid is not None:
+            lines.append(self._given_grid(plan, spec, grid, values))
         for name, writer in shared_inputs(self.params, values) if args else ():
             lines.append(
                 f"  {name}: shares memory with {writer}, which the kernel writes; "

@@ -110,6 +110,20 @@ reading 80 and 145 KB; with `SPLIT_LAUNCH_US` it keeps a 4-way split's cost
 at the 5 us this constant alone had."""
 
 
+REDUCE_PROGRAMS = 64
+"""The programs a pair's reduce kernel is given at least, where its output
+allows, by narrowing the partials' tiles (`dispatch._reduce_tiles`). Each
+program sums its slots in turn, so its time follows the slots, not the bytes:
+measured on the H200 (NOTES 3.73), 12 programs of 64x96 over 11 slots took
+8.8 us, 64 of 64x16 7.6 us; 4 programs over 32 slots 15.3 us, 16 11.5 us;
+43 programs of 64x96 over 3 slots 5.4 us, and 256 of 64x16 6.5 us (so not
+past about half the SMs)."""
+
+REDUCE_MIN_WIDTH = 16
+"""The narrowest reduce tile (columns): 32-byte rows of bf16 output, whole
+groups of the accumulator layout's 8 columns."""
+
+
 def split_overhead_us(m: int, n: int, splits: int) -> float:
     """What splitting an M x N output's K `splits` ways adds: the f32 partial
     sums written by the partials kernel and read back by the reduce kernel

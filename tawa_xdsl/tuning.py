@@ -59,11 +59,16 @@ from typing import Any
 from xdsl.dialects import func, scf
 from xdsl.ir import Block, OpResult, SSAValue
 
-from tawa_xdsl.analysis.kernel_plan import TICKET_TYPE, stages_that_fit
+from tawa_xdsl.analysis.kernel_plan import (
+    TICKET_TYPE,
+    column_reductions,
+    column_scratch_bytes,
+    stages_that_fit,
+)
 from tawa_xdsl.analysis.kernel_plan import ring_bytes as ring_with_barriers
 from tawa_xdsl.analysis.shapes import KernelShape, split_tiles
 from tawa_xdsl.analysis.uniformity import depends_on_program_id
-from tawa_xdsl.compiler import DEFAULTS
+from tawa_xdsl.compiler import DEFAULTS, default_consumers
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import element_bytes, is_fp8, tile_bytes
 from tawa_xdsl.grid import GridInferenceError, recorded_grid_rule
@@ -113,9 +118,16 @@ def _wide_width(
     return None
 
 
-def _stages(per_stage: int, fixed: int, most: int) -> int:
-    """The most ring stages (at least 2) that fit next to `fixed` bytes."""
-    return max(2, min(most, stages_that_fit(per_stage, fixed)))
+def _stages(per_stage: int, fixed: int, most: int, staging: int = 0) -> int:
+    """The most ring stages (up to `most`) that fit next to `fixed` bytes, of
+    which `staging` are staging tiles: at least 2 (the staging tiles give way
+    to stores from registers where two stages leave them no room), or 1 where
+    two do not fit even so (two slots of 192x128 + 256x128 tiles and a column
+    reduction's scratch overflowed, where one fits)."""
+    fit = stages_that_fit(per_stage, fixed)
+    if fit < 2 and stages_that_fit(per_stage, fixed - staging) == 1:
+        return 1
+    return max(2, min(most, fit))  # none fit: the lowering says what overflows
 
 
 def main_loops(kernel: func.FuncOp) -> list[scf.ForOp]:
@@ -185,6 +197,7 @@ def default_options(
     outer_stages: int | None = None,
     persistent: bool | None = None,
     dynamic_tiles: bool = False,
+    num_consumers: int | None = None,
 ) -> dict[str, Any]:
     """Tuned options for `kernel` (tile IR); empty when no rule applies.
     `ring_bytes` is the shared memory a GEMM's ring may take (None: as many
@@ -231,10 +244,22 @@ def default_options(
     ticket_slot = -(-element_bytes(TICKET_TYPE) // align) * align
     tickets = ring_with_barriers(given_outer, ticket_slot) if dynamic_tiles else 0
 
+    reductions = column_reductions(kernel.walk())
+
+    def scratch(sizes: dict[str, int]) -> int:
+        """The column reductions' scratch under `sizes`."""
+        if not reductions:
+            return 0
+        consumers = num_consumers or default_consumers(tile_rows(kernel, sizes))
+        widths = [shape.resized(op.source, sizes)[1] for op in reductions]
+        return column_scratch_bytes(widths, consumers)
+
     def fixed(sizes: dict[str, int], outer: int = given_outer) -> int:
-        """The staging tiles, the epilogue's tiles in their outer rings and the
-        tickets' ring."""
-        return size(staging, sizes) + outer * size(once, sizes) + tickets
+        """The staging tiles, the epilogue's tiles in their outer rings, the
+        tickets' ring and the column reductions' scratch."""
+        return (
+            size(staging, sizes) + outer * size(once, sizes) + tickets + scratch(sizes)
+        )
 
     if not structure:  # no rule; only fewer stages where the default overflows
         fit = stages_that_fit(size(ring, chosen), fixed(chosen))
@@ -274,7 +299,9 @@ def default_options(
                 # bias by 128): one slot of them, as attention's persistent
                 # walk keeps Q
                 outer = options["outer_stages"] = 1
-        options["num_stages"] = _stages(slot, fixed(chosen, outer), most)
+        options["num_stages"] = _stages(
+            slot, fixed(chosen, outer), most, size(staging, chosen)
+        )
         return options
     scores = next(  # the first dot of the first loop with two
         d
@@ -298,7 +325,8 @@ def default_options(
     if persistent or (walks and persistent is None):
         q_slots = outer_stages or (1 if walks else DEFAULTS.outer_stages)
         fit = stages_that_fit(
-            size(ring, chosen), q_slots * size(once, chosen) + tickets
+            size(ring, chosen),
+            q_slots * size(once, chosen) + tickets + scratch(chosen),
         )
         if not outer_stages and q_slots > 1 and fit < 2:
             # Q double buffered leaves no room for two stages (causal head dim
@@ -307,7 +335,9 @@ def default_options(
     options |= {
         "two_stage": head_dim != 256 and not (fp8 and equal_work(kernel)),
         "num_stages": _stages(
-            size(ring, chosen), q_slots * size(once, chosen) + tickets, 3
+            size(ring, chosen),
+            q_slots * size(once, chosen) + tickets + scratch(chosen),
+            3,
         ),
     }
     if walks:

@@ -15,6 +15,8 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
+from tawa_xdsl.compiler import CompileOptions, lower
+from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import find_kernel
@@ -22,7 +24,7 @@ from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.distribute.barriers import CONSUMER_BARRIER
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
 
-from .thread_level import simulate_output, to_thread_level
+from .thread_level import assert_close, simulate_output, to_thread_level
 
 SOURCE = Path(__file__).parent / "kernels" / "column_reductions.mlir"
 
@@ -85,6 +87,29 @@ def int_columns_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
     return [x, np.zeros(expected.shape, np.int32)], (3, 2), expected
 
 
+def bf16_column_sums_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    """150 x 72: the last row tile has 22 rows, the last column tile 8 columns."""
+    x = np.random.default_rng(11).standard_normal((150, 72)).astype(bfloat16)
+    expected = per_row_tile(x.astype(np.float64), 128).sum(1)
+    return [x, np.full(expected.shape, np.nan, bfloat16)], (2, 2), expected
+
+
+def f16_column_max_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    """100 rows in 64-row tiles: the last has 36 rows and 28 of TMA's zeros."""
+    x = np.random.default_rng(12).standard_normal((100, 72)).astype(np.float16)
+    expected = per_row_tile(x.astype(np.float64), 64).max(1)
+    return [x, np.full(expected.shape, np.nan, np.float16)], (2, 2), expected
+
+
+def masked_column_max_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    """Negative values only, so that a zero the last row tile's padding
+    contributed would be its maximum: the reference takes the real rows."""
+    rng = np.random.default_rng(13)
+    x = (-1 - np.abs(rng.standard_normal((150, 40)))).astype(np.float32)
+    expected = np.stack([x[:128].max(0), x[128:].max(0)]).astype(np.float64)
+    return [x, np.full(expected.shape, np.nan, np.float32)], (2, 2), expected
+
+
 CASES = {
     "column_range": column_range_case,
     "gemm_column_sums": gemm_column_sums_case,
@@ -92,6 +117,9 @@ CASES = {
     "column_max_192": column_max_192_case,
     "gemm_dbias": gemm_dbias_case,
     "int_columns": int_columns_case,
+    "bf16_column_sums": bf16_column_sums_case,
+    "f16_column_max": f16_column_max_case,
+    "masked_column_max": masked_column_max_case,
 }
 
 
@@ -106,10 +134,13 @@ def only(kernel: str) -> ModuleOp:
 
 
 def assert_agrees(got: np.ndarray, expected: np.ndarray) -> None:
-    """i32 results exactly; float sums, taken in another order, to a few
+    """i32 results exactly; 16-bit floats to one unit of their last place (the
+    f32 sums, taken in another order, may round either way); f32 sums to a few
     float32 units of the largest column's terms."""
     if got.dtype == np.int32:
         np.testing.assert_array_equal(got, expected)
+    elif got.dtype.itemsize == 2:
+        assert_close(got, expected.astype(got.dtype), ulps=1)
     else:
         atol = 1e-6 * np.abs(expected).max()
         np.testing.assert_allclose(got, expected, rtol=0, atol=atol)
@@ -139,7 +170,16 @@ def interpreted(kernel: str) -> tuple[list[np.ndarray], tuple[int, ...], np.ndar
     return args, grid, args[-1]
 
 
-@pytest.mark.parametrize("kernel", ["column_range", "gemm_column_sums", "int_columns"])
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        "column_range",
+        "gemm_column_sums",
+        "int_columns",
+        "bf16_column_sums",  # in f32, rounded once
+        "masked_column_max",
+    ],
+)
 def test_the_interpreter_reduces_columns(kernel: str) -> None:
     _, _, expected = CASES[kernel]()
     _, _, got = interpreted(kernel)
@@ -147,7 +187,15 @@ def test_the_interpreter_reduces_columns(kernel: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kernel", "seed"), [("column_range", 0), ("column_range", 1), ("int_columns", 0)]
+    ("kernel", "seed"),
+    [
+        ("column_range", 0),
+        ("column_range", 1),
+        ("int_columns", 0),
+        # extended, reduced in f32, rounded back: exact (the thread level
+        # runs a 16-bit tile in CI)
+        pytest.param("f16_column_max", 0, marks=pytest.mark.exhaustive),
+    ],
 )
 def test_the_barrier_simulator_exchanges_through_the_scratch(
     kernel: str, seed: int
@@ -170,6 +218,14 @@ def test_the_barrier_simulator_exchanges_through_the_scratch(
         # through TMA, 256 columns (64 per thread) through the scratch
         ("gemm_dbias", "block-n=256 persistent=true num-stages=3"),
         ("int_columns", ""),  # i32: max.s32, min.s32, add.s32 (wrapping)
+        ("bf16_column_sums", ""),  # extended to f32, the sums rounded to bf16
+        ("masked_column_max", ""),  # the padding rows selected away
+        ("f16_column_max", ""),  # 64 rows: one warpgroup, the last tile padded
+        # 40 columns, five 8-column groups: C stored from registers (the GPU
+        # tests run it)
+        pytest.param(
+            "gemm_dbias", "block-n=40 persistent=true", marks=pytest.mark.exhaustive
+        ),
     ],
 )
 def test_column_reductions_at_the_thread_level(kernel: str, options: str) -> None:
@@ -210,3 +266,27 @@ def test_column_reductions_assemble_without_remarks(kernel: str) -> None:
     assert result.ok, result.log[-3000:]
     assert result.remarks == [], result.remarks
     assert not result.spills, result.log[-3000:]
+
+
+@pytest.mark.parametrize(
+    ("given", "stages"),
+    [
+        # three warpgroups reduce 192 columns (9 KiB of scratch): six stages
+        # left the C tile's TMA staging no room, so C went from registers
+        ({"block_m": 192, "block_n": 192, "block_k": 32}, 5),
+        # two slots of 192x128 + 256x128 tiles and the scratch overflowed
+        # (refused at lowering), where one slot fits
+        ({"block_m": 192, "block_n": 256, "block_k": 128, "num_consumers": 1}, 1),
+    ],
+)
+def test_the_tuned_stages_leave_room_for_the_column_scratch(
+    given: dict[str, int], stages: int
+) -> None:
+    """`tuning` counts the scratch as the lowering lays it out
+    (`kernel_plan.column_scratch_bytes`): the stages it picks fit, with C
+    stored through TMA."""
+    module = only("gemm_dbias")
+    options = CompileOptions(**given).resolve(find_kernel(module, "gemm_dbias"))
+    assert options.num_stages == stages
+    lower(module, options)
+    assert any(isinstance(op, nv.TMAStoreOp) for op in module.walk())

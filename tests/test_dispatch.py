@@ -7,6 +7,7 @@ before the GPU."""
 from __future__ import annotations
 
 import functools
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ from tawa_xdsl.dispatch_rules import (
     COPY_LAUNCH_US,
     HBM_BYTES_PER_US,
     OFF_SECTOR_SLOWDOWN,
+    REDUCE_MIN_WIDTH,
+    REDUCE_PROGRAMS,
     REDUCE_SLOT_US,
     realign_pays,
     realign_us,
@@ -904,13 +907,62 @@ def test_a_given_split_keeps_the_plans_written_tile() -> None:
 def test_the_reduce_kernel_runs_on_the_partials_tiles(file: str, kernel: str) -> None:
     """One 128x128 output split 32 ways: the reduce kernel kept the tile as
     written (one program reading every slot, on one SM) where the partials
-    ran 64x96 tiles; it now runs on theirs."""
+    ran 64x96 tiles; it now runs on their rows, in the narrowest columns."""
     d = dispatcher(file, kernel)
     spec = d.for_shape(M=128, N=128, K=8192)
     assert spec.reduce is not None
     tile = (spec.kernel.options["block_m"], spec.kernel.options["block_n"])
     assert tile == (64, 96)
-    assert (spec.reduce.options["block_m"], spec.reduce.options["block_n"]) == tile
+    reduced = (spec.reduce.options["block_m"], spec.reduce.options["block_n"])
+    assert reduced == (64, REDUCE_MIN_WIDTH)
+
+
+@pytest.mark.parametrize(
+    ("shape", "width"),
+    [
+        ((256, 256, 16384), 16),  # 4 x 16 programs at the least width
+        ((128, 1024, 8192), 32),  # 2 x 32 programs: the widest giving 64
+        ((1, 4096, 4096), 64),  # 1 x 64
+    ],
+    ids=str,
+)
+def test_a_reduce_kernel_with_few_programs_runs_narrower_tiles(shape, width) -> None:
+    """Each reduce program sums its slots in turn: an output of few partial
+    tiles is reduced on narrower ones (the widest multiple of 8 columns that
+    gives `REDUCE_PROGRAMS` programs), the partials' rows kept."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    m, n, k = shape
+    spec = d.for_shape(M=m, N=n, K=k)
+    assert spec.reduce is not None and spec.plan.decision.split_k > 1
+    block_m, block_n = (spec.reduce.options[o] for o in ("block_m", "block_n"))
+    assert block_m == spec.kernel.options["block_m"]
+    assert block_n == width < spec.kernel.options["block_n"]
+    programs = math.ceil(m / 64) * math.ceil(n / width)
+    assert programs >= REDUCE_PROGRAMS or width == REDUCE_MIN_WIDTH
+    wider = math.ceil(m / 64) * math.ceil(n / (width + 8))
+    assert wider < REDUCE_PROGRAMS  # the widest that gives enough
+
+
+def test_a_reduce_kernel_that_stores_what_it_loads_keeps_128_byte_rows() -> None:
+    """C = A @ B^T + C split: the reduce kernel loads C and stores it back
+    through the loads' tensor map, which needs 128-byte rows; the narrowed
+    tiles it refuses give way to the partials' own (a two-output kernel at the
+    same shape is narrowed)."""
+    accumulate = Path(__file__).parent / "kernels" / "gemm_accumulate.mlir"
+    for kernel, width in [("gemm_accumulate", 64), ("gemm_two_outputs", 16)]:
+        d = tawa_xdsl.compile(accumulate, kernel, split_k=3)
+        spec = d.for_shape(M=256, N=256, K=8192)
+        assert spec.reduce is not None
+        assert spec.reduce.options["block_n"] == width
+
+
+def test_a_reduce_kernel_with_programs_enough_keeps_the_partials_tiles() -> None:
+    d = dispatcher("gemm.mlir", "gemm_nt", split_k=2)
+    spec = d.for_shape(M=1024, N=1024, K=16384)
+    assert spec.reduce is not None
+    assert all(
+        spec.reduce.options[o] == spec.kernel.options[o] for o in ("block_m", "block_n")
+    )
 
 
 @pytest.mark.parametrize("cut", [{}, {"stream_k": True}])
@@ -1015,7 +1067,7 @@ def test_a_cut_that_does_not_run_is_named_nowhere(lowerings, cut) -> None:
     plain = dispatcher("attention.mlir", "attention_d64").for_shape(**extents)
     d = dispatcher("attention.mlir", "attention_d64", **cut)
     spec = d.for_shape(**extents)
-    assert spec.reduce is None and len(lowerings) == 1  # the plain kernel's
+    assert spec.reduce is None  # the plain kernel's
     assert spec.plan.options == plain.plan.options
     assert spec.kernel.options == plain.kernel.options
     label = describe(plain.kernel.options)
@@ -1421,3 +1473,39 @@ def test_a_given_block_k_runs_split_and_streamed(cut) -> None:
     assert spec.reduce is not None
     assert spec.kernel.options["block_k"] == 128
     assert not spec.reduce.options["block_k"]
+
+
+def test_explain_describes_a_call_given_a_grid(lowerings) -> None:
+    """explain(..., grid=) says what a call with that grid runs: one kernel,
+    unsplit where the rules split K, on that grid; a grid the call refuses is
+    refused alike (a persistent kernel's along y), and grid= alone describes
+    no call. explain() of the last call says its grid."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    extents = {"M": 128, "N": 128, "K": 8192}
+    assert "(rules, K split 32 ways" not in d.explain(**extents)  # not compiled
+    assert "split-K: 4 tiles fill 3% of a wave: K's 128 iterations split 32 ways\n" in (
+        d.explain(**extents)
+    )
+    text = d.explain(**extents, grid=(4,))
+    assert "\n  grid (4, 1, 1) given: one kernel, K not split; 4 programs\n" in text
+    assert "split 32 ways, but nothing is split here" in text
+    assert "kernels run" not in text and lowerings == []
+    args = gemm_args(128, 128, 8192)
+    spec = d.specialize(*args, grid=(4,))
+    assert spec.reduce is None
+    ran = d.explain()
+    assert "grid (4, 1, 1) given: one kernel, K not split; 4 programs" in ran
+    assert d.explain(*args, grid=(4,)) == ran.replace(
+        "4 programs\n", "4 programs (without grid=, the stores give (2, 2, 1))\n"
+    )
+    big = {"M": 4096, "N": 4096, "K": 4096}  # persistent
+    walks = d.explain(**big, grid=(7,))
+    assert (
+        "grid (7, 1, 1) given: one kernel, K not split; 7 persistent programs" in walks
+    )
+    with pytest.raises(KernelArgumentError, match=r"is persistent .* got \(4, 2\)"):
+        d.explain(**big, grid=(4, 2))
+    with pytest.raises(KernelArgumentError, match="describes a call with that grid"):
+        d.explain(grid=(4,))
+    with pytest.raises(KernelArgumentError, match="positive integers"):
+        d.explain(M=0, N=128, K=64, grid=(0,))  # launches nothing: checked all the same

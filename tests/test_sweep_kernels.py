@@ -903,6 +903,7 @@ NO_CLUSTER = {  # nothing shared
     "row_sum_loop",
     "silu_mul",
     "grid3_axpy",
+    "xent",  # i32 targets read per row: its loads all follow program_id(x)
 }
 TMA_STORED = {"gemm_alpha_beta"}
 """Kernels that store a tensor they load: only through TMA, with the loads'

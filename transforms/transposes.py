@@ -12,9 +12,14 @@ the yielded value transposed). Each rewrite moves one transpose one op up;
 two transposes in a row cancel. A transpose is moved only where every source
 it would reach is one of those (`transposable`; a dot only of a loaded A and
 a loaded B transposed, whose swapped operands then read as the lowering
-takes them), and only through values nothing else reads, so no computation
-is duplicated and a kernel these rules do not cover keeps its transpose
-where it was written (the lowering then names it there).
+takes them), and only through values read transposed alone (`read_transposed`:
+each read a transpose, or an op whose result is read transposed alone in
+turn: `acc + relu(acc)` stored transposed reads the accumulator twice;
+`analysis/transposable.py`, whose `blocker` the lowering's refusal quotes), so
+no computation is duplicated: a value is transposed once all its readers
+are transposes, which then all read the one transposed value. A kernel these
+rules do not cover (a tile also read as it is) keeps its transpose where it
+was written (the lowering then names it there).
 
 The patterns are `tile.trans`'s canonicalization patterns (`canonicalize`,
 which the Hopper pipeline runs before `aref-partition`); `split-k` and
@@ -36,7 +41,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tawa_xdsl.analysis.elementwise import is_elementwise
+from tawa_xdsl.analysis.transposable import transposable
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import splat_value
 
@@ -44,67 +49,6 @@ from tawa_xdsl.dialects.tile import splat_value
 def _transposed(t: TensorType) -> TensorType:
     rows, cols = t.get_shape()
     return TensorType(t.element_type, (cols, rows), t.encoding)
-
-
-def _loaded(v: SSAValue) -> bool:
-    return isinstance(v, OpResult) and isinstance(v.op, tile.LoadOp)
-
-
-def _nt_operands(dot: tile.DotOp) -> bool:
-    """Whether `dot` reads A as loaded (M x K) and B as a loaded N x K tile
-    transposed: then `trans(b)`, `trans(a)` read the same way (the loaded
-    N x K tile as A, the loaded M x K one transposed as B), in every dtype the
-    lowering takes (8-bit operands only K-major). Other operand orientations
-    are left alone: moved, the lowering would refuse a transposed A the user
-    never wrote."""
-    b = dot.rhs
-    return (
-        _loaded(dot.lhs)
-        and isinstance(b, OpResult)
-        and isinstance(b.op, tile.TransOp)
-        and _loaded(b.op.source)
-    )
-
-
-def transposable(v: SSAValue, carried: frozenset[SSAValue] = frozenset()) -> bool:
-    """Whether a transpose of `v` can be moved up to sources that take it (a
-    transpose, a splat, the loaded operands of a dot) through ops only it
-    reads; `carried`: loop arguments whose transposes are being moved."""
-    if v in carried or (
-        isinstance(v, OpResult) and isinstance(v.op, tile.TransOp | tile.SplatOp)
-    ):
-        return True
-    if not isinstance(v, OpResult) or not v.has_one_use():
-        return False
-    op = v.op
-    if isinstance(op, arith.ConstantOp):
-        return (
-            isinstance(op.value, DenseIntOrFPElementsAttr)
-            and splat_value(op.value) is not None
-        )
-    if isinstance(op, tile.DotOp):
-        return _nt_operands(op) and transposable(op.acc, carried)
-    if isinstance(op, tile.ExpandDimsOp):
-        return True
-    if isinstance(op, tile.BroadcastOp):
-        return transposable(op.source, carried)
-    if is_elementwise(op) and len(op.results) == 1:
-        return all(
-            transposable(x, carried)
-            for x in op.operands
-            if isinstance(x.type, TensorType)
-        )
-    if isinstance(op, scf.ForOp):
-        i = v.index
-        arg = op.body.block.args[i + 1]
-        yielded = op.body.block.last_op
-        assert isinstance(yielded, scf.YieldOp)
-        return (
-            arg.has_one_use()
-            and transposable(op.iter_args[i], carried)
-            and transposable(yielded.operands[i], carried | {arg})
-        )
-    return False
 
 
 class TransposeOfTranspose(RewritePattern):
@@ -125,7 +69,9 @@ class DeadTranspose(RewritePattern):
 
 
 class TransposeUp(RewritePattern):
-    """One transpose of a computed tile moved one op up (`transposable`)."""
+    """The transposes of a computed tile moved one op up (`transposable`),
+    once they are all its readers (a splat, free to copy, at once), all
+    replaced by the one transposed value."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tile.TransOp, rewriter: PatternRewriter, /):
@@ -136,36 +82,44 @@ class TransposeUp(RewritePattern):
             or not transposable(src)
         ):
             return
-        rewriter.replace(op, [], [_moved(src, rewriter, op)])
-
-
-def _trans(v: SSAValue, rewriter: PatternRewriter, at: Operation) -> SSAValue:
-    new = tile.TransOp(v)
-    new.location = at.location
-    rewriter.insert(new, InsertPoint.before(at))
-    return new.result
+        readers = [u.operation for u in src.uses]
+        if isinstance(src.op, tile.SplatOp | arith.ConstantOp):
+            readers = [op]
+        elif not all(isinstance(r, tile.TransOp) for r in readers):
+            return  # the others first: transposed now, it would be computed twice
+        moved = _moved(src, rewriter, op)
+        for reader in readers:
+            rewriter.replace(reader, [], [moved])
+        if isinstance(src.op, scf.ForOp) or src.uses:
+            return
+        rewriter.erase(src.op)
 
 
 def _moved(src: OpResult, rewriter: PatternRewriter, at: tile.TransOp) -> SSAValue:
     """The transpose of `src` (one of the ops `transposable` takes) computed
-    from the transposes of its operands, inserted before `at`; a loop carrying
-    it is rewritten to carry it transposed."""
+    from the transposes of its operands (located at `at`), right after the op
+    that computes `src`, so it comes before every reader of `src`; a loop
+    carrying it is rewritten to carry it transposed."""
     op, new_type = src.op, _transposed(src.type)  # type: ignore[arg-type]
+    made_ops: list[Operation] = []
+
+    def trans(v: SSAValue) -> SSAValue:
+        new = tile.TransOp(v)
+        new.location = at.location
+        made_ops.append(new)
+        return new.result
+
     if isinstance(op, tile.SplatOp):
         made: Operation = tile.SplatOp(op.source, new_type)
     elif isinstance(op, arith.ConstantOp):
         value = splat_value(op.value)  # type: ignore[arg-type]
         made = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(new_type, [value]))
     elif isinstance(op, tile.DotOp):
-        made = tile.DotOp(
-            _trans(op.rhs, rewriter, at),
-            _trans(op.lhs, rewriter, at),
-            _trans(op.acc, rewriter, at),
-        )
+        made = tile.DotOp(trans(op.rhs), trans(op.lhs), trans(op.acc))
     elif isinstance(op, tile.ExpandDimsOp):
         made = tile.ExpandDimsOp(op.source, 1 - op.axis.value.data)
     elif isinstance(op, tile.BroadcastOp):
-        made = tile.BroadcastOp(_trans(op.source, rewriter, at), new_type)
+        made = tile.BroadcastOp(trans(op.source), new_type)
     elif isinstance(op, scf.ForOp):
         _carry_transposed(op, src.index, rewriter)
         return op.results[src.index]
@@ -173,13 +127,18 @@ def _moved(src: OpResult, rewriter: PatternRewriter, at: tile.TransOp) -> SSAVal
         made = op.clone()
         for i, x in enumerate(op.operands):
             if isinstance(x.type, TensorType):
-                made.operands[i] = _trans(x, rewriter, at)
+                made.operands[i] = trans(x)
         Rewriter.replace_value_with_new_type(made.results[0], new_type)
     made.location = op.location  # where the user wrote what it computes
-    rewriter.insert(made, InsertPoint.before(at))
-    at.operands[0] = made.results[0]  # `src` is now unused: erased with its op
-    rewriter.erase(op)
+    rewriter.insert([*made_ops, made], InsertPoint.after(op))
     return made.results[0]
+
+
+def _trans(v: SSAValue, rewriter: PatternRewriter, at: Operation) -> SSAValue:
+    new = tile.TransOp(v)
+    new.location = at.location
+    rewriter.insert(new, InsertPoint.before(at))
+    return new.result
 
 
 def _carry_transposed(loop: scf.ForOp, i: int, rewriter: PatternRewriter) -> None:

@@ -205,7 +205,7 @@ class KernelState:
     dead: list[Operation] = field(default_factory=list)
     """Converted ops whose results are still read by ops not yet converted."""
     old_args: list[BlockArgument] = field(default_factory=list)
-    _row_base: dict[int, SSAValue] = field(default_factory=dict)
+    _row_base: dict[tuple[int, bool], SSAValue] = field(default_factory=dict)
     _last_imm: Operation | None = None
 
     def lowered(self, v: SSAValue, user: Operation) -> Lowered:
@@ -273,26 +273,52 @@ class KernelState:
             )
         return self.consumer
 
-    def row0(self, rows: int, user: Operation, ops: Ops | None = None) -> SSAValue:
-        """This thread's first row of a tile with `rows` rows: band + 16 w + g.
+    def row0(
+        self, rows: int, user: Operation, ops: Ops | None = None, wrap: bool = False
+    ) -> SSAValue:
+        """This thread's first row of a tile with `rows` rows: band + 16 w + g;
+        with `wrap`, a tile under 64 rows a warpgroup (`Geometry.padded`) has
+        its padding warps read its own rows: band + (16 w + g) mod band (an
+        address inside the tile; their stores are masked: `padding_guard`).
         Into `ops` when given (an epilogue's store: the value is not live over
         the main loop, where every register counts), else computed once at the
         top of the consumer region (what loop iterations read again)."""
         ids = self.consumer_ids(user)
+        wrap = wrap and rows // self.warpgroups < 64
         if ops is not None:
-            return self._row_base_into(ops, ids, rows)
-        if rows not in self._row_base:
+            return self._row_base_into(ops, ids, rows, wrap)
+        if (rows, wrap) not in self._row_base:
             top = Ops(self)
-            self._row_base[rows] = self._row_base_into(top, ids, rows)
+            self._row_base[rows, wrap] = self._row_base_into(top, ids, rows, wrap)
             Rewriter.insert_op(top, InsertPoint.after(ids.tail))
             ids.tail = top[-1]
-        return self._row_base[rows]
+        return self._row_base[rows, wrap]
 
-    def _row_base_into(self, ops: Ops, ids: ConsumerIds, rows: int) -> SSAValue:
+    def _row_base_into(
+        self, ops: Ops, ids: ConsumerIds, rows: int, wrap: bool
+    ) -> SSAValue:
         band = rows // self.warpgroups
+        if wrap:
+            r = ops.alu("mad.lo.u32", ids.warp, self.imm(16, "b32"), ids.g)
+            r = ops.alu("rem.u32", r, self.imm(band, "b32"))
+            return ops.alu("mad.lo.u32", ids.cwg, self.imm(band, "b32"), r)
         r = ops.alu("mul.lo.u32", ids.cwg, self.imm(band, "b32"))
         r = ops.alu("mad.lo.u32", ids.warp, self.imm(16, "b32"), r)
         return ops.alu("add.u32", r, ids.g)
+
+    def padding_guard(
+        self, geom: Geometry, user: Operation, ops: Ops
+    ) -> SSAValue | None:
+        """True in the threads that hold rows of `geom`'s tile, false in those
+        that hold its padding (`Geometry.padded`: the warps past its rows,
+        lanes 2 band.. of the warpgroup): what masks its stores. None for a
+        tile with no padding."""
+        if not geom.padded:
+            return None
+        lanes = 2 * geom.rows_per_warpgroup  # 32 lanes a 16-row warp slab
+        return ops.alu(
+            "setp.lt.u32", self.consumer_ids(user).wg_lane, self.imm(lanes, "b32")
+        )
 
 
 def _bits(x: int | float) -> int:

@@ -21,6 +21,9 @@
   16-byte `st.global.v4` after a quad transpose (`vec16`), element pairs masked
   per element (`pair`; an odd column misaligns them), single elements
   (`single`). Each path computes its own row addresses, as the printer did.
+
+A tile under 64 rows (`Geometry.padded`) is read by its padding warps at its own
+rows and written by none of them: `smem_store` and `store_global` mask them.
 """
 
 from __future__ import annotations
@@ -139,6 +142,7 @@ class SmemStore(DistributePattern):
                 addr,
                 value.value,
                 [value.element(e) for p in pairs for e in pair(p.element)],
+                pred=self.k.padding_guard(geometry(t), op, ops),
                 offsets=[p.offset + b for p in pairs for b in within],
                 addr_elements=[p.group for p in pairs for _ in within],
                 byte=byte,
@@ -207,13 +211,14 @@ class SmemLoad(DistributePattern):
 
     def _row_vector(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
         """One value per row this thread holds (a per-row scale): one load each,
-        from the thread's first row (band + 16 w + g)."""
+        from the thread's first row (band + 16 w + g, wrapped into a tile
+        under 64 rows)."""
         if is_16bit(t.element_type) or is_fp8(t.element_type):
             raise OpDiagnostic(op, "row vectors are read from shared memory as f32")
         esize, geom = element_bytes(t.element_type), geometry(t)
         first = ops.alu(
             "mad.lo.u32",
-            self.k.row0(geom.rows, op, ops),
+            self.k.row0(geom.rows, op, ops, wrap=True),
             ops.imm(esize, "b32"),
             self.k.lowered(op.source, op).value,
         )
@@ -283,14 +288,16 @@ def _swizzled_pairs(
     c ^ (g >> log2(128 / span)). One address per 8-column group (a pair never
     straddles a 16-byte piece); pairs in (group, 64-row block, half) order. Staging writes
     (`smem_store`) and epilogue reads (`smem_load`) share it, so the registers
-    and TMA agree on the layout both ways."""
+    and TMA agree on the layout both ways. The padding warps of a tile under
+    64 rows address the tile's own rows (`KernelState.row0`'s `wrap`: same g,
+    so the same swizzle), read them, and are masked when writing."""
     k = ops.k
     ids = k.consumer_ids(op)
     geom, esize = geometry(t), element_bytes(t.element_type)
     span = swizzle_span(geom.cols * esize) or SWIZZLE_BYTES
     rows, chunk_cols = geom.rows, span // esize
     row_addr = ops.alu(  # this thread's first row, `span` bytes per row
-        "mad.lo.u32", k.row0(rows, op, ops), ops.imm(span, "b32"), base
+        "mad.lo.u32", k.row0(rows, op, ops, wrap=True), ops.imm(span, "b32"), base
     )
     g = ids.g
     if span < SWIZZLE_BYTES:
@@ -383,7 +390,8 @@ class StoreGlobal(DistributePattern):
         idx = [ops.reg(self.k.lowered(i, op)) for i in op.indices]
         rank = len(idx)
         geom = geometry(t)
-        ok = k.true
+        held = k.padding_guard(geom, op, ops)
+        ok = k.true if held is None else held
         offset = ops.alu("mov.u64", ops.imm(0, "b64"))
         for dim in range(rank - 2):  # leading dimensions: a box of extent 1
             inside = ops.alu("setp.lt.u32", idx[dim], dims[dim])  # negative: outside
@@ -465,6 +473,8 @@ def _store_vector(
     axis = rank - 2 if rows and len(t.get_shape()) == 2 else rank - 1
     if rows:
         ok = ops.alu("setp.eq.u32", ids.t, ops.imm(0, "b32"))
+        if (held := k.padding_guard(geom, op, ops)) is not None:
+            ok = ops.alu("and.pred", ok, held)
         first = ops.alu("add.s32", idx[axis], k.row0(geom.rows, op, ops))
         offsets = [geom.row_offset(i) for i in range(geom.count)]
     else:

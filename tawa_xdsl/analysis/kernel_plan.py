@@ -46,7 +46,7 @@ reads the ticket with a shared load.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
@@ -190,6 +190,26 @@ STAGED_BUDGET = SMEM_BUDGET - SLOT_ALIGN
 def staging_fits(rings: int, staging: int) -> bool:
     """Whether staging tiles of `staging` bytes fit next to rings of `rings` bytes."""
     return rings + staging <= STAGED_BUDGET
+
+
+def column_scratch_bytes(widths: Iterable[int], warpgroups: int) -> int:
+    """Shared memory the column reductions' scratch takes (0: none), laid out
+    aligned as every slot is, for reductions of tiles of these column counts
+    over `warpgroups` consumer warpgroups: what the store policy and the
+    tuning (choosing a depth) count next to the rings."""
+    words = max((nv.column_scratch_words(c, warpgroups) for c in widths), default=0)
+    return -(-4 * words // SLOT_ALIGN) * SLOT_ALIGN
+
+
+def column_reductions(ops: Iterable[Operation]) -> list[tile.ReduceOp]:
+    """The reductions along a tile's columns (axis 0) among `ops`."""
+    return [
+        op
+        for op in ops
+        if isinstance(op, tile.ReduceOp)
+        and op.axis.value.data == 0
+        and len(op.source.type.get_shape()) == 2
+    ]
 
 
 def stages_that_fit(slot_bytes: int, fixed: int) -> int:
@@ -460,7 +480,7 @@ class KernelPlan:
             tile_bytes(st.value.type.get_shape(), st.value.type.element_type)
             for st in staged
         )
-        scratch = -(-4 * self._column_scratch_words() // SLOT_ALIGN) * SLOT_ALIGN
+        scratch = column_scratch_bytes(self._reduced_widths(), self.num_consumers)
         return staging_fits(rings, staging + scratch)
 
     # ---------------------------------------------------------- shared memory
@@ -548,14 +568,18 @@ class KernelPlan:
         """32-bit words of the scratch the widest column reduction needs (0: none)."""
         return max(
             (
-                nv.column_scratch_words(
-                    op.source.type.get_shape()[1], self.num_consumers
-                )
-                for op in self.ws.consumer.walk()
-                if isinstance(op, tile.ReduceOp) and op.axis.value.data == 0
+                nv.column_scratch_words(cols, self.num_consumers)
+                for cols in self._reduced_widths()
             ),
             default=0,
         )
+
+    def _reduced_widths(self) -> list[int]:
+        """The columns of each tile the consumers reduce along axis 0."""
+        return [
+            op.source.type.get_shape()[1]
+            for op in column_reductions(self.ws.consumer.walk())
+        ]
 
     @staticmethod
     def _read_by_threads(create: aref.CreateOp) -> bool:

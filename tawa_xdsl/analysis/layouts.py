@@ -11,7 +11,9 @@
   take the kind their context gives them: a row reduction gives rows,
   `expand_dims` at axis 1 wants rows, at axis 0 columns; elementwise ops, loop
   arguments and branch results share one kind; with no context at all (a
-  vector loaded, computed on and stored) a vector is a column tile.
+  vector loaded, computed on and stored) a vector is a column tile. A row or
+  accumulator-layout tile has whole 64-row blocks a warpgroup, or 16, 32 or 48
+  rows held padded to one (`fragments.row_problem` says why not).
 
 Shape-polymorphic producers (`tile.iota`, `tile.splat`, dense constants:
 `is_polymorphic`) must have one use each (the lowering copies them per use first),
@@ -30,9 +32,11 @@ from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 
 from tawa_xdsl.analysis.carried import STRUCTURED, carried_pairs, copies
 from tawa_xdsl.analysis.elementwise import is_elementwise
+from tawa_xdsl.analysis.transposable import blocker
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, FragmentLayoutAttr
+from tawa_xdsl.lowering.fragments import row_problem
 
 POLYMORPHIC = (tile.IotaOp, tile.SplatOp)
 
@@ -174,10 +178,12 @@ class ConsumerLayouts:
         self.placement = views
         for op in consumer.walk():
             if isinstance(op, tile.TransOp) and not self.in_smem(op.source):
+                why = blocker(op.source)
                 raise OpDiagnostic(
                     op,
-                    "a register tile cannot be transposed; transpose tiles as "
-                    "they come from shared memory",
+                    "a register tile cannot be transposed"
+                    + (f", and this transpose cannot move up: {why}" if why else "")
+                    + "; transpose tiles as they come from shared memory",
                 )
 
     def _assign(self, consumer: Region) -> None:
@@ -230,7 +236,17 @@ class ConsumerLayouts:
                     f"cannot place the {v.type} value %{v.name_hint or '?'} in registers: "
                     f"{why} layout constraints",
                 )
-            self.placement[v] = next(iter(found))
+            kind = next(iter(found))
+            if kind != FragmentKind.COL and (
+                why := row_problem(v.type.get_shape()[0], self.warpgroups)
+            ):
+                owner = v.owner if isinstance(v, OpResult) else v.block.parent_op()
+                raise OpDiagnostic(
+                    owner,
+                    f"cannot hold the {v.type} value %{v.name_hint or '?'} in "
+                    f"registers: {why}",
+                )
+            self.placement[v] = kind
 
     def type_of(self, v: SSAValue) -> Attribute:
         """The lowered type of a register tile (its tensor type with a layout)."""

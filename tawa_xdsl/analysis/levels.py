@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import Float32Type, ModuleOp, UnregisteredOp
+from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Operation
 
 from tawa_xdsl.analysis.elementwise import narrow_arithmetic, unsupported_elementwise
@@ -189,9 +189,6 @@ def column_reduce_problem(op: tile.ReduceOp) -> str | None:
             f"{what} of a {rows}x{cols} tile, which is held as a vector: reduce "
             "along its other axis (or use it as it is)"
         )
-    element = op.source.type.element_type
-    if not isinstance(element, Float32Type) and not tile.is_i32(element):
-        return f"{what} of {element} values: compute in f32 (arith.extf first)"
     if cols % 8:
         return f"{what} of {cols} columns: a column tile holds whole 8-column groups"
     if rows % 64:

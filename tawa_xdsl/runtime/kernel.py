@@ -16,6 +16,7 @@ kernel's name.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -573,6 +574,11 @@ class Launcher:
     def __call__(self) -> None:
         if self.grid is not None:
             self.kernel._launch(self.grid, self.packed, self.stream)
+
+    def detached(self) -> Launcher:
+        """This launch holding none of the arrays: for a caller that passes
+        live arrays at the same addresses each time (`launch_cache`)."""
+        return dataclasses.replace(self, arrays=[])
 
 
 def scalar_ctype(t: Attribute, value: Any) -> ctypes._SimpleCData:

@@ -20,6 +20,7 @@ cannot describe.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -111,6 +112,16 @@ class Copy:
 
     def __call__(self) -> None:
         copy_array(self.dst, self.src, self.stream)
+
+    def detached(self) -> Copy:
+        """This copy holding neither array's owner (the buffer stays held):
+        for a caller that passes live arrays at the same addresses each time
+        (`launch_cache`)."""
+        return dataclasses.replace(
+            self,
+            dst=dataclasses.replace(self.dst, keep=None),
+            src=dataclasses.replace(self.src, keep=None),
+        )
 
 
 __all__ = ["Copy", "DeviceBuffer", "copy_array"]

@@ -97,3 +97,58 @@ def test_int_columns(torch) -> None:
     exact = tiles.sum(1) - tiles.max(1).values - tiles.min(1).values
     wrapped = (exact + 2**31) % 2**32 - 2**31
     assert torch.equal(o.long(), wrapped)
+
+
+def test_bf16_column_sums(torch) -> None:
+    """A bf16 tile reduced in f32 (extended, summed, rounded once)."""
+    x = torch.randn(1000, 328, device="cuda").to(torch.bfloat16)
+    o = torch.full((8, 328), float("nan"), device="cuda").to(torch.bfloat16)
+    tawa_xdsl.compile(SOURCE, "bf16_column_sums")(x, o)
+    torch.cuda.synchronize()
+    ref = per_row_tile(torch, x.double(), 128).sum(1)
+    assert rel_err(o, ref) < 1e-2
+
+
+def test_f16_column_max_of_64_row_tiles(torch) -> None:
+    """One consumer warpgroup; the last row tile is 40 rows and 24 of TMA's
+    zeros, which take part (tile.load reads them as 0)."""
+    x = torch.randn(1000, 328, device="cuda").to(torch.float16)
+    o = torch.full((16, 328), float("nan"), device="cuda").to(torch.float16)
+    tawa_xdsl.compile(SOURCE, "f16_column_max")(x, o)
+    torch.cuda.synchronize()
+    assert rel_err(o, per_row_tile(torch, x.double(), 64).max(1).values) == 0
+
+
+def test_masked_column_max_leaves_out_the_rows_past_the_end(torch) -> None:
+    """Negative values only: the last row tile's maxima are of its 104 real
+    rows, not the 0 of TMA's padding, which the kernel selects away."""
+    x = -1 - torch.randn(1000, 328, device="cuda").abs()
+    o = torch.full((8, 328), float("nan"), device="cuda")
+    tawa_xdsl.compile(SOURCE, "masked_column_max")(x, o)
+    torch.cuda.synchronize()
+    ref = torch.stack([t.max(0).values for t in x.double().split(128)])
+    assert rel_err(o, ref) == 0
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        # 40 columns: five 8-column groups through the scratch, C from registers
+        {"block_n": 40},
+        # three warpgroups, 192 columns: the tuned stages leave the scratch
+        # and C's TMA staging tile room (six stages left C to registers)
+        {"block_m": 192, "block_n": 192, "block_k": 32},
+    ],
+    ids=str,
+)
+def test_gemm_with_its_bias_gradient_in_other_tiles(torch, options) -> None:
+    a = torch.randn(1000, 1000, device="cuda").to(torch.bfloat16)
+    b = torch.randn(1000, 1000, device="cuda").to(torch.bfloat16)
+    c = torch.full((1000, 1000), float("nan"), device="cuda").to(torch.bfloat16)
+    rows = options.get("block_m", 128)
+    d = torch.full((-(-1000 // rows), 1000), float("nan"), device="cuda")
+    tawa_xdsl.compile(SOURCE, "gemm_dbias", **options)(a, b, c, d)
+    torch.cuda.synchronize()
+    product = a.double() @ b.double().t()
+    assert rel_err(c, product) < 1e-2
+    assert rel_err(d, per_row_tile(torch, product, rows).sum(1)) < 1e-5

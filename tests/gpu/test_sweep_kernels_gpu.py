@@ -2,7 +2,8 @@
 *_outside*.mlir, the fifth sweep's too: one tile stored twice over, whose
 second TMA store must land last; among them C = alpha A B^T + beta C, whose output is read
 through the loads' tensor map, and ALiBi through tile.sitofp) compiled with
-the tuned options and run on the H100 from host arrays, against the float64
+the tuned options, and with each other option set the thread-level sweep
+lowers them with, run on the H100 from host arrays, against the float64
 references of tests/test_sweep_kernels.py; and the calls the sweep found
 refused or mis-planned: a split or stream given on 64x64 tiles (no rate in the
 wave model), num_stages=1 given to a GEMM and to attention (the tuned two-stage
@@ -21,20 +22,49 @@ import pytest
 import tawa_xdsl
 from tawa_xdsl.examples import path
 
-from ..test_sweep_kernels import KERNELS, RUNS
+from ..test_sweep_kernels import CASES, CONFIGS, KERNELS, RUNS
 from .conftest import rel_err
 
 
-@pytest.mark.parametrize("kernel", sorted(RUNS))
-def test_a_sweep_kernel_computes_its_reference(torch, kernel: str) -> None:
+def check_on_the_gpu(torch, kernel: str, **options: object) -> None:
+    """Compile `kernel` with `options`, run it from host arrays (outputs
+    poisoned) and check each output against its float64 reference."""
     run = RUNS[kernel]
     args = run.arrays(seed=11)
     wide = [a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in args]
     grid = run.grid if run.given_grid else None
-    tawa_xdsl.compile(KERNELS / run.file, kernel)(*args, grid=grid)
+    tawa_xdsl.compile(KERNELS / run.file, kernel, **options)(*args, grid=grid)
     for out, expected in zip(run.outputs, run.reference(*wide), strict=True):
         got = torch.from_numpy(args[out].astype(np.float64))
         assert rel_err(got, torch.from_numpy(expected)) < 2e-2
+
+
+def compile_options(config: str) -> dict[str, object]:
+    """A `tawa-hopper-pipeline` option string as `compile` keywords."""
+    options: dict[str, object] = {}
+    for item in CONFIGS[config].split():
+        name, value = item.split("=")
+        parsed = {"true": True, "false": False}.get(value)
+        options[name.replace("-", "_")] = int(value) if parsed is None else parsed
+    return options
+
+
+@pytest.mark.parametrize("kernel", sorted(RUNS))
+def test_a_sweep_kernel_computes_its_reference(torch, kernel: str) -> None:
+    check_on_the_gpu(torch, kernel)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "config"),
+    [c for c in CASES if c[1] != "tuned"],
+    ids=lambda c: str(c),
+)
+def test_a_sweep_kernel_under_another_configuration(torch, kernel, config) -> None:
+    """The whole grid of options the thread-level sweep lowers each kernel
+    with (`test_sweep_kernels.CASES`), given to `compile`: what the
+    simulators accept must run right on the GPU too (about 400 cases, 35 s
+    on 14 workers, the kernels compiled once per configuration)."""
+    check_on_the_gpu(torch, kernel, **compile_options(config))
 
 
 def _gemm(torch, m: int, n: int, k: int, seed: int):

@@ -6,7 +6,8 @@
 //                      row tile p (two reductions, one scratch), x loaded
 //   @gemm_column_sums: o[p, n] = sum_m (A @ B^T)[m, n] over the rows m of row
 //                      tile p: the per-tile partials of a bias gradient
-//   @center_columns, @column_max_192, @gemm_dbias, @int_columns: below
+//   @center_columns, @column_max_192, @gemm_dbias, @int_columns,
+//   @bf16_column_sums, @f16_column_max, @masked_column_max: below
 func.func @column_range(%x: !tile.desc<?x?xf32, box = [128, 64]>,
     %o: !tile.desc<?x?xf32, box = [1, 64]>) attributes {tile.kernel} {
   %pid_n = tile.program_id x
@@ -137,5 +138,67 @@ func.func @int_columns(%x: !tile.desc<?x?xi32, box = [128, 64]>,
   %d = arith.subi %s, %hi : tensor<64xi32>
   %r = arith.subi %d, %lo : tensor<64xi32>
   tile.store %r, %o[%pid_m, %n0] : tensor<64xi32> -> !tile.desc<?x?xi32, box = [1, 64]>
+  func.return
+}
+
+//   @bf16_column_sums: o[p, n] = bf16(sum_m x[m, n]) over the rows m of row
+//                      tile p, x bf16: reduced in f32 (extended first, the
+//                      sums rounded once), as the interpreter defines it
+func.func @bf16_column_sums(%x: !tile.desc<?x?xbf16, box = [128, 64]>,
+    %o: !tile.desc<?x?xbf16, box = [1, 64]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid_m, %c128 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+  %s = tile.reduce sum %t, axis = 0 : tensor<128x64xbf16> -> tensor<64xbf16>
+  tile.store %s, %o[%pid_m, %n0] : tensor<64xbf16> -> !tile.desc<?x?xbf16, box = [1, 64]>
+  func.return
+}
+
+//   @f16_column_max:   o[p, n] = max over the 64 rows m of row tile p of
+//                      x[m, n], x f16 (one consumer warpgroup)
+func.func @f16_column_max(%x: !tile.desc<?x?xf16, box = [64, 64]>,
+    %o: !tile.desc<?x?xf16, box = [1, 64]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf16, box = [64, 64]> -> tensor<64x64xf16>
+  %m = tile.reduce max %t, axis = 0 : tensor<64x64xf16> -> tensor<64xf16>
+  tile.store %m, %o[%pid_m, %n0] : tensor<64xf16> -> !tile.desc<?x?xf16, box = [1, 64]>
+  func.return
+}
+
+//   @masked_column_max: o[p, n] = max over the rows m < M of row tile p of
+//                      x[m, n]: the rows past the tensor's end, which TMA
+//                      fills with zeros, masked to -inf so they take no part
+//                      (unmasked, a column of negative values would have
+//                      the maximum 0 in the last tile)
+func.func @masked_column_max(%x: !tile.desc<?x?xf32, box = [128, 32]>,
+    %o: !tile.desc<?x?xf32, box = [1, 32]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %M = tile.dim %x, 0 : !tile.desc<?x?xf32, box = [128, 32]>
+  %m0 = arith.muli %pid_m, %c128 : index
+  %n0 = arith.muli %pid_n, %c32 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [128, 32]> -> tensor<128x32xf32>
+  %iota = tile.iota : tensor<128xi32>
+  %rows_1d = tile.expand_dims %iota, axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %left = arith.subi %M, %m0 : index
+  %left_i32 = arith.index_cast %left : index to i32
+  %left_t = tile.splat %left_i32 : i32 -> tensor<128x1xi32>
+  %in_1d = tile.cmpi slt, %rows_1d, %left_t : tensor<128x1xi32> -> tensor<128x1xi1>
+  %in = tile.broadcast %in_1d : tensor<128x1xi1> -> tensor<128x32xi1>
+  %ninf = arith.constant 0xFF800000 : f32
+  %neg_inf = tile.splat %ninf : f32 -> tensor<128x32xf32>
+  %masked = tile.select %in, %t, %neg_inf : tensor<128x32xi1>, tensor<128x32xf32>
+  %m = tile.reduce max %masked, axis = 0 : tensor<128x32xf32> -> tensor<32xf32>
+  tile.store %m, %o[%pid_m, %n0] : tensor<32xf32> -> !tile.desc<?x?xf32, box = [1, 32]>
   func.return
 }

@@ -73,3 +73,38 @@ func.func @no_room(%x: !tile.desc<?x?xf32, box = [192, 256]>, %y: !tile.desc<?x?
     }
     func.return
 }
+
+// -----
+
+// A bf16 tile is reduced in f32, as the interpreter reduces it: extended in
+// registers, reduced along its columns through the scratch (or along its rows
+// in the quads), the result rounded to bf16 once.
+// CHECK-LABEL: func.func @bf16_sums
+// CHECK:         %[[T:.*]] = nvgpu_async.smem_load %t : !nvgpu_async.smem_view<64x64xbf16> -> tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>
+// CHECK-NEXT:    %[[W:.*]] = arith.extf %[[T]] : tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> to tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+// CHECK-NEXT:    %[[C:.*]] = nvgpu_async.column_reduce sum %[[W]], %column_scratch : tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>>, !nvgpu_async.smem<1x256xf32> -> tensor<64xf32, #nvgpu_async.frag<col, warpgroups = 1>>
+// CHECK-NEXT:    %[[CB:.*]] = arith.truncf %[[C]] : tensor<64xf32, #nvgpu_async.frag<col, warpgroups = 1>> to tensor<64xbf16, #nvgpu_async.frag<col, warpgroups = 1>>
+// CHECK:         %[[RW:.*]] = arith.extf %{{.*}} : tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> to tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>>
+// CHECK-NEXT:    %[[R:.*]] = tile.reduce max %[[RW]], axis = 1 : tensor<64x64xf32, #nvgpu_async.frag<acc, warpgroups = 1>> -> tensor<64xf32, #nvgpu_async.frag<row, warpgroups = 1>>
+// CHECK-NEXT:    %[[RB:.*]] = arith.truncf %[[R]] : tensor<64xf32, #nvgpu_async.frag<row, warpgroups = 1>> to tensor<64xbf16, #nvgpu_async.frag<row, warpgroups = 1>>
+// CHECK:         nvgpu_async.store_global %[[CB]], %c
+// CHECK-NEXT:    nvgpu_async.store_global %[[RB]], %r
+func.func @bf16_sums(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?xbf16, box = [64]>, %r: !tile.desc<?xbf16, box = [64]>) attributes {tile.kernel} {
+    %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
+    aref.warp_specialize consumers = 1 producer {
+      %i = arith.constant 0 : index
+      %c0 = arith.constant 0 : index
+      %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+      aref.put %ra[%i], %ta : !aref.aref<[tensor<64x64xbf16>], depth = 1>
+    } consumer {
+      %i = arith.constant 0 : index
+      %c0 = arith.constant 0 : index
+      %t = aref.get %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
+      %cols = tile.reduce sum %t, axis = 0 : tensor<64x64xbf16> -> tensor<64xbf16>
+      %rows = tile.reduce max %t, axis = 1 : tensor<64x64xbf16> -> tensor<64xbf16>
+      aref.consumed %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
+      tile.store %cols, %c[%c0] : tensor<64xbf16> -> !tile.desc<?xbf16, box = [64]>
+      tile.store %rows, %r[%c0] : tensor<64xbf16> -> !tile.desc<?xbf16, box = [64]>
+    }
+    func.return
+}

@@ -2,17 +2,6 @@
 // the first pass where it is written, with the reason.
 // RUN: tawa-opt %s --split-input-file --verify-diagnostics -p aref-partition | filecheck %s
 
-// CHECK: reduce-axis-invalid.mlir:[[# @LINE + 4]]:3: error: tile.reduce: a column reduction (axis 0) of bf16 values: compute in f32 (arith.extf first)
-func.func @bf16(%a: !tile.desc<?x?xbf16, box = [128, 64]>, %c: !tile.desc<?xbf16, box = [64]>) attributes {tile.kernel} {
-  %c0 = arith.constant 0 : index
-  %t = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
-  %s = tile.reduce sum %t, axis = 0 : tensor<128x64xbf16> -> tensor<64xbf16>
-  tile.store %s, %c[%c0] : tensor<64xbf16> -> !tile.desc<?xbf16, box = [64]>
-  func.return
-}
-
-// -----
-
 // CHECK: reduce-axis-invalid.mlir:[[# @LINE + 4]]:3: error: tile.reduce: a column reduction (axis 0) of 96 rows: the rows are reduced in whole 64-row blocks (the accumulator layout's, each warp a 16-row slab of each)
 func.func @rows(%a: !tile.desc<?x?xf32, box = [96, 64]>, %c: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index

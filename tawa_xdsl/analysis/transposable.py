@@ -1,0 +1,134 @@
+"""Which transposes of computed tiles can move up to the loaded tiles, and why
+not where they cannot.
+
+A transpose is free only on a tile in shared memory; of a computed tile it
+moves up (`transforms/transposes.py`) through elementwise ops, splats,
+broadcasts, `expand_dims`, a loop carrying the tile and a dot of a loaded A
+and a loaded B transposed, and only through values read transposed alone
+(`read_transposed`), so nothing is computed twice. `blocker` names the first
+value that stops it: the lowering's refusal of the transpose says it.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.ir import Operation, OpResult, SSAValue
+
+from tawa_xdsl.analysis.elementwise import is_elementwise
+from tawa_xdsl.dialects import tile
+from tawa_xdsl.dialects.tile import splat_value
+
+
+def _loaded(v: SSAValue) -> bool:
+    return isinstance(v, OpResult) and isinstance(v.op, tile.LoadOp)
+
+
+def _nt_operands(dot: tile.DotOp) -> bool:
+    """Whether `dot` reads A as loaded (M x K) and B as a loaded N x K tile
+    transposed: then `trans(b)`, `trans(a)` read the same way (the loaded
+    N x K tile as A, the loaded M x K one transposed as B), in every dtype the
+    lowering takes (8-bit operands only K-major). Other operand orientations
+    are left alone: moved, the lowering would refuse a transposed A the user
+    never wrote."""
+    b = dot.rhs
+    return (
+        _loaded(dot.lhs)
+        and isinstance(b, OpResult)
+        and isinstance(b.op, tile.TransOp)
+        and _loaded(b.op.source)
+    )
+
+
+def _untransposed_reader(v: SSAValue) -> tuple[SSAValue, Operation] | None:
+    """The first read of `v` (or, through elementwise ops and broadcasts, of
+    a value made from it) other than by a transpose, as (value read, reader);
+    None when every read of `v` is transposed in the end (`read_transposed`)."""
+    for use in v.uses:
+        user = use.operation
+        if isinstance(user, tile.TransOp):
+            continue
+        moves = isinstance(user, tile.BroadcastOp) or (
+            is_elementwise(user) and len(user.results) == 1
+        )
+        if not moves:
+            return v, user
+        if (deeper := _untransposed_reader(user.results[0])) is not None:
+            return deeper
+    return None
+
+
+def read_transposed(v: SSAValue) -> bool:
+    """Whether every read of `v` is a transpose, or an elementwise op or a
+    broadcast (what a transpose moves up through) whose result is read
+    transposed alone in turn (`acc + relu(acc)` stored transposed)."""
+    return _untransposed_reader(v) is None
+
+
+def _name(v: SSAValue) -> str:
+    return f"%{v.name_hint}" if v.name_hint else f"a {v.type} value"
+
+
+def blocker(v: SSAValue, carried: frozenset[SSAValue] = frozenset()) -> str | None:
+    """Why a transpose of `v` cannot be moved up to sources that take it (a
+    transpose, a splat, the loaded operands of a dot) through ops whose
+    results are read only by it or only transposed, or None when it can;
+    `carried`: loop arguments whose transposes are being moved."""
+    if v in carried or (
+        isinstance(v, OpResult) and isinstance(v.op, tile.TransOp | tile.SplatOp)
+    ):
+        return None
+    name = _name(v)
+    if not isinstance(v, OpResult):
+        return f"{name} is a block argument"
+    if not v.has_one_use() and (read := _untransposed_reader(v)) is not None:
+        value, reader = read
+        made = "" if value is v else f" as {_name(value)}, made from it,"
+        return f"{name} is also read untransposed{made} by {reader.name}"
+    op = v.op
+    if isinstance(op, arith.ConstantOp):
+        value = op.value
+        if (
+            isinstance(value, DenseIntOrFPElementsAttr)
+            and splat_value(value) is not None
+        ):
+            return None
+        return f"{name} is a constant of more than one value"
+    if isinstance(op, tile.DotOp):
+        if not _nt_operands(op):
+            return (
+                f"{name} is a tile.dot of other operands than A as loaded and B "
+                "loaded N x K and transposed, which swapped would not read as "
+                "wgmma takes them"
+            )
+        return blocker(op.acc, carried)
+    if isinstance(op, tile.ExpandDimsOp):
+        return None
+    if isinstance(op, tile.BroadcastOp):
+        return blocker(op.source, carried)
+    if is_elementwise(op) and len(op.results) == 1:
+        for x in op.operands:
+            if isinstance(x.type, TensorType) and (why := blocker(x, carried)):
+                return why
+        return None
+    if isinstance(op, scf.ForOp):
+        i = v.index
+        arg = op.body.block.args[i + 1]
+        yielded = op.body.block.last_op
+        assert isinstance(yielded, scf.YieldOp)
+        if not arg.has_one_use():
+            return f"the loop carrying {name} reads it more than once"
+        return blocker(op.iter_args[i], carried) or blocker(
+            yielded.operands[i], carried | {arg}
+        )
+    if isinstance(op, tile.LoadOp):
+        return (
+            f"{name} is a loaded tile computed on: moved, the transpose would "
+            "read a transposed shared tile into registers"
+        )
+    return f"{name} is made by {op.name}, which a transpose does not move through"
+
+
+def transposable(v: SSAValue, carried: frozenset[SSAValue] = frozenset()) -> bool:
+    """Whether a transpose of `v` can be moved up (`blocker` is None)."""
+    return blocker(v, carried) is None
