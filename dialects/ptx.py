@@ -799,7 +799,7 @@ _alu("b32", "b32 b32", "xor.b32", "shl.b32", "shr.u32", "shr.s32", "max.s32")
 _alu("b32", "b32 b32", "min.s32", "max.u32", "min.u32", "div.s32", "rem.s32")
 _alu("b32", "b32 b32", "div.u32", "rem.u32", "add.u32", "sub.u32", "mul.lo.u32")
 _alu("b32", "b32 b32 b32", "mad.lo.u32", "mad.lo.s32", "bfe.u32")
-_alu("b32", "b32", "mov.b32", "mov.u32")
+_alu("b32", "b32", "mov.b32", "mov.u32", "cvt.s32.s8")
 _alu("b32", "b32 b32 pred", "selp.b32")
 _alu("f32", "f32 f32 pred", "selp.f32")
 _alu("b32", "b32 b32", "mapa.shared::cluster.u32")
@@ -1147,6 +1147,10 @@ class TileTicketOp(PTXOp):
 # ------------------------------------------------------------------ memory
 
 MEMORY_TYPES = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64"}
+BYTE_TYPES = {"ptx.ld": "s8", "ptx.st": "u8"}
+"""The one-byte memory type of each op with `byte`: a load sign-extends the
+byte into its `b32` register (an i8 element), a store writes the register's
+low byte (PTX: a register wider than the instruction type)."""
 
 
 class _Memory(Predicated):
@@ -1161,6 +1165,8 @@ class _Memory(Predicated):
     offset = prop_def(IntegerAttr[I64])
     offsets = opt_prop_def(DenseArrayBase)
     addr_map = opt_prop_def(DenseArrayBase)
+    byte = opt_prop_def(UnitAttr)
+    """Each instruction moves one byte of one `b32` register (`BYTE_TYPES`)."""
 
     SPACES: ClassVar[frozenset[str]] = frozenset({"global", "shared"})
 
@@ -1190,6 +1196,10 @@ class _Memory(Predicated):
             for r, e in zip(regs, extra, strict=True)
         ]
 
+    def memory_type(self, cls: str) -> str:
+        """The instruction type: the register class's, or a byte's."""
+        return BYTE_TYPES[self.name] if self.byte else MEMORY_TYPES[cls]
+
     def _verify_memory(self, addr: SSAValue) -> None:
         if self.space.data not in self.SPACES:
             raise VerifyException(
@@ -1207,6 +1217,11 @@ class _Memory(Predicated):
             )
         _check_map(self, "the address", addr, self.addr_map or _map_attr(None), n)
         self.verify_guard(n)
+        data = self.operands[1] if isinstance(self, StoreOp) else self.results[0]
+        if self.byte and (register_class(data) != "b32" or self.vector != 1):
+            raise VerifyException(
+                f"{self.name}: a byte moves one b32 register per instruction"
+            )
 
 
 def _memory_properties(
@@ -1214,8 +1229,11 @@ def _memory_properties(
     offset: int,
     offsets: Sequence[int] | None,
     addr_elements: Sequence[int] | None,
+    byte: bool = False,
 ) -> dict[str, Attribute]:
     props: dict[str, Attribute] = {"space": StringAttr(space), "offset": _i64(offset)}
+    if byte:
+        props["byte"] = UnitAttr()
     if offsets is not None:
         props["offsets"] = _i64_array(tuple(offsets))
     if addr_elements is not None:
@@ -1258,10 +1276,11 @@ class LoadOp(_Memory):
         offset: int = 0,
         offsets: Sequence[int] | None = None,
         addr_elements: Sequence[int] | None = None,
+        byte: bool = False,
     ):
         super().__init__(
             operands=[addr, []],
-            properties=_memory_properties(space, offset, offsets, addr_elements),
+            properties=_memory_properties(space, offset, offsets, addr_elements, byte),
             result_types=[_reg(cls, count)],
         )
 
@@ -1278,7 +1297,7 @@ class LoadOp(_Memory):
         names = element_texts(self.result)
         addresses = self._addresses(self.addr)
         guards = self.guards(len(addresses))
-        opcode = f"ld.{self.space.data}.{_vector_suffix(n)}{MEMORY_TYPES[cls]}"
+        opcode = f"ld.{self.space.data}.{_vector_suffix(n)}{self.memory_type(cls)}"
         for i, (guard, address) in enumerate(zip(guards, addresses, strict=True)):
             dst = _braced(list(names[i * n : i * n + n]))
             out.line(f"{guard}{opcode} {dst}, {address};")
@@ -1311,11 +1330,12 @@ class StoreOp(_Memory):
         offsets: Sequence[int] | None = None,
         addr_elements: Sequence[int] | None = None,
         pred_elements: Sequence[int] | None = None,
+        byte: bool = False,
     ):
         super().__init__(
             operands=[addr, value, [pred] if pred is not None else []],
             properties={
-                **_memory_properties(space, offset, offsets, addr_elements),
+                **_memory_properties(space, offset, offsets, addr_elements, byte),
                 "value_map": _map_attr(elements),
                 **guard_properties(pred, negated, pred_elements),
             },
@@ -1340,7 +1360,7 @@ class StoreOp(_Memory):
         names = element_texts(self.value, self.value_map)
         addresses = self._addresses(self.addr)
         guards = self.guards(len(addresses))
-        opcode = f"st.{self.space.data}.{_vector_suffix(n)}{MEMORY_TYPES[cls]}"
+        opcode = f"st.{self.space.data}.{_vector_suffix(n)}{self.memory_type(cls)}"
         for i, (guard, address) in enumerate(zip(guards, addresses, strict=True)):
             src = _braced(list(names[i * n : i * n + n]))
             out.line(f"{guard}{opcode} {address}, {src};")

@@ -95,26 +95,47 @@ FP8_TYPES = (Float8E4M3FNType, Float8E5M2Type)
 """The 8-bit floats the tensor cores read (wgmma `.e4m3`, `.e5m2`)."""
 DOT_INPUT_TYPES = (BFloat16Type, Float16Type, *FP8_TYPES)
 DESC_FLOAT_TYPES = (BFloat16Type, Float16Type, Float32Type, *FP8_TYPES)
-DESC_ELEMENTS = "bf16, f16, f32, f8E4M3FN, f8E5M2 or i32"
+DESC_ELEMENTS = "bf16, f16, f32, f8E4M3FN, f8E5M2, i8, i32 or i64"
 """The element types a `!tile.desc` holds, as its verifier names them."""
+STORAGE_INTEGERS = (IntegerType(8), IntegerType(64))
+"""Integer element types tensors hold but tiles do not compute in: i8 (labels,
+quantized values; signed, a byte in memory, sign-extended in a 32-bit
+register) and i64 (indices; a 64-bit register each). A tile of them is loaded,
+stored, broadcast, and converted to and from i32 (`tile.extsi`, `tile.trunci`)."""
 
 
 def is_i32(element_type: Attribute) -> bool:
-    """The one integer element type of descriptors and integer reductions:
-    signless 32-bit, one register per element like f32 (wider integers would
-    need register pairs, narrower ones packing, which no lowering does)."""
+    """The integer element type tiles compute in (compares, selects,
+    reductions, arithmetic): signless 32-bit, one register per element like
+    f32; i8 and i64 tiles (`STORAGE_INTEGERS`) convert to it first."""
     return element_type == IntegerType(32)
+
+
+def is_i8(element_type: Attribute) -> bool:
+    """A byte in memory, its value sign-extended in a 32-bit register: each
+    element is loaded (`ld.shared.s8`) and stored (`st.u8`) on its own."""
+    return element_type == IntegerType(8)
+
+
+def is_storage_integer(element_type: Attribute) -> bool:
+    """i8 or i64: an integer a tensor holds but a tile only moves (see
+    `STORAGE_INTEGERS`)."""
+    return element_type in STORAGE_INTEGERS
 
 
 def desc_element_problem(element_type: Attribute) -> str | None:
     """Why `element_type` cannot be a descriptor's, or None."""
-    if isinstance(element_type, DESC_FLOAT_TYPES) or is_i32(element_type):
+    if (
+        isinstance(element_type, DESC_FLOAT_TYPES)
+        or is_i32(element_type)
+        or is_storage_integer(element_type)
+    ):
         return None
     problem = f"!tile.desc element type must be {DESC_ELEMENTS}, got {element_type}"
     if isinstance(element_type, IntegerType):
         problem += (
-            " (integer tensors are read and written as signless i32; widen or "
-            "narrow them to i32 outside the kernel)"
+            " (integer tensors are signless i8, i32 or i64; widen or narrow "
+            "others to one of them outside the kernel)"
         )
     return problem
 
@@ -698,8 +719,13 @@ class ReduceOp(IRDLOperation):
             )
         floats = Float32Type | Float16Type | BFloat16Type
         if not (isinstance(src.element_type, floats) or is_i32(src.element_type)):
+            hint = (
+                " (tile.extsi or tile.trunci it to i32 first)"
+                if is_storage_integer(src.element_type)
+                else ""
+            )
             raise VerifyException(
-                f"tile.reduce needs a float or i32 tile, got {src.element_type}"
+                f"tile.reduce needs a float or i32 tile, got {src.element_type}{hint}"
             )
         expected = shape[:axis] + shape[axis + 1 :]
         if res.get_shape() != expected or res.element_type != src.element_type:
@@ -880,26 +906,26 @@ class CmpiOp(_CompareOp):
 
 @irdl_op_definition
 class CmpfOp(_CompareOp):
-    """Elementwise comparison of two f32 tiles (leaky ReLU's `x > 0`, a
-    threshold mask, a NaN guard), as `arith.cmpf` and LLVM's `fcmp` define it:
-    an ordered predicate is false where either side is NaN, an unordered one
-    (`u...`) true; `ord` / `uno` say whether neither / either is NaN. 16-bit
-    tiles compare after `arith.extf` to f32 (registers hold them in pairs)."""
+    """Elementwise comparison of two f32, bf16 or f16 tiles (leaky ReLU's
+    `x > 0`, a threshold mask, a NaN guard), as `arith.cmpf` and LLVM's `fcmp`
+    define it: an ordered predicate is false where either side is NaN, an
+    unordered one (`u...`) true; `ord` / `uno` say whether neither / either is
+    NaN. A 16-bit tile compares its own values (the thread level widens them
+    to f32, exactly); an 8-bit one is widened with `arith.extf` first."""
 
     name = "tile.cmpf"
     PREDICATE: ClassVar = CmpfPredicateAttr
-    ELEMENTS: ClassVar = (Float32Type,)
-    COMPARES: ClassVar = "f32 tiles (arith.extf a 16-bit tile first)"
+    ELEMENTS: ClassVar = (Float32Type, BFloat16Type, Float16Type)
+    COMPARES: ClassVar = "f32, bf16 or f16 tiles (arith.extf an 8-bit tile first)"
     predicate = prop_def(CmpfPredicateAttr)
 
 
 class _CastOp(IRDLOperation):
-    """Elementwise conversion of a tile between f32 and i32; xDSL's `arith`
-    casts convert scalars only. A subclass names the op and its `SOURCE` and
-    `RESULT` element types."""
+    """Elementwise conversion of a tile between element types; xDSL's `arith`
+    casts convert scalars only. A subclass names the op and the
+    `CONVERSIONS` (source, result) it makes."""
 
-    SOURCE: ClassVar[Attribute]
-    RESULT: ClassVar[Attribute]
+    CONVERSIONS: ClassVar[tuple[tuple[Attribute, Attribute], ...]]
 
     source = operand_def(TensorType)
     result = result_def(TensorType)
@@ -907,19 +933,24 @@ class _CastOp(IRDLOperation):
     traits = traits_def(Pure())
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
-    def __init__(self, source: SSAValue | Operation):
+    def __init__(self, source: SSAValue | Operation, result: Attribute | None = None):
+        """`result`: the result's element type, where the source's has more
+        than one conversion."""
         t = _tensor(SSAValue.get(source))
+        if result is None:
+            (result,) = (r for s, r in self.CONVERSIONS if s == t.element_type)
         super().__init__(
             operands=[source],
-            result_types=[TensorType(self.RESULT, t.get_shape(), t.encoding)],
+            result_types=[TensorType(result, t.get_shape(), t.encoding)],
         )
 
     def verify_(self) -> None:
         src, res = _tensor(self.source), _tensor(self.result)
-        if src.element_type != self.SOURCE or res.element_type != self.RESULT:
+        if (src.element_type, res.element_type) not in self.CONVERSIONS:
+            made = " or ".join(f"{s} tiles to {r}" for s, r in self.CONVERSIONS)
             raise VerifyException(
-                f"{self.name} converts {self.SOURCE} tiles to {self.RESULT}, not "
-                f"{src.element_type} to {res.element_type}"
+                f"{self.name} converts {made}, not {src.element_type} to "
+                f"{res.element_type}"
             )
         if src.get_shape() != res.get_shape():
             raise VerifyException(
@@ -928,14 +959,16 @@ class _CastOp(IRDLOperation):
             )
 
 
+I8, I32, I64 = IntegerType(8), IntegerType(32), IntegerType(64)
+
+
 @irdl_op_definition
 class SIToFPOp(_CastOp):
     """i32 -> f32, rounded to nearest even (positions and distances from
     `tile.iota` in float arithmetic: ALiBi, relative-position biases)."""
 
     name = "tile.sitofp"
-    SOURCE: ClassVar = IntegerType(32)
-    RESULT: ClassVar = Float32Type()
+    CONVERSIONS: ClassVar = ((I32, Float32Type()),)
 
 
 @irdl_op_definition
@@ -945,8 +978,7 @@ class FPToSIOp(_CastOp):
     and NaN to 0 (a class index from a float score, a quantized value)."""
 
     name = "tile.fptosi"
-    SOURCE: ClassVar = Float32Type()
-    RESULT: ClassVar = IntegerType(32)
+    CONVERSIONS: ClassVar = ((Float32Type(), I32),)
 
 
 @irdl_op_definition
@@ -956,8 +988,25 @@ class FPToUIOp(_CastOp):
     (2^32 - 1 reads as -1 where a signed op reads it)."""
 
     name = "tile.fptoui"
-    SOURCE: ClassVar = Float32Type()
-    RESULT: ClassVar = IntegerType(32)
+    CONVERSIONS: ClassVar = ((Float32Type(), I32),)
+
+
+@irdl_op_definition
+class ExtSIOp(_CastOp):
+    """Sign extension, i8 -> i32 (int8 labels or quantized values into the
+    type tiles compute in) or i32 -> i64 (an index into an int64 tensor)."""
+
+    name = "tile.extsi"
+    CONVERSIONS: ClassVar = ((I8, I32), (I32, I64))
+
+
+@irdl_op_definition
+class TruncIOp(_CastOp):
+    """Truncation to the low bits, i32 -> i8 or i64 -> i32, as `arith.trunci`
+    (a value out of the narrower range wraps: 200 becomes -56 in i8)."""
+
+    name = "tile.trunci"
+    CONVERSIONS: ClassVar = ((I32, I8), (I64, I32))
 
 
 @irdl_op_definition
@@ -1101,6 +1150,8 @@ Tile = Dialect(
         SIToFPOp,
         FPToSIOp,
         FPToUIOp,
+        ExtSIOp,
+        TruncIOp,
         SelectOp,
         ExtractOp,
     ],

@@ -452,6 +452,12 @@ TILE_FORMS = {
     "arith.sitofp": "it converts scalars; tile.sitofp converts i32 tiles to f32",
     "arith.fptosi": "it converts scalars; tile.fptosi converts f32 tiles to i32",
     "arith.fptoui": "it converts scalars; tile.fptoui converts f32 tiles to i32",
+    "arith.extsi": (
+        "it converts scalars; tile.extsi converts i8 tiles to i32 and i32 tiles to i64"
+    ),
+    "arith.trunci": (
+        "it converts scalars; tile.trunci converts i32 tiles to i8 and i64 tiles to i32"
+    ),
 }
 """xDSL ops that take scalars only, with their tile forms (the parser refuses
 them on tensors)."""

@@ -234,7 +234,7 @@ def _types(types: Sequence[Attribute]) -> str:
 
 SCALAR_ONLY: dict[type[Operation], str] = {
     arith.CmpiOp: "compare integer tiles with tile.cmpi",
-    arith.CmpfOp: "compare f32 tiles with tile.cmpf",
+    arith.CmpfOp: "compare float tiles with tile.cmpf",
     arith.SelectOp: "select between tiles with tile.select",
 }
 """The arith ops tawa-xdsl gives a meaning on scalars only (xDSL parses them

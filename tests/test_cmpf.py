@@ -1,7 +1,8 @@
 """Float comparisons and float-to-integer casts on tiles (`tile.cmpf`,
 `tile.fptosi`, `tile.fptoui`; the kernels of tests/kernels/cmpf.mlir): a GEMM
 with a leaky-ReLU epilogue, a row kernel guarding NaN, clamping and quantizing,
-and one answering all fourteen predicates at once. Inputs hold NaN, infinities,
+one answering all fourteen predicates at once, and one comparing bf16 and f16
+tiles as loaded. Inputs hold NaN, infinities,
 signed zeros, a subnormal and values beyond the i32 and u32 ranges. The
 interpreter computes the numpy reference (the row kernels bit for bit: NaN
 semantics of LLVM's `fcmp`, float-to-integer towards zero, saturating, NaN to
@@ -116,6 +117,26 @@ def _rows_guard(x, y, q, u, thr) -> list[np.ndarray]:
     return [guarded, fptosi(eight_x), fptoui(x)]
 
 
+def _halves(x, y, h, g, z) -> list[np.ndarray]:
+    x, y, h, g = (v.astype(F32) for v in (x, y, h, g))  # exact
+    zero = np.zeros_like(x)
+    bits = [fcmp("olt", x, y), fcmp("uno", x, x), fcmp("olt", zero, x)]
+    bits += [fcmp("oge", h, g), fcmp("une", h, zero)]
+    return [sum(2.0**k * b for k, b in enumerate(bits))]
+
+
+def _half_inputs(rng: np.random.Generator) -> list[Any]:
+    """bf16 and f16 pairs of the special values (past f16's range: infinities),
+    half of the second operands equal to the first."""
+    made = []
+    for dtype in (bfloat16, np.float16):
+        with np.errstate(over="ignore"):
+            x = special(rng, (64, 100)).astype(dtype)
+            y = np.where(rng.random(x.shape) < 0.5, x, special(rng, x.shape))
+            made += [x, y.astype(dtype)]
+    return made
+
+
 def _gemm_leaky(a, b, c) -> list[np.ndarray]:
     acc = a.astype(np.float64) @ b.astype(np.float64).T
     return [np.where(acc > 0, acc, 0.01 * acc)]
@@ -161,6 +182,7 @@ RUNS = {
         _rows_guard,
         True,
     ),
+    "halves": Run(_half_inputs, ((64, 100),), (1, 2), _halves, True),
     "gemm_leaky": Run(
         lambda rng: [
             (0.5 * rng.standard_normal((200, 72))).astype(bfloat16),
@@ -226,13 +248,15 @@ def test_the_ptx_assembles(kernel: str) -> None:
 
 
 V = "tensor<16xf32>"
+FLOATS = {"f32": F32, "bf16": bfloat16, "f16": np.dtype(np.float16)}
 ELEMENTWISE = "\n".join(
     [
-        f"""func.func @{p}(%x: {V}, %y: {V}) -> tensor<16xi1> {{
-  %r = tile.cmpf {p}, %x, %y : {V} -> tensor<16xi1>
+        f"""func.func @{p}_{t}(%x: tensor<16x{t}>, %y: tensor<16x{t}>) -> tensor<16xi1> {{
+  %r = tile.cmpf {p}, %x, %y : tensor<16x{t}> -> tensor<16xi1>
   func.return %r : tensor<16xi1>
 }}"""
         for p in PREDICATES
+        for t in FLOATS
     ]
     + [
         f"""func.func @{cast}(%x: {V}) -> tensor<16xi32> {{
@@ -259,11 +283,20 @@ def elementwise():
     return make_interpreter(tawa_xdsl.parse(ELEMENTWISE))[0]
 
 
-@given(x=floats, y=floats, predicate=st.sampled_from(PREDICATES))
-def test_tile_cmpf_is_llvm_fcmp(elementwise, x, y, predicate) -> None:
+@given(
+    x=floats,
+    y=floats,
+    predicate=st.sampled_from(PREDICATES),
+    t=st.sampled_from(sorted(FLOATS)),
+)
+def test_tile_cmpf_is_llvm_fcmp(elementwise, x, y, predicate, t) -> None:
+    """On f32, bf16 and f16 tiles (the 16-bit ones rounded from f32: past
+    f16's range infinities, NaN stays NaN)."""
     y = np.where(np.arange(16) % 3 == 0, x, y)  # equal operands too
-    (got,) = elementwise.call_op(predicate, (x, y))
-    np.testing.assert_array_equal(got, fcmp(predicate, x, y))
+    with np.errstate(over="ignore"):
+        x, y = x.astype(FLOATS[t]), y.astype(FLOATS[t])
+    (got,) = elementwise.call_op(f"{predicate}_{t}", (x, y))
+    np.testing.assert_array_equal(got, fcmp(predicate, x.astype(F32), y.astype(F32)))
 
 
 @given(x=floats, cast=st.sampled_from(["fptosi", "fptoui"]))

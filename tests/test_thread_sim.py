@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.ptx import ALU_OPCODES
 from tawa_xdsl.interp.barrier_sim import Hazard
-from tawa_xdsl.interp.ptx_alu import ALU, f32_bits
+from tawa_xdsl.interp.ptx_alu import ALU, APPROXIMATE, f32_bits
 from tawa_xdsl.interp.thread_sim import Pointer
 
 from .ptx_builder import Kernel
@@ -49,6 +51,7 @@ def test_every_alu_opcode_has_a_meaning() -> None:
         ("setp.lt.u32", (u32(-1), u32(0)), np.array([[False]])),
         ("setp.lo.s32", (u32(-1), u32(0)), np.array([[False]])),
         ("setp.ge.and.s32", (u32(1), u32(0), np.array([[False]])), np.array([[False]])),
+        ("cvt.s32.s8", (u32(0x80, 0x17F, -251),), u32(-128, 127, 5)),
     ],
 )
 def test_integer_opcodes(opcode, args, expected) -> None:
@@ -102,6 +105,50 @@ def store(k: Kernel, addr, value, elements=(0,), **kw) -> None:
     from tawa_xdsl.dialects import ptx
 
     ptx.StoreOp("global", addr, value, list(elements), **kw)
+
+
+@given(
+    opcode=st.sampled_from(sorted(APPROXIMATE)),
+    y=st.floats(allow_nan=False, allow_infinity=False, width=32),
+)
+def test_an_approximation_errs_within_its_bits(opcode: str, y: float) -> None:
+    """`Approximation.round` moves a value by at most 2^-bits of it (or, where
+    the error is absolute and the value below 1, by 2^-bits), as the PTX ISA
+    bounds the instruction's error; zero stays zero."""
+    a = APPROXIMATE[opcode]
+    got = float(a.round(np.array([y]))[0])
+    allowed = 2.0**-a.bits * (max(abs(y), 1) if a.absolute else abs(y))
+    assert abs(got - y) <= allowed
+
+
+def test_byte_loads_sign_extend_and_byte_stores_keep_the_low_byte() -> None:
+    """`ld.global.s8` into a b32 register, then `st.global.u8` of that plus
+    300: each lane's signed byte widened, its sum's low byte written."""
+    from tawa_xdsl.dialects import ptx
+
+    k = Kernel()
+    v = ptx.LoadOp("global", lane_address(k, "p_x", 1), "b32", 1, byte=True).result
+    wide = k.alu("add.s32", v, k.imm(300))
+    store(k, lane_address(k, "p_w", 4), wide)
+    store(k, lane_address(k, "p_y", 1), wide, byte=True)
+    x = np.arange(-64, 64, dtype=np.int8)
+    w, y = np.zeros(128, np.int32), np.zeros(128, np.int8)
+    k.run({"p_x": Pointer(x, "x"), "p_w": Pointer(w, "w"), "p_y": Pointer(y, "y")})
+    np.testing.assert_array_equal(w, x.astype(np.int32) + 300)
+    np.testing.assert_array_equal(y, (x.astype(np.int32) + 300).astype(np.int8))
+
+
+def test_a_byte_moves_one_b32_register() -> None:
+    from xdsl.utils.exceptions import VerifyException
+
+    from tawa_xdsl.dialects import ptx
+
+    k = Kernel()
+    addr = lane_address(k, "p_x", 8)
+    with pytest.raises(VerifyException, match="a byte moves one b32 register"):
+        ptx.LoadOp("global", addr, "b64", 1, byte=True).verify_()
+    with pytest.raises(VerifyException, match="a byte moves one b32 register"):
+        ptx.LoadOp("global", addr, "b32", 2, byte=True).verify_()
 
 
 def test_divergent_if_merges_results_lane_by_lane() -> None:

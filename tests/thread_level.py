@@ -67,12 +67,21 @@ def program_grid(
 
 
 def simulate_output(
-    module: ModuleOp, kernel: str, args: list[Any], out: int, grid, seed: int = 0
+    module: ModuleOp,
+    kernel: str,
+    args: list[Any],
+    out: int,
+    grid,
+    seed: int = 0,
+    exact_math: bool = False,
 ) -> np.ndarray:
     """Simulate over the tiles of `grid` with argument `out` poisoned with NaN;
-    return it."""
+    return it. `exact_math`: the `.approx` instructions without their error
+    (`simulate`)."""
     args = list(args)
     args[out] = np.full_like(args[out], np.nan)
     grid = program_grid(module, kernel, grid)
-    tawa_xdsl.simulate(module, kernel, *args, grid=grid, seed=seed)
+    tawa_xdsl.simulate(
+        module, kernel, *args, grid=grid, seed=seed, exact_math=exact_math
+    )
     return args[out]

@@ -1,7 +1,8 @@
 """What every distribution pattern shares.
 
-- Type conversion (`register_type`): an index or i32 is one `b32` register, an
-  f32 one `f32`, an i1 one `pred`; a register tile (`#nvgpu_async.frag`) is the
+- Type conversion (`register_type`): an index or i32 is one `b32` register,
+  an i8 too (its value sign-extended), an i64 one `b64`, an f32 one `f32`, an
+  i1 one `pred`; a register tile (`#nvgpu_async.frag`) is the
   bundle of the registers one thread holds (`fragments.Geometry.count`, 16-bit
   tiles one `b32` per element pair, 8-bit tiles one `b16` per pair); a shared-memory ring, view or barrier array
   is its `b32` address, a tensor map its `b64` generic address.

@@ -563,16 +563,30 @@ class TruncF(DistributePattern):
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
+def widen(ops: Ops, src: Lowered, t: Attribute) -> Lowered:
+    """A 16- or 8-bit tile (or 16-bit scalar) of type `t` as f32, exactly:
+    unpack each pair, convert each half (an 8-bit pair through two f16
+    halves). A splat or a 16-bit scalar (a parameter) is one pair register
+    holding the value twice: its low half converted is the uniform f32."""
+    et = element_type(t)
+    rt = register_type(t)
+    assert rt is not None
+    pairs = ops.reg(src) if src.uniform else ops.materialize(src, rt)
+    half = "bf16" if isinstance(et, BFloat16Type) else "f16"
+    if et.name in WIDENINGS:
+        pairs = ops.alu(WIDENINGS[et.name], pairs)
+    halves = ops.add(ptx.UnpackOp(pairs)).results[0]
+    if src.uniform:
+        return Lowered(ops.alu(f"cvt.f32.{half}", Lowered(halves, (0,)), count=1))
+    return Lowered(ops.alu(f"cvt.f32.{half}", halves))
+
+
 class ExtF(DistributePattern):
-    """16- or 8-bit tile -> f32 tile: unpack each pair, convert each half (an
-    8-bit pair through two f16 halves). A splat or a 16-bit scalar (a
-    parameter) is one pair register holding the value twice: its low half
-    converted is the uniform f32."""
+    """16- or 8-bit tile -> f32 tile (`widen`)."""
 
     OPS = (arith.ExtFOp,)
 
     def rewrite(self, op: arith.ExtFOp, rewriter: PatternRewriter):
-        src = self.k.lowered(op.input, op)
         et = element_type(op.input.type)
         if not (is_16bit(et) or et.name in WIDENINGS):
             raise OpDiagnostic(
@@ -581,18 +595,8 @@ class ExtF(DistributePattern):
                 "tiles and bf16 and f16 scalars",
             )
         ops = Ops(self.k)
-        rt = register_type(op.input.type)
-        assert rt is not None
-        pairs = ops.reg(src) if src.uniform else ops.materialize(src, rt)
-        half = "bf16" if isinstance(et, BFloat16Type) else "f16"
-        if et.name in WIDENINGS:
-            pairs = ops.alu(WIDENINGS[et.name], pairs)
-        halves = ops.add(ptx.UnpackOp(pairs)).results[0]
-        if src.uniform:
-            d = ops.alu(f"cvt.f32.{half}", Lowered(halves, (0,)), count=1)
-        else:
-            d = ops.alu(f"cvt.f32.{half}", halves)
-        self.k.define(rewriter, op, ops, Lowered(d))
+        d = widen(ops, self.k.lowered(op.input, op), op.input.type)
+        self.k.define(rewriter, op, ops, d)
 
 
 class Convert(DistributePattern):
@@ -622,6 +626,37 @@ class Convert(DistributePattern):
         self.k.define(rewriter, op, ops, Lowered(d))
 
 
+INTEGER_CASTS: dict[tuple[int, int], str | None] = {
+    (8, 32): None,
+    (32, 8): "cvt.s32.s8",
+    (32, 64): "cvt.s64.s32",
+    (64, 32): "cvt.u32.u64",
+}
+"""`tile.extsi` / `tile.trunci` by (source, result) width. An i8 element is
+its value sign-extended in a `b32` register (`ld.shared.s8` loads it so), so
+widening it is no instruction and narrowing to it keeps the low byte
+sign-extended; an i64 is one `b64` register."""
+
+
+class IntegerCast(DistributePattern):
+    """`tile.extsi` and `tile.trunci`: one `cvt` per element, or none."""
+
+    OPS = (tile.ExtSIOp, tile.TruncIOp)
+
+    def rewrite(self, op: tile.ExtSIOp | tile.TruncIOp, rewriter: PatternRewriter):
+        widths = tuple(element_type(v.type).width.data for v in (op.source, op.result))
+        a = self.k.lowered(op.source, op)
+        if (opcode := INTEGER_CASTS[widths]) is None:
+            self.k.define(rewriter, op, [], a)
+            return
+        ops = Ops(self.k)
+        if a.uniform:
+            d = ops.alu(opcode, ops.reg(a))
+        else:
+            d = ops.alu(opcode, a, count=fragment_count(op.result.type))
+        self.k.define(rewriter, op, ops, Lowered(d))
+
+
 class Iota(DistributePattern):
     """Row (or column) indices of the elements a thread holds: its row base
     (column base 2 t) plus each element's offset, a constant bundle."""
@@ -645,13 +680,19 @@ class Iota(DistributePattern):
 
 class TileCompare(DistributePattern):
     """`tile.cmpi` (signed) and `tile.cmpf`: one `setp` per element, a
-    literal left side moved into a register first."""
+    literal left side moved into a register first. 16-bit float tiles are
+    widened to f32 first (`widen`: exact, so every predicate, NaN included,
+    answers as on the 16-bit values; their registers hold pairs, which one
+    `setp` per element cannot read), a tile compared with itself once."""
 
     OPS = (tile.CmpiOp, tile.CmpfOp)
 
     def rewrite(self, op: tile.CmpiOp | tile.CmpfOp, rewriter: PatternRewriter):
-        a, b = self.k.lowered(op.lhs, op), self.k.lowered(op.rhs, op)
         ops = Ops(self.k)
+        a, b = self.k.lowered(op.lhs, op), self.k.lowered(op.rhs, op)
+        if is_16bit(element_type(op.lhs.type)):
+            a = widen(ops, a, op.lhs.type)
+            b = a if op.rhs == op.lhs else widen(ops, b, op.rhs.type)
         lhs = Lowered(ops.reg(a)) if a.is_imm else a
         if isinstance(op, tile.CmpfOp):
             opcode = f"setp.{CMPF[op.predicate.data]}.f32"
@@ -692,6 +733,7 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         ExtF(k),
         Cmpf(k),
         Convert(k),
+        IntegerCast(k),
         Iota(k),
         TileCompare(k),
         TileSelect(k),

@@ -12,7 +12,9 @@
 - `smem_load`: a vector tile (a bias) read into the column layout, one load
   per 8-column group; a matrix tile TMA loaded (a residual, a split-K partial
   sum) read into the accumulator layout through the same swizzle, one load per
-  element pair (32 bits for 16-bit pairs, `ld.shared.v2.f32` for f32).
+  element pair (32 bits for 16-bit pairs, `ld.shared.v2.f32` for f32,
+  `.v2.b64` for i64), or per element for i8 (`ld.shared.s8`: the byte
+  sign-extended into its register; stores of i8 write `st.u8`, the low byte).
 - `store_global`: masked stores from registers with unsigned bounds checks, by
   the paths `select-store-path` listed (a store without them takes that pass's
   choice), chosen at run time with uniform branches on the tile's first column:
@@ -38,7 +40,7 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind, StorePath
-from tawa_xdsl.dialects.tile import element_bytes, is_fp8
+from tawa_xdsl.dialects.tile import element_bytes, is_fp8, is_i8
 from tawa_xdsl.lowering.distribute.barriers import slot_address
 from tawa_xdsl.lowering.distribute.context import (
     ConsumerIds,
@@ -132,6 +134,8 @@ class SmemStore(DistributePattern):
         addr, pairs = _swizzled_pairs(ops, op, t, base)
         packed = is_16bit(t.element_type) or is_fp8(t.element_type)
         pair = (lambda i: [i // 2]) if packed else (lambda i: [i, i + 1])
+        byte = is_i8(t.element_type)
+        within = (0, 1) if byte else (0,)  # i8: each byte of a pair on its own
         ops.add(
             ptx.StoreOp(
                 "shared",
@@ -139,8 +143,9 @@ class SmemStore(DistributePattern):
                 value.value,
                 [value.element(e) for p in pairs for e in pair(p.element)],
                 pred=self.k.padding_guard(geometry(t), op, ops),
-                offsets=[p.offset for p in pairs],
-                addr_elements=[p.group for p in pairs],
+                offsets=[p.offset + b for p in pairs for b in within],
+                addr_elements=[p.group for p in pairs for _ in within],
+                byte=byte,
             )
         )
         rewriter.replace(op, ops, [])
@@ -201,11 +206,8 @@ class SmemLoad(DistributePattern):
             ops.imm(esize, "b32"),
             self.k.lowered(op.source, op).value,
         )
-        rt = register_type(t)
-        assert rt is not None
         offsets = [8 * j * esize for j in range(geometry(t).count // 2)]
-        load = ptx.LoadOp("shared", col, rt.register_class, rt.size, offsets=offsets)
-        return ops.add(load).results[0]
+        return _load_shared(ops, col, t, offsets)
 
     def _row_vector(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
         """One value per row this thread holds (a per-row scale): one load each,
@@ -220,11 +222,8 @@ class SmemLoad(DistributePattern):
             ops.imm(esize, "b32"),
             self.k.lowered(op.source, op).value,
         )
-        rt = register_type(t)
-        assert rt is not None
         offsets = [geom.row_offset(i) * esize for i in range(geom.count)]
-        load = ptx.LoadOp("shared", first, rt.register_class, rt.size, offsets=offsets)
-        return ops.add(load).results[0]
+        return _load_shared(ops, first, t, offsets)
 
     def _matrix(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
         """One load per element pair, in register order, so the bundle is the
@@ -232,17 +231,38 @@ class SmemLoad(DistributePattern):
         base = self.k.lowered(op.source, op).value
         addr, pairs = _swizzled_pairs(ops, op, t, base)
         pairs = sorted(pairs, key=lambda p: p.element)
-        rt = register_type(t)
-        assert rt is not None
-        load = ptx.LoadOp(
-            "shared",
-            addr,
-            rt.register_class,
-            rt.size,
-            offsets=[p.offset for p in pairs],
-            addr_elements=[p.group for p in pairs],
-        )
-        return ops.add(load).results[0]
+        offsets, groups = [p.offset for p in pairs], [p.group for p in pairs]
+        return _load_shared(ops, addr, t, offsets, groups)
+
+
+def _load_shared(
+    ops: Ops,
+    addr: SSAValue,
+    t: TensorType,
+    offsets: list[int],
+    addr_elements: list[int] | None = None,
+) -> SSAValue:
+    """The registers of tile `t`, an equal share of them from each of
+    `offsets` (from element `addr_elements[i]` of `addr`): a vector load per
+    offset, or for an i8 tile a byte load per element, at consecutive bytes."""
+    rt = register_type(t)
+    assert rt is not None
+    byte = is_i8(t.element_type)
+    if byte:
+        per = rt.size // len(offsets)
+        offsets = [o + i for o in offsets for i in range(per)]
+        if addr_elements is not None:
+            addr_elements = [a for a in addr_elements for _ in range(per)]
+    load = ptx.LoadOp(
+        "shared",
+        addr,
+        rt.register_class,
+        rt.size,
+        offsets=offsets,
+        addr_elements=addr_elements,
+        byte=byte,
+    )
+    return ops.add(load).results[0]
 
 
 @dataclass(frozen=True)
@@ -325,6 +345,8 @@ class _Store:
     """Element offset of the leading indices."""
     col: SSAValue
     ids: ConsumerIds
+    byte: bool
+    """An i8 tile: each element its low byte (`st.global.u8`)."""
 
     @property
     def row_offsets(self) -> list[int]:
@@ -354,9 +376,15 @@ class StoreGlobal(DistributePattern):
         if is_fp8(t.element_type):
             raise OpDiagnostic(
                 op,
-                "8-bit tiles are stored through TMA only: store whole 128-byte rows "
-                "at coordinates TMA takes (the register store path has no byte "
-                "stores yet)",
+                "8-bit float tiles are stored through TMA only: store whole 128-byte "
+                "rows at coordinates TMA takes (their registers hold pairs, which the "
+                "register store path does not split)",
+            )
+        paths = op.store_paths or tuple(store_paths(t))
+        byte = is_i8(t.element_type)
+        if byte and paths != (StorePath.SINGLE,):
+            raise OpDiagnostic(
+                op, "i8 tiles are stored from registers one element at a time only"
             )
         ptr, dims, strides = k.tensors[op.target]
         idx = [ops.reg(self.k.lowered(i, op)) for i in op.indices]
@@ -383,8 +411,8 @@ class StoreGlobal(DistributePattern):
             offset,
             idx[rank - 1],
             k.consumer_ids(op),
+            byte,
         )
-        paths = op.store_paths or tuple(store_paths(t))
         odd = fits = None
         if (
             len(paths) > 1
@@ -480,6 +508,7 @@ def _store_vector(
             offsets=[0] * n,
             addr_elements=list(range(n)),
             pred_elements=list(range(n)),
+            byte=is_i8(t.element_type),
         )
     )
 
@@ -626,6 +655,7 @@ def _store_pair_groups(
                 pred=pred,
                 offsets=[0] * n,
                 addr_elements=list(range(n)),
+                byte=s.byte,
             )
         )
 

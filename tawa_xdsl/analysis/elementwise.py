@@ -23,6 +23,8 @@ TILE_ELEMENTWISE = (
     tile.SIToFPOp,
     tile.FPToSIOp,
     tile.FPToUIOp,
+    tile.ExtSIOp,
+    tile.TruncIOp,
     tile.SelectOp,
 )
 """The tile forms of `arith` ops xDSL gives scalars only."""
@@ -117,11 +119,14 @@ are packed in pairs: arithmetic on them has no thread-level form)."""
 
 def narrow_arithmetic(op: Operation) -> str | None:
     """Why an `arith` or `math` op or a `tile.select` computing 16- or 8-bit
-    floats cannot be compiled, or None (conversions and constants are fine; the
-    thread level refuses a comparison or a conversion of them where it meets
-    one). A select too: the two elements of a register pair take different
-    mask bits."""
-    computes = isinstance(op, tile.SelectOp) or op.dialect_name() in (
+    floats, or one of those, a `tile.cmpi` or a `tile.extract` on i8 or i64
+    tiles (`tile.STORAGE_INTEGERS`), cannot be compiled, or None (conversions
+    and constants are fine; the thread level refuses a comparison or a
+    conversion of them where it meets one). A select too: the two elements of
+    a register pair take different mask bits."""
+    computes = isinstance(
+        op, tile.SelectOp | tile.CmpiOp | tile.ExtractOp
+    ) or op.dialect_name() in (
         arith.Arith.name,
         math.Math.name,
     )
@@ -133,6 +138,14 @@ def narrow_arithmetic(op: Operation) -> str | None:
             return (
                 f"{op.name} on {t} values: compute in f32 (arith.extf first, "
                 "arith.truncf after)"
+            )
+    for v in (*op.operands, *op.results):
+        if isinstance(v.type, TensorType) and tile.is_storage_integer(
+            t := v.type.element_type
+        ):
+            return (
+                f"{op.name} on {t} tiles: compute in i32 (tile.extsi first, "
+                "tile.trunci after)"
             )
     return None
 

@@ -129,8 +129,9 @@ def float_to_int(
 def compare_floats(predicate: str, a: Any, b: Any) -> np.ndarray:
     """`arith.cmpf`'s `predicate` (not `false` / `true`) elementwise, as LLVM's
     `fcmp`: an ordered predicate (`o...`) is false where either side is NaN, an
-    unordered one (`u...`) true; `ord` / `uno` say whether neither / either is."""
-    a, b = np.asarray(a), np.asarray(b)
+    unordered one (`u...`) true; `ord` / `uno` say whether neither / either is.
+    Compared in float64, which holds every f64, f32, bf16 and f16 exactly."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     unordered = np.isnan(a) | np.isnan(b)
     if predicate in ("ord", "uno"):
         return unordered == (predicate == "uno")

@@ -13,13 +13,21 @@ subnormal inputs and results to zero, `max.f32` ignores a NaN operand while
 `max.NaN.f32` propagates it, float compares are ordered except `neu`, and
 `cvt.rn.bf16x2.f32 d, a, b` puts `a` in the upper half (as the 8-bit
 `cvt.rn.satfinite.e4m3x2.f32` puts it in the upper byte, saturating), and
-`prmt.b32 d, a, b, c` picks d's bytes from b:a by c's nibbles. The `.approx` functions
-are computed exactly in f32: the hardware's few ulps of error are not modelled.
+`prmt.b32 d, a, b, c` picks d's bytes from b:a by c's nibbles.
+
+The `.approx` functions err as much as the PTX ISA lets them (`APPROXIMATE`):
+each result is the exact one rounded to nearest on a grid coarse enough that
+the rounding error reaches the ISA's bound to within a factor 2 and never
+passes it (`Approximation`). tanh.approx.f32 keeps 11 significant bits, so a
+kernel whose tolerance is tighter than what the GPU's tanh guarantees fails in
+the simulator as it could on the GPU; ex2, lg2, rsqrt, rcp, sin and cos keep
+the 21 to 23 bits the ISA promises them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -74,6 +82,41 @@ def _float1(fn: Callable[[np.ndarray], np.ndarray], ftz: bool = False) -> Fn:
         return f32_bits(fn(x))
 
     return run
+
+
+@dataclass(frozen=True)
+class Approximation:
+    """An `.approx` instruction: the exact function `fn` (float64 in and
+    out), and the ISA's error bound as the `bits` of 2^-bits, relative to
+    the result, or absolute where `absolute` and the result is below 1 in
+    magnitude (sine, cosine, and lg2 near x = 1, whose results cross zero).
+    `ftz`: subnormal inputs and results flushed, as the `.ftz` forms do."""
+
+    fn: Callable[[np.ndarray], np.ndarray]
+    bits: int
+    absolute: bool = False
+    ftz: bool = True
+
+    def round(self, y: np.ndarray) -> np.ndarray:
+        """`y` to nearest on this approximation's grid: significands of
+        `bits` bits (y = m 2^e, m in [0.5, 1), rounded to 2^(e - bits): an
+        error of at most 2^-bits |y|), or multiples of 2^(1 - bits) where the
+        error is absolute (at most 2^-bits). Zeros, infinities and NaN stay."""
+        finite = np.isfinite(y) & (y != 0)
+        m, e = np.frexp(np.where(finite, y, 1.0))
+        out = np.ldexp(np.round(np.ldexp(m, self.bits)), e - self.bits)
+        if self.absolute:
+            grid = np.ldexp(np.round(np.ldexp(y, self.bits - 1)), 1 - self.bits)
+            out = np.where(np.abs(y) < 1, grid, out)
+        return np.where(finite, out, y)
+
+    def exact(self) -> Fn:
+        """The instruction without its error: the exact value rounded to f32."""
+        return _float1(lambda x: self.fn(x.astype(np.float64)), self.ftz)
+
+    def simulated(self) -> Fn:
+        """The instruction as the thread simulator runs it."""
+        return _float1(lambda x: self.round(self.fn(x.astype(np.float64))), self.ftz)
 
 
 def _float2(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Fn:
@@ -265,6 +308,26 @@ def _select(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
     return np.where(p, a, b)
 
 
+APPROXIMATE: dict[str, Approximation] = {
+    # PTX ISA: maximum relative error 2^-10.987
+    "tanh.approx.f32": Approximation(np.tanh, 11, ftz=False),
+    # maximum relative error 2^-22 (2^-22.5 in the primary range)
+    "ex2.approx.ftz.f32": Approximation(np.exp2, 22),
+    # maximum absolute error 2^-22 for x in [0.5, 2], relative 2^-22 elsewhere
+    "lg2.approx.ftz.f32": Approximation(np.log2, 22, absolute=True),
+    # maximum relative error 2^-22.9
+    "rsqrt.approx.ftz.f32": Approximation(lambda x: 1 / np.sqrt(x), 23),
+    # maximum error 1 ulp (2^-23 of the result's power of two)
+    "rcp.approx.ftz.f32": Approximation(lambda x: 1 / x, 23),
+    # maximum absolute error 2^-20.5 in [-pi, pi] (the lowering reduces x there)
+    "sin.approx.ftz.f32": Approximation(np.sin, 21, absolute=True),
+    "cos.approx.ftz.f32": Approximation(np.cos, 21, absolute=True),
+}
+"""The `.approx` opcodes of the ptx dialect, each as the PTX ISA bounds its
+error; the grid `Approximation.round` puts results on errs by at most 2^-bits,
+which is within the ISA's bound and at least half of it."""
+
+
 def _table() -> dict[str, Fn]:
     u64 = np.uint64
     table: dict[str, Fn] = {
@@ -281,18 +344,11 @@ def _table() -> dict[str, Fn]:
         ),
         "neg.f32": _float1(np.negative),
         "abs.f32": _float1(np.abs),
-        "ex2.approx.ftz.f32": _float1(np.exp2, ftz=True),
-        "lg2.approx.ftz.f32": _float1(np.log2, ftz=True),
-        "tanh.approx.f32": _float1(np.tanh),
         "sqrt.rn.f32": _float1(np.sqrt),
-        "rsqrt.approx.ftz.f32": _float1(lambda x: 1 / np.sqrt(x), ftz=True),
-        "rcp.approx.ftz.f32": _float1(lambda x: 1 / x, ftz=True),
         "cvt.rpi.f32.f32": _float1(np.ceil),
         "cvt.rmi.f32.f32": _float1(np.floor),
         "cvt.rzi.f32.f32": _float1(np.trunc),
         "cvt.rni.f32.f32": _float1(np.rint),
-        "sin.approx.ftz.f32": _float1(np.sin, ftz=True),
-        "cos.approx.ftz.f32": _float1(np.cos, ftz=True),
         "copysign.f32": _float2(lambda a, b: np.copysign(b, a)),
         "mov.f32": _identity,
         "cvt.rn.f32.s32": lambda a: f32_bits(s32(a).astype(np.float32)),
@@ -327,6 +383,9 @@ def _table() -> dict[str, Fn]:
         "mad.lo.s32": _u32(lambda a, b, c: _wide(a, False) * b + c),
         "bfe.u32": _bfe_u32,
         "mov.b32": _identity,
+        "cvt.s32.s8": lambda a: (
+            a.astype(np.uint8).view(np.int8).astype(np.int32).view(np.uint32)
+        ),
         "mov.u32": _identity,
         "selp.b32": _select,
         "selp.f32": _select,
@@ -349,6 +408,7 @@ def _table() -> dict[str, Fn]:
         "or.pred": np.logical_or,
         "xor.pred": np.logical_xor,
     }
+    table |= {opcode: a.simulated() for opcode, a in APPROXIMATE.items()}
     for name in ("add", "sub", "mul.lo"):
         fn = {"add": np.add, "sub": np.subtract, "mul.lo": np.multiply}[name]
         for kind in ("s32", "u32"):
@@ -369,3 +429,7 @@ def _table() -> dict[str, Fn]:
 
 ALU: dict[str, Fn] = _table()
 """opcode -> its meaning on register bits (see the module docstring)."""
+EXACT_ALU: dict[str, Fn] = ALU | {op: a.exact() for op, a in APPROXIMATE.items()}
+"""The same with the `.approx` instructions exact, as the interpreter computes
+them: what a comparison of a lowering with the interpreter, tighter than the
+approximations' error, runs (`simulate(..., exact_math=True)`)."""

@@ -37,13 +37,17 @@ def simulate(
     *args: Any,
     grid: Sequence[int] = (1,),
     seed: int = 0,
+    exact_math: bool = False,
 ) -> None:
     """Run `kernel_name` on host arrays (as `interpret` takes them, with the same
     checks) with its roles interleaved as `seed` chooses; stores write into the
     arrays. Raises `Deadlock` (`PredictedHang` for lowered and thread-level IR),
     `ProtocolViolation` or `Hazard` when synchronisation is broken (at the thread
     level also for an access outside the arrays or misaligned, or a collective
-    reached by part of a warp)."""
+    reached by part of a warp). At the thread level the `.approx` instructions
+    (tanh, ex2, lg2, rsqrt, sin, cos) err as much as the PTX ISA lets them, as
+    on the GPU; `exact_math` computes them exactly, as the interpreter does
+    (to compare a lowering with it more tightly than their error)."""
     verify_located(require_module(module, "simulate"))
     kernel = find_kernel(module, kernel_name)
     checked = check_host_arguments(kernel, args)
@@ -51,7 +55,7 @@ def simulate(
     if PARAMS_ATTR in kernel.attributes:
         realigned: list[tuple[int, Any]] = []
         parameters = launch_parameters(kernel, checked, realigned)
-        run_threads(module, kernel, parameters, grid3, seed)
+        run_threads(module, kernel, parameters, grid3, seed, exact_math)
         written = [p.written for p in params(kernel)]
         for index, copy in realigned:
             if written[index]:

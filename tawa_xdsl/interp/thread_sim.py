@@ -7,8 +7,8 @@ that runs the whole kernel body for its 128 lanes at once; the TMA engine is one
 more actor, delivering issued copies and stores in an order the seed picks. A
 register bundle is a numpy array `[lanes, registers]` of raw bits
 (`ptx_alu.DTYPES`); a value the same in every lane (an immediate, a parameter,
-`%ctaid`) keeps a lane extent of 1. `ptx.alu` applies `ptx_alu.ALU[opcode]` to
-whole arrays.
+`%ctaid`) keeps a lane extent of 1. `ptx.alu` applies `ptx_alu.ALU[opcode]`
+(`EXACT_ALU` under `exact_math`: `run_threads`) to whole arrays.
 
 Control flow runs under an active-lane mask: `ptx.if` on a per-lane predicate
 runs each side for its lanes (a side no lane takes is skipped, as the GPU
@@ -109,6 +109,8 @@ from tawa_xdsl.interp.ptx_alu import (
     BYTES,
     CLUSTER_WINDOW,
     DTYPES,
+    EXACT_ALU,
+    Fn,
     add_sat_s32,
     f32_bits,
 )
@@ -205,8 +207,11 @@ class ThreadFunctions(InterpreterFunctions):
         grid: tuple[int, int, int],
         seed: int,
         registers: dict[str, int] | None = None,
+        alu: dict[str, Fn] = ALU,
     ):
         self.scheduler = scheduler
+        self.alu = alu
+        """What each `ptx.alu` opcode computes (`ptx_alu.ALU`, or `EXACT_ALU`)."""
         self.registers = registers  # allocated IR: registers per class
         self.threads = threads
         self.smem_size = smem
@@ -595,7 +600,7 @@ class ThreadFunctions(InterpreterFunctions):
             self._read(op, i, args[i], maps[i] or None, lanes)
             for i in range(len(op.args))
         ]
-        bits = ALU[op.opcode.data](*xs)
+        bits = self.alu[op.opcode.data](*xs)
         bits = np.asarray(bits, dtype=DTYPES[ptx.register_class(op.result)])
         if bits.shape[1] != n:
             bits = np.broadcast_to(bits, (bits.shape[0], n))
@@ -710,7 +715,7 @@ class ThreadFunctions(InterpreterFunctions):
     def run_load(self, interpreter: Interpreter, op: ptx.LoadOp, args: PythonValues):
         cls, n = ptx.register_class(op.result), ptx.width(op.result)
         vector = op.vector
-        width = vector * BYTES[cls]
+        width = 1 if op.byte else vector * BYTES[cls]
         lanes, addrs = self._instructions(op, args, width)
         out = np.zeros((LANES, n), dtype=DTYPES[cls])
         if lanes.any():
@@ -724,7 +729,11 @@ class ThreadFunctions(InterpreterFunctions):
                     span = where.astype(np.int64)[:, None] + np.arange(width)
                     self._shared_access(op, block, span, write=False)
                     data = block.smem.bytes[span]
-            got = np.ascontiguousarray(data).view(DTYPES[cls]).reshape(-1, vector)
+            if op.byte:  # ld.s8: the byte sign-extended into the register
+                got = data.view(np.int8).astype(np.int32).view(np.uint32)
+            else:
+                got = np.ascontiguousarray(data).view(DTYPES[cls])
+            got = got.reshape(-1, vector)
             view = out.reshape(LANES, -1, vector).transpose(1, 0, 2)  # [instr, lane, v]
             view[lanes.T] = got
         if op.pred is None:
@@ -736,18 +745,17 @@ class ThreadFunctions(InterpreterFunctions):
     def run_store(self, interpreter: Interpreter, op: ptx.StoreOp, args: PythonValues):
         cls = ptx.register_class(op.value)
         vector = op.vector
-        width = vector * BYTES[cls]
+        width = 1 if op.byte else vector * BYTES[cls]
         lanes, addrs = self._instructions(op, args, width)
         if not lanes.any():
             return ()
         kind = f"st.{op.space.data}.{f'v{vector}.' if vector > 1 else ''}"
-        self.stores[kind + ptx.MEMORY_TYPES[cls]] += int(lanes.any(axis=0).sum())
+        self.stores[kind + op.memory_type(cls)] += int(lanes.any(axis=0).sum())
         values = self._per_lane(
             self._read(op, 1, args[1], op.elements, lanes.any(axis=1))
         )
-        values = values.astype(DTYPES[cls]).reshape(
-            LANES, -1, vector
-        )  # [lane, instr, v]
+        dtype = np.uint8 if op.byte else DTYPES[cls]  # st.u8: the low byte
+        values = values.astype(dtype).reshape(LANES, -1, vector)  # [lane, instr, v]
         data = np.ascontiguousarray(values.transpose(1, 0, 2)[lanes.T]).view(np.uint8)
         where = addrs.T[lanes.T]  # instruction-major, as the instructions run
         instr = np.nonzero(lanes.T)[0]
@@ -1684,17 +1692,21 @@ def run_threads(
     params: dict[str, ParamValue],
     grid: tuple[int, int, int],
     seed: int = 0,
+    exact_math: bool = False,
 ) -> ThreadFunctions:
     """Run a thread-level kernel for every program id of `grid`, a cluster of
     blocks at a time, with the parameter values `params` (by PTX name); returns
     the machine (its global memory counts every byte written). An allocated
-    kernel also has its registers checked (`RegisterFile`)."""
+    kernel also has its registers checked (`RegisterFile`). The `.approx`
+    instructions err as the PTX ISA allows them (`ptx_alu.APPROXIMATE`), or
+    with `exact_math` not at all."""
     launch = kernel_launch(kernel)
     threads, smem, size = launch.threads, launch.smem, launch.cluster
     scheduler = RoleScheduler(seed)
     registers = allocated_registers(kernel)
+    alu = EXACT_ALU if exact_math else ALU
     machine = ThreadFunctions(
-        scheduler, params, threads, smem, size, grid, seed, registers
+        scheduler, params, threads, smem, size, grid, seed, registers, alu
     )
     listeners = (RegisterWrites(machine),) if registers is not None else ()
     interpreter = Interpreter(module, listeners=listeners)

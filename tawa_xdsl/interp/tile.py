@@ -5,6 +5,7 @@ against. Global tensors (`!tile.desc` values) are the caller's numpy arrays;
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
@@ -166,6 +167,14 @@ REDUCERS = {
 """numpy's form of each `tile.reduce` kind (NaN propagates, as max.NaN does)."""
 
 
+def convert(
+    self: Any, interpreter: Interpreter, op: Operation, args: PythonValues
+) -> PythonValues:
+    """A tile to the result's element type as numpy converts: to nearest for
+    i32 -> f32, sign-extending or keeping the low bits between integers."""
+    return (to_type(args[0], op.results[0].type),)
+
+
 @register_impls
 class TileFunctions(InterpreterFunctions):
     """Tile ops for one program; `program_id` and `grid` are set by the launcher."""
@@ -310,12 +319,9 @@ class TileFunctions(InterpreterFunctions):
     ) -> PythonValues:
         return (compare_floats(op.predicate.data, args[0], args[1]),)
 
-    @impl(tile.SIToFPOp)
-    def run_sitofp(
-        self, interpreter: Interpreter, op: tile.SIToFPOp, args: PythonValues
-    ) -> PythonValues:
-        return (to_type(args[0], op.result.type),)
-
+    run_sitofp = impl(tile.SIToFPOp)(convert)
+    run_extsi = impl(tile.ExtSIOp)(convert)
+    run_trunci = impl(tile.TruncIOp)(convert)
     run_fptosi = impl(tile.FPToSIOp)(float_to_int)
     run_fptoui = impl(tile.FPToUIOp)(float_to_int)
 

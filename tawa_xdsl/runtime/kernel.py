@@ -298,10 +298,13 @@ class Kernel:
             "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
             "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
             "i32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_INT32,
-            # TMA has no fp8 type: it moves the bytes (zero bytes out of
-            # bounds, which read as +0.0 in e4m3 and e5m2 alike)
+            "i64": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_INT64,
+            # TMA has no fp8 or signed 8-bit type: it moves the bytes (zero
+            # bytes out of bounds, which read as +0.0 in e4m3 and e5m2 alike,
+            # and as 0 in i8)
             "f8E4M3FN": byte,
             "f8E5M2": byte,
+            "i8": byte,
         }[array.dtype]
         swizzle = {
             0: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,

@@ -5,7 +5,9 @@ host arrays of odd extents (rows of 280 and 600 bytes: copied into padded
 temporaries), views of larger device tensors (one aligned, described by TMA in
 place; others off the 16-byte grid, read and written through aligned copies),
 a cross-entropy over a 32000-class vocabulary against torch's, and an argument
-of the wrong dtype refused by name."""
+of the wrong dtype refused by name; i8 and i64 tensors (UINT8 and INT64 maps,
+byte loads and stores) from torch: int8 labels and int64 indices, matrices of
+rows off the 16-byte grid, an int32 tensor for int8 labels refused."""
 
 from __future__ import annotations
 
@@ -17,7 +19,16 @@ import pytest
 import tawa_xdsl
 from tawa_xdsl.kernel import KernelArgumentError
 
-from ..test_int_tensors import FILE, RUNS, _affine, _argmax_count, _poisoned
+from ..test_int_tensors import (
+    FILE,
+    RUNS,
+    _accuracy,
+    _accuracy_args,
+    _affine,
+    _argmax_count,
+    _mix,
+    _poisoned,
+)
 
 
 def _check(got: list, expected: list) -> None:
@@ -100,3 +111,45 @@ def test_a_float_tensor_for_i32_targets_is_refused(torch) -> None:
     message = "xent_i32: argument 't' has dtype f32, the kernel expects i32"
     with pytest.raises(KernelArgumentError, match=re.escape(message)):
         tawa_xdsl.compile(FILE, "xent_i32")(x, t, loss)
+
+
+def test_int8_labels_and_int64_indices_from_torch(torch) -> None:
+    """@accuracy_i8 on torch tensors: int8 labels from a view 3 bytes into its
+    tensor (off the 16-byte grid: read through an aligned copy), the int64
+    argmax and the int32 hits written in place."""
+    x, label, _, _ = _accuracy_args(np.random.default_rng(5), 300, 120)
+    padded = np.concatenate([np.full(3, 7, np.int8), label])
+    labels = _cuda(torch, padded)[3:]
+    idx = torch.full((300,), -1, dtype=torch.int64, device="cuda")
+    hit = torch.full((300,), -1, dtype=torch.int32, device="cuda")
+    tawa_xdsl.compile(FILE, "accuracy_i8")(_cuda(torch, x), labels, idx, hit)
+    torch.cuda.synchronize()
+    _check([idx.cpu().numpy(), hit.cpu().numpy()], _accuracy(x, label))
+
+
+def test_i8_and_i64_matrices_from_torch(torch) -> None:
+    """@mix_i8_i64 on int8 matrices of 70-byte rows (off the 16-byte grid: read
+    and written through aligned copies) and int64 ones of 560-byte rows, the
+    int64 output a view into a wider tensor (nothing past it written)."""
+    rng = np.random.default_rng(6)
+    x8 = rng.integers(-128, 127, (100, 70), endpoint=True).astype(np.int8)
+    x64 = rng.integers(-(2**63), 2**63 - 1, (100, 70), endpoint=True)
+    y8 = torch.zeros((100, 70), dtype=torch.int8, device="cuda")
+    y64_big = torch.full((100, 72), -5, dtype=torch.int64, device="cuda")
+    tawa_xdsl.compile(FILE, "mix_i8_i64")(
+        _cuda(torch, x8), _cuda(torch, x64), 37, y8, y64_big[:, :70]
+    )
+    torch.cuda.synchronize()
+    y64 = y64_big.cpu().numpy()
+    _check([y8.cpu().numpy(), y64[:, :70]], _mix(x8, x64, 37))
+    assert (y64[:, 70:] == -5).all()
+
+
+def test_an_int32_tensor_for_int8_labels_is_refused(torch) -> None:
+    x = torch.randn(100, 90, device="cuda")
+    label = torch.zeros(100, dtype=torch.int32, device="cuda")
+    idx = torch.empty(100, dtype=torch.int64, device="cuda")
+    hit = torch.empty(100, dtype=torch.int32, device="cuda")
+    message = "accuracy_i8: argument 'label' has dtype i32, the kernel expects i8"
+    with pytest.raises(KernelArgumentError, match=re.escape(message)):
+        tawa_xdsl.compile(FILE, "accuracy_i8")(x, label, idx, hit)

@@ -9,6 +9,9 @@
 //                 read as signed): PTX cvt.rzi, towards zero, saturating, NaN to 0
 //   @predicates:  z = sum_k 2^k [x pred_k y] over the fourteen predicates (oeq ... uno, in
 //                 tile.cmpf's order), exact in f32: each bit one predicate's answer
+//   @halves:      z = [x olt y] + 2 [x uno x] + 4 [0 olt x] + 8 [h oge g] + 16 [h une 0]: the
+//                 compares of bf16 tiles x, y and f16 tiles h, g as loaded (no arith.extf),
+//                 16-bit constants on either side
 // Grids: (ceil(M / 128), ceil(N / 64)) for @gemm_leaky, (ceil(M / 64), ceil(N / 64)) for
 // the others.
 
@@ -150,5 +153,47 @@ func.func @predicates(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M",
   %b13 = tile.select %p13, %w13, %zeros : tensor<64x64xi1>, tensor<64x64xf32>
   %s13 = arith.addf %s12, %b13 : tensor<64x64xf32>
   tile.store %s13, %z[%m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+
+// z = [x olt y] + 2 [x uno x] + 4 [0 olt x] + 8 [h oge g] + 16 [h une 0], x and y bf16,
+// h and g f16.
+func.func @halves(%x: !tile.desc<?x?xbf16, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %y: !tile.desc<?x?xbf16, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %h: !tile.desc<?x?xf16, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %g: !tile.desc<?x?xf16, box = [64, 64]> {tile.dims = ["M", "N"]},
+    %z: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %xt = tile.load %x[%m0, %n0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %yt = tile.load %y[%m0, %n0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %ht = tile.load %h[%m0, %n0] : !tile.desc<?x?xf16, box = [64, 64]> -> tensor<64x64xf16>
+  %gt = tile.load %g[%m0, %n0] : !tile.desc<?x?xf16, box = [64, 64]> -> tensor<64x64xf16>
+  %zeros = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %zero_b = arith.constant dense<0.000000e+00> : tensor<64x64xbf16>
+  %zero_h = arith.constant dense<0.000000e+00> : tensor<64x64xf16>
+  %p0 = tile.cmpf olt, %xt, %yt : tensor<64x64xbf16> -> tensor<64x64xi1>
+  %w0 = arith.constant dense<1.000000e+00> : tensor<64x64xf32>
+  %s0 = tile.select %p0, %w0, %zeros : tensor<64x64xi1>, tensor<64x64xf32>
+  %p1 = tile.cmpf uno, %xt, %xt : tensor<64x64xbf16> -> tensor<64x64xi1>
+  %w1 = arith.constant dense<2.000000e+00> : tensor<64x64xf32>
+  %b1 = tile.select %p1, %w1, %zeros : tensor<64x64xi1>, tensor<64x64xf32>
+  %s1 = arith.addf %s0, %b1 : tensor<64x64xf32>
+  %p2 = tile.cmpf olt, %zero_b, %xt : tensor<64x64xbf16> -> tensor<64x64xi1>
+  %w2 = arith.constant dense<4.000000e+00> : tensor<64x64xf32>
+  %b2 = tile.select %p2, %w2, %zeros : tensor<64x64xi1>, tensor<64x64xf32>
+  %s2 = arith.addf %s1, %b2 : tensor<64x64xf32>
+  %p3 = tile.cmpf oge, %ht, %gt : tensor<64x64xf16> -> tensor<64x64xi1>
+  %w3 = arith.constant dense<8.000000e+00> : tensor<64x64xf32>
+  %b3 = tile.select %p3, %w3, %zeros : tensor<64x64xi1>, tensor<64x64xf32>
+  %s3 = arith.addf %s2, %b3 : tensor<64x64xf32>
+  %p4 = tile.cmpf une, %ht, %zero_h : tensor<64x64xf16> -> tensor<64x64xi1>
+  %w4 = arith.constant dense<1.600000e+01> : tensor<64x64xf32>
+  %b4 = tile.select %p4, %w4, %zeros : tensor<64x64xi1>, tensor<64x64xf32>
+  %s4 = arith.addf %s3, %b4 : tensor<64x64xf32>
+  tile.store %s4, %z[%m0, %n0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }

@@ -14,7 +14,16 @@
 //   @argmax_f32:        idx[m] = the first column of the largest of f32 logits (finite):
 //                       tile.cmpf against the row maximum, an i32 min-reduction, an i32
 //                       store
-// Grids: (ceil(M / 64),) (@affine_i32, @masked_fill: (ceil(M / 64), ceil(N / 32))).
+//   @accuracy_i8:       per row of f32 logits: the first column of the largest as an i64
+//                       index (tile.extsi of the i32 argmax) and whether it is the row's
+//                       i8 label (tile.extsi of the labels, tile.cmpi), as an i32
+//   @mix_i8_i64:        y8 = trunci(extsi(x8) * k + trunci(x64)) in i8 (wrapping), and
+//                       y64 = extsi(extsi(x8) - trunci(x64)) in i64, on 64 x 32 tiles (2-D
+//                       i8 and i64 loads and stores)
+//   @affine_i8:         y = trunci(extsi(x) * k + (row - col)) on 64 x 128 tiles of i8
+//                       (whole 128-byte rows: stored through TMA)
+// Grids: (ceil(M / 64),) (@affine_i32, @masked_fill, @mix_i8_i64: (ceil(M / 64),
+// ceil(N / 32)); @affine_i8: (ceil(M / 64), ceil(N / 128))).
 
 // Cross-entropy over rows of any width V with i32 targets; a row whose target is
 // negative (ignored, as PyTorch's ignore_index) has loss 0.
@@ -237,5 +246,116 @@ func.func @argmax_f32(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M",
     scf.yield %top_new, %idx_new : tensor<64xf32>, tensor<64xi32>
   }
   tile.store %idx_f, %idx[%m0] : tensor<64xi32> -> !tile.desc<?xi32, box = [64]>
+  func.return
+}
+
+// idx[m] = the first n with x[m, n] = max_n x[m, n] (finite f32 logits) as an i64,
+// hit[m] = 1 where it is label[m] (i8; a negative label is never hit), else 0.
+func.func @accuracy_i8(%x: !tile.desc<?x?xf32, box = [64, 64]> {tile.dims = ["M", "V"]},
+    %label: !tile.desc<?xi8, box = [64]> {tile.dims = ["M"]},
+    %idx: !tile.desc<?xi64, box = [64]> {tile.dims = ["M"]},
+    %hit: !tile.desc<?xi32, box = [64]> {tile.dims = ["M"]}) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %V = tile.dim %x, 1 : !tile.desc<?x?xf32, box = [64, 64]>
+  %m0 = arith.muli %pid, %c64 : index
+  %V_i32 = arith.index_cast %V : index to i32
+  %V_t = tile.splat %V_i32 : i32 -> tensor<64x64xi32>
+  %iota = tile.iota : tensor<64xi32>
+  %iota_row = tile.expand_dims %iota, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %ninf_t = tile.splat %ninf : f32 -> tensor<64x64xf32>
+  %top_init = tile.splat %ninf : f32 -> tensor<64xf32>
+  %highest = arith.constant dense<2147483647> : tensor<64x64xi32>
+  %z64 = arith.constant dense<0> : tensor<64xi32>
+  %ones = arith.constant dense<1> : tensor<64xi32>
+  %top_f, %idx_f = scf.for %n = %c0 to %V step %c64 iter_args(%top_i = %top_init, %idx_i = %z64) -> (tensor<64xf32>, tensor<64xi32>) {
+    %xt = tile.load %x[%m0, %n] : !tile.desc<?x?xf32, box = [64, 64]> -> tensor<64x64xf32>
+    %n_i32 = arith.index_cast %n : index to i32
+    %n_row = tile.splat %n_i32 : i32 -> tensor<1x64xi32>
+    %cols_row = arith.addi %iota_row, %n_row : tensor<1x64xi32>
+    %cols = tile.broadcast %cols_row : tensor<1x64xi32> -> tensor<64x64xi32>
+    %inside = tile.cmpi slt, %cols, %V_t : tensor<64x64xi32> -> tensor<64x64xi1>
+    %xs = tile.select %inside, %xt, %ninf_t : tensor<64x64xi1>, tensor<64x64xf32>
+    %bm = tile.reduce max %xs, axis = 1 : tensor<64x64xf32> -> tensor<64xf32>
+    %bm_col = tile.expand_dims %bm, axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %bm_b = tile.broadcast %bm_col : tensor<64x1xf32> -> tensor<64x64xf32>
+    %at_max = tile.cmpf oeq, %xs, %bm_b : tensor<64x64xf32> -> tensor<64x64xi1>
+    %cand = tile.select %at_max, %cols, %highest : tensor<64x64xi1>, tensor<64x64xi32>
+    %bi = tile.reduce min %cand, axis = 1 : tensor<64x64xi32> -> tensor<64xi32>
+    %better = tile.cmpf ogt, %bm, %top_i : tensor<64xf32> -> tensor<64xi1>
+    %top_new = tile.select %better, %bm, %top_i : tensor<64xi1>, tensor<64xf32>
+    %idx_new = tile.select %better, %bi, %idx_i : tensor<64xi1>, tensor<64xi32>
+    scf.yield %top_new, %idx_new : tensor<64xf32>, tensor<64xi32>
+  }
+  %lt = tile.load %label[%m0] : !tile.desc<?xi8, box = [64]> -> tensor<64xi8>
+  %l32 = tile.extsi %lt : tensor<64xi8> -> tensor<64xi32>
+  %same = tile.cmpi eq, %idx_f, %l32 : tensor<64xi32> -> tensor<64xi1>
+  %hits = tile.select %same, %ones, %z64 : tensor<64xi1>, tensor<64xi32>
+  %idx64 = tile.extsi %idx_f : tensor<64xi32> -> tensor<64xi64>
+  tile.store %idx64, %idx[%m0] : tensor<64xi64> -> !tile.desc<?xi64, box = [64]>
+  tile.store %hits, %hit[%m0] : tensor<64xi32> -> !tile.desc<?xi32, box = [64]>
+  func.return
+}
+
+// y8 = trunci(extsi(x8) * k + trunci(x64)) (i8, wrapping), y64 = extsi(extsi(x8) -
+// trunci(x64)) (i64), on 64 x 32 tiles.
+func.func @mix_i8_i64(%x8: !tile.desc<?x?xi8, box = [64, 32]> {tile.dims = ["M", "N"]},
+    %x64: !tile.desc<?x?xi64, box = [64, 32]> {tile.dims = ["M", "N"]},
+    %k: i32,
+    %y8: !tile.desc<?x?xi8, box = [64, 32]> {tile.dims = ["M", "N"]},
+    %y64: !tile.desc<?x?xi64, box = [64, 32]> {tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %c32 = arith.constant 32 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c32 : index
+  %a8 = tile.load %x8[%m0, %n0] : !tile.desc<?x?xi8, box = [64, 32]> -> tensor<64x32xi8>
+  %b64 = tile.load %x64[%m0, %n0] : !tile.desc<?x?xi64, box = [64, 32]> -> tensor<64x32xi64>
+  %a = tile.extsi %a8 : tensor<64x32xi8> -> tensor<64x32xi32>
+  %b = tile.trunci %b64 : tensor<64x32xi64> -> tensor<64x32xi32>
+  %k_t = tile.splat %k : i32 -> tensor<64x32xi32>
+  %ak = arith.muli %a, %k_t : tensor<64x32xi32>
+  %sum = arith.addi %ak, %b : tensor<64x32xi32>
+  %s8 = tile.trunci %sum : tensor<64x32xi32> -> tensor<64x32xi8>
+  tile.store %s8, %y8[%m0, %n0] : tensor<64x32xi8> -> !tile.desc<?x?xi8, box = [64, 32]>
+  %diff = arith.subi %a, %b : tensor<64x32xi32>
+  %d64 = tile.extsi %diff : tensor<64x32xi32> -> tensor<64x32xi64>
+  tile.store %d64, %y64[%m0, %n0] : tensor<64x32xi64> -> !tile.desc<?x?xi64, box = [64, 32]>
+  func.return
+}
+
+// y[i, j] = trunci(extsi(x[i, j]) * k + (i - j)) on 64 x 128 tiles of i8 (wrapping).
+func.func @affine_i8(%x: !tile.desc<?x?xi8, box = [64, 128]> {tile.dims = ["M", "N"]},
+    %k: i32,
+    %y: !tile.desc<?x?xi8, box = [64, 128]> {tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %m0 = arith.muli %pid_m, %c64 : index
+  %n0 = arith.muli %pid_n, %c128 : index
+  %x8 = tile.load %x[%m0, %n0] : !tile.desc<?x?xi8, box = [64, 128]> -> tensor<64x128xi8>
+  %xt = tile.extsi %x8 : tensor<64x128xi8> -> tensor<64x128xi32>
+  %iota = tile.iota : tensor<64xi32>
+  %iota128 = tile.iota : tensor<128xi32>
+  %m0_i32 = arith.index_cast %m0 : index to i32
+  %n0_i32 = arith.index_cast %n0 : index to i32
+  %m0_t = tile.splat %m0_i32 : i32 -> tensor<64x1xi32>
+  %n0_t = tile.splat %n0_i32 : i32 -> tensor<1x128xi32>
+  %r1 = tile.expand_dims %iota, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c1 = tile.expand_dims %iota128, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %rows_c = arith.addi %r1, %m0_t : tensor<64x1xi32>
+  %cols_r = arith.addi %c1, %n0_t : tensor<1x128xi32>
+  %rows = tile.broadcast %rows_c : tensor<64x1xi32> -> tensor<64x128xi32>
+  %cols = tile.broadcast %cols_r : tensor<1x128xi32> -> tensor<64x128xi32>
+  %k_t = tile.splat %k : i32 -> tensor<64x128xi32>
+  %scaled = arith.muli %xt, %k_t : tensor<64x128xi32>
+  %diff = arith.subi %rows, %cols : tensor<64x128xi32>
+  %sum = arith.addi %scaled, %diff : tensor<64x128xi32>
+  %yt = tile.trunci %sum : tensor<64x128xi32> -> tensor<64x128xi8>
+  tile.store %yt, %y[%m0, %n0] : tensor<64x128xi8> -> !tile.desc<?x?xi8, box = [64, 128]>
   func.return
 }

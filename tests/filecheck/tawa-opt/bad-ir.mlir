@@ -226,7 +226,7 @@ func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xf32, bo
   func.return
 }
 // CHECK: bad-ir.mlir:[[# @LINE - 5]]:3
-// CHECK: arith.cmpf takes scalars here; compare f32 tiles with tile.cmpf
+// CHECK: arith.cmpf takes scalars here; compare float tiles with tile.cmpf
 
 // -----
 
@@ -243,7 +243,7 @@ func.func @k(%x: !tile.desc<?x?xf32, box = [64, 64]>, %o: !tile.desc<?x?xf32, bo
   func.return
 }
 // CHECK: bad-ir.mlir:[[# @LINE - 5]]:3
-// CHECK: arith.cmpf takes scalars here; compare f32 tiles with tile.cmpf
+// CHECK: arith.cmpf takes scalars here; compare float tiles with tile.cmpf
 // CHECK-NOT: previously used
 
 // -----

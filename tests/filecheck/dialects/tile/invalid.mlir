@@ -222,11 +222,11 @@ func.func @k(%x: tensor<4xi32>) {
 
 // -----
 
-func.func @k(%x: tensor<4xf16>) {
-  %r = tile.cmpf olt, %x, %x : tensor<4xf16> -> tensor<4xi1>
+func.func @k(%x: tensor<4xf8E4M3FN>) {
+  %r = tile.cmpf olt, %x, %x : tensor<4xf8E4M3FN> -> tensor<4xi1>
   func.return
 }
-// CHECK: error: tile.cmpf compares f32 tiles (arith.extf a 16-bit tile first), not f16
+// CHECK: error: tile.cmpf compares f32, bf16 or f16 tiles (arith.extf an 8-bit tile first), not f8E4M3FN
 
 // -----
 
@@ -279,6 +279,30 @@ func.func @k(%x: tensor<4xi64>) {
 
 // -----
 
+func.func @k(%x: tensor<4xi8>) {
+  %r = tile.extsi %x : tensor<4xi8> -> tensor<4xi64>
+  func.return
+}
+// CHECK: error: tile.extsi converts i8 tiles to i32 or i32 tiles to i64, not i8 to i64
+
+// -----
+
+func.func @k(%x: tensor<4xi32>) {
+  %r = tile.trunci %x : tensor<4xi32> -> tensor<4xi16>
+  func.return
+}
+// CHECK: error: tile.trunci converts i32 tiles to i8 or i64 tiles to i32, not i32 to i16
+
+// -----
+
+func.func @k(%x: tensor<4x8xi64>) {
+  %r = tile.reduce max %x, axis = 1 : tensor<4x8xi64> -> tensor<4xi64>
+  func.return
+}
+// CHECK: error: tile.reduce needs a float or i32 tile, got i64 (tile.extsi or tile.trunci it to i32 first)
+
+// -----
+
 func.func @k(%x: tensor<4xi32>) {
   %r = tile.sitofp %x : tensor<4xi32> -> tensor<8xf32>
   func.return
@@ -310,24 +334,24 @@ func.func @k(%d: !tile.desc<?x?xbf16, box = [64]>) {
 
 // -----
 
-func.func @k(%d: !tile.desc<?x?xi64, box = [64, 64]>) {
+func.func @k(%d: !tile.desc<?x?xi16, box = [64, 64]>) {
   func.return
 }
-// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32, got i64 (integer tensors are read and written as signless i32; widen or narrow them to i32 outside the kernel)
+// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2, i8, i32 or i64, got i16 (integer tensors are signless i8, i32 or i64; widen or narrow others to one of them outside the kernel)
 
 // -----
 
 func.func @k(%d: !tile.desc<?x?xui8, box = [64, 64]>) {
   func.return
 }
-// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32, got ui8 (integer tensors
+// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2, i8, i32 or i64, got ui8 (integer tensors
 
 // -----
 
 func.func @k(%d: !tile.desc<?xf64, box = [64]>) {
   func.return
 }
-// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32, got f64{{$}}
+// CHECK: !tile.desc element type must be bf16, f16, f32, f8E4M3FN, f8E5M2, i8, i32 or i64, got f64{{$}}
 
 // -----
 

@@ -59,6 +59,10 @@ func.func @load_store(%a: !tile.desc<?x?xbf16, box = [128, 64]>,
 // CHECK-NEXT: %{{.*}} = tile.cmpf uno, %[[F]], %{{.*}} : tensor<128xf32> -> tensor<128xi1>
 // CHECK-NEXT: %{{.*}} = tile.fptosi %[[F]] : tensor<128xf32> -> tensor<128xi32>
 // CHECK-NEXT: %{{.*}} = tile.fptoui %[[F]] : tensor<128xf32> -> tensor<128xi32>
+// CHECK-NEXT: %[[W:.*]] = tile.extsi %[[I]] : tensor<128xi32> -> tensor<128xi64>
+// CHECK-NEXT: %{{.*}} = tile.trunci %[[W]] : tensor<128xi64> -> tensor<128xi32>
+// CHECK-NEXT: %[[B:.*]] = tile.trunci %[[I]] : tensor<128xi32> -> tensor<128xi8>
+// CHECK-NEXT: %{{.*}} = tile.extsi %[[B]] : tensor<128xi8> -> tensor<128xi32>
 func.func @math(%a: tensor<64x64xf16>, %b: tensor<128x64xf16>, %acc: tensor<64x128xf32>, %s: f32) {
   %bt = tile.trans %b : tensor<128x64xf16> -> tensor<64x128xf16>
   %d = tile.dot %a, %bt, %acc : tensor<64x64xf16>, tensor<64x128xf16> -> tensor<64x128xf32>
@@ -75,6 +79,10 @@ func.func @math(%a: tensor<64x64xf16>, %b: tensor<128x64xf16>, %acc: tensor<64x1
   %nan = tile.cmpf uno, %f, %c : tensor<128xf32> -> tensor<128xi1>
   %fi = tile.fptosi %f : tensor<128xf32> -> tensor<128xi32>
   %fu = tile.fptoui %f : tensor<128xf32> -> tensor<128xi32>
+  %wide = tile.extsi %i : tensor<128xi32> -> tensor<128xi64>
+  %low = tile.trunci %wide : tensor<128xi64> -> tensor<128xi32>
+  %byte = tile.trunci %i : tensor<128xi32> -> tensor<128xi8>
+  %back = tile.extsi %byte : tensor<128xi8> -> tensor<128xi32>
   func.return
 }
 

@@ -105,3 +105,36 @@ func.func @float_compares() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu
   }
   func.return
 }
+
+// tile.cmpf of 16-bit tiles widens both sides to f32 first (exact: each pair
+// unpacked, each half converted; a splat constant's pair register its low half,
+// once), then one setp.<cmp>.f32 per element.
+// CHECK-LABEL: func.func @half_compares()
+// CHECK:         %[[H:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "cvt.rn.bf16x2.f32"{{.*}}} : (!ptx.reg<f32 x 32>, !ptx.reg<f32 x 32>) -> !ptx.reg<b32 x 16>
+// CHECK-NEXT:    %[[G:.*]] = ptx.alu(%{{.*}}, %{{.*}}) {opcode = "cvt.rn.f16x2.f32"{{.*}}} : (!ptx.reg<f32 x 32>, !ptx.reg<f32 x 32>) -> !ptx.reg<b32 x 16>
+// CHECK-NEXT:    %{{.*}} = ptx.alu(%{{.*}}) {opcode = "mov.f32"}
+// CHECK-NEXT:    %[[ZP:.*]] = ptx.alu(%[[Z:.*]], %[[Z]]) {opcode = "cvt.rn.f16x2.f32"} : (!ptx.reg<f32>, !ptx.reg<f32>) -> !ptx.reg<b32>
+// CHECK-NEXT:    %[[HH:.*]] = ptx.unpack(%[[H]]) : (!ptx.reg<b32 x 16>) -> !ptx.reg<b16 x 32>
+// CHECK-NEXT:    %[[HF:.*]] = ptx.alu(%[[HH]]) {opcode = "cvt.f32.bf16"} : (!ptx.reg<b16 x 32>) -> !ptx.reg<f32 x 32>
+// CHECK-NEXT:    ptx.alu(%[[HF]], %[[HF]]) {opcode = "setp.nan.f32"} : (!ptx.reg<f32 x 32>, !ptx.reg<f32 x 32>) -> !ptx.reg<pred x 32>
+// CHECK-NEXT:    %[[ZH:.*]] = ptx.unpack(%[[ZP]]) : (!ptx.reg<b32>) -> !ptx.reg<b16 x 2>
+// CHECK-NEXT:    %[[ZF:.*]] = ptx.alu(%[[ZH]]) {opcode = "cvt.f32.f16", maps = [array<i32: 0>]} : (!ptx.reg<b16 x 2>) -> !ptx.reg<f32>
+// CHECK-NEXT:    %[[GH:.*]] = ptx.unpack(%[[G]]) : (!ptx.reg<b32 x 16>) -> !ptx.reg<b16 x 32>
+// CHECK-NEXT:    %[[GF:.*]] = ptx.alu(%[[GH]]) {opcode = "cvt.f32.f16"} : (!ptx.reg<b16 x 32>) -> !ptx.reg<f32 x 32>
+// CHECK-NEXT:    ptx.alu(%[[ZF]], %[[GF]]) {opcode = "setp.lt.f32"} : (!ptx.reg<f32>, !ptx.reg<f32 x 32>) -> !ptx.reg<pred x 32>
+// CHECK-NEXT:  }
+func.func @half_compares() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = #nvgpu_async.launch<threads = 384, smem = 0, cluster = 1>} {
+  nvgpu_async.role_dispatch consumers = 2 producer {
+  } consumer {
+    %rows = tile.iota : tensor<128xi32, #nvgpu_async.frag<row, warpgroups = 2>>
+    %rows2 = tile.expand_dims %rows, axis = 1 : tensor<128xi32, #nvgpu_async.frag<row, warpgroups = 2>> -> tensor<128x1xi32, #nvgpu_async.frag<row, warpgroups = 2>>
+    %rb = tile.broadcast %rows2 : tensor<128x1xi32, #nvgpu_async.frag<row, warpgroups = 2>> -> tensor<128x64xi32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %f = tile.sitofp %rb : tensor<128x64xi32, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %h = arith.truncf %f : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>> to tensor<128x64xbf16, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %g = arith.truncf %f : tensor<128x64xf32, #nvgpu_async.frag<acc, warpgroups = 2>> to tensor<128x64xf16, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %zero = arith.constant dense<0.000000e+00> : tensor<128x64xf16, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %nan = tile.cmpf uno, %h, %h : tensor<128x64xbf16, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128x64xi1, #nvgpu_async.frag<acc, warpgroups = 2>>
+    %pos = tile.cmpf olt, %zero, %g : tensor<128x64xf16, #nvgpu_async.frag<acc, warpgroups = 2>> -> tensor<128x64xi1, #nvgpu_async.frag<acc, warpgroups = 2>>
+  }
+  func.return
+}
