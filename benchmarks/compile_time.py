@@ -1,9 +1,10 @@
 """Compile time: tile IR -> PTX for every example kernel, and where it goes.
 
     python benchmarks/compile_time.py [--repeat 3] [--profile gemm_nt] [--out DIR]
+                                      [--kernels gemm_nt,attention_d128]
 
 Times the path `tawa_xdsl.compile` takes (parsing the kernel's part of its file,
-the tuned `tawa-hopper-pipeline`, the PTX stages) per kernel, median of --repeat runs, on this machine's CPU (no
+the tuned `tawa-hopper-pipeline`, the PTX stages) per kernel (those of --kernels, and the profiled one), median of --repeat runs, on this machine's CPU (no
 GPU needed; the target is under 1 s per kernel on a 2-core machine). Then
 profiles one kernel with cProfile and prints the stages and the functions that
 take the time. Writes compile_time.csv under --out.
@@ -56,7 +57,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", default="attention_causal_d128")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--kernels", default="", help="only these kernels (comma-separated names)"
+    )
     args = parser.parse_args()
+    only = set(filter(None, args.kernels.split(",")))
     rows = []
     print(f"{'kernel':>28} {'parse':>7} {'passes':>7} {'ptx':>7} {'total':>7}  (s)")
     sources = {}
@@ -64,6 +69,8 @@ def main() -> None:
         text = path.read_text()
         for k in kernels(tawa_xdsl.parse(text)):
             name = k.sym_name.data
+            if only and name not in only | {args.profile}:
+                continue
             try:
                 runs = [stages(text, name) for _ in range(args.repeat)]
             except OpDiagnostic as e:  # no PTX lowering yet: say so, time the rest

@@ -486,7 +486,7 @@ CLUSTER_CASES = [
 @pytest.mark.parametrize(
     ("kernel", "persistent", "grid"),
     # the fast tier: both ways of splitting the boxes, one of them persistent
-    sweep(CLUSTER_CASES, [CLUSTER_CASES[0], CLUSTER_CASES[3]], str),
+    sweep(CLUSTER_CASES, [CLUSTER_CASES[0], CLUSTER_CASES[3]], str, slow=()),
 )
 def test_cluster_gemm_computes_the_reference(kernel, persistent, grid) -> None:
     module, lowered = lowered_cluster(kernel, persistent)

@@ -34,6 +34,7 @@ from tawa_xdsl.partials import (
 )
 from tawa_xdsl.transforms.persistent import PERSISTENT_ATTR
 
+from .conftest import sweep
 from .thread_level import assert_close, to_thread_level
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -343,9 +344,21 @@ def test_pairs_of_an_initial_accumulator_and_two_stores(
             assert np.array_equal(_bits(args[out]), _bits(original[out]))
 
 
-@pytest.mark.parametrize("mode", ["split-k{splits=3}", "stream-k"])
-@pytest.mark.parametrize("pipeline", PIPELINES)
-def test_lowered_pairs_compute_the_tile_pairs(mode: str, pipeline: str) -> None:
+MODES = ["split-k{splits=3}", "stream-k"]
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "mode"),
+    # CI: the aref level of both cuts, each lowering pipeline for one of them
+    sweep(
+        [(p, m) for p in PIPELINES for m in MODES],
+        {(PIPELINES[0], MODES[0]), (PIPELINES[0], MODES[1])}
+        | {(PIPELINES[1], MODES[1]), (PIPELINES[2], MODES[0])},
+        lambda c: f"{c[0]}-{c[1]}",
+        slow=(),
+    ),
+)
+def test_lowered_pairs_compute_the_tile_pairs(pipeline: str, mode: str) -> None:
     """Both kernels of each pair, through the aref simulator or lowered
     through the barrier simulator, write bit for bit the workspace and the
     output the interpreted tile-level pair writes."""
