@@ -80,7 +80,14 @@ from tawa_xdsl.grid import GridInferenceError, grid_rule
 from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.signature import params
 from tawa_xdsl.target import NARROW_SWIZZLES, SM_COUNT, SWIZZLE_BYTES, WGMMA_ROWS
-from tawa_xdsl.tuning import GEMM_STAGES, default_options, equal_work, kind, main_loops
+from tawa_xdsl.tuning import (
+    GEMM_STAGES,
+    default_options,
+    equal_work,
+    kind,
+    main_loops,
+    walk_stages,
+)
 
 MARGIN = 0.10
 """How much cheaper (as a fraction) the model must predict another tile shape to
@@ -181,6 +188,46 @@ d128 294.6 -> 320.1 at 512 keys, 514.2 -> 565.4 at 2048, 653.9 -> 677.8 at
 d256 635.4 -> 672.9 at 2048, 738.3 -> 748.8 at 4096, slower at 512, 1024
 and 8192."""
 
+ATTENTION_WALK: dict[int, tuple[int | None, int | None]] = {
+    64: (None, None),
+    80: (2048, 512),
+    96: (2048, 512),
+    128: (2048, 512),
+}
+"""Per head dim, the longest key length (causal, not causal; None: any) at
+which 16-bit attention walks its query blocks in a persistent grid that takes
+them from the tile counter (`ATTENTION_WALK_OPTIONS`). A block's fixed work
+(loading Q, filling the ring, the epilogue) is then done under the previous
+block's loop, with Q in two slots, and the counter ends the walk without the
+tail a static order leaves where blocks differ in work (causal); to make room
+for Q's second slot the walk gives up the two-stage overlap and a third stage,
+which pay where a block's loop is long. Measured on the H200 against cuDNN
+(NOTES 3.74, tawa/cuDNN, the tuned options -> the walk): d128 causal 512 keys
+0.78 -> 0.96-0.98, 1024 0.87 -> 0.99, 2048 0.95-0.97 -> 0.99, but 4096 1.01
+-> 0.98 and 16384 1.08 -> 0.96; d128 not causal 512 0.90-0.92 -> 0.97-0.99,
+1024 0.94 -> 0.95 (lost on a grouped-query row), 2048 1.00 -> 0.96; d64 every
+row measured, 512 to 16384 keys, causal or not (0.86 -> 0.96 at 2048 causal,
+1.08 -> 1.13 at 16384); d80 causal 1024 0.97 -> 1.08, 4096 1.12 -> 1.10; d96
+causal 512 0.91 -> 1.13, 2048 1.07 -> 1.09, not causal 1024 1.07 -> 1.08,
+4096 1.10 -> 1.06. Head dim 256 has no room for Q's second slot; FP8 was not
+measured (its own causal walk: `FP8_CAUSAL_WALK`)."""
+
+ATTENTION_WALK_OPTIONS: dict[str, Any] = {
+    "persistent": True,
+    "dynamic_tiles": True,
+    "outer_stages": 2,
+    "two_stage": False,
+    "num_stages": 2,
+}
+"""The options of `ATTENTION_WALK`'s walk."""
+
+ATTENTION_WALK_GIVEN = frozenset(
+    {*ATTENTION_WALK_OPTIONS, "reverse_x", "cluster", "ping_pong", "mma_depth"}
+)
+"""Options which, given, keep the walk off: its own (it is taken whole or not
+at all, so a given stage count never meets Q's second slot) and those it
+excludes or was not measured with."""
+
 OPTION_OF = dict(TILE_OPTIONS)
 """The option that sizes each tile dimension name ("BM": "block_m", ...)."""
 
@@ -243,6 +290,12 @@ class Structure:
     clusterable: bool = False
     """Some load is the same in every block of a cluster along x (`cluster`
     would multicast it)."""
+    walk_stages: Callable[[frozenset[tuple[str, int]]], int] = field(
+        default=lambda sizes: 0, compare=False
+    )
+    """The ring stages that fit under the given sizes (by tile name) in the
+    persistent walk from the tile counter with `ATTENTION_WALK_OPTIONS`'
+    outer slots (`tuning.walk_stages`)."""
 
     @classmethod
     def of(cls, kernel: func.FuncOp) -> Structure:
@@ -317,6 +370,11 @@ class Structure:
             tuned = default_options(kernel, dict(sizes), **ring)
             return tuned.get("num_stages", DEFAULTS.num_stages)
 
+        @cache
+        def walk(sizes: frozenset[tuple[str, int]]) -> int:
+            outer = ATTENTION_WALK_OPTIONS["outer_stages"]
+            return walk_stages(kernel, dict(sizes), outer)
+
         return cls(
             kernel.sym_name.data,
             kind(kernel),
@@ -337,6 +395,7 @@ class Structure:
             ),
             tuple(written(d, len(d.type.get_shape()) - 1) for d in byte_matrices),
             any(cluster_uniform(o, varying) for o in loads),
+            walk,
         )
 
     def block(self, axis: Axis, sizes: Mapping[str, int]) -> int:
@@ -1103,7 +1162,65 @@ def _attention(
     pick = _wave_choice([candidate(b) for b in blocks], "rows", sms, choice)
     if pick.sizes[rows.tile] != tuned:
         choice.options[option] = pick.sizes[rows.tile]
+    choice.reasons += _attention_walk(
+        structure, seq, head_dim, pick, given, sms, choice
+    )
     return choice
+
+
+def _attention_walk(
+    structure: Structure,
+    seq: int | None,
+    head_dim: int | None,
+    pick: Candidate,
+    given: Mapping[str, Any],
+    sms: int,
+    choice: _Choice,
+) -> list[Reason]:
+    """`ATTENTION_WALK`: the walk's options into `choice` where its key length
+    and head dim were measured faster, its query blocks are more than a wave
+    and it fits in shared memory."""
+    limits = ATTENTION_WALK.get(head_dim or 0)
+    if structure.fp8 or limits is None or seq is None:
+        return []
+    longest = limits[1] if structure.equal_work else limits[0]
+    if longest is not None and seq > longest:
+        return []
+    if structure.tuned.get("cluster", 1) > 1 or pick.tiles <= sms:
+        return []
+    blocked = sorted(
+        ATTENTION_WALK_GIVEN & {o for o, v in given.items() if v is not None}
+    )
+    if blocked:
+        return [
+            Reason(
+                "attention walk",
+                f"off: {', '.join(blocked)} given (the walk sets "
+                f"{', '.join(ATTENTION_WALK_OPTIONS)} together)",
+            )
+        ]
+    sizes = {a.tile: structure.block(a, pick.sizes) for a in structure.output if a.tile}
+    if structure.loop and structure.loop.tile:
+        sizes[structure.loop.tile] = structure.block(structure.loop, pick.sizes)
+    room = structure.walk_stages(frozenset(sizes.items()))
+    if room < ATTENTION_WALK_OPTIONS["num_stages"]:
+        return [
+            Reason(
+                "attention walk",
+                f"off: Q's second slot leaves room for {room} stage(s) of these tiles",
+            )
+        ]
+    choice.options |= ATTENTION_WALK_OPTIONS
+    kind = "not causal" if structure.equal_work else "causal"
+    bound = "any length" if longest is None else f"<= {longest} keys"
+    return [
+        Reason(
+            "attention walk",
+            f"{pick.tiles} query blocks over {sms} SMs, {seq} keys ({kind}, head dim "
+            f"{head_dim}: {bound}): a persistent walk from the tile counter with Q "
+            "in two slots, no two-stage overlap, 2 stages (ATTENTION_WALK, NOTES 3.74)",
+        )
+    ]
 
 
 def _persistent(

@@ -189,6 +189,69 @@ def equal_work(kernel: func.FuncOp) -> bool:
     )
 
 
+def _slot_bytes(
+    shape: KernelShape, values: list[SSAValue], sizes: dict[str, int]
+) -> int:
+    """Shared memory of the tiles of `values` under `sizes`, each slot
+    `SLOT_ALIGN`-byte aligned."""
+    return sum(
+        -(-tile_bytes(shape.resized(v, sizes), v.type.element_type) // SLOT_ALIGN)
+        * SLOT_ALIGN
+        for v in values
+    )
+
+
+def _ring_and_once(
+    kernel: func.FuncOp, loop: scf.ForOp
+) -> tuple[list[SSAValue], list[SSAValue]]:
+    """The tiles `loop` (the main loop) loads into its ring, and those the
+    kernel loads once per tile (into outer rings)."""
+    ring = [o.result for o in loop.body.block.ops if isinstance(o, tile.LoadOp)]
+    once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
+    return ring, once
+
+
+def _ticket_ring(slots: int) -> int:
+    """The tile tickets' ring (an outer ring of `slots` slots, each one i32 laid
+    out aligned as every slot is) with its barriers."""
+    slot = -(-element_bytes(TICKET_TYPE) // SLOT_ALIGN) * SLOT_ALIGN
+    return ring_with_barriers(slots, slot)
+
+
+def _scratch(
+    kernel: func.FuncOp,
+    shape: KernelShape,
+    sizes: dict[str, int],
+    num_consumers: int | None,
+) -> int:
+    """The column reductions' scratch under `sizes`."""
+    reductions = column_reductions(kernel.walk())
+    if not reductions:
+        return 0
+    consumers = num_consumers or default_consumers(tile_rows(kernel, sizes))
+    widths = [shape.resized(op.source, sizes)[1] for op in reductions]
+    return column_scratch_bytes(widths, consumers)
+
+
+def walk_stages(kernel: func.FuncOp, sizes: dict[str, int], outer_stages: int) -> int:
+    """The ring stages of an attention-like `kernel` (tile IR) that fit under
+    `sizes` next to its once-per-tile tiles in `outer_stages` slots and the
+    tickets' ring: what a persistent walk taking its tiles from the counter
+    (`persistent{dynamic=true}`) leaves the main loop, as the attention
+    branch of `default_options` counts it; 0 when none fit."""
+    loops = main_loops(kernel)
+    if not loops:
+        return 0
+    shape = KernelShape(kernel)
+    ring, once = _ring_and_once(kernel, loops[0])
+    return stages_that_fit(
+        _slot_bytes(shape, ring, sizes),
+        outer_stages * _slot_bytes(shape, once, sizes)
+        + _ticket_ring(outer_stages)
+        + _scratch(kernel, shape, sizes, None),
+    )
+
+
 def default_options(
     kernel: func.FuncOp,
     sizes: dict[str, int] | None = None,
@@ -224,35 +287,17 @@ def default_options(
     shape = KernelShape(kernel)
     names = {name for name, _ in shape.names.values()}
 
-    align = SLOT_ALIGN
-
     def size(values: list, sizes: dict[str, int]) -> int:
-        """Shared memory of the tiles of `values`, each slot 1024-byte aligned."""
-        return sum(
-            -(-tile_bytes(shape.resized(v, sizes), v.type.element_type) // align)
-            * align
-            for v in values
-        )
+        return _slot_bytes(shape, values, sizes)
 
-    ring = [o.result for o in loops[0].body.block.ops if isinstance(o, tile.LoadOp)]
-    once = [o.result for o in kernel.body.block.ops if isinstance(o, tile.LoadOp)]
+    ring, once = _ring_and_once(kernel, loops[0])
     staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
 
     given_outer = outer_stages or DEFAULTS.outer_stages
-    # the tickets' ring is an outer ring (at most `given_outer` slots), each
-    # slot of one i32 laid out aligned as every slot is
-    ticket_slot = -(-element_bytes(TICKET_TYPE) // align) * align
-    tickets = ring_with_barriers(given_outer, ticket_slot) if dynamic_tiles else 0
-
-    reductions = column_reductions(kernel.walk())
+    tickets = _ticket_ring(given_outer) if dynamic_tiles else 0
 
     def scratch(sizes: dict[str, int]) -> int:
-        """The column reductions' scratch under `sizes`."""
-        if not reductions:
-            return 0
-        consumers = num_consumers or default_consumers(tile_rows(kernel, sizes))
-        widths = [shape.resized(op.source, sizes)[1] for op in reductions]
-        return column_scratch_bytes(widths, consumers)
+        return _scratch(kernel, shape, sizes, num_consumers)
 
     def fixed(sizes: dict[str, int], outer: int = given_outer) -> int:
         """The staging tiles, the epilogue's tiles in their outer rings, the

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tawa_xdsl
-from tawa_xdsl import dispatch
+from tawa_xdsl import dispatch, heuristics
 from tawa_xdsl.compiler import CompileOptions, describe
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dispatch import (
@@ -334,6 +334,7 @@ ATTENTION_RULES = [
         },
         "short causal",
     ),
+    # 1024 blocks: the walk from the tile counter on top (NOTES 3.74)
     (
         "attention_causal_d128",
         dict(BH=128, SQ=1024, SK=1024, D=128),
@@ -342,16 +343,26 @@ ATTENTION_RULES = [
             "two_stage": False,
             "num_stages": 2,
             "reverse_x": False,
-            "persistent": False,
+            "persistent": True,
+            "dynamic_tiles": True,
+            "outer_stages": 2,
         },
         "short causal",
     ),
-    # at 4096 keys the tuned options were the fastest: the rule stops at 1024
+    # at 4096 keys the tuned options were the fastest at d128; the walk stops
+    # at 2048 there (ATTENTION_WALK)
+    (
+        "attention_causal_d128",
+        dict(BH=64, SQ=4096, SK=4096, D=128),
+        {"two_stage": True, "reverse_x": True, "persistent": False},
+        "wave quantization",
+    ),
+    # at d64 the walk was faster at every length measured (to 16384 keys)
     (
         "attention_causal_d64",
         dict(BH=64, SQ=4096, SK=4096, D=64),
-        {"block_m": 192, "two_stage": True, "reverse_x": True},
-        "wave quantization",
+        {"block_m": 192, "two_stage": False, "dynamic_tiles": True},
+        "attention walk",
     ),
     # head dim 256: the short-causal rule does not apply; the tuned options
     # (no two-stage overlap at 256, NOTES 3.40) stay
@@ -415,6 +426,55 @@ def test_fp8_causal_attention_walks_longest_first_within_its_window(
     assert ("fp8 causal walk" in rules) == walks
     if walks:
         assert options["persistent"] and options["longest_first"]
+
+
+WALKS = [
+    # (file, kernel, head dim, key length, blocks of the plain grid > SMs, walks)
+    ("attention.mlir", "attention_causal_d128", 128, 2048, True, True),
+    ("attention.mlir", "attention_causal_d128", 128, 4096, True, False),
+    ("attention.mlir", "attention_d128", 128, 512, True, True),
+    ("attention.mlir", "attention_d128", 128, 1024, True, False),
+    ("attention.mlir", "attention_d64", 64, 16384, True, True),
+    ("attention_d80_d96.mlir", "attention_causal_d96", 96, 512, True, True),
+    ("attention_d80_d96.mlir", "attention_causal_d80", 80, 4096, True, False),
+    # one wave of blocks: each program would walk one block
+    ("attention.mlir", "attention_causal_d128", 128, 512, False, False),
+    # no room for Q's second slot; FP8 has its own walk
+    ("attention_d256.mlir", "attention_causal_d256", 256, 1024, True, False),
+    ("attention_fp8.mlir", "attention_causal_d128_fp8", 128, 1024, True, False),
+    ("attention_gqa.mlir", "attention_gqa_causal_d128", 128, 1024, True, True),
+]
+
+
+@pytest.mark.parametrize(
+    ("file", "kernel", "d", "keys", "many", "walks"),
+    WALKS,
+    ids=[f"{k}-{n}-{'many' if m else 'few'}" for _, k, _, n, m, _ in WALKS],
+)
+def test_short_attention_walks_from_the_tile_counter(
+    file: str, kernel: str, d: int, keys: int, many: bool, walks: bool
+) -> None:
+    """`heuristics.ATTENTION_WALK`: where its head dim and key length were
+    measured faster, there are more query blocks than SMs and Q's second
+    slot fits, the walk's options are taken together."""
+    blocks = 1024 if many else 64
+    rows = max(1, blocks * 128 // keys)
+    extents = dict(BH=rows, SQ=keys, SK=keys, D=d)
+    if "gqa" in kernel:  # Q folded to [B * HKV, group * seq, D], 4 to a group
+        extents = dict(BHKV=max(1, rows // 4), GSQ=4 * keys, SK=keys, D=d)
+    options, rules = planned(dispatcher(file, kernel), **extents)
+    took = {o: options[o] for o in heuristics.ATTENTION_WALK_OPTIONS}
+    assert (took == heuristics.ATTENTION_WALK_OPTIONS) == walks
+    assert ("attention walk" in rules) == walks
+
+
+def test_a_given_stage_count_keeps_the_attention_walk_off_and_says_so() -> None:
+    d = dispatcher("attention.mlir", "attention_causal_d128", num_stages=3)
+    plan = d.plan(d.key_for(BH=128, SQ=1024, SK=1024, D=128))
+    options = plan.options.as_dict()
+    assert options["num_stages"] == 3 and not options["dynamic_tiles"]
+    (why,) = [r.text for r in plan.decision.reasons if r.rule == "attention walk"]
+    assert why.startswith("off: num_stages given")
 
 
 @given(

@@ -38,8 +38,9 @@ exactly T tickets, one per tile beyond the first P plus the one past the end
 that stops each of the min(P, T) programs that start a tile ((T - P) + P when
 P <= T, T when P > T), so the next launch of the kernel finds it at zero. That
 holds for launches one after another on one stream; two launches of the same
-loaded kernel running at once (on different streams) would share the counter
-and are not supported. Refused with clusters (the blocks of a cluster would
+loaded kernel must not run at once (they would share the counter), so the
+runtime orders a launch on another stream after the last one
+(`Kernel.counts_tiles`). Refused with clusters (the blocks of a cluster would
 have to share each ticket).
 
 Run once (`transforms/once.py`): given a persistent kernel again, with the

@@ -197,6 +197,8 @@ class Kernel:
 
     def __post_init__(self) -> None:
         self._resident_clusters = 0
+        self._last_stream: int | None = None
+        self._ended: Any = None
 
     @property
     def name(self) -> str:
@@ -420,7 +422,39 @@ class Kernel:
         split = self.contract.split
         return split is not None and split.role == "reduce"
 
+    @property
+    def counts_tiles(self) -> bool:
+        """Whether its programs take their tiles from a counter of the loaded
+        module (`persistent{dynamic=true}`), which every launch shares and
+        leaves at zero only when it ends: two launches must not overlap."""
+        return bool(self.compiled.options.get("dynamic_tiles"))
+
     def _launch(
+        self, launch_grid: tuple[int, int, int], packed: Packed, stream: int
+    ) -> None:
+        if not self.counts_tiles:
+            self._enqueue(launch_grid, packed, stream)
+            return
+        # launches on one stream run in order; one on another stream waits
+        # for the last launch's end (recorded after every launch, so the
+        # event never names a stream that may since have been destroyed)
+        cu, _ = context()
+        if self._ended is None:
+            self._ended = check(
+                cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING),
+                f"{self.name}: cuEventCreate",
+            )
+        if self._last_stream is not None and self._last_stream != stream:
+            check(
+                cu.cuStreamWaitEvent(stream, self._ended, 0),
+                f"{self.name}: ordering after its launch on another stream "
+                "(the tile counter is shared)",
+            )
+        self._enqueue(launch_grid, packed, stream)
+        check(cu.cuEventRecord(self._ended, stream), f"{self.name}: cuEventRecord")
+        self._last_stream = stream
+
+    def _enqueue(
         self, launch_grid: tuple[int, int, int], packed: Packed, stream: int
     ) -> None:
         cu, _ = context()
