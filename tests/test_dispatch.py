@@ -320,7 +320,8 @@ def test_given_options_are_never_overridden() -> None:
 
 ATTENTION_RULES = [
     # tuning_attention.csv, seq 1024 causal: D2-P1-W2 fastest at d64 and d128;
-    # at d64 also walked persistently, longest blocks first (NOTES 3.41)
+    # with more blocks than SMs walked from the tile counter, in id order (the
+    # walk's longest_first=False overrides the short-causal rule's, NOTES 3.74)
     (
         "attention_causal_d64",
         dict(BH=256, SQ=1024, SK=1024, D=64),
@@ -330,9 +331,10 @@ ATTENTION_RULES = [
             "num_stages": 2,
             "reverse_x": False,
             "persistent": True,
-            "longest_first": True,
+            "longest_first": False,
+            "dynamic_tiles": True,
         },
-        "short causal",
+        "attention walk",
     ),
     # 1024 blocks: the walk from the tile counter on top (NOTES 3.74)
     (

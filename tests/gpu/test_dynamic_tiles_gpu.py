@@ -102,14 +102,14 @@ def test_launches_on_two_streams_take_turns_with_the_counter(torch) -> None:
         assert rel_err(c, ref) < 1e-2
 
 
-WALKED = [
-    ("attention.mlir", "attention_causal_d128", 128, 32, 512, True),
+WALKED = [  # more query blocks of 128 rows than SMs (else no walk: one wave)
+    ("attention.mlir", "attention_causal_d128", 128, 64, 512, True),
     ("attention.mlir", "attention_causal_d128", 128, 16, 2048, True),
     ("attention.mlir", "attention_d128", 128, 64, 512, False),
     ("attention.mlir", "attention_causal_d64", 64, 32, 1024, True),
     ("attention.mlir", "attention_d64", 64, 16, 2048, False),
-    ("attention_d80_d96.mlir", "attention_causal_d96", 96, 32, 512, True),
-    ("attention_d80_d96.mlir", "attention_causal_d80", 80, 16, 1024, True),
+    ("attention_d80_d96.mlir", "attention_causal_d96", 96, 64, 512, True),
+    ("attention_d80_d96.mlir", "attention_causal_d80", 80, 32, 1024, True),
 ]
 
 
