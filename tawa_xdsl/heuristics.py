@@ -81,6 +81,7 @@ from tawa_xdsl.partials import stream_k_slots
 from tawa_xdsl.signature import params
 from tawa_xdsl.target import NARROW_SWIZZLES, SM_COUNT, SWIZZLE_BYTES, WGMMA_ROWS
 from tawa_xdsl.tuning import (
+    ATTENTION_MOST_STAGES,
     GEMM_STAGES,
     default_options,
     equal_work,
@@ -223,6 +224,29 @@ ATTENTION_WALK_OPTIONS: dict[str, Any] = {
 """The options of `ATTENTION_WALK`'s walk. The counter hands out the blocks in
 id order: longest first lost at head dim 64, causal, 1024 keys (0.85 against
 0.90 of cuDNN, NOTES 3.74) and tied at 512."""
+
+FP8_ATTENTION_WALK: dict[int, tuple[int | None, int | None]] = {
+    64: (2048, None),
+    128: (2048, None),
+    256: (1024, 0),
+}
+"""`ATTENTION_WALK` for FP8 attention, whose walk keeps the stages and the
+two-stage overlap its other rules give (`FP8_ATTENTION_WALK_OPTIONS`): an
+8-bit K/V ring leaves room for Q's second slot next to three stages. Measured
+on the H200 (NOTES 3.76, TFLOP/s, the tuned options -> the walk): d128 not
+causal 515 -> 610 at 512 keys, 668 -> 738 at 2048, 746 -> 783 at 16384;
+causal 369 -> 380 at 512, 481 -> 499 at 1024, 591 -> 594 at 2048; d64 not
+causal 408 -> 462 at 1024, causal 393 -> 412 at 2048; d256 causal 515 -> 565
+at 1024. Lengths not measured (causal past 2048, d256 not causal, d96) keep
+their rules."""
+
+FP8_ATTENTION_WALK_OPTIONS: dict[str, Any] = {
+    "persistent": True,
+    "dynamic_tiles": True,
+    "outer_stages": 2,
+}
+"""The options of `FP8_ATTENTION_WALK`'s walk, with the stages that fit (up to
+attention's 3) next to Q's two slots and the tickets."""
 
 ATTENTION_WALK_GIVEN = frozenset(
     {*ATTENTION_WALK_OPTIONS, "reverse_x", "cluster", "ping_pong", "mma_depth"}
@@ -1180,17 +1204,20 @@ def _attention_walk(
     sms: int,
     choice: _Choice,
 ) -> list[Reason]:
-    """`ATTENTION_WALK`: the walk's options into `choice` where its key length
-    and head dim were measured faster, its query blocks are more than a wave
-    and it fits in shared memory."""
-    limits = ATTENTION_WALK.get(head_dim or 0)
-    if structure.fp8 or limits is None or seq is None:
+    """`ATTENTION_WALK` (`FP8_ATTENTION_WALK` for 8-bit dots): the walk's
+    options into `choice` where its key length and head dim were measured
+    faster, its query blocks are more than a wave and Q's second slot leaves
+    two stages."""
+    table = FP8_ATTENTION_WALK if structure.fp8 else ATTENTION_WALK
+    limits = table.get(head_dim or 0)
+    if limits is None or seq is None:
         return []
     longest = limits[1] if structure.equal_work else limits[0]
     if longest is not None and seq > longest:
         return []
     if structure.tuned.get("cluster", 1) > 1 or pick.tiles <= sms:
         return []
+    walk = dict(FP8_ATTENTION_WALK_OPTIONS if structure.fp8 else ATTENTION_WALK_OPTIONS)
     blocked = sorted(
         ATTENTION_WALK_GIVEN & {o for o, v in given.items() if v is not None}
     )
@@ -1199,30 +1226,37 @@ def _attention_walk(
             Reason(
                 "attention walk",
                 f"off: {', '.join(blocked)} given (the walk sets "
-                f"{', '.join(ATTENTION_WALK_OPTIONS)} together)",
+                f"{', '.join(walk)} together)",
             )
         ]
     sizes = {a.tile: structure.block(a, pick.sizes) for a in structure.output if a.tile}
     if structure.loop and structure.loop.tile:
         sizes[structure.loop.tile] = structure.block(structure.loop, pick.sizes)
     room = structure.walk_stages(frozenset(sizes.items()))
-    if room < ATTENTION_WALK_OPTIONS["num_stages"]:
+    if room < 2:
         return [
             Reason(
                 "attention walk",
                 f"off: Q's second slot leaves room for {room} stage(s) of these tiles",
             )
         ]
-    choice.options |= ATTENTION_WALK_OPTIONS
+    # FP8: the stages an earlier rule chose (short causal: 2), else all that fit
+    stages = choice.options.get("num_stages", min(room, ATTENTION_MOST_STAGES))
+    walk.setdefault("num_stages", stages)
+    choice.options |= walk
     kind = "not causal" if structure.equal_work else "causal"
     bound = "any length" if longest is None else f"<= {longest} keys"
+    how = (
+        f"{walk['num_stages']} stages"
+        if structure.fp8
+        else "in id order, no two-stage overlap, 2 stages"
+    )
     return [
         Reason(
             "attention walk",
             f"{pick.tiles} query blocks over {sms} SMs, {seq} keys ({kind}, head dim "
-            f"{head_dim}: {bound}): a persistent walk from the tile counter in id "
-            "order with Q in two slots, no two-stage overlap, 2 stages "
-            "(ATTENTION_WALK, NOTES 3.74)",
+            f"{head_dim}: {bound}): a persistent walk from the tile counter with Q "
+            f"in two slots, {how} (NOTES {'3.76' if structure.fp8 else '3.74'})",
         )
     ]
 

@@ -90,6 +90,9 @@ fit, whatever `GEMM_RING_BYTES` says (measured best on the large shapes
 before deeper rings were tried, NOTES 3.4)."""
 
 
+ATTENTION_MOST_STAGES = 3
+"""The deepest K/V ring the rules give attention."""
+
 GEMM_STAGES = 3
 """The ring depth a GEMM's tuned tile width is chosen to keep: where a 2-D
 tile the epilogue loads (a residual) leaves 128x256 two stages, 128x192 with
@@ -382,7 +385,7 @@ def default_options(
         "num_stages": _stages(
             size(ring, chosen),
             q_slots * size(once, chosen) + tickets + scratch(chosen),
-            3,
+            ATTENTION_MOST_STAGES,
         ),
     }
     if walks:

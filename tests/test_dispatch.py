@@ -441,9 +441,16 @@ WALKS = [
     ("attention_d80_d96.mlir", "attention_causal_d80", 80, 4096, True, False),
     # one wave of blocks: each program would walk one block
     ("attention.mlir", "attention_causal_d128", 128, 512, False, False),
-    # no room for Q's second slot; FP8 has its own walk
+    # no room for Q's second slot
     ("attention_d256.mlir", "attention_causal_d256", 256, 1024, True, False),
-    ("attention_fp8.mlir", "attention_causal_d128_fp8", 128, 1024, True, False),
+    # FP8 (FP8_ATTENTION_WALK): not causal at any length, causal to 2048 keys,
+    # head dim 256 causal to 1024, d96 not measured
+    ("attention_fp8.mlir", "attention_causal_d128_fp8", 128, 1024, True, True),
+    ("attention_fp8.mlir", "attention_d128_fp8", 128, 16384, True, True),
+    ("attention_fp8.mlir", "attention_causal_d128_fp8", 128, 4096, True, False),
+    ("attention_fp8.mlir", "attention_causal_d256_fp8", 256, 1024, True, True),
+    ("attention_fp8.mlir", "attention_d256_fp8", 256, 1024, True, False),
+    ("attention_fp8.mlir", "attention_d96_fp8", 96, 1024, True, False),
     ("attention_gqa.mlir", "attention_gqa_causal_d128", 128, 1024, True, True),
 ]
 
@@ -465,9 +472,19 @@ def test_short_attention_walks_from_the_tile_counter(
     if "gqa" in kernel:  # Q folded to [B * HKV, group * seq, D], 4 to a group
         extents = dict(BHKV=max(1, rows // 4), GSQ=4 * keys, SK=keys, D=d)
     options, rules = planned(dispatcher(file, kernel), **extents)
-    took = {o: options[o] for o in heuristics.ATTENTION_WALK_OPTIONS}
-    assert (took == heuristics.ATTENTION_WALK_OPTIONS) == walks
+    walk = (
+        heuristics.FP8_ATTENTION_WALK_OPTIONS
+        if "fp8" in kernel
+        else heuristics.ATTENTION_WALK_OPTIONS
+    )
+    assert ({o: options[o] for o in walk} == walk) == walks
     assert ("attention walk" in rules) == walks
+    if walks:  # the stages fit next to Q's two slots and the tickets
+        d_ = dispatcher(file, kernel)
+        structure = d_.structure
+        sizes = {"BM": options["block_m"] or 128, "BN": options["block_n"] or 128}
+        sizes = {n: v for n, v in sizes.items() if n in structure.tunable}
+        assert options["num_stages"] <= structure.walk_stages(frozenset(sizes.items()))
 
 
 def test_a_given_stage_count_keeps_the_attention_walk_off_and_says_so() -> None:

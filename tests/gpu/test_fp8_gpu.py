@@ -81,3 +81,28 @@ def test_fp8_attention_matches_float64(torch, kernel, seq) -> None:
     print(f"{kernel} {seq}: fp8 {fp8_error:.2e}, bf16 {bf16_error:.2e}")
     assert fp8_error < 3e-2, (fp8_error, bf16_error)
     assert bf16_error < 1e-2, bf16_error
+
+
+FP8_WALKS = [  # more query blocks than SMs, at lengths FP8_ATTENTION_WALK takes
+    ("attention_d128_fp8", 64, 512),
+    ("attention_causal_d128_fp8", 64, 1024),
+    ("attention_d64_fp8", 32, 1024),
+    ("attention_causal_d256_fp8", 32, 1024),
+]
+
+
+@pytest.mark.parametrize(("kernel", "bh", "seq"), FP8_WALKS, ids=str)
+def test_fp8_attention_walk_matches_float64(torch, kernel, bh, seq) -> None:
+    """The tuned plan at these shapes walks from the tile counter with Q in two
+    slots (`heuristics.FP8_ATTENTION_WALK`); launched twice (the counter must
+    be back at zero)."""
+    case, _ = attention_case(kernel, seed=1, bh=bh, sq=seq, sk=seq)
+    compiled = tawa_xdsl.compile(EXAMPLES / "attention_fp8.mlir", kernel)
+    for _ in range(2):
+        args = [device(torch, x) for x in case.fresh()]
+        args[case.out].fill_(float("nan"))
+        compiled(*args)
+        torch.cuda.synchronize()
+        assert compiled.options["dynamic_tiles"], "the rules did not pick the walk"
+        got = args[case.out].cpu().double().numpy()
+        assert rel_l2(got, case.reference) < 3e-2
