@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import functools
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -199,6 +200,7 @@ class Kernel:
         self._resident_clusters = 0
         self._last_stream: int | None = None
         self._ended: Any = None
+        self._turns = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -437,7 +439,14 @@ class Kernel:
             return
         # launches on one stream run in order; one on another stream waits
         # for the last launch's end (recorded after every launch, so the
-        # event never names a stream that may since have been destroyed)
+        # event never names a stream that may since have been destroyed);
+        # host threads launching at once take turns
+        with self._turns:
+            self._after_the_last(launch_grid, packed, stream)
+
+    def _after_the_last(
+        self, launch_grid: tuple[int, int, int], packed: Packed, stream: int
+    ) -> None:
         cu, _ = context()
         if self._ended is None:
             self._ended = check(
