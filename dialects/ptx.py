@@ -2043,24 +2043,11 @@ class YieldOp(PTXOp):
         super().__init__(operands=[list(values)])
 
     def print(self, printer: Printer) -> None:
-        if self.values:
-            printer.print_string(" ")
-            printer.print_list(self.values, printer.print_operand)
-            printer.print_string(" : ")
-            printer.print_list(self.values, lambda v: printer.print_attribute(v.type))
+        _print_typed_values(printer, self.values)
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        values = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
-        )
-        if not values:
-            return cls()
-        parser.parse_punctuation(":")
-        types = parser.parse_comma_separated_list(
-            parser.Delimiter.NONE, parser.parse_type
-        )
-        return cls(*parser.resolve_operands(values, types, parser.pos))
+        return cls(*_parse_typed_values(parser))
 
     def print_ptx(self, out: Emitter) -> None:
         pass
@@ -2171,21 +2158,8 @@ class ForOp(PTXOp):
         inits: list[SSAValue] = []
         result_types: list[Attribute] = []
         if parser.parse_optional_keyword("iter_args") is not None:
-
-            def binding() -> None:
-                arg = parser.parse_argument(expect_type=False)
-                parser.parse_punctuation("=")
-                init = parser.parse_unresolved_operand()
-                parser.parse_punctuation(":")
-                t = parser.parse_type()
-                inits.append(parser.resolve_operand(init, t))
-                args.append(arg.resolve(t))
-
-            parser.parse_comma_separated_list(parser.Delimiter.PAREN, binding)
-            parser.parse_punctuation("->")
-            result_types = parser.parse_comma_separated_list(
-                parser.Delimiter.PAREN, parser.parse_type
-            )
+            carried, inits, result_types = _parse_bindings(parser)
+            args += carried
         body = parser.parse_region(args)
         op = cls(lb, ub, step, inits, body, result_types)
         _ensure_yield(op.body)
@@ -2198,6 +2172,52 @@ def _print_binding(printer: Printer, arg: SSAValue, init: SSAValue) -> None:
     printer.print_operand(init)
     printer.print_string(" : ")
     printer.print_attribute(init.type)
+
+
+def _parse_bindings(
+    parser: Parser,
+) -> tuple[list[Parser.Argument], list[SSAValue], list[Attribute]]:
+    """`(%arg = %init : type, ...) -> (types)` of a `ptx.for` or `ptx.while`:
+    the carried block arguments, their initial values and the result types."""
+    args: list[Parser.Argument] = []
+    inits: list[SSAValue] = []
+
+    def binding() -> None:
+        arg = parser.parse_argument(expect_type=False)
+        parser.parse_punctuation("=")
+        init = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        inits.append(parser.resolve_operand(init, t))
+        args.append(arg.resolve(t))
+
+    parser.parse_comma_separated_list(parser.Delimiter.PAREN, binding)
+    parser.parse_punctuation("->")
+    result_types = parser.parse_comma_separated_list(
+        parser.Delimiter.PAREN, parser.parse_type
+    )
+    return args, inits, result_types
+
+
+def _print_typed_values(printer: Printer, values: Sequence[SSAValue]) -> None:
+    """` %a, %b : type, type` after a terminator (nothing when there are none)."""
+    if values:
+        printer.print_string(" ")
+        printer.print_list(values, printer.print_operand)
+        printer.print_string(" : ")
+        printer.print_list(values, lambda v: printer.print_attribute(v.type))
+
+
+def _parse_typed_values(parser: Parser) -> list[SSAValue]:
+    """What `_print_typed_values` prints."""
+    values = parser.parse_optional_undelimited_comma_separated_list(
+        parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+    )
+    if not values:
+        return []
+    parser.parse_punctuation(":")
+    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+    return parser.resolve_operands(values, types, parser.pos)
 
 
 def _ensure_yield(region: Region) -> None:
@@ -2324,11 +2344,7 @@ class ConditionOp(PTXOp):
         printer.print_string(" : ")
         printer.print_attribute(self.cond.type)
         printer.print_string(")")
-        if self.values:
-            printer.print_string(" ")
-            printer.print_list(self.values, printer.print_operand)
-            printer.print_string(" : ")
-            printer.print_list(self.values, lambda v: printer.print_attribute(v.type))
+        _print_typed_values(printer, self.values)
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -2337,16 +2353,7 @@ class ConditionOp(PTXOp):
         parser.parse_punctuation(":")
         cond_value = parser.resolve_operand(cond, parser.parse_type())
         parser.parse_punctuation(")")
-        values = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
-        )
-        if not values:
-            return cls(cond_value)
-        parser.parse_punctuation(":")
-        types = parser.parse_comma_separated_list(
-            parser.Delimiter.NONE, parser.parse_type
-        )
-        return cls(cond_value, parser.resolve_operands(values, types, parser.pos))
+        return cls(cond_value, _parse_typed_values(parser))
 
 
 @irdl_op_definition
@@ -2434,23 +2441,7 @@ class WhileOp(PTXOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        args: list[SSAValue] = []
-        inits: list[SSAValue] = []
-
-        def binding() -> None:
-            arg = parser.parse_argument(expect_type=False)
-            parser.parse_punctuation("=")
-            init = parser.parse_unresolved_operand()
-            parser.parse_punctuation(":")
-            t = parser.parse_type()
-            inits.append(parser.resolve_operand(init, t))
-            args.append(arg.resolve(t))
-
-        parser.parse_comma_separated_list(parser.Delimiter.PAREN, binding)
-        parser.parse_punctuation("->")
-        result_types = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, parser.parse_type
-        )
+        args, inits, result_types = _parse_bindings(parser)
         before = parser.parse_region(args)
         parser.parse_keyword("do")
         after = parser.parse_region()
