@@ -20,7 +20,7 @@ import os
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import settings
@@ -70,6 +70,71 @@ def _kernel_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     patch.setenv(CACHE_ENV, str(tmp_path_factory.mktemp("kernel-cache")))
     yield
     patch.undo()
+
+
+@pytest.fixture
+def lowerings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
+    """The options of every pipeline run the dispatcher makes, counted over a
+    fresh, empty disk cache (`tmp_path`), so that a test sees its own compiles."""
+    from tawa_xdsl import dispatch
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    runs: list[Any] = []
+    lower = dispatch.lower
+
+    def counted(module: ModuleOp, options: Any) -> Any:
+        runs.append(options)
+        return lower(module, options)
+
+    monkeypatch.setattr(dispatch, "lower", counted)
+    return runs
+
+
+class _Names:
+    """A fake driver enum: every member is its own name."""
+
+    def __getattr__(self, name: str) -> str:
+        return name
+
+
+class EncodedMap(NamedTuple):
+    """One `cuTensorMapEncodeTiled` call, as the fake driver records it."""
+
+    dtype: str
+    ptr: int
+    dims: list[int]
+    strides: list[int]
+    box: list[int]
+
+
+@pytest.fixture
+def encoded_maps(monkeypatch: pytest.MonkeyPatch) -> list[EncodedMap]:
+    """A fake CUDA driver (no GPU here) whose `cuTensorMapEncodeTiled` records
+    what the runtime asks of it, in order."""
+    from tawa_xdsl.runtime import driver
+    from tawa_xdsl.runtime import kernel as runtime_kernel
+
+    calls: list[EncodedMap] = []
+
+    def encode(dtype, rank, ptr, dims, strides, box, *rest) -> tuple[int, object]:
+        calls.append(EncodedMap(dtype, ptr, list(dims), list(strides), list(box)))
+        return (0, object())
+
+    fake: Any = type("Driver", (), {})()
+    fake.CUresult = type("R", (), {"CUDA_SUCCESS": 0})
+    for enum in (
+        "CUtensorMapDataType",
+        "CUtensorMapSwizzle",
+        "CUtensorMapInterleave",
+        "CUtensorMapL2promotion",
+        "CUtensorMapFloatOOBfill",
+    ):
+        setattr(fake, enum, _Names())
+    fake.cuuint64_t = fake.cuuint32_t = int
+    fake.cuTensorMapEncodeTiled = encode
+    monkeypatch.setattr(driver, "_driver", lambda: fake)
+    monkeypatch.setattr(runtime_kernel, "context", lambda: (fake, None))
+    return calls
 
 
 SLOW = pytest.mark.slow

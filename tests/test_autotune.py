@@ -11,13 +11,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tawa_xdsl import dispatch
 from tawa_xdsl.autotune import CudaBench, Mismatch, candidates, search
 from tawa_xdsl.compiler import CompileOptions, describe
 from tawa_xdsl.dispatch import Dispatcher
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel import KernelArgumentError
-from tawa_xdsl.kernel_cache import CACHE_ENV, LAYOUT
+from tawa_xdsl.kernel_cache import LAYOUT
 
 from .conftest import example_module, two_loop_gemm
 
@@ -47,21 +46,6 @@ class FakeBench:
 class NoBench:
     def __init__(self, *args: Any) -> None:
         raise AssertionError("searched although a winner was stored")
-
-
-@pytest.fixture
-def lowerings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
-    """Counts pipeline runs, with a fresh disk cache."""
-    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    runs: list[Any] = []
-    lower = dispatch.lower
-
-    def counted(module, options):
-        runs.append(options)
-        return lower(module, options)
-
-    monkeypatch.setattr(dispatch, "lower", counted)
-    return runs
 
 
 def tuner(bench: Any, lines: list[str]) -> Dispatcher:

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tawa_xdsl
-from tawa_xdsl import dispatch, heuristics
+from tawa_xdsl import heuristics
 from tawa_xdsl.compiler import CompileOptions, describe
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dispatch import (
@@ -834,21 +834,6 @@ def test_the_largest_shape_is_planned_at_once() -> None:
 
 
 # ------------------------------------------------------------ lazy compilation
-
-
-@pytest.fixture
-def lowerings(monkeypatch: pytest.MonkeyPatch, tmp_path) -> list[Any]:
-    """Counts pipeline runs (a fresh, empty disk cache per test)."""
-    monkeypatch.setenv("TAWA_XDSL_CACHE_DIR", str(tmp_path))
-    runs: list[Any] = []
-    lower = dispatch.lower
-
-    def counted(module, options):
-        runs.append(options)
-        return lower(module, options)
-
-    monkeypatch.setattr(dispatch, "lower", counted)
-    return runs
 
 
 def gemm_args(m: int, n: int, k: int) -> list[np.ndarray]:

@@ -34,8 +34,8 @@ from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.runtime.arrays import device_array
 
+from .conftest import EncodedMap
 from .test_contracts_dlpack import Producer
-from .test_limits import _Names
 from .thread_level import assert_close, to_thread_level
 
 FILE = Path(__file__).parent / "kernels" / "int_tensors.mlir"
@@ -357,7 +357,7 @@ def check_dtype_refused(kernel: str, arg: int, dtype: Any, message: str) -> None
     ids=["i32", "i8", "i64"],
 )
 def test_integer_arrays_get_tensor_maps_of_their_width(
-    monkeypatch, kernel, bits, data_type, shape, box
+    encoded_maps: list[EncodedMap], kernel, bits, data_type, shape, box
 ) -> None:
     """The runtime describes an integer array to TMA by its element size: i32
     as INT32, i64 as INT64, i8 as UINT8 (TMA moves the bytes; a signed byte
@@ -365,25 +365,6 @@ def test_integer_arrays_get_tensor_maps_of_their_width(
     here)."""
     from tawa_xdsl.runtime import kernel as runtime_kernel
 
-    calls = []
-
-    def encode(dtype, rank, ptr, dims, strides, box, *rest):
-        calls.append((dtype, list(dims), list(strides), list(box)))
-        return (0, object())
-
-    fake = type("Driver", (), {})()
-    for enum in (
-        "CUtensorMapDataType",
-        "CUtensorMapSwizzle",
-        "CUtensorMapInterleave",
-        "CUtensorMapL2promotion",
-        "CUtensorMapFloatOOBfill",
-    ):
-        setattr(fake, enum, _Names())
-    fake.cuuint64_t = fake.cuuint32_t = int
-    fake.cuTensorMapEncodeTiled = encode
-    monkeypatch.setattr(runtime_kernel, "context", lambda: (fake, None))
-    monkeypatch.setattr(runtime_kernel, "check", lambda result, what: result[1])
     lowered = tawa_xdsl.apply(_module(kernel), "tawa-hopper-pipeline")
     compiled = runtime_kernel.Kernel(from_lowered(lowered, kernel))
     maps = {compiled.params[e.arg].name: e for e in compiled.contract.abi}
@@ -391,7 +372,7 @@ def test_integer_arrays_get_tensor_maps_of_their_width(
     x = Producer(0x1000_0000, shape, 0, bits, device=(2, 0))  # kDLInt
     array = device_array(x, 0)[0]
     compiled._tensor_map(array, maps[name].type, compiled.params[maps[name].arg])
-    dtype, dims, strides, got_box = calls.pop()
+    dtype, _, dims, strides, got_box = encoded_maps.pop()
     assert maps[name].kind == ParamKind.MAP
     assert dtype == f"CU_TENSOR_MAP_DATA_TYPE_{data_type}"
     assert dims[:2] == [shape[1], shape[0]]

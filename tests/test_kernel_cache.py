@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tawa_xdsl import dispatch
 from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.dispatch import Dispatcher
 from tawa_xdsl.dtypes import bfloat16
@@ -29,20 +28,6 @@ ARGS = [np.zeros(s, bfloat16) for s in ((64, 256), (1024, 256), (64, 1024))]
 def cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
     return tmp_path
-
-
-@pytest.fixture
-def lowerings(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Counts pipeline runs."""
-    runs: list[Any] = []
-    lower = dispatch.lower
-
-    def counted(module, options):
-        runs.append(options)
-        return lower(module, options)
-
-    monkeypatch.setattr(dispatch, "lower", counted)
-    return runs
 
 
 def fresh() -> Dispatcher:

@@ -36,7 +36,7 @@ from tawa_xdsl.runtime.kernel import (
     tma_problem,
 )
 
-from .conftest import EXAMPLES, rotation, sweep
+from .conftest import EXAMPLES, EncodedMap, rotation, sweep
 from .ptx_builder import Kernel as PtxKernel
 from .test_contracts_dlpack import gpu
 from .test_split_k import EPILOGUE, _pair, _run_pair
@@ -280,47 +280,19 @@ def test_empty_arrays_pass_the_device_checks() -> None:
     assert tma_problem(c, odd_rows) is None
 
 
-class _Names:
-    """A driver enum: each member is its name."""
-
-    def __getattr__(self, name: str) -> str:
-        return name
-
-
 STANDINS = {False: 0x7000_0000, True: 0x7100_0000}
 
 
 def test_empty_arrays_are_mapped_as_unit_extents_over_a_stand_in(
-    monkeypatch,
+    monkeypatch, encoded_maps: list[EncodedMap]
 ) -> None:
     """What `cuTensorMapEncodeTiled` is given for an empty array (TMA takes no
     zero extent): unit extents, 16-byte pitches, the zeroed stand-in's
     address (a written array's own one, so its stores are never read back);
     a non-empty array keeps its own. A fake driver records the calls."""
     from tawa_xdsl.compiled import from_lowered
-    from tawa_xdsl.runtime import driver
     from tawa_xdsl.runtime import kernel as runtime_kernel
 
-    calls = []
-
-    def encode(dtype, rank, ptr, dims, strides, box, *rest):
-        calls.append((ptr, list(dims), list(strides), list(box)))
-        return (0, object())
-
-    fake = type("Driver", (), {})()
-    fake.CUresult = type("R", (), {"CUDA_SUCCESS": 0})
-    for enum in (
-        "CUtensorMapDataType",
-        "CUtensorMapSwizzle",
-        "CUtensorMapInterleave",
-        "CUtensorMapL2promotion",
-        "CUtensorMapFloatOOBfill",
-    ):
-        setattr(fake, enum, _Names())
-    fake.cuuint64_t = fake.cuuint32_t = int
-    fake.cuTensorMapEncodeTiled = encode
-    monkeypatch.setattr(driver, "_driver", lambda: fake)
-    monkeypatch.setattr(runtime_kernel, "context", lambda: (fake, None))
     monkeypatch.setattr(runtime_kernel, "standin", STANDINS.__getitem__)
     lowered = tawa_xdsl.apply(
         tawa_xdsl.parse(EPILOGUE), "tawa-hopper-pipeline{tuned=false}"
@@ -332,12 +304,12 @@ def test_empty_arrays_are_mapped_as_unit_extents_over_a_stand_in(
     for e in maps:
         p = compiled.params[e.arg]
         compiled._tensor_map(device_array(gpu(shapes[p.name]), 0)[0], e.type, p)
-        ptr, dims, strides, box = calls.pop()
+        _, ptr, dims, strides, box = encoded_maps.pop()
         assert ptr == STANDINS[p.written], p.name
         assert dims == [1] * len(box) and all(s % 16 == 0 for s in strides)
     a = next(e for e in maps if compiled.params[e.arg].name == "a")
     compiled._tensor_map(device_array(gpu((200, 64)), 0)[0], a.type, compiled.params[0])
-    assert calls.pop()[1] == [64, 200]
+    assert encoded_maps.pop().dims == [64, 200]
 
 
 @pytest.mark.parametrize(("m", "n", "k"), [(200, 136, 0), (0, 136, 64), (1, 1, 0)])
