@@ -64,9 +64,10 @@ cannot run the roles), since the simulator also runs IR nobody verified.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from xdsl.dialects import func, scf
@@ -106,6 +107,8 @@ from tawa_xdsl.lowering.fragments import Geometry
 from tawa_xdsl.target import THREADS_PER_WARPGROUP
 
 TMA_ENGINE = "tma"
+CopyT = TypeVar("CopyT")
+StoreT = TypeVar("StoreT")
 
 
 class PredictedHang(Deadlock):
@@ -114,6 +117,51 @@ class PredictedHang(Deadlock):
 
 class Hazard(SimulationError):
     """A read of data that is not there yet, or a write over data still in use."""
+
+
+@contextmanager
+def located(name: str, programs: Sequence[tuple[int, int, int]]) -> Iterator[None]:
+    """Errors of one cluster's run, in either simulator, name the kernel and the
+    programs it ran; a deadlock there is a hang the GPU would have."""
+    where = (
+        f"program {programs[0]}"
+        if len(programs) == 1
+        else f"cluster of programs {', '.join(map(str, programs))}"
+    )
+    try:
+        yield
+    except Deadlock as e:
+        raise PredictedHang(
+            f"{name} {where}: predicted hang: {e.args[0].removeprefix('deadlock: ')}"
+        ) from None
+    except SimulationError as e:
+        raise type(e)(f"{name} {where}: {e.args[0]}") from None
+
+
+def run_tma_engine(
+    scheduler: RoleScheduler,
+    transfers: list[CopyT],
+    pending_stores: Callable[[], list[StoreT]],
+    finished: Callable[[], bool],
+    deliver: Callable[[CopyT], None],
+    deliver_store: Callable[[StoreT], None],
+) -> None:
+    """The TMA engine of either simulator: performs issued copies (`transfers`,
+    taken off the list) and stores, in an order the seed picks, until nothing is
+    in flight and the issuers have `finished`."""
+    while True:
+        scheduler.sync(
+            lambda: bool(transfers) or bool(pending_stores()) or finished(),
+            lambda: "nothing (no copies in flight)",
+        )
+        stores = pending_stores()
+        if not transfers and not stores:
+            return
+        pick = scheduler.rng.randrange(len(transfers) + len(stores))
+        if pick >= len(transfers):
+            deliver_store(stores[pick - len(transfers)])
+        else:
+            deliver(transfers.pop(pick))
 
 
 class PendingTile(np.ndarray):
@@ -889,36 +937,25 @@ class HopperFunctions(InterpreterFunctions):
             issuers = [self._role(b, a) for b in self.blocks for a in b.actors]
         else:
             issuers = [b.name for b in self.blocks]
-        while True:
+        run_tma_engine(
+            self.scheduler,
+            self.transfers,
+            lambda: [st for b in self.blocks for st in b.stores if not st.done],
+            lambda: all(self.scheduler.finished(a) for a in issuers),
+            self._deliver,
+            self._deliver_store,
+        )
 
-            def pending() -> list[StoreTransfer]:
-                return [st for b in self.blocks for st in b.stores if not st.done]
-
-            self.scheduler.sync(
-                lambda: (
-                    bool(self.transfers)
-                    or bool(pending())
-                    or all(self.scheduler.finished(a) for a in issuers)
-                ),
-                lambda: "nothing (no copies in flight)",
+    def _deliver(self, t: Transfer) -> None:
+        if t.block.exited:
+            raise Hazard(
+                f"a TMA copy lands in %{t.ring.name} of {t.block.name}, which has "
+                "exited (missing cluster_barrier before exit?)"
             )
-            stores = pending()
-            if not self.transfers and not stores:
-                return
-            pick = self.scheduler.rng.randrange(len(self.transfers) + len(stores))
-            if pick >= len(self.transfers):
-                self._deliver_store(stores[pick - len(self.transfers)])
-                continue
-            t = self.transfers.pop(pick)
-            if t.block.exited:
-                raise Hazard(
-                    f"a TMA copy lands in %{t.ring.name} of {t.block.name}, which has "
-                    "exited (missing cluster_barrier before exit?)"
-                )
-            self._check_not_read(t.ring, t.slot, "a TMA copy")
-            t.ring.data[t.slot][..., t.cols] = t.data
-            t.barrier.tx -= t.nbytes
-            self._maybe_complete(t.barrier)
+        self._check_not_read(t.ring, t.slot, "a TMA copy")
+        t.ring.data[t.slot][..., t.cols] = t.data
+        t.barrier.tx -= t.nbytes
+        self._maybe_complete(t.barrier)
 
     # --------------------------------------------------------------- views
 
@@ -1173,25 +1210,13 @@ def run_lowered(
     tile_functions.cluster = size
     for programs in clusters(grid3, size, name):
         hopper.start(programs)
-        where = (
-            f"program {programs[0]}"
-            if size == 1
-            else f"cluster of programs {', '.join(map(str, programs))}"
-        )
-        try:
+        with located(name, programs):
             if size == 1:
                 tile_functions.program_id = programs[0]
                 interpreter.call_op(kernel, params)
             else:
                 tile_functions.running = hopper.program
                 hopper.run_cluster(interpreter, kernel, params)
-        except Deadlock as e:
-            raise PredictedHang(
-                f"{name} {where}: predicted hang: "
-                f"{e.args[0].removeprefix('deadlock: ')}"
-            ) from None
-        except SimulationError as e:
-            raise type(e)(f"{name} {where}: {e.args[0]}") from None
     tile_functions.tickets.check_reset()
 
 

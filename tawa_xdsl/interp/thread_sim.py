@@ -103,7 +103,12 @@ from tawa_xdsl.dialects.nvgpu_async import ParamKind
 from tawa_xdsl.dialects.ptx import map_values
 from tawa_xdsl.dialects.roles import entry_register_cap
 from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn, float8_e5m2
-from tawa_xdsl.interp.barrier_sim import Hazard, MBarrier, PredictedHang
+from tawa_xdsl.interp.barrier_sim import (
+    Hazard,
+    MBarrier,
+    located,
+    run_tma_engine,
+)
 from tawa_xdsl.interp.ptx_alu import (
     ALU,
     BYTES,
@@ -132,7 +137,7 @@ from tawa_xdsl.interp.ptx_wgmma import (
     mma,
     mn_major_addresses,
 )
-from tawa_xdsl.interp.scheduler import Deadlock, RoleScheduler, SimulationError
+from tawa_xdsl.interp.scheduler import RoleScheduler
 from tawa_xdsl.interp.thread_state import (
     LANES,
     WARP,
@@ -1183,27 +1188,14 @@ class ThreadFunctions(InterpreterFunctions):
         """The TMA engine: performs issued copies and stores in an order the seed
         picks, until every actor has finished and nothing is in flight."""
         actors = [wg for b in self.blocks for wg in b.warpgroups]
-        while True:
-
-            def pending() -> list[StoreTransfer]:
-                return [st for b in self.blocks for st in b.stores if not st.done]
-
-            self.scheduler.sync(
-                lambda: (
-                    bool(self.transfers)
-                    or bool(pending())
-                    or all(a.done for a in actors)
-                ),
-                lambda: "nothing (no copies in flight)",
-            )
-            stores = pending()
-            if not self.transfers and not stores:
-                return
-            pick = self.scheduler.rng.randrange(len(self.transfers) + len(stores))
-            if pick >= len(self.transfers):
-                self._deliver_store(stores[pick - len(self.transfers)])
-            else:
-                self._deliver(self.transfers.pop(pick))
+        run_tma_engine(
+            self.scheduler,
+            self.transfers,
+            lambda: [st for b in self.blocks for st in b.stores if not st.done],
+            lambda: all(a.done for a in actors),
+            self._deliver,
+            self._deliver_store,
+        )
 
     def _deliver(self, t: Transfer) -> None:
         block = t.block
@@ -1715,20 +1707,8 @@ def run_threads(
     name = f"@{kernel.sym_name.data}"
     for programs in clusters(grid, size, name):
         machine.start(programs)
-        where = (
-            f"program {programs[0]}"
-            if size == 1
-            else f"cluster of programs {', '.join(map(str, programs))}"
-        )
-        try:
+        with located(name, programs):
             machine.run_cluster(interpreter, kernel)
-        except Deadlock as e:
-            raise PredictedHang(
-                f"{name} {where}: predicted hang: "
-                f"{e.args[0].removeprefix('deadlock: ')}"
-            ) from None
-        except SimulationError as e:
-            raise type(e)(f"{name} {where}: {e.args[0]}") from None
     for counter in machine.tile_counters.values():
         counter.check_reset()
     return machine
