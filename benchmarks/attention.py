@@ -40,7 +40,6 @@ row and attention.png under --out.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import math
 import sys
@@ -51,17 +50,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
     EXAMPLES,
-    RESULTS,
-    CsvLog,
     add_timings,
     attempt,
     check,
     estimate_s,
+    measure_rows,
     median_ms,
     parse_options,
     pick,
     print_geomeans,
     print_plan,
+    suite_arguments,
     warm_up,
 )
 
@@ -346,16 +345,9 @@ def blank(row: Attention) -> dict:
 
 
 def run(rows: list[Attention], configs: list[dict], csv_path: Path) -> list[dict]:
-    results = []
-    with CsvLog(csv_path, FIELDS) as log:
-        for row in rows:
-            errors: list[str] = []
-            result = attempt(errors, "row", lambda r=row: measure(r, configs))
-            # a row that could not run at all (no SDPA reference) keeps its name
-            result = result or blank(row) | {"errors": "; ".join(errors)}
-            log.write(result)
-            results.append(result)
-            print_row(result)
+    results = measure_rows(
+        rows, lambda r: measure(r, configs), blank, FIELDS, csv_path, print_row
+    )
     mha = [r for r in results if r["q_heads"] == r["kv_heads"]]
     gqa = [r for r in results if r["q_heads"] != r["kv_heads"]]
     if mha:
@@ -435,23 +427,9 @@ TITLES = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument(
-        "--config",
-        action="append",
-        default=[],
-        help="compile options key=value,... timed besides the tuned defaults",
+    parser = suite_arguments(
+        __doc__.splitlines()[0], "fp8: e4m3 Q, K, V (issue 17), against bf16 cuDNN"
     )
-    parser.add_argument(
-        "--dtype",
-        choices=["bf16", "fp8"],
-        default="bf16",
-        help="fp8: e4m3 Q, K, V (issue 17), against bf16 cuDNN",
-    )
-    parser.add_argument("--rows", default="", help="shell patterns of row names")
-    parser.add_argument("--quick", action="store_true", help="a row of each kind")
-    parser.add_argument("--list", action="store_true", help="print rows and exit")
     args = parser.parse_args()
     configs = [{}] + [parse_options(c) for c in args.config]
     rows = pick(suite(args.dtype), args.rows, QUICK[args.dtype] if args.quick else None)

@@ -173,6 +173,49 @@ def row_arguments(description: str) -> argparse.ArgumentParser:
     return parser
 
 
+def suite_arguments(description: str, dtype_help: str) -> argparse.ArgumentParser:
+    """The options of a suite of rows timed against peers: --out, --config,
+    --dtype, --rows, --quick, --list."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        help="compile options key=value,... timed besides the tuned defaults",
+    )
+    parser.add_argument(
+        "--dtype", choices=["bf16", "fp8"], default="bf16", help=dtype_help
+    )
+    parser.add_argument("--rows", default="", help="shell patterns of row names")
+    parser.add_argument("--quick", action="store_true", help="a row of each kind")
+    parser.add_argument("--list", action="store_true", help="print rows and exit")
+    return parser
+
+
+def measure_rows(
+    rows: Sequence[R],
+    measure: Callable[[R], dict],
+    blank: Callable[[R], dict],
+    fields: Sequence[str],
+    csv_path: Path,
+    print_row: Callable[[dict], None],
+) -> list[dict]:
+    """`measure` each row, writing it to `csv_path` and printing it as it is
+    done; a row that could not run at all (no reference to check against) is
+    its `blank` with the errors, so it keeps its name."""
+    results = []
+    with CsvLog(csv_path, fields) as log:
+        for row in rows:
+            errors: list[str] = []
+            result = attempt(errors, "row", lambda r=row: measure(r))
+            result = result or blank(row) | {"errors": "; ".join(errors)}
+            log.write(result)
+            results.append(result)
+            print_row(result)
+    return results
+
+
 def pick(rows: Sequence[R], patterns: str, quick: Collection[str] | None) -> list[R]:
     """The rows whose label matches one of the comma-separated shell patterns
     (every row when none is given); with `quick`, only the rows it names."""

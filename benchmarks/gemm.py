@@ -42,7 +42,6 @@ suite) row by row and a plot under --out.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import sys
 from collections.abc import Callable
@@ -53,17 +52,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
     EXAMPLES,
-    RESULTS,
-    CsvLog,
     add_timings,
     attempt,
     check,
     estimate_s,
+    measure_rows,
     median_ms,
     parse_options,
     pick,
     print_geomeans,
     print_plan,
+    suite_arguments,
     warm_up,
 )
 
@@ -395,16 +394,9 @@ def summaries(rows: list[Gemm]) -> list[tuple[str, set[str], list[str]]]:
 
 
 def run(rows: list[Gemm], configs: list[dict], csv_path: Path) -> list[dict]:
-    results = []
-    with CsvLog(csv_path, FIELDS) as log:
-        for row in rows:
-            errors: list[str] = []
-            result = attempt(errors, "row", lambda r=row: measure(r, configs))
-            # a row that could not run at all (no cuBLAS reference) keeps its name
-            result = result or blank(row) | {"errors": "; ".join(errors)}
-            log.write(result)
-            results.append(result)
-            print_row(result)
+    results = measure_rows(
+        rows, lambda r: measure(r, configs), blank, FIELDS, csv_path, print_row
+    )
     for what, labels, peers in summaries(rows):
         print_geomeans([r for r in results if r["label"] in labels], peers, what)
     return results
@@ -465,27 +457,14 @@ TITLES = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument(
-        "--config",
-        action="append",
-        default=[],
-        help="compile options key=value,... timed besides the tuned defaults",
-    )
-    parser.add_argument(
-        "--dtype",
-        choices=["bf16", "fp8"],
-        default="bf16",
-        help="bf16: the 16-bit suites; fp8: the FP8 suite (issue 17)",
+    parser = suite_arguments(
+        __doc__.splitlines()[0],
+        "bf16: the 16-bit suites; fp8: the FP8 suite (issue 17)",
     )
     parser.add_argument(
         "--suite", choices=["llm", "six", "other"], help="16-bit: six (default)"
     )
     parser.add_argument("--shapes", default="", help="MxNxK,... (B N x K)")
-    parser.add_argument("--rows", default="", help="shell patterns of row names")
-    parser.add_argument("--quick", action="store_true", help="a row of each kind")
-    parser.add_argument("--list", action="store_true", help="print rows and exit")
     args = parser.parse_args()
     if args.dtype == "fp8" and args.suite:
         parser.error("--dtype fp8 has one suite; --rows picks from it")

@@ -85,6 +85,7 @@ def load_benchmark(name: str) -> ModuleType:
     path = REPO / "benchmarks" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"benchmark_{name}", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
@@ -254,3 +255,39 @@ def test_benchmarks_list_rows_and_time_without_a_gpu(args, rows) -> None:
     *listed, plan = result.stdout.splitlines()
     assert len(listed) == rows
     assert re.fullmatch(rf"{rows} rows, about \d+\.\d min of GPU time .*", plan)
+
+
+def test_a_row_that_fails_is_recorded_and_the_suite_goes_on(tmp_path, capsys) -> None:
+    """`common.measure_rows` (every suite's loop): a row whose measurement
+    raises is written as its blank row with the reason, and the next row runs."""
+    common = load_benchmark("common")
+    fields = ["label", "tflops", "errors"]
+
+    def measure(row: str) -> dict:
+        if row == "bad":
+            raise RuntimeError("no reference")
+        return {"label": row, "tflops": 1.0, "errors": ""}
+
+    results = common.measure_rows(
+        ["good", "bad", "last"],
+        measure,
+        lambda row: dict.fromkeys(fields) | {"label": row},
+        fields,
+        tmp_path / "rows.csv",
+        lambda r: print(r["label"]),
+    )
+    assert [r["label"] for r in results] == ["good", "bad", "last"]
+    assert results[1]["errors"] == "row: RuntimeError: no reference"
+    with open(tmp_path / "rows.csv") as f:
+        written = list(csv.DictReader(f))
+    assert [r["label"] for r in written] == ["good", "bad", "last"]
+    assert written[1]["tflops"] == "" and written[2]["tflops"] == "1.0"
+    assert capsys.readouterr().out.split() == [
+        "good",
+        "row:",
+        "RuntimeError:",
+        "no",
+        "reference",
+        "bad",
+        "last",
+    ]
