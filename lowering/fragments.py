@@ -74,13 +74,6 @@ class Geometry:
             return 2 * self.blocks
         return self.cols // 4
 
-    def acc_offsets(self, k: int) -> tuple[int, int]:
-        """(row, col) offsets of accumulator element k from the thread's base
-        (row base = warpgroup band + 16 w + g, column base = 2 t)."""
-        half = self.cols // 2
-        b, i = divmod(k, half)
-        return 64 * b + 8 * ((i >> 1) & 1), 8 * (i >> 2) + (i & 1)
-
     def row_offset(self, k: int) -> int:
         """Row offset of row-tile element k from the thread's row base."""
         b, h = divmod(k, 2)

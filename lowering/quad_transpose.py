@@ -26,45 +26,13 @@ from xdsl.ir import Operation, SSAValue
 from tawa_xdsl.dialects import ptx
 
 
-def quad_transpose(
-    x: Sequence[str],
-    lane_bit: Callable[[int], str],
-    new: Callable[[], str],
-    emit: Callable[[str], None],
-) -> list[str]:
-    """Emit the transpose of the four `.b32` registers `x` and return the
-    registers holding the result. `lane_bit(m)` is a predicate, true in lanes
-    whose lane index has bit `m` (2 or 1) set; `new()` names a fresh `.b32`
-    register. The input registers are left unchanged."""
-    if len(x) != 4:
-        raise ValueError(f"a quad transpose takes 4 registers, got {len(x)}")
-    regs = list(x)
-    for mask in (2, 1):
-        upper = lane_bit(mask)
-        out = list(regs)
-        for k0 in range(4):
-            if k0 & mask:
-                continue
-            k1 = k0 | mask
-            send, got, low, high = new(), new(), new(), new()
-            # lanes with the bit set keep register k1 and send k0, the others
-            # keep k0 and send k1; what comes back fills the register traded
-            emit(f"selp.b32 {send}, {regs[k0]}, {regs[k1]}, {upper};")
-            emit(f"shfl.sync.bfly.b32 {got}, {send}, {mask}, 31, -1;")
-            emit(f"selp.b32 {low}, {got}, {regs[k0]}, {upper};")
-            emit(f"selp.b32 {high}, {regs[k1]}, {got}, {upper};")
-            out[k0], out[k1] = low, high
-        regs = out
-    return regs
-
-
 def quad_transpose_bundle(
     x: SSAValue,
     elements: Sequence[int],
     lane_bits: SSAValue,
     add: Callable[[Operation], Operation],
 ) -> SSAValue:
-    """The same transpose for every group of a bundle at once, as ptx ops
+    """The transpose above for every group of a bundle at once, as ptx ops
     (`add` appends one): register k of group g is element `elements[4 g + k]`
     of the `b32` bundle `x`; `lane_bits` is the predicate bundle [bit 2 set,
     bit 2 clear, bit 1 set, bit 1 clear] of the lane index. Returns a bundle
@@ -74,9 +42,8 @@ def quad_transpose_bundle(
     `selp` over all four registers of every group putting what came back in
     place: the register a lane keeps is `upper ? got : x` for the low index of
     a pair and `!upper ? got : x` for the high one (the printer's
-    `upper ? x : got`), so each round's result is one bundle. The same
-    instructions as `quad_transpose`, and per round two more `setp` once for
-    the whole tile (the clear-bit predicates)."""
+    `upper ? x : got`), so each round's result is one bundle; per round two
+    more `setp` once for the whole tile (the clear-bit predicates)."""
     groups, rest = divmod(len(elements), 4)
     if rest:
         raise ValueError(

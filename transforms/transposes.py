@@ -12,8 +12,8 @@ the yielded value transposed). Each rewrite moves one transpose one op up;
 two transposes in a row cancel. A transpose is moved only where every source
 it would reach is one of those (`transposable`; a dot only of a loaded A and
 a loaded B transposed, whose swapped operands then read as the lowering
-takes them), and only through values read transposed alone (`read_transposed`:
-each read a transpose, or an op whose result is read transposed alone in
+takes them), and only through values read transposed alone (each read a
+transpose, or an op whose result is read transposed alone in
 turn: `acc + relu(acc)` stored transposed reads the accumulator twice;
 `analysis/transposable.py`, whose `blocker` the lowering's refusal quotes), so
 no computation is duplicated: a value is transposed once all its readers

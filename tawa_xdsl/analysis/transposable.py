@@ -5,7 +5,9 @@ A transpose is free only on a tile in shared memory; of a computed tile it
 moves up (`transforms/transposes.py`) through elementwise ops, splats,
 broadcasts, `expand_dims`, a loop carrying the tile and a dot of a loaded A
 and a loaded B transposed, and only through values read transposed alone
-(`read_transposed`), so nothing is computed twice. `blocker` names the first
+(each read a transpose, or an elementwise op or a broadcast whose result is
+read transposed alone in turn: `acc + relu(acc)` stored transposed), so
+nothing is computed twice. `blocker` names the first
 value that stops it: the lowering's refusal of the transpose says it.
 """
 
@@ -43,7 +45,7 @@ def _nt_operands(dot: tile.DotOp) -> bool:
 def _untransposed_reader(v: SSAValue) -> tuple[SSAValue, Operation] | None:
     """The first read of `v` (or, through elementwise ops and broadcasts, of
     a value made from it) other than by a transpose, as (value read, reader);
-    None when every read of `v` is transposed in the end (`read_transposed`)."""
+    None when every read of `v` is transposed in the end."""
     for use in v.uses:
         user = use.operation
         if isinstance(user, tile.TransOp):
@@ -56,13 +58,6 @@ def _untransposed_reader(v: SSAValue) -> tuple[SSAValue, Operation] | None:
         if (deeper := _untransposed_reader(user.results[0])) is not None:
             return deeper
     return None
-
-
-def read_transposed(v: SSAValue) -> bool:
-    """Whether every read of `v` is a transpose, or an elementwise op or a
-    broadcast (what a transpose moves up through) whose result is read
-    transposed alone in turn (`acc + relu(acc)` stored transposed)."""
-    return _untransposed_reader(v) is None
 
 
 def _name(v: SSAValue) -> str:
