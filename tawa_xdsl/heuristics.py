@@ -1270,8 +1270,7 @@ def _persistent(
 ) -> list[Reason]:
     """A tuned persistent grid is dropped when the programs fit one wave: each
     would walk one tile, the plain grid's schedule plus the walk's bookkeeping
-    (2048^3, 128 tiles on 132 SMs, was the one shape the session-2 search
-    preferred non-persistent: NOTES 3.4)."""
+    (2048^3, 128 tiles on 132 SMs, runs faster non-persistent: NOTES 3.4)."""
     if not structure.tuned.get("persistent") or "persistent" in given:
         return []
     if programs > sms:

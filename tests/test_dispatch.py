@@ -96,15 +96,14 @@ GEMM_RULES = [
     ((4096, 14336, 4096), {"block_n": 256, "persistent": True}),
     # 128 tiles of 128x256 are one wave: nothing to persist over (NOTES 3.4)
     ((2048, 2048, 2048), {"block_n": 256, "persistent": False}),
-    # 0.80 with 128x256: 192 tiles are 1.45 waves; 384 of 128x128 are 2.9 (0.87);
-    # 256 of 128x192 are 1.94 (0.97; benchmarks/results/tile_widths.csv)
+    # 192 tiles of 128x256 are 1.45 waves, 384 of 128x128 2.9, 256 of 128x192
+    # 1.94: the last is fastest (benchmarks/results/tile_widths.csv)
     ((2000, 3000, 1024), {"block_n": 192, "persistent": True}),
-    # NOTES 3.47, one H100 session, rules before -> after: 96 tiles of 128x256
-    # fill 73% of a wave, 128 of 128x192 97% (0.83 -> 0.97)
+    # 96 tiles of 128x256 fill 73% of a wave, 128 of 128x192 97% (NOTES 3.47)
     ((512, 6144, 4096), {"block_n": 192, "persistent": False}),
-    # 320 tiles of 128x128 are 2.4 waves, 256 of 128x160 1.94 (0.81 -> 0.97)
+    # 320 tiles of 128x128 are 2.4 waves, 256 of 128x160 1.94 (NOTES 3.47)
     ((512, 10240, 8192), {"block_n": 160, "persistent": True}),
-    # a shape no constant was fitted on: 0.76 -> 0.98
+    # a shape no constant was fitted on (NOTES 3.47 measured the pick)
     ((1536, 6144, 2048), {"block_n": 192, "persistent": True}),
 ]
 
@@ -117,10 +116,8 @@ def test_gemm_rules_pick_the_better_measured_configuration(shape, expected) -> N
 
 
 # The residual + GELU epilogue (a 2-D tile loaded after the K loop, as wide as
-# the output): 128x256 leaves room for two ring stages only. H200, NOTES 3.65,
-# the new pick against the old (128x128, three stages, the residual double
-# buffered) in one process: 1.10x at 8192x8192x4096 and 1.23x at 6791x3192x4184
-# with 128x192; 128x256 with two stages lost 15% to 128x128 at 2248x2440x4584.
+# the output): 128x256 leaves room for two ring stages only, too few to hide the
+# loads; 128x192 keeps three and beats both 128x256 and 128x128 (NOTES 3.65).
 RESIDUAL_RULES = [
     ((8192, 8192, 4096), {"block_n": 192, "num_stages": 3, "outer_stages": 1}),
     ((6791, 3192, 4184), {"block_n": 192, "num_stages": 3, "outer_stages": 1}),
