@@ -1,6 +1,8 @@
 """Every document the code and the docs point to is in the repository: a reader
 sent to `docs/hopper.md` must find it there (the code once cited notes that only
-its authors had, outside the repository)."""
+its authors had, outside the repository). The README and docs/ name files,
+passes and pass options that exist (docs/architecture.md once sent readers to a
+test file deleted long before)."""
 
 from __future__ import annotations
 
@@ -65,3 +67,73 @@ def test_no_merge_conflict_is_left_in_a_file() -> None:
                 f"{file.relative_to(REPO)}:{text.count(chr(10), 0, m.start()) + 1}"
             )
     assert not left, "merge conflict markers at " + ", ".join(left)
+
+
+DOCS = ("README.md", "docs/architecture.md", "docs/hopper.md")
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+FILE_REFERENCE = re.compile(
+    r"(?<![\w*.])[\w/-]+(?:\.\w+)*\.(?:py|mlir|sh|toml)\b|^[\w/-]+/$"
+)
+PIPELINE_PASS = re.compile(r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\{([^}]*)\}")
+PASS_OPTION = re.compile(r"([a-z][\w-]*)(?:=(?:\"[^\"]*\"|\S+))?")
+PACKAGES = {"tawa_xdsl/" + d: d for d in ("dialects", "transforms", "lowering")}
+
+
+def doc_code_spans() -> list[tuple[str, str]]:
+    """(where, text) of every `code span` of the README and docs/."""
+    spans = []
+    for doc in DOCS:
+        text = (REPO / doc).read_text()
+        for m in CODE_SPAN.finditer(text):
+            spans.append((f"{doc}:{text.count(chr(10), 0, m.start()) + 1}", m[1]))
+    return spans
+
+
+def test_the_docs_name_files_that_exist() -> None:
+    """A path the docs name (`lowering/ptx_allocate.py`, `interp/tile.py`,
+    `tests/property/`) is the end of a path in the repository; a package path
+    (`tawa_xdsl/lowering/...`) is read as its source folder."""
+    files = repository_files(".py", ".mlir", ".sh", ".toml", ".md")
+    paths = {p.relative_to(REPO).as_posix() for p in files}
+    for folder in SOURCES:
+        paths.add(folder + "/")
+        paths |= {
+            p.relative_to(REPO).as_posix() + "/"
+            for p in (REPO / folder).rglob("*")
+            if p.is_dir()
+        }
+    missing = []
+    for where, span in doc_code_spans():
+        for ref in FILE_REFERENCE.findall(span):
+            name = ref.removeprefix("./")
+            for package, folder in PACKAGES.items():
+                if name.startswith(package):
+                    name = folder + name.removeprefix(package)
+            if not any(p == name or p.endswith("/" + name) for p in paths):
+                missing.append(f"{where}: {ref}")
+    assert not missing, "files the docs name that are not here:\n" + "\n".join(missing)
+
+
+def test_the_docs_name_passes_and_options_that_exist() -> None:
+    """Every `pass{options}` the docs write names a pass `tawa-opt` has and
+    options it takes."""
+    import dataclasses
+
+    from tawa_xdsl.registry import all_passes_with_xdsl
+
+    passes = all_passes_with_xdsl()
+    wrong = []
+    for where, span in doc_code_spans():
+        for name, options in PIPELINE_PASS.findall(span):
+            if name not in passes:
+                wrong.append(f"{where}: no pass {name}")
+                continue
+            fields = {
+                f.name.replace("_", "-") for f in dataclasses.fields(passes[name]())
+            }
+            wrong += [
+                f"{where}: {name} has no option {option}"
+                for option in PASS_OPTION.findall(options)
+                if option not in fields
+            ]
+    assert not wrong, "\n".join(wrong)
