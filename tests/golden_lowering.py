@@ -51,7 +51,7 @@ from .gpu.test_gemm_gpu import CONFIGS as GEMM_GPU_CONFIGS
 from .gpu.test_runtime_gpu import SHIFTED_GEMM
 from .property.programs import tile_programs
 from .property.test_lowering_generated import cooperative_options, hopper_options
-from .test_lowering import ATTENTION_CONFIGS, GEMM_CONFIGS
+from .test_lowering import ATTENTION_CONFIGS, GEMM_CONFIGS, exact_options
 
 
 @dataclass(frozen=True)
@@ -73,21 +73,6 @@ def _kernel_names(text: str) -> list[str]:
     return re.findall(r"func\.func @(\w+)", text)
 
 
-def _exact(config: tuple[int, ...], **extra: Any) -> dict[str, Any]:
-    """`tests/test_lowering.py`'s (num-stages, mma-depth, num-consumers,
-    two-stage[, ping-pong]) as untuned options."""
-    stages, mma, consumers, two_stage, *ping_pong = config
-    return dict(
-        num_stages=stages,
-        mma_depth=mma,
-        num_consumers=consumers,
-        two_stage=bool(two_stage),
-        ping_pong=bool(ping_pong and ping_pong[0]),
-        tuned=False,
-        **extra,
-    )
-
-
 def _example(name: str) -> str:
     return (EXAMPLES / name).read_text()
 
@@ -101,7 +86,7 @@ def example_cases() -> list[Case]:
         configs = ATTENTION_CONFIGS if f.startswith("attention") else GEMM_CONFIGS
         for c in configs:
             tag = "-".join(map(str, c))
-            cases.append(Case(f"{f}-{tag}", _example(f), _exact(c)))
+            cases.append(Case(f"{f}-{tag}", _example(f), exact_options(c)))
     gemm = _example("gemm.mlir")
     for consumers in (1, 2):
         cases.append(
@@ -123,7 +108,7 @@ def example_cases() -> list[Case]:
             Case(
                 f"attention_d256.mlir-registers-{consumer}",
                 d256,
-                _exact(
+                exact_options(
                     (2, 1, 2, 1), producer_registers=24, consumer_registers=consumer
                 ),
             )

@@ -7,6 +7,8 @@ synchronisation would cause on the hardware, naming the barrier."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from xdsl.dialects import arith
@@ -48,18 +50,26 @@ ATTENTION_CONFIGS = [
 ]
 
 
-def hopper(config, **registers: int) -> str:
+def exact_options(config: tuple[int, ...], **extra: Any) -> dict[str, Any]:
+    """A config of the lists above, (num-stages, mma-depth, num-consumers,
+    two-stage[, ping-pong]), as untuned pipeline options."""
     stages, mma, consumers, two_stage, *ping_pong = config
-    pipeline = TawaHopperPipeline(
+    return dict(
         num_stages=stages,
         mma_depth=mma,
         num_consumers=consumers,
         two_stage=bool(two_stage),
         ping_pong=bool(ping_pong and ping_pong[0]),
         tuned=False,
-        **registers,
+        **extra,
     )
-    return str(pipeline.pipeline_pass_spec())
+
+
+def hopper(config: tuple[int, ...], **registers: int) -> str:
+    """The `tawa-hopper-pipeline` pass spec of `exact_options`."""
+    return str(
+        TawaHopperPipeline(**exact_options(config, **registers)).pipeline_pass_spec()
+    )
 
 
 def configs_for(kernel: str):
