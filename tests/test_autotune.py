@@ -48,12 +48,19 @@ class NoBench:
         raise AssertionError("searched although a winner was stored")
 
 
-def tuner(bench: Any, lines: list[str]) -> Dispatcher:
-    """A dispatcher that autotunes with `bench` (made from a call's arguments)."""
+def tuner(
+    bench: Any,
+    lines: list[str],
+    source: str = TEXT,
+    kernel: str = "gemm_nt",
+    options: CompileOptions | None = None,
+) -> Dispatcher:
+    """A dispatcher of `kernel` that autotunes with `bench` (made from a call's
+    arguments), its report lines appended to `lines`."""
     return Dispatcher(
-        TEXT,
-        "gemm_nt",
-        CompileOptions(),
+        source,
+        kernel,
+        options or CompileOptions(),
         autotune=True,
         bench=bench,
         report=lines.append,
@@ -194,14 +201,11 @@ def test_a_kernel_split_k_refuses_is_searched_unsplit(lowerings: list[Any]) -> N
     """Two K loops into separate accumulators: the rules would split K and
     the pass refuses. Split candidates ran the kernel unsplit under split
     labels ("D4-P1-W2-s32"), and their winner said "K split 32 ways"."""
-    lines: list[str] = []
-    d = Dispatcher(
+    d = tuner(
+        lambda values, grid, stream: FakeBench({}),
+        [],
         two_loop_gemm(),
         "gemm_two_loops",
-        CompileOptions(),
-        autotune=True,
-        bench=lambda values, grid, stream: FakeBench({}),
-        report=lines.append,
     )
     shapes = [(128, 8192), (128, 8192), (128, 8192), (128, 8192), (128, 128)]
     args = [np.zeros(s, bfloat16) for s in shapes]
@@ -273,13 +277,12 @@ def test_a_search_that_cannot_split_drops_a_given_split(
     else:
         text, name = TEXT, "gemm_nt"
         shapes = [(128, 8192), (128, 8192), (128, 128)]
-    d = Dispatcher(
+    d = tuner(
+        lambda values, grid, stream: bench,
+        lines,
         text,
         name,
         CompileOptions(split_k=4),
-        autotune=True,
-        bench=lambda values, grid, stream: bench,
-        report=lines.append,
     )
     spec = d.specialize(*[np.zeros(s, bfloat16) for s in shapes], grid=grid)
     assert spec.reduce is None and spec.origin == "autotune, compiled"
@@ -294,14 +297,11 @@ def test_a_kernel_split_k_refuses_gets_no_split_candidates(
     """The rules do not split (M=128, K=1024 on 64x96 tiles) but a candidate
     split it twice: the two-loop kernel, which the pass refuses, ran unsplit
     under the label "-s2" (and won as "K split 2 ways")."""
-    lines: list[str] = []
-    d = Dispatcher(
+    d = tuner(
+        lambda values, grid, stream: FakeBench({}),
+        [],
         two_loop_gemm(),
         "gemm_two_loops",
-        CompileOptions(),
-        autotune=True,
-        bench=lambda values, grid, stream: FakeBench({}),
-        report=lines.append,
     )
     shapes = [(128, 1024), (1024, 1024), (128, 1024), (1024, 1024), (128, 1024)]
     args = [np.zeros(s, bfloat16) for s in shapes]
