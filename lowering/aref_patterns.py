@@ -199,6 +199,18 @@ def parity_of(
     return parity.result
 
 
+def wait_for_slot(
+    rewriter: PatternRewriter, ch: Channel, index: SSAValue, producer: bool
+) -> SSAValue:
+    """Wait for the slot of `index`, a producer until it is free (`empty`), a
+    consumer until it is full (`full`); returns the slot."""
+    slot = slot_of(rewriter, index, ch.plan.depth)
+    parity = parity_of(rewriter, index, ch.plan.depth, producer)
+    barrier = ch.empty if producer else ch.full
+    rewriter.insert(nv.MBarrierWaitOp(barrier, slot, parity))
+    return slot
+
+
 def _coordinates(
     rewriter: PatternRewriter, tensor_map: SSAValue, coords: Sequence[SSAValue]
 ) -> list[SSAValue]:
@@ -382,10 +394,7 @@ class LowerPut(RewritePattern):
         ch = self.lowering.channels.get(put.aref)
         if ch is None:
             return
-        depth = ch.plan.depth
-        slot = slot_of(rewriter, put.index, depth)
-        parity = parity_of(rewriter, put.index, depth, producer=True)
-        rewriter.insert(nv.MBarrierWaitOp(ch.empty, slot, parity))
+        slot = wait_for_slot(rewriter, ch, put.index, producer=True)
         if ch.plan.tickets:
             ticket = rewriter.insert(arith.IndexCastOp(put.values[0], TICKET_TYPE))
             rewriter.insert(nv.SmemStoreScalarOp(ticket.result, ch.rings[0], slot))
@@ -432,10 +441,7 @@ class LowerGet(RewritePattern):
         ch = self.lowering.channels.get(get.aref)
         if ch is None:
             return
-        depth = ch.plan.depth
-        slot = slot_of(rewriter, get.index, depth)
-        parity = parity_of(rewriter, get.index, depth, producer=False)
-        rewriter.insert(nv.MBarrierWaitOp(ch.full, slot, parity))
+        slot = wait_for_slot(rewriter, ch, get.index, producer=False)
         views = [nv.SmemSlotOp(ring, slot) for ring in ch.rings]
         if ch.plan.tickets:
             read = nv.SmemExtractOp(views[0], (0,))
