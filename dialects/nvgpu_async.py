@@ -37,7 +37,6 @@ from typing import ClassVar
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
     I64,
     ArrayAttr,
     BFloat16Type,
@@ -93,6 +92,7 @@ from tawa_xdsl.dialects.tile import (
     element_bytes,
     is_fp8,
     is_i32,
+    shape_str,
     tile_bytes,
 )
 from tawa_xdsl.target import (
@@ -130,14 +130,6 @@ ABI_ATTR = "nvgpu_async.abi"
 def wgmma_k(element_type: Attribute) -> int:
     """K of one wgmma instruction for inputs of `element_type`."""
     return WGMMA_K_BYTES // element_bytes(element_type)
-
-
-def _shape_str(shape: Sequence[int]) -> str:
-    return "x".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape)
-
-
-def _parse_shape_and_type(parser: AttrParser) -> tuple[list[int], Attribute]:
-    return parser.parse_ranked_shape()
 
 
 def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
@@ -247,7 +239,7 @@ class TensorMapType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            shape, element_type = _parse_shape_and_type(parser)
+            shape, element_type = parser.parse_ranked_shape()
             parser.parse_punctuation(",")
             parser.parse_keyword("box")
             parser.parse_punctuation("=")
@@ -261,7 +253,7 @@ class TensorMapType(ParametrizedAttribute, TypeAttribute):
         return _ints(shape), element_type, _ints(box), IntAttr(swizzle)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{_shape_str(self.get_shape())}x")
+        printer.print_string(f"<{shape_str(self.get_shape())}x")
         printer.print_attribute(self.element_type)
         printer.print_string(
             f", box = [{', '.join(map(str, self.get_box()))}], swizzle = {self.swizzle.data}>"
@@ -313,11 +305,11 @@ class GlobalTensorType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            shape, element_type = _parse_shape_and_type(parser)
+            shape, element_type = parser.parse_ranked_shape()
         return _ints(shape), element_type
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{_shape_str(self.get_shape())}x")
+        printer.print_string(f"<{shape_str(self.get_shape())}x")
         printer.print_attribute(self.element_type)
         printer.print_string(">")
 
@@ -372,13 +364,13 @@ class SmemType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            dims, element_type = _parse_shape_and_type(parser)
+            dims, element_type = parser.parse_ranked_shape()
         if len(dims) < 2:
             parser.raise_error("!nvgpu_async.smem needs a depth and a tile shape")
         return IntAttr(dims[0]), _ints(dims[1:]), element_type
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.depth.data}x{_shape_str(self.get_tile())}x")
+        printer.print_string(f"<{self.depth.data}x{shape_str(self.get_tile())}x")
         printer.print_attribute(self.element_type)
         printer.print_string(">")
 
@@ -390,7 +382,7 @@ class SmemType(ParametrizedAttribute, TypeAttribute):
         tile = self.get_tile()
         if not 1 <= len(tile) <= 2 or any(d < 1 for d in tile):
             raise VerifyException(
-                f"shared-memory slots hold rank-1 or rank-2 tiles, not {_shape_str(tile)}"
+                f"shared-memory slots hold rank-1 or rank-2 tiles, not {shape_str(tile)}"
             )
         if len(tile) == 2 and tile[-1] > self.chunk_cols and tile[-1] % self.chunk_cols:
             raise VerifyException(
@@ -428,7 +420,7 @@ class SmemViewType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            shape, element_type = _parse_shape_and_type(parser)
+            shape, element_type = parser.parse_ranked_shape()
             transposed = False
             if parser.parse_optional_punctuation(",") is not None:
                 parser.parse_keyword("transposed")
@@ -436,7 +428,7 @@ class SmemViewType(ParametrizedAttribute, TypeAttribute):
         return _ints(shape), element_type, IntAttr(int(transposed))
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{_shape_str(self.get_shape())}x")
+        printer.print_string(f"<{shape_str(self.get_shape())}x")
         printer.print_attribute(self.element_type)
         printer.print_string(", transposed>" if self.is_transposed else ">")
 
@@ -809,7 +801,7 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
                 if not isinstance(buffer, SmemType):
                     return None
                 total += buffer.tile_bytes
-                tiles.append(f"{_shape_str(buffer.get_tile())}x{buffer.element_type}")
+                tiles.append(f"{shape_str(buffer.get_tile())}x{buffer.element_type}")
             op = op.next_op
         if not tiles:
             return None
@@ -874,13 +866,13 @@ def _verify_tma_tile(
         box.pop(0)
     if len(box) != len(tile) or tuple(box[:-1]) != tile[:-1] or tile[-1] % box[-1]:
         raise VerifyException(
-            f"{op_name}: a {_shape_str(tile)} tile is not a row of "
-            f"{_shape_str(tuple(box))} boxes"
+            f"{op_name}: a {shape_str(tile)} tile is not a row of "
+            f"{shape_str(tuple(box))} boxes"
         )
     if tmap.swizzle.data != ring.swizzle_bytes:
         raise VerifyException(
             f"{op_name}: the tensor map swizzles {tmap.swizzle.data} bytes but the "
-            f"{_shape_str(tile)}x{ring.element_type} slots are laid out "
+            f"{shape_str(tile)}x{ring.element_type} slots are laid out "
             f"{ring.swizzle_bytes}-byte swizzled"
         )
 
@@ -1526,7 +1518,7 @@ class WgmmaOp(IRDLOperation):
         if k != k2 or c.get_shape() != (m, n):
             raise VerifyException(
                 f"nvgpu_async.wgmma shapes do not chain: {m}x{k} @ {k2}x{n} -> "
-                f"{_shape_str(c.get_shape())}"
+                f"{shape_str(c.get_shape())}"
             )
         wgs = layout.warpgroups.data
         if m % (64 * wgs):

@@ -191,7 +191,8 @@ def splat_value(attr: DenseIntOrFPElementsAttr) -> int | float | None:
     return values.pop() if len(values) == 1 else None
 
 
-def _shape_str(shape: Sequence[int]) -> str:
+def shape_str(shape: Sequence[int]) -> str:
+    """`128x?x64`: a shape as MLIR types print it, `?` for a dynamic extent."""
     return "x".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape)
 
 
@@ -261,7 +262,7 @@ class DescType(ParametrizedAttribute, TypeAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
-            printer.print_string(_shape_str(self.get_shape()) + "x")
+            printer.print_string(shape_str(self.get_shape()) + "x")
             printer.print_attribute(self.element_type)
             printer.print_string(", box = [")
             printer.print_list(self.get_box(), lambda d: printer.print_string(str(d)))
@@ -275,7 +276,7 @@ class DescType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(problem)
         if any(d != DYNAMIC_INDEX and d <= 0 for d in shape):
             raise VerifyException(
-                f"!tile.desc dimensions must be positive or '?', got {_shape_str(shape)}"
+                f"!tile.desc dimensions must be positive or '?', got {shape_str(shape)}"
             )
         if len(box) != len(shape):
             raise VerifyException(
@@ -519,11 +520,11 @@ def _verify_box_access(
             ""
             if squeezed == box
             else f" (a tile is the box, or the box without its leading unit "
-            f"dimensions: {_shape_str(squeezed)}; other unit dimensions stay)"
+            f"dimensions: {shape_str(squeezed)}; other unit dimensions stay)"
         )
         raise VerifyException(
-            f"{op_name} tile shape {_shape_str(shape)} does not match the box "
-            f"{_shape_str(box)}{also}"
+            f"{op_name} tile shape {shape_str(shape)} does not match the box "
+            f"{shape_str(box)}{also}"
         )
 
 
@@ -629,7 +630,7 @@ class DotOp(IRDLOperation):
             )
         if c.get_shape() != (m, n):
             raise VerifyException(
-                f"tile.dot accumulator is {_shape_str(c.get_shape())}, expected {m}x{n}"
+                f"tile.dot accumulator is {shape_str(c.get_shape())}, expected {m}x{n}"
             )
 
 
@@ -674,8 +675,8 @@ class TransOp(IRDLOperation):
             or res.get_shape() != src.get_shape()[::-1]
         ):
             raise VerifyException(
-                f"tile.trans of {_shape_str(src.get_shape())}x{src.element_type} must give "
-                f"{_shape_str(src.get_shape()[::-1])}x{src.element_type}"
+                f"tile.trans of {shape_str(src.get_shape())}x{src.element_type} must give "
+                f"{shape_str(src.get_shape()[::-1])}x{src.element_type}"
             )
 
 
@@ -730,9 +731,9 @@ class ReduceOp(IRDLOperation):
         expected = shape[:axis] + shape[axis + 1 :]
         if res.get_shape() != expected or res.element_type != src.element_type:
             raise VerifyException(
-                f"tile.reduce along axis {axis} of {_shape_str(shape)}x{src.element_type} "
-                f"gives {_shape_str(expected)}x{src.element_type}, not "
-                f"{_shape_str(res.get_shape())}x{res.element_type}"
+                f"tile.reduce along axis {axis} of {shape_str(shape)}x{src.element_type} "
+                f"gives {shape_str(expected)}x{src.element_type}, not "
+                f"{shape_str(res.get_shape())}x{res.element_type}"
             )
 
 
@@ -771,7 +772,7 @@ class ExpandDimsOp(IRDLOperation):
         shape.insert(axis, 1)
         if res.get_shape() != tuple(shape) or res.element_type != src.element_type:
             raise VerifyException(
-                f"tile.expand_dims at axis {axis} must give {_shape_str(shape)}x{src.element_type}"
+                f"tile.expand_dims at axis {axis} must give {shape_str(shape)}x{src.element_type}"
             )
 
 
@@ -797,7 +798,7 @@ class BroadcastOp(IRDLOperation):
         s, r = src.get_shape(), res.get_shape()
         if len(s) != len(r) or any(a not in (1, b) for a, b in zip(s, r, strict=False)):
             raise VerifyException(
-                f"tile.broadcast cannot broadcast {_shape_str(s)} to {_shape_str(r)}: "
+                f"tile.broadcast cannot broadcast {shape_str(s)} to {shape_str(r)}: "
                 "ranks must match and only unit dimensions may grow"
             )
 
@@ -887,7 +888,7 @@ class _CompareOp(IRDLOperation):
             )
         if res.get_shape() != operand.get_shape() or res.element_type != IntegerType(1):
             raise VerifyException(
-                f"{self.name} of {_shape_str(operand.get_shape())} tiles gives an i1 "
+                f"{self.name} of {shape_str(operand.get_shape())} tiles gives an i1 "
                 "tile of the same shape"
             )
 
@@ -954,7 +955,7 @@ class _CastOp(IRDLOperation):
             )
         if src.get_shape() != res.get_shape():
             raise VerifyException(
-                f"{self.name} of a {_shape_str(src.get_shape())} tile gives one of "
+                f"{self.name} of a {shape_str(src.get_shape())} tile gives one of "
                 "the same shape"
             )
 
@@ -1042,8 +1043,8 @@ class SelectOp(IRDLOperation):
         mask, res = _tensor(self.mask), _tensor(self.result)
         if mask.element_type != IntegerType(1) or mask.get_shape() != res.get_shape():
             raise VerifyException(
-                f"tile.select needs an i1 mask of shape {_shape_str(res.get_shape())}, "
-                f"got {_shape_str(mask.get_shape())}x{mask.element_type}"
+                f"tile.select needs an i1 mask of shape {shape_str(res.get_shape())}, "
+                f"got {shape_str(mask.get_shape())}x{mask.element_type}"
             )
 
 
@@ -1101,7 +1102,7 @@ class ElementReadOp(IRDLOperation):
         ):
             raise VerifyException(
                 f"{self.name} position {list(position)} is not an element of a "
-                f"{_shape_str(shape)} tile"
+                f"{shape_str(shape)} tile"
             )
         element = t.element_type  # type: ignore[attr-defined]
         if self.result.type != element:
