@@ -73,12 +73,19 @@ def _kernel_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 @pytest.fixture
-def lowerings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
-    """The options of every pipeline run the dispatcher makes, counted over a
-    fresh, empty disk cache (`tmp_path`), so that a test sees its own compiles."""
+def fresh_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A disk cache of compiled kernels of this test's own, empty at its start
+    (`tmp_path`), so that the test sees its own compiles."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture
+def lowerings(monkeypatch: pytest.MonkeyPatch, fresh_cache: Path) -> list[Any]:
+    """The options of every pipeline run the dispatcher makes, over a
+    `fresh_cache`."""
     from tawa_xdsl import dispatch
 
-    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
     runs: list[Any] = []
     lower = dispatch.lower
 

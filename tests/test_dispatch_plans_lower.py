@@ -50,9 +50,7 @@ FAST = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    monkeypatch.setenv("TAWA_XDSL_CACHE_DIR", str(tmp_path))
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 SLOW_CASES = {

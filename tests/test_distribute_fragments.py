@@ -19,7 +19,6 @@ from xdsl.utils.exceptions import DiagnosticException
 import tawa_xdsl
 from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.kernel import kernels
 from tawa_xdsl.lowering.distribute import distribute_kernel, lowered_kernels
@@ -91,15 +90,6 @@ def lowered(example: str, options: dict) -> list[func.FuncOp]:
         SelectStorePathPass().apply(Context(), module)
         out += lowered_kernels(module)
     return out
-
-
-def vec16_stores(kernel: func.FuncOp) -> int:
-    return sum(
-        1
-        for op in kernel.walk()
-        if isinstance(op, nv.StoreGlobalOp)
-        and nv.StorePath.VEC16 in (op.store_paths or ())
-    )
 
 
 def assert_thread_level(kernel: func.FuncOp) -> None:

@@ -36,9 +36,7 @@ func.func @copy(%x: {DESC}, %o: {DESC}) attributes {{tile.kernel}} {{
 column."""
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    monkeypatch.setenv("TAWA_XDSL_CACHE_DIR", str(tmp_path))
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 @pytest.mark.parametrize("level", ["lowered", "thread"])
