@@ -34,7 +34,7 @@ from xdsl.ir import Attribute, Operation
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dtypes import cast, numpy_dtype
 
-_CMP = {
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "eq": np.equal,
     "ne": np.not_equal,
     "lt": np.less,
@@ -42,6 +42,8 @@ _CMP = {
     "gt": np.greater,
     "ge": np.greater_equal,
 }
+"""The comparisons by the stem their predicates share (`arith.cmpi`'s `slt` and
+`ult`, `cmpf`'s `olt` and `ult`, `setp`'s `lt` and `ltu`: `ptx_alu`), elementwise."""
 
 
 def to_type(value: Any, t: Attribute) -> Any:
@@ -136,7 +138,7 @@ def compare_floats(predicate: str, a: Any, b: Any) -> np.ndarray:
     if predicate in ("ord", "uno"):
         return unordered == (predicate == "uno")
     with np.errstate(invalid="ignore"):
-        holds = _CMP[predicate[1:]](a, b)
+        holds = COMPARE[predicate[1:]](a, b)
     return holds | unordered if predicate.startswith("u") else holds & ~unordered
 
 
@@ -230,7 +232,7 @@ class ElementwiseFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: arith.CmpiOp, args: PythonValues
     ) -> PythonValues:
         name = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-        return (bool(_CMP[name.lstrip("su")](args[0], args[1])),)
+        return (bool(COMPARE[name.lstrip("su")](args[0], args[1])),)
 
     @impl(arith.CmpfOp)
     def run_cmpf(

@@ -33,6 +33,7 @@ import numpy as np
 
 from tawa_xdsl.dialects.ptx import F32_COMPARISONS
 from tawa_xdsl.dtypes import bfloat16, cast, float8_e4m3fn, float8_e5m2
+from tawa_xdsl.interp.elementwise import COMPARE
 
 DTYPES: dict[str, np.dtype] = {
     "pred": np.dtype(np.bool_),
@@ -288,16 +289,6 @@ def _compare_f32(cmp: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
         return lambda a, b: fn(f32(a), f32(b)) | unordered(a, b)
     fn = COMPARE[cmp]
     return lambda a, b: fn(f32(a), f32(b)) & ~unordered(a, b)
-
-
-COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "eq": np.equal,
-    "ne": np.not_equal,
-    "lt": np.less,
-    "le": np.less_equal,
-    "gt": np.greater,
-    "ge": np.greater_equal,
-}
 
 
 def _identity(a: np.ndarray) -> np.ndarray:
