@@ -12,7 +12,7 @@ value had to sit elsewhere. Immediates are never allocated.
 
 Registers are virtual (ptxas allocates the machine's), so this is not about
 fitting a register file: every value gets registers of its own, except where
-sharing saves instructions, which is what the old printer did too:
+sharing saves instructions:
 - an op's result takes the registers of an operand that dies there, when the op
   allows it (`PTXOp.reusable_operands`: an elementwise instruction reading that
   operand element for element). A chain of in-place updates, such as online
@@ -23,8 +23,7 @@ sharing saves instructions, which is what the old printer did too:
   results; the yielded value shares them too unless it is live at the same
   time as the carried value, and so does the initial value when it is a `mov`
   made for the loop (`_made_for_the_loop` says why not others); elsewhere a
-  copy is inserted, in the old printer's order: the counter's `mov.u32`, then
-  the carried values;
+  copy is inserted: the counter's `mov.u32`, then the carried values;
 - an `if`'s results likewise with each branch's yielded value;
 - a `while` loop's `before` arguments get registers of their own, shared with
   the initial values as a `for` loop's are and with the yielded values (the
@@ -83,9 +82,9 @@ MOV = {
     "b64": "mov.b64",
     "f32": "mov.f32",
 }
-"""The copy of each register class (the old printer's)."""
+"""The copy of each register class."""
 COUNTER_MOV = "mov.u32"
-"""How the old printer starts a loop counter (its carried copies use `MOV`)."""
+"""How a loop counter is started (the carried values' copies use `MOV`)."""
 
 
 @dataclass(eq=False)
@@ -114,12 +113,11 @@ class _Group:
 
 def _made_for_the_loop(init: SSAValue) -> bool:
     """Whether a loop's initial value may be built in the carried registers:
-    only a `mov` (a constant or a re-indexed value materialized for the loop),
-    as the old printer wrote those there. Any other initial value is copied, as
-    the old printer did: sharing would tie the registers of what computed it to
-    the loop, and where that is a wgmma accumulator ptxas then serializes the
-    wgmmas (C7515: an `if` yielding an accumulator, zeros in one branch, into a
-    loop that accumulates on it)."""
+    only a `mov` (a constant or a re-indexed value materialized for the loop).
+    Any other initial value is copied: sharing would tie the registers of what
+    computed it to the loop, and where that is a wgmma accumulator ptxas then
+    serializes the wgmmas (C7515: an `if` yielding an accumulator, zeros in one
+    branch, into a loop that accumulates on it)."""
     return isinstance(init.owner, AluOp) and init.owner.opcode.data.startswith("mov.")
 
 

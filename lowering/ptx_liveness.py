@@ -30,8 +30,7 @@ along every path to each use:
 - an `if` result is written at the end of each branch (the `then` branch's
   copy happens before its jump to the end, so the result is live there too).
 
-This is exact for SSA on this structured IR, not the approximation the old PTX
-printer used (one use, in the defining block).
+This is exact for SSA on this structured IR.
 """
 
 from __future__ import annotations

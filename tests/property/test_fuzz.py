@@ -2,8 +2,8 @@
 
 Each mutant of a kernel of the bundled examples goes through a round trip
 (parse, print, parse again) and, if it parses, through `tawa-hopper-pipeline`
-(with one of a few option sets) and `-t ptx` (the new back end, and the old
-printer that `compile` runs). Every run either exits 0 with
+(with one of a few option sets) and `-t ptx` (the thread-level back end that
+`compile` runs too). Every run either exits 0 with
 output, or exits 1 with exactly one diagnostic, located (`tawa-opt:
 file:line:col: error: ...`) unless it is about the module as a whole; never exit
 2 or 3 (a crash, a bug of ours), never a traceback.
