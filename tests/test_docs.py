@@ -137,3 +137,29 @@ def test_the_docs_name_passes_and_options_that_exist() -> None:
                 if option not in fields
             ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_readme_passes_table_names_every_pass_and_option() -> None:
+    """Every pass `tawa-opt --list-passes` lists is in the README's table of
+    passes, and each option it takes is named in its row (the row the pass
+    heads, else the one mentioning it): `tawa-hopper-pipeline`'s `split-k`
+    and `select-store-path`'s `vec16` were missing."""
+    import dataclasses
+
+    from tawa_xdsl.registry import all_passes
+
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index("## Passes") :]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    missing = []
+    for name, factory in all_passes().items():
+        heads = re.compile(rf"`{re.escape(name)}[{{`]")
+        own = [r for r in rows if heads.search(r.split("|")[1])]
+        own = own or [r for r in rows if f"`{name}" in r]
+        if not own:
+            missing.append(f"the pass {name}")
+        for field in dataclasses.fields(factory()):
+            option = field.name.replace("_", "-")
+            if own and not any(re.search(rf"\b{option}\b", r) for r in own):
+                missing.append(f"{name}'s option {option}")
+    assert not missing, "the README's table of passes misses " + ", ".join(missing)
