@@ -112,7 +112,7 @@ at the 5 us this constant alone had."""
 
 REDUCE_PROGRAMS = 64
 """The programs a pair's reduce kernel is given at least, where its output
-allows, by narrowing the partials' tiles (`dispatch._reduce_tiles`). Each
+allows, by narrowing the partials' tiles (`dispatch._narrowed`). Each
 program sums its slots in turn, so its time follows the slots, not the bytes:
 measured on the H200 (NOTES 3.73), 12 programs of 64x96 over 11 slots took
 8.8 us, 64 of 64x16 7.6 us; 4 programs over 32 slots 15.3 us, 16 11.5 us;
