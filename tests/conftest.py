@@ -123,7 +123,9 @@ def encoded_maps(monkeypatch: pytest.MonkeyPatch) -> list[EncodedMap]:
 
     calls: list[EncodedMap] = []
 
-    def encode(dtype, rank, ptr, dims, strides, box, *rest) -> tuple[int, object]:
+    def encode(
+        dtype: str, rank: int, ptr: int, dims: Any, strides: Any, box: Any, *rest: Any
+    ) -> tuple[int, object]:
         calls.append(EncodedMap(dtype, ptr, list(dims), list(strides), list(box)))
         return (0, object())
 
