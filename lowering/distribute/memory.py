@@ -22,8 +22,9 @@
   per element (`pair`; an odd column misaligns them), single elements
   (`single`). Each path computes its own row addresses, as the printer did.
 
-A tile under 64 rows (`Geometry.padded`) is read by its padding warps at its own
-rows and written by none of them: `smem_store` and `store_global` mask them.
+A tile under 64 rows (`Geometry.padded`) is read by its padding rows at its own
+rows and written by none of them: `smem_store` and `store_global` mask them (a
+tile ending in half a warp slab, row by row: `KernelState.padding_guard`).
 """
 
 from __future__ import annotations
@@ -136,15 +137,20 @@ class SmemStore(DistributePattern):
         pair = (lambda i: [i // 2]) if packed else (lambda i: [i, i + 1])
         byte = is_i8(t.element_type)
         within = (0, 1) if byte else (0,)  # i8: each byte of a pair on its own
+        held = self.k.padding_guard(geometry(t), op, ops)
+        halves = held is not None and ptx.width(held) == 2  # a half slab
         ops.add(
             ptx.StoreOp(
                 "shared",
                 addr,
                 value.value,
                 [value.element(e) for p in pairs for e in pair(p.element)],
-                pred=self.k.padding_guard(geometry(t), op, ops),
+                pred=held,
                 offsets=[p.offset + b for p in pairs for b in within],
                 addr_elements=[p.group for p in pairs for _ in within],
+                pred_elements=[p.half for p in pairs for _ in within]
+                if halves
+                else None,
                 byte=byte,
             )
         )
@@ -222,6 +228,8 @@ class SmemLoad(DistributePattern):
             ops.imm(esize, "b32"),
             self.k.lowered(op.source, op).value,
         )
+        if ptx.width(first) == 2:  # a half slab: each row its own address
+            return _load_shared(ops, first, t, [0, 0], [0, 1])
         offsets = [geom.row_offset(i) * esize for i in range(geom.count)]
         return _load_shared(ops, first, t, offsets)
 
@@ -272,9 +280,12 @@ class _Pair:
     element: int
     """Its first accumulator element."""
     group: int
-    """Its 8-column group: the element of the address bundle it adds to."""
+    """The element of the address bundle it adds to: its 8-column group (and
+    its half h, in a half slab: `KernelState.row0`)."""
     offset: int
     """Bytes past that address: its column chunk and its row."""
+    half: int
+    """Which of the thread's two rows of its 64-row block it is in (h)."""
 
 
 def _swizzled_pairs(
@@ -299,6 +310,7 @@ def _swizzled_pairs(
     row_addr = ops.alu(  # this thread's first row, `span` bytes per row
         "mad.lo.u32", k.row0(rows, op, ops, wrap=True), ops.imm(span, "b32"), base
     )
+    halves = ptx.width(row_addr) == 2  # a half slab: each row its own address
     g = ids.g
     if span < SWIZZLE_BYTES:
         shift = (SWIZZLE_BYTES // span).bit_length() - 1
@@ -311,13 +323,22 @@ def _swizzled_pairs(
     swizzled = ops.alu("xor.b32", swizzled, g16)
     within = ops.alu("and.b32", byte, ops.imm(15, "b32"))
     swizzled = ops.alu("add.u32", swizzled, within)
-    addr = ops.alu("add.u32", swizzled, row_addr)
+    n = len(groups)
+    if halves:  # group j of half h: element n h + j
+        addr = ops.alu(
+            "add.u32",
+            Lowered(swizzled, tuple(j for _ in (0, 1) for j in range(n))),
+            Lowered(row_addr, tuple(h for h in (0, 1) for _ in range(n))),
+        )
+    else:
+        addr = ops.alu("add.u32", swizzled, row_addr)
     half = geom.cols // 2
     pairs = [
         _Pair(
             b * half + 4 * j + 2 * h,
-            j,
-            (chunk * rows + 64 * b + 8 * h) * span,
+            j + n * h if halves else j,
+            (chunk * rows + 64 * b + (0 if halves else 8 * h)) * span,
+            h,
         )
         for j, (chunk, _) in enumerate(groups)
         for b in range(geom.blocks)

@@ -28,3 +28,34 @@ func.func @row_exp32(%x: !tile.desc<?x?xf32, box = [32, 64]>,
   tile.store %e, %o[%m0, %c0] : tensor<32x64xf32> -> !tile.desc<?x?xf32, box = [32, 64]>
   func.return
 }
+
+// A tile of 24 rows ends in half a warp slab: warp 1's lanes hold row 16 + g
+// of it and padding at 24 + g. Each row a thread holds is wrapped on its own,
+// (16 w + g + 8 h) mod 24, its own address (8 rows on from the first would
+// leave the tile), and each is masked on its own: h = 0 in lanes under 64
+// (warps 0 and 1), h = 1 under 32 (warp 0).
+// CHECK-LABEL: .entry row_exp24(
+// CHECK:       add.u32 [[R1:%r[0-9]+]], %r{{[0-9]+}}, 8;
+// CHECK-NEXT:  rem.u32 [[R0:%r[0-9]+]], [[R0]], 24;
+// CHECK-NEXT:  rem.u32 [[R1]], [[R1]], 24;
+// CHECK:       ld.shared.v2.f32 {{{.*}}}, [%r{{[0-9]+}}+3072];
+// TMA:         setp.lt.u32 [[H0:%p[0-9]+]], %r{{[0-9]+}}, 64;
+// TMA-NEXT:    setp.lt.u32 [[H1:%p[0-9]+]], %r{{[0-9]+}}, 32;
+// TMA-NEXT:    @[[H0]] st.shared.v2.f32
+// TMA-NEXT:    @[[H1]] st.shared.v2.f32
+// REG:         setp.lt.u32 [[H0:%p[0-9]+]], %r{{[0-9]+}}, 64;
+// REG-NEXT:    setp.lt.u32 [[H1:%p[0-9]+]], %r{{[0-9]+}}, 32;
+// REG:         and.pred %p{{[0-9]+}}, %p{{[0-9]+}}, [[H0]];
+// REG-NEXT:    and.pred %p{{[0-9]+}}, %p{{[0-9]+}}, [[H1]];
+// REG:         st.global
+func.func @row_exp24(%x: !tile.desc<?x?xf32, box = [24, 64]>,
+    %o: !tile.desc<?x?xf32, box = [24, 64]>) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c24 = arith.constant 24 : index
+  %m0 = arith.muli %pid, %c24 : index
+  %t = tile.load %x[%m0, %c0] : !tile.desc<?x?xf32, box = [24, 64]> -> tensor<24x64xf32>
+  %e = math.exp %t : tensor<24x64xf32>
+  tile.store %e, %o[%m0, %c0] : tensor<24x64xf32> -> !tile.desc<?x?xf32, box = [24, 64]>
+  func.return
+}
