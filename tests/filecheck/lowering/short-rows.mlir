@@ -59,3 +59,28 @@ func.func @row_exp24(%x: !tile.desc<?x?xf32, box = [24, 64]>,
   tile.store %e, %o[%m0, %c0] : tensor<24x64xf32> -> !tile.desc<?x?xf32, box = [24, 64]>
   func.return
 }
+
+// A column reduction of a 24-row tile: before the thread combines its rows,
+// the padding rows' elements become the max's identity (-inf), under the same
+// row-by-row masks as the stores: h = 0 (elements 0, 1 of each 8-column
+// group) in lanes under 64, h = 1 (elements 2, 3) under 32.
+// CHECK-LABEL: .entry column_max24(
+// CHECK:       setp.lt.u32 [[H0:%p[0-9]+]], %r{{[0-9]+}}, 64;
+// CHECK-NEXT:  setp.lt.u32 [[H1:%p[0-9]+]], %r{{[0-9]+}}, 32;
+// CHECK-NEXT:  selp.f32 [[A:%f[0-9]+]], [[A]], 0fFF800000, [[H0]];
+// CHECK-NEXT:  selp.f32 [[B:%f[0-9]+]], [[B]], 0fFF800000, [[H0]];
+// CHECK-NEXT:  selp.f32 [[C:%f[0-9]+]], [[C]], 0fFF800000, [[H1]];
+// CHECK-NEXT:  selp.f32 [[D:%f[0-9]+]], [[D]], 0fFF800000, [[H1]];
+// CHECK:       max.NaN.f32
+// CHECK:       shfl.sync.bfly.b32
+func.func @column_max24(%x: !tile.desc<?x?xf32, box = [24, 32]>,
+    %o: !tile.desc<?x?xf32, box = [1, 32]>) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c24 = arith.constant 24 : index
+  %m0 = arith.muli %pid, %c24 : index
+  %t = tile.load %x[%m0, %c0] : !tile.desc<?x?xf32, box = [24, 32]> -> tensor<24x32xf32>
+  %m = tile.reduce max %t, axis = 0 : tensor<24x32xf32> -> tensor<32xf32>
+  tile.store %m, %o[%pid, %c0] : tensor<32xf32> -> !tile.desc<?x?xf32, box = [1, 32]>
+  func.return
+}
