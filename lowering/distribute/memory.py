@@ -19,8 +19,9 @@
   the paths `select-store-path` listed (a store without them takes that pass's
   choice), chosen at run time with uniform branches on the tile's first column:
   16-byte `st.global.v4` after a quad transpose (`vec16`), element pairs masked
-  per element (`pair`; an odd column misaligns them), single elements
-  (`single`). Each path computes its own row addresses, as the printer did.
+  per element (`pair`; an odd column misaligns them; an i8 pair's two bytes
+  packed by `prmt.b32` into one `st.global.u16`), single elements (`single`).
+  Each path computes its own row addresses, as the printer did.
 
 A tile under 64 rows (`Geometry.padded`) is read by its padding rows at its own
 rows and written by none of them: `smem_store` and `store_global` mask them (a
@@ -367,7 +368,8 @@ class _Store:
     col: SSAValue
     ids: ConsumerIds
     byte: bool
-    """An i8 tile: each element its low byte (`st.global.u8`)."""
+    """An i8 tile: each element its low byte (`st.global.u8`), a pair both
+    (`st.global.u16`)."""
 
     @property
     def row_offsets(self) -> list[int]:
@@ -403,9 +405,9 @@ class StoreGlobal(DistributePattern):
             )
         paths = op.store_paths or tuple(store_paths(t))
         byte = is_i8(t.element_type)
-        if byte and paths != (StorePath.SINGLE,):
+        if byte and StorePath.VEC16 in paths:
             raise OpDiagnostic(
-                op, "i8 tiles are stored from registers one element at a time only"
+                op, "i8 tiles are stored from registers by element pairs or alone"
             )
         ptr, dims, strides = k.tensors[op.target]
         idx = [ops.reg(self.k.lowered(i, op)) for i in op.indices]
@@ -657,15 +659,26 @@ def _store_pair_groups(
         wide = [[s.value.element(i), s.value.element(i + 1)] for i in firsts]
         single_firsts = [[s.value.element(i)] for i in firsts]
         single_seconds = [[s.value.element(i + 1)] for i in firsts]
+    if s.byte and paired:  # i8: a pair's low bytes side by side, one st.u16
+        wide_value = ops.alu(
+            "prmt.b32",
+            s.value.select(firsts),
+            s.value.select([i + 1 for i in firsts]),
+            ops.imm(PAIR_BYTES, "b32"),
+        )
+        wide = [[j] for j in range(n)]
     if paired:  # p1: both inside (p1 implies p0), p0: the first alone
         p0 = ops.alu("xor.pred", p0, p1)
-        stores = [(wide_value, wide, p1, 0), (single_value, single_firsts, p0, 0)]
+        stores = [
+            (wide_value, wide, p1, 0, s.byte),
+            (single_value, single_firsts, p0, 0, False),
+        ]
     else:
         stores = [
-            (single_value, single_firsts, p0, 0),
-            (single_value, single_seconds, p1, esize),
+            (single_value, single_firsts, p0, 0, False),
+            (single_value, single_seconds, p1, esize, False),
         ]
-    for value, elements, pred, offset in stores:
+    for value, elements, pred, offset, half in stores:
         ops.add(
             ptx.StoreOp(
                 "global",
@@ -676,9 +689,16 @@ def _store_pair_groups(
                 pred=pred,
                 offsets=[0] * n,
                 addr_elements=list(range(n)),
-                byte=s.byte,
+                byte=s.byte and not half,
+                half=half,
             )
         )
+
+
+PAIR_BYTES = 0x40
+"""The `prmt.b32` selector putting byte 0 of its second operand (4) above
+byte 0 of its first (0): an i8 element pair's two bytes in the low 16 bits,
+the first at the lower address."""
 
 
 def patterns(k: KernelState) -> list[DistributePattern]:
