@@ -16,13 +16,15 @@ naming the stage, never a PTX file printed from it. Verifying thread-level IR
 costs about as much as lowering it, so the target verifies once, after the
 last stage, and only when that fails (or a stage crashes) reruns the stages on
 a copy of its input, verifying after each, to name the first at fault.
+`--disable-verify` turns this off, as it does between passes
+(`UnverifiedPTXTarget`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -190,6 +192,16 @@ class PTXTarget(Target):
     """PTX ISA 8.0 for sm_90a, one `.entry` per kernel."""
 
     name = "ptx"
+    verify: ClassVar[bool] = True
+    """Verify what the stages leave (`lower_verified`)."""
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        output.write(_ptx(ctx, module, verify=True))
+        output.write(_ptx(ctx, module, verify=self.verify))
+
+
+@dataclass(frozen=True)
+class UnverifiedPTXTarget(PTXTarget):
+    """`-t ptx` under `--disable-verify`: the stages' IR is not verified, as
+    the IR between passes is not."""
+
+    verify = False

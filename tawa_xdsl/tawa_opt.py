@@ -94,7 +94,7 @@ class TawaOptMain(xDSLOptMain):
         # RISC-V, ...), which tawa-xdsl never produces: on our IR they crash
         self.available_targets = {
             "mlir": self.available_targets["mlir"],
-            **registry.all_targets(),
+            **registry.all_targets(lambda: not self.args.disable_verify),
         }
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:

@@ -281,13 +281,9 @@ def misorder(root: Operation) -> None:
     raise AssertionError("nothing to misorder")
 
 
-@pytest.mark.parametrize("stage", ["distribute-fragments", "ptx-allocate"])
-def test_invalid_ir_inside_the_ptx_target_is_blamed_on_its_stage(
-    capsys, monkeypatch, lowered_gemm: Path, stage: str
-) -> None:
-    """-t ptx verifies what its stages leave: a stage that leaves invalid IR is
-    an internal error of that stage at the op, not a PTX file printed from it
-    (exit 0). A module stage and a kernel stage are each made to break it."""
+def break_stage(monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
+    """Make the -t ptx stage `stage` (distribute-fragments, a module stage, or
+    ptx-allocate, a kernel stage) leave invalid IR (`misorder`)."""
     from tawa_xdsl.lowering import ptx_target
     from tawa_xdsl.lowering.distribute import DistributeFragmentsPass
 
@@ -304,6 +300,16 @@ def test_invalid_ir_inside_the_ptx_target_is_blamed_on_its_stage(
         monkeypatch.setattr(
             ptx_target, "allocate_kernel", lambda k: (allocate(k), misorder(k))
         )
+
+
+@pytest.mark.parametrize("stage", ["distribute-fragments", "ptx-allocate"])
+def test_invalid_ir_inside_the_ptx_target_is_blamed_on_its_stage(
+    capsys, monkeypatch, lowered_gemm: Path, stage: str
+) -> None:
+    """-t ptx verifies what its stages leave: a stage that leaves invalid IR is
+    an internal error of that stage at the op, not a PTX file printed from it
+    (exit 0). A module stage and a kernel stage are each made to break it."""
+    break_stage(monkeypatch, stage)
     rc, out, err = run(capsys, str(lowered_gemm), "-t", "ptx")
     assert (rc, out) == (3, "")
     assert re.match(
@@ -312,6 +318,17 @@ def test_invalid_ir_inside_the_ptx_target_is_blamed_on_its_stage(
         err,
     ), err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_disable_verify_leaves_the_ptx_stages_unverified(
+    capsys, monkeypatch, lowered_gemm: Path
+) -> None:
+    """`--disable-verify` turns the stages' verification off, as it does
+    between passes: the IR distribute-fragments broke is printed."""
+    break_stage(monkeypatch, "distribute-fragments")
+    rc, out, err = run(capsys, str(lowered_gemm), "--disable-verify", "-t", "ptx")
+    assert (rc, err) == (0, "")
+    assert out.startswith(".version 8.0")
 
 
 def test_the_traceback_on_request(capsys, buggy_passes, monkeypatch) -> None:
