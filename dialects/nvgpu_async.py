@@ -1201,10 +1201,12 @@ class ColumnReduceOp(IRDLOperation):
                 f"{src.get_shape()[-1]} columns, not {res}"
             )
         rows, warpgroups = src.get_shape()[0], src_layout.warpgroups.data
-        if rows % (64 * warpgroups):
+        padded = warpgroups == 1 and rows < 64 and rows % 8 == 0
+        if rows % (64 * warpgroups) and not padded:
             raise VerifyException(
                 f"{self.name}: {rows} rows are not whole 64-row blocks of "
-                f"{warpgroups} warpgroup{'s' if warpgroups > 1 else ''}"
+                f"{warpgroups} warpgroup{'s' if warpgroups > 1 else ''}, nor a "
+                "multiple of 8 under 64 (one padded block)"
             )
         if (
             not isinstance(src.element_type, Float32Type)

@@ -1152,6 +1152,10 @@ BYTE_TYPES = {"ptx.ld": "s8", "ptx.st": "u8"}
 byte into its `b32` register (an i8 element), a store writes the register's
 low byte (PTX: a register wider than the instruction type)."""
 
+HALF_TYPES = {"ptx.st": "u16"}
+"""The two-byte memory type of a store with `half`: the register's low 16
+bits (two i8 elements packed, `prmt.b32`)."""
+
 
 class _Memory(Predicated):
     """Shared by loads and stores: an address register plus a byte offset, one
@@ -1167,6 +1171,9 @@ class _Memory(Predicated):
     addr_map = opt_prop_def(DenseArrayBase)
     byte = opt_prop_def(UnitAttr)
     """Each instruction moves one byte of one `b32` register (`BYTE_TYPES`)."""
+    half = opt_prop_def(UnitAttr)
+    """Each instruction moves the low 16 bits of one `b32` register
+    (`HALF_TYPES`: stores only)."""
 
     SPACES: ClassVar[frozenset[str]] = frozenset({"global", "shared"})
 
@@ -1196,8 +1203,16 @@ class _Memory(Predicated):
             for r, e in zip(regs, extra, strict=True)
         ]
 
+    @property
+    def narrow(self) -> int | None:
+        """Bytes each instruction moves of its one `b32` register (1: `byte`,
+        2: `half`), or None: whole registers."""
+        return 1 if self.byte else 2 if self.half else None
+
     def memory_type(self, cls: str) -> str:
-        """The instruction type: the register class's, or a byte's."""
+        """The instruction type: the register class's, or a byte's or two's."""
+        if self.half:
+            return HALF_TYPES[self.name]
         return BYTE_TYPES[self.name] if self.byte else MEMORY_TYPES[cls]
 
     def _verify_memory(self, addr: SSAValue) -> None:
@@ -1218,9 +1233,12 @@ class _Memory(Predicated):
         _check_map(self, "the address", addr, self.addr_map or _map_attr(None), n)
         self.verify_guard(n)
         data = self.operands[1] if isinstance(self, StoreOp) else self.results[0]
-        if self.byte and (register_class(data) != "b32" or self.vector != 1):
+        if self.half and (self.byte or self.name not in HALF_TYPES):
+            raise VerifyException(f"{self.name}: half is for stores, not with byte")
+        if self.narrow and (register_class(data) != "b32" or self.vector != 1):
+            moved = "a byte moves" if self.byte else "two bytes move"
             raise VerifyException(
-                f"{self.name}: a byte moves one b32 register per instruction"
+                f"{self.name}: {moved} one b32 register per instruction"
             )
 
 
@@ -1230,10 +1248,13 @@ def _memory_properties(
     offsets: Sequence[int] | None,
     addr_elements: Sequence[int] | None,
     byte: bool = False,
+    half: bool = False,
 ) -> dict[str, Attribute]:
     props: dict[str, Attribute] = {"space": StringAttr(space), "offset": _i64(offset)}
     if byte:
         props["byte"] = UnitAttr()
+    if half:
+        props["half"] = UnitAttr()
     if offsets is not None:
         props["offsets"] = _i64_array(tuple(offsets))
     if addr_elements is not None:
@@ -1331,11 +1352,12 @@ class StoreOp(_Memory):
         addr_elements: Sequence[int] | None = None,
         pred_elements: Sequence[int] | None = None,
         byte: bool = False,
+        half: bool = False,
     ):
         super().__init__(
             operands=[addr, value, [pred] if pred is not None else []],
             properties={
-                **_memory_properties(space, offset, offsets, addr_elements, byte),
+                **_memory_properties(space, offset, offsets, addr_elements, byte, half),
                 "value_map": _map_attr(elements),
                 **guard_properties(pred, negated, pred_elements),
             },

@@ -317,6 +317,15 @@ class ReduceKind(StrEnum):
     MIN = auto()
     SUM = auto()
 
+    def identity(self, is_float: bool) -> float | int:
+        """What combines with any x to x: what padding rows of a tile hold
+        for a reduction over it (-0.0 for a float sum: -0.0 + -0.0 is -0.0)."""
+        if self is ReduceKind.SUM:
+            return -0.0 if is_float else 0
+        if is_float:
+            return -math.inf if self is ReduceKind.MAX else math.inf
+        return -(2**31) if self is ReduceKind.MAX else 2**31 - 1  # i32
+
 
 @irdl_attr_definition
 class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):

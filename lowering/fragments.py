@@ -16,10 +16,13 @@ N / 4 columns 8 j + 2 t + e, numbered `2 j + e`. 16-bit tiles pack element pairs
 (2k, 2k + 1), adjacent columns, into one 32-bit register: this is exactly the
 wgmma A-operand layout, so P = bf16(S) feeds the next MMA without shuffles.
 
-A tile of 16, 32 or 48 rows a warpgroup (a row kernel, an epilogue over a short
-tile) is held padded to one 64-row block: the warps past its rows hold padding
-rows, which read the tile's own rows (`row 16 w + g` wrapped modulo the rows:
-every address stays inside the tile) and are never stored (`padded`).
+A tile of 8 to 56 rows a warpgroup, a multiple of 8 (a row kernel, an epilogue
+over a short tile), is held padded to one 64-row block: the rows past its own
+are padding, which read the tile's own rows (`row 16 w + g + 8 h` wrapped
+modulo the rows: every address stays inside the tile) and are never stored
+(`padded`). A warp holds a 16-row slab, rows g and g + 8 of it in each lane: a
+tile of 8, 24, 40 or 56 rows ends in half a slab (`half_slab`), whose lanes
+hold a row of the tile for h = 0 and padding for h = 1.
 """
 
 from __future__ import annotations
@@ -64,6 +67,20 @@ class Geometry:
         """Whether the tile is held padded to one 64-row block a warpgroup
         (its warps past `rows_per_warpgroup` hold rows never stored)."""
         return self.kind != FragmentKind.COL and self.rows_per_warpgroup < 64
+
+    @property
+    def half_slab(self) -> bool:
+        """Whether the padded tile ends in half a 16-row warp slab (its last
+        warp's lanes hold a row of it at g and padding at g + 8)."""
+        return self.padded and self.rows_per_warpgroup % 16 != 0
+
+    @property
+    def held_lanes(self) -> tuple[int, int]:
+        """Lanes of a warpgroup (32 a warp, 16 rows) whose row g (h = 0) and
+        row g + 8 (h = 1) of their slab are rows of the padded tile: the
+        warps the rows reach, and the warps they fill."""
+        band = self.rows_per_warpgroup
+        return 32 * -(-band // 16), 32 * (band // 16)
 
     @property
     def count(self) -> int:
@@ -118,20 +135,21 @@ class Geometry:
 def row_problem(rows: int, warpgroups: int) -> str | None:
     """Why an accumulator-layout or row tile of `rows` rows shared by
     `warpgroups` warpgroups cannot be held in registers, or None: each
-    warpgroup holds whole 64-row blocks, or one padded block of whole 16-row
-    warp slabs (a lane reads rows g and g + 8 of its slab from one address at
-    a fixed offset, so a slab is read and masked whole)."""
+    warpgroup holds whole 64-row blocks, or one block padded from a multiple
+    of 8 rows: whole halves of a warp slab (rows g and g + 8 of a lane's),
+    so a padding row reads a row of the tile with the same g, the phase of
+    the swizzle its address takes."""
     band, rest = divmod(rows, warpgroups)
     per = f" ({band} a warpgroup, over {warpgroups})" if warpgroups > 1 else ""
     if rest or (band >= 64 and band % 64):
         return (
             f"{rows} rows{per}: the accumulator layout holds whole 64-row blocks "
-            "per warpgroup, or one block padded from 16, 32 or 48 rows"
+            "per warpgroup, or one block padded from 8 to 56 rows, a multiple of 8"
         )
-    if band < 64 and band % 16:
+    if band < 64 and band % 8:
         return (
-            f"{rows} rows{per}: a tile under 64 rows is held in whole 16-row warp "
-            "slabs (each warp of the accumulator layout holds 16 rows): use 16, "
-            "32 or 48 rows"
+            f"{rows} rows{per}: a tile under 64 rows is held in whole 8-row halves "
+            "of a warp slab (the accumulator layout's lanes hold rows g and g + 8 "
+            "of a 16-row slab): use a multiple of 8"
         )
     return None

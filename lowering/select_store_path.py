@@ -11,9 +11,10 @@ at run time (`StorePath`), most specialised first:
 - `vec16`: 16-byte `st.global.v4` after a quad transpose, for 16-bit tiles of
   whole 32-column groups (`vec16_fits`), taken when the tile lies wholly inside
   the tensor at a column that is a multiple of 8;
-- `pair`: one store per element pair, taken at an even first column;
-- `single`: one store per element, the fallback (an odd column misaligns pairs),
-  and the only path of i8 tiles (one element per register: `st.u8` each).
+- `pair`: one store per element pair, taken at an even first column (an i8
+  pair's low bytes packed into one `st.u16`);
+- `single`: one store per element, the fallback (an odd column misaligns pairs;
+  an i8 element is a `st.u8`).
 
 `distribute-fragments` emits one uniform branch per listed path but the last.
 A store that already lists its paths keeps them (a test or a user may force
@@ -35,13 +36,10 @@ from xdsl.pattern_rewriter import (
 )
 
 from tawa_xdsl.dialects import nvgpu_async as nv
-from tawa_xdsl.dialects.tile import is_i8
 
 
 def store_paths(t: TensorType, vec16: bool = True) -> list[nv.StorePath]:
     """The register paths a store of tile type `t` may take."""
-    if is_i8(t.element_type):
-        return [nv.StorePath.SINGLE]
     paths = [nv.StorePath.PAIR, nv.StorePath.SINGLE]
     if vec16 and nv.vec16_fits(t):
         paths.insert(0, nv.StorePath.VEC16)

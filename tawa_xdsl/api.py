@@ -17,7 +17,12 @@ from tawa_xdsl.diagnostics import (
     verify_located,
 )
 from tawa_xdsl.kernel_text import only_kernel
-from tawa_xdsl.pass_pipeline import build_passes, check_input, verify_after
+from tawa_xdsl.pass_pipeline import (
+    build_passes,
+    check_input,
+    pass_failure,
+    verify_after,
+)
 from tawa_xdsl.registry import all_passes_with_xdsl, make_context
 
 
@@ -80,5 +85,5 @@ def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
     except Exception as e:
         if is_user_error(e):
             raise
-        raise InternalError.wrap(stage, e) from e
+        raise pass_failure(stage, e) from e
     return module

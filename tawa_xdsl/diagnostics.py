@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from types import TracebackType
+from types import FrameType, TracebackType
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -163,17 +163,45 @@ def op_at_fault(tb: TracebackType | None) -> Operation | None:
     Passes and the printer keep the op they handle in a local (`op`, `load`,
     `self` of an op method); the first located one from the inside out is the op
     an internal error is most likely about."""
-    frames = []
-    while tb is not None:
-        frames.append(tb.tb_frame)
-        tb = tb.tb_next
-    for frame in reversed(frames):
+    for frame in reversed(_frames(tb)):
         for value in frame.f_locals.values():
             if isinstance(value, Operation) and isinstance(
                 value.location, FileLineColLoc
             ):
                 return value
     return None
+
+
+def failed_outside_our_code(tb: TracebackType | None) -> bool:
+    """Whether the code `tb` ran, past its first frames (the driver's, ours),
+    is none of ours: the failure is then in the code called (an xDSL pass),
+    not in code of ours it called back (our ops' patterns or verifiers)."""
+    frames = _frames(tb)
+    while frames and _is_ours(frames[0]):
+        frames.pop(0)
+    return bool(frames) and not any(_is_ours(f) for f in frames)
+
+
+def op_in_hand(tb: TracebackType | None) -> Operation | None:
+    """The first op local of the innermost frame of `tb` that has one, located
+    or not (a diagnostic about it is placed at the op around it)."""
+    for frame in reversed(_frames(tb)):
+        for value in frame.f_locals.values():
+            if isinstance(value, Operation):
+                return value
+    return None
+
+
+def _frames(tb: TracebackType | None) -> list[FrameType]:
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    return frames
+
+
+def _is_ours(frame: FrameType) -> bool:
+    return frame.f_globals.get("__name__", "").partition(".")[0] == "tawa_xdsl"
 
 
 def is_user_error(error: BaseException) -> bool:

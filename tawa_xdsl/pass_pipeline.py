@@ -165,6 +165,39 @@ def verify_after(
         raise InternalError.wrap(done.name, e) from e
 
 
+def pass_failure(
+    name: str, error: Exception, *, in_pipeline: bool = False
+) -> Exception:
+    """What the pass `name` raising `error` (no diagnostic) is reported as: a
+    bug of ours, an `InternalError` at the op, unless the pass is one of
+    xDSL's that the user ran (not a cleanup our pipeline runs) and it failed in
+    xDSL's code alone. That pass does not take this IR (xDSL's
+    test-constant-folding asserts that each arith.addi adds two constants):
+    a diagnostic at the op it was on, naming the pass, as when such a pass
+    leaves invalid IR (`verify_after`). Our code that an xDSL pass calls (our
+    ops' canonicalization patterns, verifiers) stays ours."""
+    from tawa_xdsl import registry
+    from tawa_xdsl.diagnostics import (
+        InternalError,
+        OpDiagnostic,
+        failed_outside_our_code,
+        op_in_hand,
+    )
+
+    xdsl_pass = name in registry.all_passes_with_xdsl() and not (
+        in_pipeline or name in registry.all_passes()
+    )
+    tb = error.__traceback__
+    if not xdsl_pass or not failed_outside_our_code(tb):
+        return InternalError.wrap(name, error)
+    first_line = (str(error).strip().splitlines() or [""])[0]
+    why = type(error).__name__ + (f": {first_line}" if first_line else "")
+    op = op_in_hand(tb)
+    failed = f"{name} (an xDSL pass) failed{' on this op' if op else ''}"
+    message = f"{failed} ({why}): it does not take this IR"
+    return DiagnosticException(message) if op is None else OpDiagnostic(op, message)
+
+
 def instantiate(cls: type[Configured], spec: ArgSpec) -> Configured:
     """`cls` (a pass or a target) configured by `spec`; a bad option is reported
     as written."""

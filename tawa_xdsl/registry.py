@@ -34,11 +34,16 @@ def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     }
 
 
-def all_targets() -> dict[str, Callable[[], type[Target]]]:
-    def ptx() -> type[Target]:
-        from tawa_xdsl.lowering.ptx_target import PTXTarget
+def all_targets(
+    verify: Callable[[], bool] = lambda: True,
+) -> dict[str, Callable[[], type[Target]]]:
+    """Our targets; `verify` says, when one is made, whether it verifies the IR
+    its stages leave (the driver's `--disable-verify` turns it off)."""
 
-        return PTXTarget
+    def ptx() -> type[Target]:
+        from tawa_xdsl.lowering.ptx_target import PTXTarget, UnverifiedPTXTarget
+
+        return PTXTarget if verify() else UnverifiedPTXTarget
 
     return {"ptx": ptx}
 

@@ -3,14 +3,16 @@
 Exit codes:
 - 0: success; the IR (or `-t` output) on stdout.
 - 1: a diagnostic about the input: unparsable or ill-typed IR, an unknown pass or
-  a bad option, a kernel a pass cannot handle, a missing file, an output that
-  cannot be written. One line on stderr, `tawa-opt: file:line:col: error: op:
+  a bad option, a kernel a pass cannot handle, an xDSL pass that fails on (or
+  leaves invalid) IR it does not take, a missing file, an output that cannot
+  be written. One line on stderr, `tawa-opt: file:line:col: error: op:
   message` where an op or a source position is known (a parse error adds the
   source line under it); with `--split-input-file`, one for each chunk that
   failed, after every chunk ran. The `-o` file of a failed run is removed.
 - 2: a command-line usage error (argparse).
 - 3: an internal error, a bug of ours: an exception a pass, the printer or the
-  driver did not mean to raise, or a pass that left invalid IR. One line,
+  driver did not mean to raise, or a pass (or a stage of `-t ptx`) that left
+  invalid IR. One line,
   `tawa-opt: [file:line:col: ]internal error in <pass or stage>: ...`;
   `TAWA_TRACEBACK=1` shows the traceback instead.
 
@@ -59,6 +61,7 @@ from tawa_xdsl.pass_pipeline import (
     check_input,
     instantiate,
     option_name,
+    pass_failure,
     verify_after,
 )
 
@@ -91,7 +94,7 @@ class TawaOptMain(xDSLOptMain):
         # RISC-V, ...), which tawa-xdsl never produces: on our IR they crash
         self.available_targets = {
             "mlir": self.available_targets["mlir"],
-            **registry.all_targets(),
+            **registry.all_targets(lambda: not self.args.disable_verify),
         }
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
@@ -212,6 +215,7 @@ class TawaOptMain(xDSLOptMain):
         self._stage = VERIFIER
         self._started = time.perf_counter()
         self._pipeline_stage, self._on = VERIFIER, ""
+        self._in_pipeline = False  # in a named pipeline's passes
         self.pipeline = PassPipeline(
             tuple(
                 build_passes(
@@ -229,6 +233,7 @@ class TawaOptMain(xDSLOptMain):
         input, verified already."""
         if done is None:
             self._pipeline_stage = self._stage  # the pipeline's own name
+            self._in_pipeline = True
             from tawa_xdsl.kernel import kernels
 
             names = [k.sym_name.data for k in kernels(module)]
@@ -239,6 +244,7 @@ class TawaOptMain(xDSLOptMain):
         self._between_passes(done, module, upcoming, in_pipeline=True)
         if upcoming is None:  # the next kernel, or the pipeline's end
             self._stage, self._on = self._pipeline_stage, ""
+            self._in_pipeline = False
 
     def _between_passes(
         self,
@@ -269,7 +275,7 @@ class TawaOptMain(xDSLOptMain):
             input_error = self._stage == VERIFIER and isinstance(e, DiagnosticException)
             if is_user_error(e) or input_error:
                 raise
-            raise InternalError.wrap(self._stage, e) from e
+            raise pass_failure(self._stage, e, in_pipeline=self._in_pipeline) from e
 
     # ----------------------------------------------------------------- output
 
@@ -277,6 +283,8 @@ class TawaOptMain(xDSLOptMain):
         self._check_target_options()
         try:
             return super().output_resulting_program(prog)
+        except InternalError:
+            raise
         except Exception as e:
             if is_user_error(e):
                 raise

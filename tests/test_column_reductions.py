@@ -110,6 +110,21 @@ def masked_column_max_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndar
     return [x, np.full(expected.shape, np.nan, np.float32)], (2, 2), expected
 
 
+def short_column_sums40_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    """100 rows in 40-row tiles: the last has 20 rows and 20 of TMA's zeros."""
+    x = np.random.default_rng(14).standard_normal((100, 72)).astype(np.float32)
+    expected = per_row_tile(x.astype(np.float64), 40).sum(1)
+    return [x, np.full(expected.shape, np.nan, np.float32)], (2, 3), expected
+
+
+def short_column_max24_case() -> tuple[list[np.ndarray], tuple[int, ...], np.ndarray]:
+    """The row ids the padding rows would add (24..63) exceed every real one."""
+    x = np.random.default_rng(15).standard_normal((100, 40)).astype(np.float32)
+    tiles = per_row_tile(x.astype(np.float64), 24) + np.arange(24)[:, None]
+    expected = tiles.max(1)
+    return [x, np.full(expected.shape, np.nan, np.float32)], (2, 5), expected
+
+
 CASES = {
     "column_range": column_range_case,
     "gemm_column_sums": gemm_column_sums_case,
@@ -120,6 +135,8 @@ CASES = {
     "bf16_column_sums": bf16_column_sums_case,
     "f16_column_max": f16_column_max_case,
     "masked_column_max": masked_column_max_case,
+    "short_column_sums40": short_column_sums40_case,
+    "short_column_max24": short_column_max24_case,
 }
 
 
@@ -178,6 +195,8 @@ def interpreted(kernel: str) -> tuple[list[np.ndarray], tuple[int, ...], np.ndar
         "int_columns",
         "bf16_column_sums",  # in f32, rounded once
         "masked_column_max",
+        "short_column_sums40",
+        "short_column_max24",
     ],
 )
 def test_the_interpreter_reduces_columns(kernel: str) -> None:
@@ -195,6 +214,8 @@ def test_the_interpreter_reduces_columns(kernel: str) -> None:
         # extended, reduced in f32, rounded back: exact (the thread level
         # runs a 16-bit tile in CI)
         pytest.param("f16_column_max", 0, marks=pytest.mark.exhaustive),
+        # under 64 rows: each warp reduces its rows of the tile only
+        pytest.param("short_column_max24", 0, marks=pytest.mark.exhaustive),
     ],
 )
 def test_the_barrier_simulator_exchanges_through_the_scratch(
@@ -221,6 +242,9 @@ def test_the_barrier_simulator_exchanges_through_the_scratch(
         ("bf16_column_sums", ""),  # extended to f32, the sums rounded to bf16
         ("masked_column_max", ""),  # the padding rows selected away
         ("f16_column_max", ""),  # 64 rows: one warpgroup, the last tile padded
+        # under 64 rows: the padding rows masked out, row by row in a half slab
+        ("short_column_max24", ""),
+        pytest.param("short_column_sums40", "", marks=pytest.mark.exhaustive),
         # 40 columns, five 8-column groups: C stored from registers (the GPU
         # tests run it)
         pytest.param(

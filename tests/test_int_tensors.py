@@ -282,12 +282,21 @@ def test_the_barrier_simulator_computes_what_the_interpreter_does(kernel) -> Non
         np.testing.assert_array_equal(got[out], expected[out])
 
 
-def test_the_ptx_of_integer_reductions_assembles() -> None:
-    """i32 loads, compares, selects, max / min / sum reductions and i32 stores."""
-    kernel = "argmax_count_i32"
+@pytest.mark.parametrize(
+    ("kernel", "instructions"),
+    [
+        # i32 loads, compares, selects, max / min / sum reductions, i32 stores
+        ("argmax_count_i32", {"max.s32 ", "min.s32 ", "add.s32 "}),
+        # i8 stored from registers: a pair's bytes packed, one 16-bit store
+        ("mix_i8_i64", {"prmt.b32 ", "st.global.u16 "}),
+    ],
+)
+def test_the_ptx_of_integer_kernels_assembles(
+    kernel: str, instructions: set[str]
+) -> None:
     lowered = tawa_xdsl.apply(_module(kernel), "tawa-hopper-pipeline")
     ptx = kernel_ptx(find_kernel(lowered, kernel))
-    assert {"max.s32", "min.s32", "add.s32"} <= set(re.findall(r"\b\w+\.s32\b", ptx))
+    assert all(i in ptx for i in instructions)
     result = assemble(ptx)
     assert result.ok, result.log[-3000:]
     assert result.remarks == [] and not result.spills, result.log[-3000:]

@@ -1,6 +1,7 @@
-"""Register tiles of 16, 32 and 48 rows (row kernels, `kernels/short_rows.mlir`),
-held padded to one 64-row accumulator block: the padding warps read the
-tile's own rows and store nothing. They used to read and write past the tile
+"""Register tiles of 8 to 56 rows, multiples of 8 (row kernels,
+`kernels/short_rows.mlir`), held padded to one 64-row accumulator block: the
+padding rows read the tile's own rows and store nothing (row by row in a tile
+that ends in half a warp slab: 8, 24, 40, 56 rows). They used to read and write past the tile
 (the layout assumed 64 rows). The interpreter computes the float64 reference;
 the barrier simulator and the thread level (both store paths, an edge tile,
 the outputs poisoned) must compute what the interpreter does.
@@ -58,6 +59,31 @@ CASES: dict[str, tuple[int, Arrays, Arrays, Callable[..., list[np.ndarray]]]] = 
         [((ROWS, 32), np.float32)],
         lambda x: [x + (np.arange(ROWS) % 48)[:, None]],
     ),
+    # tiles ending in half a warp slab
+    "row_softmax8": (
+        8,
+        [((ROWS, 64), np.float32)],
+        [((ROWS, 64), bfloat16), ((ROWS,), np.float32)],
+        _softmax,
+    ),
+    "rows24_scale": (
+        24,
+        [((ROWS, 128), bfloat16), ((ROWS,), np.float32)],
+        [((ROWS, 128), bfloat16)],
+        lambda x, s: [x * s[:, None]],
+    ),
+    "row_exp_sums56": (
+        56,
+        [((ROWS, 192), np.float32)],
+        [((ROWS,), np.float32)],
+        lambda x: [np.exp(x).sum(1)],
+    ),
+    "rows40_iota": (
+        40,
+        [((ROWS, 32), np.float32)],
+        [((ROWS, 32), np.float32)],
+        lambda x: [x + (np.arange(ROWS) % 40)[:, None]],
+    ),
 }
 
 
@@ -103,8 +129,15 @@ def test_the_barrier_simulator_agrees(kernel: str) -> None:
 THREAD_LEVEL = [
     ("row_softmax32", ""),  # TMA store (staging masked) and a row vector
     ("rows16_scale", "tma-store=false"),  # a row vector read, bf16 from registers
+    # a half slab: each row read at its own address, the staging tile and a
+    # row vector stored masked row by row
+    ("row_softmax8", ""),
+    # stored from registers row by row (FileCheck: lowering/short-rows.mlir)
+    ("rows24_scale", "tma-store=false"),
     ("rows48_iota", ""),  # three warps of rows, one of padding
     ("row_exp_sums32", "num-stages=3"),  # loads in a loop, a carried row vector
+    ("rows40_iota", "tma-store=false"),
+    ("row_exp_sums56", ""),
 ]
 
 
@@ -112,7 +145,7 @@ THREAD_LEVEL = [
     ("kernel", "options"),
     sweep(
         THREAD_LEVEL,
-        set(THREAD_LEVEL[:2]),
+        set(THREAD_LEVEL[:3]),
         lambda c: "-".join(filter(None, c)),
         slow=(),
     ),

@@ -149,6 +149,13 @@ def test_a_byte_moves_one_b32_register() -> None:
         ptx.LoadOp("global", addr, "b64", 1, byte=True).verify_()
     with pytest.raises(VerifyException, match="a byte moves one b32 register"):
         ptx.LoadOp("global", addr, "b32", 2, byte=True).verify_()
+    # an i8 pair's two bytes (st.u16): from one b32 register, by a store
+    wide = ptx.LoadOp("global", addr, "b64", 1).result
+    with pytest.raises(VerifyException, match="two bytes move one b32 register"):
+        ptx.StoreOp("global", addr, wide, [0], half=True).verify_()
+    narrow = ptx.LoadOp("global", addr, "b32", 1).result
+    with pytest.raises(VerifyException, match="half is for stores, not with byte"):
+        ptx.StoreOp("global", addr, narrow, [0], byte=True, half=True).verify_()
 
 
 def test_divergent_if_merges_results_lane_by_lane() -> None:

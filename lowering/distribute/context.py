@@ -278,8 +278,12 @@ class KernelState:
     ) -> SSAValue:
         """This thread's first row of a tile with `rows` rows: band + 16 w + g;
         with `wrap`, a tile under 64 rows a warpgroup (`Geometry.padded`) has
-        its padding warps read its own rows: band + (16 w + g) mod band (an
+        its padding rows read its own rows: band + (16 w + g) mod band (an
         address inside the tile; their stores are masked: `padding_guard`).
+        A tile that ends in half a warp slab (`Geometry.half_slab`: 8, 24, 40
+        or 56 rows) wraps each of the two rows a thread holds on its own, a
+        bundle (h = 0, 1): band + (16 w + g + 8 h) mod band, as 8 rows past
+        the first would leave it.
         Into `ops` when given (an epilogue's store: the value is not live over
         the main loop, where every register counts), else computed once at the
         top of the consumer region (what loop iterations read again)."""
@@ -300,6 +304,8 @@ class KernelState:
         band = rows // self.warpgroups
         if wrap:
             r = ops.alu("mad.lo.u32", ids.warp, self.imm(16, "b32"), ids.g)
+            if band % 16:  # half a slab: each row of the thread on its own
+                r = ops.alu("add.u32", r, self.imm([0, 8], "b32"))
             r = ops.alu("rem.u32", r, self.imm(band, "b32"))
             return ops.alu("mad.lo.u32", ids.cwg, self.imm(band, "b32"), r)
         r = ops.alu("mul.lo.u32", ids.cwg, self.imm(band, "b32"))
@@ -309,15 +315,19 @@ class KernelState:
     def padding_guard(
         self, geom: Geometry, user: Operation, ops: Ops
     ) -> SSAValue | None:
-        """True in the threads that hold rows of `geom`'s tile, false in those
-        that hold its padding (`Geometry.padded`: the warps past its rows,
-        lanes 2 band.. of the warpgroup): what masks its stores. None for a
+        """True where a thread holds rows of `geom`'s tile, false where it
+        holds padding (`Geometry.padded`: the warps past its rows): what masks
+        its stores. One predicate, or a bundle of two, one per row a thread
+        holds (h = 0, 1), for a tile that ends in half a warp slab, whose last
+        warp holds rows for h = 0 only (`Geometry.held_lanes`). None for a
         tile with no padding."""
         if not geom.padded:
             return None
-        lanes = 2 * geom.rows_per_warpgroup  # 32 lanes a 16-row warp slab
+        lanes = geom.held_lanes
         return ops.alu(
-            "setp.lt.u32", self.consumer_ids(user).wg_lane, self.imm(lanes, "b32")
+            "setp.lt.u32",
+            self.consumer_ids(user).wg_lane,
+            self.imm(list(lanes) if geom.half_slab else lanes[0], "b32"),
         )
 
 

@@ -19,11 +19,13 @@
   the paths `select-store-path` listed (a store without them takes that pass's
   choice), chosen at run time with uniform branches on the tile's first column:
   16-byte `st.global.v4` after a quad transpose (`vec16`), element pairs masked
-  per element (`pair`; an odd column misaligns them), single elements
-  (`single`). Each path computes its own row addresses, as the printer did.
+  per element (`pair`; an odd column misaligns them; an i8 pair's two bytes
+  packed by `prmt.b32` into one `st.global.u16`), single elements (`single`).
+  Each path computes its own row addresses, as the printer did.
 
-A tile under 64 rows (`Geometry.padded`) is read by its padding warps at its own
-rows and written by none of them: `smem_store` and `store_global` mask them.
+A tile under 64 rows (`Geometry.padded`) is read by its padding rows at its own
+rows and written by none of them: `smem_store` and `store_global` mask them (a
+tile ending in half a warp slab, row by row: `KernelState.padding_guard`).
 """
 
 from __future__ import annotations
@@ -136,15 +138,20 @@ class SmemStore(DistributePattern):
         pair = (lambda i: [i // 2]) if packed else (lambda i: [i, i + 1])
         byte = is_i8(t.element_type)
         within = (0, 1) if byte else (0,)  # i8: each byte of a pair on its own
+        held = self.k.padding_guard(geometry(t), op, ops)
+        halves = held is not None and ptx.width(held) == 2  # a half slab
         ops.add(
             ptx.StoreOp(
                 "shared",
                 addr,
                 value.value,
                 [value.element(e) for p in pairs for e in pair(p.element)],
-                pred=self.k.padding_guard(geometry(t), op, ops),
+                pred=held,
                 offsets=[p.offset + b for p in pairs for b in within],
                 addr_elements=[p.group for p in pairs for _ in within],
+                pred_elements=[p.half for p in pairs for _ in within]
+                if halves
+                else None,
                 byte=byte,
             )
         )
@@ -222,6 +229,8 @@ class SmemLoad(DistributePattern):
             ops.imm(esize, "b32"),
             self.k.lowered(op.source, op).value,
         )
+        if ptx.width(first) == 2:  # a half slab: each row its own address
+            return _load_shared(ops, first, t, [0, 0], [0, 1])
         offsets = [geom.row_offset(i) * esize for i in range(geom.count)]
         return _load_shared(ops, first, t, offsets)
 
@@ -272,9 +281,12 @@ class _Pair:
     element: int
     """Its first accumulator element."""
     group: int
-    """Its 8-column group: the element of the address bundle it adds to."""
+    """The element of the address bundle it adds to: its 8-column group (and
+    its half h, in a half slab: `KernelState.row0`)."""
     offset: int
     """Bytes past that address: its column chunk and its row."""
+    half: int
+    """Which of the thread's two rows of its 64-row block it is in (h)."""
 
 
 def _swizzled_pairs(
@@ -299,6 +311,7 @@ def _swizzled_pairs(
     row_addr = ops.alu(  # this thread's first row, `span` bytes per row
         "mad.lo.u32", k.row0(rows, op, ops, wrap=True), ops.imm(span, "b32"), base
     )
+    halves = ptx.width(row_addr) == 2  # a half slab: each row its own address
     g = ids.g
     if span < SWIZZLE_BYTES:
         shift = (SWIZZLE_BYTES // span).bit_length() - 1
@@ -311,13 +324,22 @@ def _swizzled_pairs(
     swizzled = ops.alu("xor.b32", swizzled, g16)
     within = ops.alu("and.b32", byte, ops.imm(15, "b32"))
     swizzled = ops.alu("add.u32", swizzled, within)
-    addr = ops.alu("add.u32", swizzled, row_addr)
+    n = len(groups)
+    if halves:  # group j of half h: element n h + j
+        addr = ops.alu(
+            "add.u32",
+            Lowered(swizzled, tuple(j for _ in (0, 1) for j in range(n))),
+            Lowered(row_addr, tuple(h for h in (0, 1) for _ in range(n))),
+        )
+    else:
+        addr = ops.alu("add.u32", swizzled, row_addr)
     half = geom.cols // 2
     pairs = [
         _Pair(
             b * half + 4 * j + 2 * h,
-            j,
-            (chunk * rows + 64 * b + 8 * h) * span,
+            j + n * h if halves else j,
+            (chunk * rows + 64 * b + (0 if halves else 8 * h)) * span,
+            h,
         )
         for j, (chunk, _) in enumerate(groups)
         for b in range(geom.blocks)
@@ -346,7 +368,8 @@ class _Store:
     col: SSAValue
     ids: ConsumerIds
     byte: bool
-    """An i8 tile: each element its low byte (`st.global.u8`)."""
+    """An i8 tile: each element its low byte (`st.global.u8`), a pair both
+    (`st.global.u16`)."""
 
     @property
     def row_offsets(self) -> list[int]:
@@ -382,9 +405,9 @@ class StoreGlobal(DistributePattern):
             )
         paths = op.store_paths or tuple(store_paths(t))
         byte = is_i8(t.element_type)
-        if byte and paths != (StorePath.SINGLE,):
+        if byte and StorePath.VEC16 in paths:
             raise OpDiagnostic(
-                op, "i8 tiles are stored from registers one element at a time only"
+                op, "i8 tiles are stored from registers by element pairs or alone"
             )
         ptr, dims, strides = k.tensors[op.target]
         idx = [ops.reg(self.k.lowered(i, op)) for i in op.indices]
@@ -636,15 +659,26 @@ def _store_pair_groups(
         wide = [[s.value.element(i), s.value.element(i + 1)] for i in firsts]
         single_firsts = [[s.value.element(i)] for i in firsts]
         single_seconds = [[s.value.element(i + 1)] for i in firsts]
+    if s.byte and paired:  # i8: a pair's low bytes side by side, one st.u16
+        wide_value = ops.alu(
+            "prmt.b32",
+            s.value.select(firsts),
+            s.value.select([i + 1 for i in firsts]),
+            ops.imm(PAIR_BYTES, "b32"),
+        )
+        wide = [[j] for j in range(n)]
     if paired:  # p1: both inside (p1 implies p0), p0: the first alone
         p0 = ops.alu("xor.pred", p0, p1)
-        stores = [(wide_value, wide, p1, 0), (single_value, single_firsts, p0, 0)]
+        stores = [
+            (wide_value, wide, p1, 0, s.byte),
+            (single_value, single_firsts, p0, 0, False),
+        ]
     else:
         stores = [
-            (single_value, single_firsts, p0, 0),
-            (single_value, single_seconds, p1, esize),
+            (single_value, single_firsts, p0, 0, False),
+            (single_value, single_seconds, p1, esize, False),
         ]
-    for value, elements, pred, offset in stores:
+    for value, elements, pred, offset, half in stores:
         ops.add(
             ptx.StoreOp(
                 "global",
@@ -655,9 +689,16 @@ def _store_pair_groups(
                 pred=pred,
                 offsets=[0] * n,
                 addr_elements=list(range(n)),
-                byte=s.byte,
+                byte=s.byte and not half,
+                half=half,
             )
         )
+
+
+PAIR_BYTES = 0x40
+"""The `prmt.b32` selector putting byte 0 of its second operand (4) above
+byte 0 of its first (0): an i8 element pair's two bytes in the low 16 bits,
+the first at the lower address."""
 
 
 def patterns(k: KernelState) -> list[DistributePattern]:

@@ -13,7 +13,9 @@ butterfly shuffles (lane masks 1 and 2).
 
 `nvgpu_async.column_reduce` (`tile.reduce` along the columns, axis 0, f32 or
 i32 with the same ops): each thread combines the elements it holds of each of its columns (its rows of
-every 64-row block, the same tree), then the eight lanes of a warp that hold
+every 64-row block, the same tree; a tile under 64 rows first has its padding
+rows' elements replaced by the reduction's identity), then the eight lanes of
+a warp that hold
 the rest of its 16-row slab (lanes l, l^4, l^8, l^16: g) shuffle with masks
 4, 8 and 16. Lane g = 0 of each warp writes the warp's partials to its row of
 the scratch (row 4 cwg + warp, `nv.column_scratch_words`) between two
@@ -45,6 +47,7 @@ from tawa_xdsl.lowering.distribute.context import (
     scalar_class,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
+from tawa_xdsl.lowering.fragments import Geometry
 
 ROW_LANE_MASKS = (1, 2)
 """The lanes holding the rest of an accumulator row: the quad (t)."""
@@ -133,8 +136,11 @@ class ColumnReduce(DistributePattern):
                 op, "a column reduction of a splat: reduce the tile it is made from"
             )
         cls = scalar_class(op.source.type.element_type)
-        combine = COMBINE[cls][tile.ReduceKind(op.kind.data)]
+        kind = tile.ReduceKind(op.kind.data)
+        combine = COMBINE[cls][kind]
         geom, cols = geometry(op.source.type), geometry(op.result.type).count
+        if (held := k.padding_guard(geom, op, ops)) is not None:
+            src = _without_padding(ops, src, geom, held, kind.identity(cls == "f32"))
         acc = _combine_members(
             ops, combine, cls, src, [geom.col_members(c) for c in range(cols)]
         )
@@ -166,6 +172,21 @@ class ColumnReduce(DistributePattern):
             result = partial if result is None else ops.alu(combine, result, partial)
         assert result is not None
         self.k.define(rewriter, op, ops, Lowered(result))
+
+
+def _without_padding(
+    ops: Ops, src: Lowered, geom: Geometry, held: SSAValue, identity: float | int
+) -> Lowered:
+    """`src`, a tile under 64 rows (`Geometry.padded`), its padding rows'
+    elements replaced by the reduction's identity: they hold copies of its
+    rows (a sum would count them twice) or values computed from rows past it
+    (a max would see them). `held` is `padding_guard`'s: one predicate, or
+    one per row a thread holds (h, a half slab)."""
+    half, cls = geom.cols // 2, src.cls
+    if ptx.width(held) == 2:  # element k of the thread is in its row h
+        held = Lowered(held, tuple((k % half) >> 1 & 1 for k in range(geom.count)))
+    masked = ops.alu(f"selp.{cls}", src, ops.imm(identity, cls), held, count=geom.count)
+    return Lowered(masked)
 
 
 def _combine_members(

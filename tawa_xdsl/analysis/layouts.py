@@ -12,8 +12,8 @@
   `expand_dims` at axis 1 wants rows, at axis 0 columns; elementwise ops, loop
   arguments and branch results share one kind; with no context at all (a
   vector loaded, computed on and stored) a vector is a column tile. A row or
-  accumulator-layout tile has whole 64-row blocks a warpgroup, or 16, 32 or 48
-  rows held padded to one (`fragments.row_problem` says why not).
+  accumulator-layout tile has whole 64-row blocks a warpgroup, or a multiple of
+  8 rows under 64 held padded to one (`fragments.row_problem` says why not).
 
 Shape-polymorphic producers (`tile.iota`, `tile.splat`, dense constants:
 `is_polymorphic`) must have one use each (the lowering copies them per use first),

@@ -229,10 +229,11 @@ def column_reduce_problem(op: tile.ReduceOp) -> str | None:
         )
     if cols % 8:
         return f"{what} of {cols} columns: a column tile holds whole 8-column groups"
-    if rows % 64:
+    if rows % 64 and (rows > 64 or rows % 8):
         return (
             f"{what} of {rows} rows: the rows are reduced in whole 64-row blocks "
-            "(the accumulator layout's, each warp a 16-row slab of each)"
+            "(the accumulator layout's, each warp a 16-row slab of each), or in "
+            "one padded from a multiple of 8 rows under 64"
         )
     return None
 

@@ -85,6 +85,7 @@ from xdsl.utils.scoped_dict import ScopedDict
 from tawa_xdsl.contract import LaunchContract, launch_contract
 from tawa_xdsl.diagnostics import format_at
 from tawa_xdsl.dialects import nvgpu_async as nv
+from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.nvgpu_async import fragment_layout
 from tawa_xdsl.dialects.roles import entry_register_cap
 from tawa_xdsl.dtypes import numpy_dtype
@@ -674,8 +675,9 @@ class HopperFunctions(InterpreterFunctions):
     ):
         """The exchange the PTX makes: after a consumer barrier, this warpgroup
         writes the column partials of its warps' 16-row slabs into their rows
-        of the scratch; after a second one, it combines every warp's row in
-        warp order."""
+        of the scratch (of a tile under 64 rows, their rows of it: the
+        identity for a warp holding none); after a second one, it combines
+        every warp's row in warp order."""
         tile_, scratch = args
         geom = Geometry.of(op.source.type.get_shape(), fragment_layout(op.source.type))
         reducer = REDUCERS[op.kind.data]
@@ -685,14 +687,16 @@ class HopperFunctions(InterpreterFunctions):
         rows = words.view(x.dtype).reshape(-1, cols)  # 32-bit words either way
         block, c = self._where()[0], self._warpgroup()
         self._sync(block.consumer_bar, op)
-        band = c * geom.rows_per_warpgroup
+        held = geom.rows_per_warpgroup  # padded under 64: the rows past it
+        identity = tile.ReduceKind(op.kind.data).identity(x.dtype.kind == "f")
         for w in range(4):
             slab = [
-                band + 64 * b + 16 * w + r
+                c * held + 64 * b + 16 * w + r
                 for b in range(geom.blocks)
                 for r in range(16)
+                if 64 * b + 16 * w + r < held
             ]
-            rows[4 * c + w] = reducer(x[slab], axis=0)
+            rows[4 * c + w] = reducer(x[slab], axis=0) if slab else identity
         self._sync(block.consumer_bar, op)
         result = rows[0].copy()
         for q in range(1, len(rows)):

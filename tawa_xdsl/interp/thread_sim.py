@@ -750,7 +750,7 @@ class ThreadFunctions(InterpreterFunctions):
     def run_store(self, interpreter: Interpreter, op: ptx.StoreOp, args: PythonValues):
         cls = ptx.register_class(op.value)
         vector = op.vector
-        width = 1 if op.byte else vector * BYTES[cls]
+        width = op.narrow or vector * BYTES[cls]
         lanes, addrs = self._instructions(op, args, width)
         if not lanes.any():
             return ()
@@ -759,7 +759,8 @@ class ThreadFunctions(InterpreterFunctions):
         values = self._per_lane(
             self._read(op, 1, args[1], op.elements, lanes.any(axis=1))
         )
-        dtype = np.uint8 if op.byte else DTYPES[cls]  # st.u8: the low byte
+        # st.u8, st.u16: the low byte or two
+        dtype = {1: np.uint8, 2: np.uint16}.get(op.narrow or 0, DTYPES[cls])
         values = values.astype(dtype).reshape(LANES, -1, vector)  # [lane, instr, v]
         data = np.ascontiguousarray(values.transpose(1, 0, 2)[lanes.T]).view(np.uint8)
         where = addrs.T[lanes.T]  # instruction-major, as the instructions run

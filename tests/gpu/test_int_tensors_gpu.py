@@ -6,8 +6,9 @@ temporaries), views of larger device tensors (one aligned, described by TMA in
 place; others off the 16-byte grid, read and written through aligned copies),
 a cross-entropy over a 32000-class vocabulary against torch's, and an argument
 of the wrong dtype refused by name; i8 and i64 tensors (UINT8 and INT64 maps,
-byte loads and stores) from torch: int8 labels and int64 indices, matrices of
-rows off the 16-byte grid, an int32 tensor for int8 labels refused."""
+byte loads and stores, byte pairs stored as one u16) from torch: int8 labels
+and int64 indices, matrices of rows off the 16-byte grid, an i8 output of odd
+width, an int32 tensor for int8 labels refused."""
 
 from __future__ import annotations
 
@@ -143,6 +144,24 @@ def test_i8_and_i64_matrices_from_torch(torch) -> None:
     y64 = y64_big.cpu().numpy()
     _check([y8.cpu().numpy(), y64[:, :70]], _mix(x8, x64, 37))
     assert (y64[:, 70:] == -5).all()
+
+
+def test_i8_pairs_stored_into_a_view_of_odd_width(torch) -> None:
+    """@mix_i8_i64's i8 output, stored from registers two bytes at a time
+    (`st.u16`), into a view of 69 of 80 columns (80-byte rows: used in
+    place): the last column's byte goes alone, nothing past it is written."""
+    rng = np.random.default_rng(8)
+    x8 = rng.integers(-128, 127, (100, 69), endpoint=True).astype(np.int8)
+    x64 = rng.integers(-(2**63), 2**63 - 1, (100, 69), endpoint=True)
+    y8_big = torch.full((100, 80), -5, dtype=torch.int8, device="cuda")
+    y64 = torch.zeros((100, 69), dtype=torch.int64, device="cuda")
+    tawa_xdsl.compile(FILE, "mix_i8_i64")(
+        _cuda(torch, x8), _cuda(torch, x64), 37, y8_big[:, :69], y64
+    )
+    torch.cuda.synchronize()
+    y8 = y8_big.cpu().numpy()
+    _check([y8[:, :69], y64.cpu().numpy()], _mix(x8, x64, 37))
+    assert (y8[:, 69:] == -5).all()
 
 
 def test_an_int32_tensor_for_int8_labels_is_refused(torch) -> None:

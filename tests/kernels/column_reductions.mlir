@@ -7,7 +7,8 @@
 //   @gemm_column_sums: o[p, n] = sum_m (A @ B^T)[m, n] over the rows m of row
 //                      tile p: the per-tile partials of a bias gradient
 //   @center_columns, @column_max_192, @gemm_dbias, @int_columns,
-//   @bf16_column_sums, @f16_column_max, @masked_column_max: below
+//   @bf16_column_sums, @f16_column_max, @masked_column_max,
+//   @short_column_sums40, @short_column_max24: below
 func.func @column_range(%x: !tile.desc<?x?xf32, box = [128, 64]>,
     %o: !tile.desc<?x?xf32, box = [1, 64]>) attributes {tile.kernel} {
   %pid_n = tile.program_id x
@@ -199,6 +200,45 @@ func.func @masked_column_max(%x: !tile.desc<?x?xf32, box = [128, 32]>,
   %neg_inf = tile.splat %ninf : f32 -> tensor<128x32xf32>
   %masked = tile.select %in, %t, %neg_inf : tensor<128x32xi1>, tensor<128x32xf32>
   %m = tile.reduce max %masked, axis = 0 : tensor<128x32xf32> -> tensor<32xf32>
+  tile.store %m, %o[%pid_m, %n0] : tensor<32xf32> -> !tile.desc<?x?xf32, box = [1, 32]>
+  func.return
+}
+
+// Column reductions of tiles under 64 rows, held padded to one 64-row block:
+// the padding rows read the tile's own rows (a sum would count them again) or
+// hold row ids past the tile (a max would take them), so they are masked out.
+//   @short_column_sums40: o[p, n] = sum_m x[m, n] over 40-row tile p (its last
+//                         warp half padding)
+//   @short_column_max24:  o[p, n] = max_m (x[m, n] + m) over 24-row tile p
+func.func @short_column_sums40(%x: !tile.desc<?x?xf32, box = [40, 64]>,
+    %o: !tile.desc<?x?xf32, box = [1, 64]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c40 = arith.constant 40 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pid_m, %c40 : index
+  %n0 = arith.muli %pid_n, %c64 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [40, 64]> -> tensor<40x64xf32>
+  %s = tile.reduce sum %t, axis = 0 : tensor<40x64xf32> -> tensor<64xf32>
+  tile.store %s, %o[%pid_m, %n0] : tensor<64xf32> -> !tile.desc<?x?xf32, box = [1, 64]>
+  func.return
+}
+
+func.func @short_column_max24(%x: !tile.desc<?x?xf32, box = [24, 32]>,
+    %o: !tile.desc<?x?xf32, box = [1, 32]>) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %c24 = arith.constant 24 : index
+  %c32 = arith.constant 32 : index
+  %m0 = arith.muli %pid_m, %c24 : index
+  %n0 = arith.muli %pid_n, %c32 : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [24, 32]> -> tensor<24x32xf32>
+  %i = tile.iota : tensor<24xi32>
+  %f = tile.sitofp %i : tensor<24xi32> -> tensor<24xf32>
+  %f_e = tile.expand_dims %f, axis = 1 : tensor<24xf32> -> tensor<24x1xf32>
+  %f_b = tile.broadcast %f_e : tensor<24x1xf32> -> tensor<24x32xf32>
+  %r = arith.addf %t, %f_b : tensor<24x32xf32>
+  %m = tile.reduce max %r, axis = 0 : tensor<24x32xf32> -> tensor<32xf32>
   tile.store %m, %o[%pid_m, %n0] : tensor<32xf32> -> !tile.desc<?x?xf32, box = [1, 32]>
   func.return
 }

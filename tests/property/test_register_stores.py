@@ -1,7 +1,8 @@
 """Register-tile stores run in the thread-level simulator: a tile kernel whose
 tile holds a distinct value per element (A times an identity, exact) stores it
 through the register paths (`tma-store=false`: 16-byte vectors after a quad
-transpose, element pairs, single elements, as `select-store-path` allows and
+transpose, element pairs (an i8 pair's bytes as one `st.u16`), single
+elements, as `select-store-path` allows and
 `distribute-fragments` writes them), lowered to the thread level and run lane by
 lane. For random tile shapes, element types, tensor extents, row strides and
 tile coordinates (negative, odd, past the end), every element inside the tensor
@@ -35,14 +36,14 @@ class Case:
     warpgroups: int
     rows: int  # tile
     cols: int
-    bits: int  # 16 or 32
+    bits: int  # 8 (i8), 16 (bf16) or 32 (f32)
     extents: tuple[int, ...]  # tensor
     row_stride: int  # elements
     coords: tuple[int, ...]  # tile origin, leading dimension first
 
     @property
     def dtype(self) -> np.dtype:
-        return bfloat16 if self.bits == 16 else np.dtype(np.float32)
+        return {8: np.dtype(np.int8), 16: bfloat16}.get(self.bits, np.dtype(np.float32))
 
     @property
     def depth(self) -> int:
@@ -55,7 +56,7 @@ def cases(draw: st.DrawFn) -> Case:
     warpgroups = draw(st.integers(1, 2))
     rows = 64 * warpgroups * draw(st.integers(1, 2))
     cols = draw(st.sampled_from([8, 16, 32, 64, 128]))
-    bits = draw(st.sampled_from([16, 32]))
+    bits = draw(st.sampled_from([8, 16, 32]))
     n_rows, n_cols = draw(st.integers(1, 3 * rows)), draw(st.integers(1, 3 * cols))
     per_16_bytes = 16 // (bits // 8)
     row_stride = -(-n_cols // per_16_bytes) * per_16_bytes
@@ -78,7 +79,7 @@ def cases(draw: st.DrawFn) -> Case:
 
 def kernel_text(rows: int, cols: int, bits: int, rank: int) -> str:
     """`out[coords] = A I`: a tile of `rows x cols` values picked from A."""
-    et = "bf16" if bits == 16 else "f32"
+    et = {8: "i8", 16: "bf16"}.get(bits, "f32")
     lead, box = "?x" * (rank - 2), "1, " * (rank - 2)
     out = f"!tile.desc<{lead}?x?x{et}, box = [{box}{rows}, {cols}]>"
     a = f"!tile.desc<?x?xbf16, box = [{rows}, 64]>"
@@ -91,6 +92,13 @@ def kernel_text(rows: int, cols: int, bits: int, rank: int) -> str:
     convert = ""
     if bits == 16:
         convert = f"%v = arith.truncf %acc : {acc} to tensor<{rows}x{cols}xbf16>"
+        value = "%v"
+    if bits == 8:  # small integers, exact in f32
+        i32 = f"tensor<{rows}x{cols}xi32>"
+        convert = (
+            f"%i = tile.fptosi %acc : {acc} -> {i32}\n"
+            f"  %v = tile.trunci %i : {i32} -> tensor<{rows}x{cols}xi8>"
+        )
         value = "%v"
     return f"""
 func.func @store(%a: {a}, %b: {b}, %out: {out}, {params}) attributes {{tile.kernel}} {{
@@ -125,8 +133,11 @@ def lowered(warpgroups: int, rows: int, cols: int, bits: int, rank: int) -> Modu
 
 
 def element_values(case: Case) -> np.ndarray:
-    """A distinct finite bf16 per tile element (exact in f32 too)."""
+    """A distinct finite bf16 per tile element (exact in f32 too); for an i8
+    tile, integers -127..127 in turn (distinct within 255 elements)."""
     ids = np.arange(1, case.rows * case.cols + 1)
+    if case.bits == 8:
+        return (ids % 255 - 127).astype(bfloat16).reshape(case.rows, case.cols)
     positive = 0x7F7F  # the largest finite positive bf16 pattern
     bits = np.where(ids <= positive, ids, ids - positive + 0x8000).astype(np.uint16)
     return bits.view(bfloat16).reshape(case.rows, case.cols)
@@ -211,4 +222,21 @@ PATHS = [
 @pytest.mark.parametrize("extents, coords, kinds", PATHS)
 def test_each_bf16_tile_takes_its_path(extents, coords, kinds) -> None:
     machine = check(Case(2, 128, 128, 16, extents, 256, coords))
+    assert set(machine.stores) == kinds
+
+
+# i8: pairs of bytes packed into one 16-bit store where the column is even
+I8_PATHS = [
+    ((300, 256), (64, 128), {"st.global.u16"}),  # whole, aligned: pairs only
+    ((300, 249), (64, 128), {"st.global.u16", "st.global.u8"}),  # the last alone
+    ((300, 256), (64, 3), {"st.global.u8"}),  # odd: single bytes
+    ((300, 256), (-8, -8), {"st.global.u16"}),  # before the start
+]
+
+
+@pytest.mark.parametrize("extents, coords, kinds", I8_PATHS)
+def test_each_i8_tile_takes_its_path(extents, coords, kinds) -> None:
+    """Every byte inside lands once with its value, none outside (`check`),
+    by the stores the tile's column and the bounds allow."""
+    machine = check(Case(2, 128, 128, 8, extents, 256, coords))
     assert set(machine.stores) == kinds

@@ -2,7 +2,7 @@
 // the first pass where it is written, with the reason.
 // RUN: tawa-opt %s --split-input-file --verify-diagnostics -p aref-partition | filecheck %s
 
-// CHECK: reduce-axis-invalid.mlir:[[# @LINE + 4]]:3: error: tile.reduce: a column reduction (axis 0) of 96 rows: the rows are reduced in whole 64-row blocks (the accumulator layout's, each warp a 16-row slab of each)
+// CHECK: reduce-axis-invalid.mlir:[[# @LINE + 4]]:3: error: tile.reduce: a column reduction (axis 0) of 96 rows: the rows are reduced in whole 64-row blocks (the accumulator layout's, each warp a 16-row slab of each), or in one padded from a multiple of 8 rows under 64
 func.func @rows(%a: !tile.desc<?x?xf32, box = [96, 64]>, %c: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   %t = tile.load %a[%c0, %c0] : !tile.desc<?x?xf32, box = [96, 64]> -> tensor<96x64xf32>
