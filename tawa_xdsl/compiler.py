@@ -193,6 +193,7 @@ class CompileOptions:
                 persistent=given.get("persistent"),
                 dynamic_tiles=bool(given.get("dynamic_tiles")),
                 num_consumers=consumers,
+                tma_store=given.get("tma_store") is not False,
             )
             if self.tuned
             else {}

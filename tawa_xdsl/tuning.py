@@ -63,6 +63,7 @@ from tawa_xdsl.analysis.kernel_plan import (
     TICKET_TYPE,
     column_reductions,
     column_scratch_bytes,
+    staged_store,
     stages_that_fit,
 )
 from tawa_xdsl.analysis.kernel_plan import ring_bytes as ring_with_barriers
@@ -109,9 +110,8 @@ def _wide_width(
     whose kernel names BN: 256
     where `GEMM_STAGES` stages (or the `stages` given) fit next to the
     epilogue's tiles (`fit(width)` counts them), else 192 where they fit, else
-    256 where two fit (a staging tile that does not fit gives way to stores
-    from registers; stream-K's f32 partial tiles do not fit next to two stages
-    of 128x256); None keeps the tile as written."""
+    256 where two fit (split-K's f32 partial tiles stage 128 KB next to two
+    stages of 128x256); None keeps the tile as written."""
     wanted = [(256, stages or GEMM_STAGES), (192, stages or GEMM_STAGES)]
     if not stages:
         wanted.append((256, 2))
@@ -264,6 +264,7 @@ def default_options(
     persistent: bool | None = None,
     dynamic_tiles: bool = False,
     num_consumers: int | None = None,
+    tma_store: bool = True,
 ) -> dict[str, Any]:
     """Tuned options for `kernel` (tile IR); empty when no rule applies.
     `ring_bytes` is the shared memory a GEMM's ring may take (None: as many
@@ -276,6 +277,11 @@ def default_options(
     residual given three slots next to 128x256 tiles). With `dynamic_tiles`
     the tile tickets' ring takes its place too (FP8 causal attention given
     block_n=256, persistent and dynamic tiles overflowed by 112 bytes).
+    Staging tiles take room only for the stores the lowering stages
+    (`kernel_plan.staged_store`, under `tma_store` as given): stream-K's f32
+    partial tiles, at coordinates not proven non-negative, and outputs stored
+    from registers left a 128x256 ring two stages for a staging tile never
+    laid out (NOTES 3.72).
 
     `sizes` are tile sizes already chosen by name ("BM", "BN", "BK": given by the
     caller, or by the shape rules of `heuristics`): the tuned tile shape leaves
@@ -294,7 +300,16 @@ def default_options(
         return _slot_bytes(shape, values, sizes)
 
     ring, once = _ring_and_once(kernel, loops[0])
-    staging = [o.value for o in kernel.walk() if isinstance(o, tile.StoreOp)]
+    stores = [o for o in kernel.walk() if isinstance(o, tile.StoreOp)]
+
+    def staging(sizes: dict[str, int]) -> int:
+        """The staging tiles of the stores the lowering stages under `sizes`."""
+        staged = [
+            st.value
+            for st in stores
+            if staged_store(st, tma_store, shape.resized(st.value, sizes))
+        ]
+        return size(staged, sizes)
 
     given_outer = outer_stages or DEFAULTS.outer_stages
     tickets = _ticket_ring(given_outer) if dynamic_tiles else 0
@@ -305,9 +320,7 @@ def default_options(
     def fixed(sizes: dict[str, int], outer: int = given_outer) -> int:
         """The staging tiles, the epilogue's tiles in their outer rings, the
         tickets' ring and the column reductions' scratch."""
-        return (
-            size(staging, sizes) + outer * size(once, sizes) + tickets + scratch(sizes)
-        )
+        return staging(sizes) + outer * size(once, sizes) + tickets + scratch(sizes)
 
     if not structure:  # no rule; only fewer stages where the default overflows
         fit = stages_that_fit(size(ring, chosen), fixed(chosen))
@@ -348,7 +361,7 @@ def default_options(
                 # walk keeps Q
                 outer = options["outer_stages"] = 1
         options["num_stages"] = _stages(
-            slot, fixed(chosen, outer), most, size(staging, chosen)
+            slot, fixed(chosen, outer), most, staging(chosen)
         )
         return options
     scores = next(  # the first dot of the first loop with two

@@ -738,6 +738,19 @@ def test_an_output_tma_cannot_describe_is_stored_from_registers() -> None:
     assert "c: TMA cannot describe; stored from registers" in d.explain(*args)
 
 
+def test_an_output_stored_from_registers_leaves_its_staging_room_to_the_ring() -> None:
+    """4096 x 4095 x 4096: the output's rows are 8190 bytes apart, so it is
+    stored from registers, and its 128 x 256 tile takes four ring stages
+    where a TMA-stored output keeps three next to its staging tile (NOTES
+    3.77)."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    for n, staged, stages in ((4095, False, 4), (4096, True, 3)):
+        args = [device((4096, 4096)), device((n, 4096)), device((4096, n))]
+        options = d.plan(d.key(*args)).options
+        assert (options.tma_store, options.block_n) == (staged, 256)
+        assert options.num_stages == stages
+
+
 def spanned(shape: tuple[int, int], ptr: int) -> DeviceArray:
     """A compact bf16 device array at a made-up address whose bytes are known
     (`device`'s are not: they overlap nothing)."""

@@ -20,6 +20,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
+from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.dispatch_rules import split_count
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.grid import infer_grid, recorded_grid_rule
@@ -456,8 +457,14 @@ def test_thread_level_pairs_compute_the_tile_pairs(mode: str) -> None:
     through shared memory into the accumulator layout, writes the tile pair's
     output from it."""
     programs = 3
-    slots = 3 if mode.startswith("split") else stream_k_slots(4, 6, programs)
     tile_pair = tawa_xdsl.apply(tawa_xdsl.parse(EPILOGUE), mode)
+    # the tile pair on the partials kernel's tuned tiles: stream-K's units,
+    # and so its slots, follow them (128 x 256, four stages, stored from
+    # registers: NOTES 3.72)
+    tuned = CompileOptions().resolve(_pair(tile_pair, "gemm_scale_bias_relu")[0])
+    tawa_xdsl.apply(tile_pair, f"tile-shape{{block-n={tuned.block_n}}}")
+    tiles = 2 * -(-N // tuned.block_n)
+    slots = 3 if mode.startswith("split") else stream_k_slots(tiles, 6, programs)
     lowered = to_thread_level(
         tawa_xdsl.apply(tawa_xdsl.parse(EPILOGUE), mode), "tawa-hopper-pipeline"
     )

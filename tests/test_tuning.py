@@ -17,6 +17,7 @@ from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tawa_xdsl.pipelines import TawaHopperPipeline
 from tawa_xdsl.registry import all_passes
+from tawa_xdsl.target import MAX_SMEM_BYTES
 from tawa_xdsl.transforms.pipeline import PipelinePass
 from tawa_xdsl.tuning import default_options
 
@@ -307,3 +308,37 @@ def test_given_stages_keep_one_slot_of_the_epilogue_tiles() -> None:
     assert options.persistent and options.outer_stages == 1
     tawa_xdsl.compiler.lower(kernel.parent_op(), options)
     assert CompileOptions().resolve(kernel).outer_stages == DEFAULTS.outer_stages
+
+
+@pytest.mark.parametrize(
+    ("cut", "name", "given", "stages", "staged"),
+    [
+        ("stream-k", "gemm_nt_stream_k", {}, 4, False),  # two before
+        ("", "gemm_nt", {"tma_store": False}, 4, False),  # three before
+        ("", "gemm_nt", {}, 3, True),
+        ("split-k{splits=2}", "gemm_nt_split_k", {"block_n": 256}, 2, True),
+    ],
+)
+def test_stages_take_the_room_of_staging_tiles_never_laid_out(
+    cut: str, name: str, given: dict, stages: int, staged: bool
+) -> None:
+    """The tuning reserves shared memory for a staging tile only where the
+    lowering stages the store (`kernel_plan.staged_store`): stream-K's f32
+    partial tiles (their rows are not proven non-negative) and outputs stored
+    from registers (`tma_store=False`) left 128 x 256 tiles two or three
+    stages for 128 or 64 KB never laid out (NOTES 3.72); now four. The stores
+    that stage keep their counts (split-K's partial tiles stage 128 KB next to
+    two). Each lowers as tuned, within a block's shared memory."""
+    module = tawa_xdsl.parse(EXAMPLES / "gemm.mlir")
+    if cut:
+        tawa_xdsl.apply(module, cut)
+    for kernel in [k for k in kernels(module) if k.sym_name.data != name]:
+        kernel.detach()
+        kernel.erase()
+    options = CompileOptions(**given).resolve(find_kernel(module, name))
+    assert (options.num_stages, options.block_n) == (stages, 256)
+    tawa_xdsl.compiler.lower(module, options)
+    lowered = find_kernel(module, name)
+    tma = any(op.name == "nvgpu_async.tma_store" for op in lowered.walk())
+    assert tma is staged
+    assert kernel_launch(lowered).smem <= MAX_SMEM_BYTES

@@ -34,6 +34,16 @@ Deterministic (the sums' grouping follows the program count). Partial tiles are
 fixed up by the second kernel rather than by semaphores between programs in
 the first, which would need atomics and spin-waits the tile dialect and its
 simulators do not model.
+
+Not built: the data-parallel + stream-K hybrid (`benchmarks/NOTES.md` 3.77
+has the design and what it needs of the other passes). Every tile goes through
+the workspace today; with T tiles on P programs the hybrid would run the first
+T - T_sk tiles (whole waves: T_sk = T mod P, or T mod P + P under half a wave,
+T when T < P) with their whole K loop, epilogue and store in this kernel, in
+one tile loop with the stream-K tiles (a second tile loop gets a second ring),
+and the reduce kernel, launched on the same P programs and tiles, would sum
+only the tail tiles' slots that their programs wrote. It pays where the tiles
+pass a wave; with fewer tiles than programs it is this pair.
 """
 
 from __future__ import annotations

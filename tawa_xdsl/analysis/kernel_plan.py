@@ -423,7 +423,7 @@ class KernelPlan:
                     "tma_store is off"
                     if not self.tma_store
                     else "no shared memory is left to stage it"
-                    if all(_tma_storable(st) for st in stored)
+                    if all(staged_store(st) for st in stored)
                     else "it is a vector, or its rows are not a multiple of 128 "
                     "bytes, or its coordinates are not provably non-negative "
                     "and 16-byte aligned"
@@ -462,12 +462,11 @@ class KernelPlan:
         return staged
 
     def _fits_tma_stores(self, staged: list[tile.StoreOp]) -> bool:
-        """Whether these stores go through swizzled staging tiles and TMA: matrix
-        tiles of 128-byte rows at coordinates that cannot be negative, the
-        innermost a whole number of 16 bytes (`coordinates`), when the staging
-        tiles fit in shared memory next to the rings and the column reductions'
-        scratch (else the stores go straight from registers)."""
-        if not self.tma_store or not all(_tma_storable(st) for st in staged):
+        """Whether these stores go through swizzled staging tiles and TMA: each
+        one `staged_store` takes, when the staging tiles fit in shared memory
+        next to the rings and the column reductions' scratch (else the stores
+        go straight from registers)."""
+        if not all(staged_store(st, self.tma_store) for st in staged):
             return False
         creates = [
             c for c in self.kernel.body.block.ops if isinstance(c, aref.CreateOp)
@@ -613,17 +612,27 @@ def _check_box_start(load: tile.LoadOp) -> None:
         )
 
 
-def _tma_storable(store: tile.StoreOp) -> bool:
-    """A matrix tile (of more than one row: staging takes the accumulator
-    layout) of whole 128-byte rows, at coordinates a TMA store takes: none
-    negative (TMA faults below 0), the innermost 16-byte aligned (TMA faults
-    off a 16-byte boundary)."""
+def staged_store(
+    store: tile.StoreOp, tma_store: bool = True, shape: Sequence[int] | None = None
+) -> bool:
+    """Whether `store` goes through a swizzled staging tile and one TMA store
+    where shared memory leaves room for the tile (else it goes from
+    registers): with `tma_store`, a matrix tile (of more than one row: staging
+    takes the accumulator layout) of whole 128-byte rows, at coordinates a TMA
+    store takes: none negative (TMA faults below 0), the innermost 16-byte
+    aligned (TMA faults off a 16-byte boundary). `shape` is the tile's once
+    `tile-shape` resizes it (the tuning asks before: it reserves shared
+    memory only for the staging tiles the lowering will lay out), else its
+    type's; the coordinates are read as written (tile sizes stay multiples
+    of 16 bytes)."""
     t = store.value.type
+    dims = tuple(shape if shape is not None else t.get_shape())
     esize = element_bytes(t.element_type)
     return (
-        len(t.get_shape()) >= 2
-        and t.get_shape()[-2] > 1
-        and t.get_shape()[-1] * esize % SWIZZLE_BYTES == 0
+        tma_store
+        and len(dims) >= 2
+        and dims[-2] > 1
+        and dims[-1] * esize % SWIZZLE_BYTES == 0
         and all(non_negative(i) for i in store.indices)
         and multiple_of(store.indices[-1], 16 // esize)
     )

@@ -202,6 +202,20 @@ def test_n_777_on_the_device_stores_from_registers(torch, shape) -> None:
     assert rel_err(c, ref) < 1e-2
 
 
+def test_an_output_stored_from_registers_runs_four_stages(torch) -> None:
+    """4096 x 4095 x 4096: the output is stored from registers, so its
+    128 x 256 tiles take four ring stages (three next to a staging tile
+    never laid out before NOTES 3.77), and the product is right."""
+    a, b, c, ref = gemm_inputs(torch, 4096, 4095, 4096)
+    kernel = tawa_xdsl.compile(GEMM, "gemm_nt")
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    options = kernel.options
+    assert options["tma_store"] is False
+    assert (options["block_n"], options["num_stages"]) == (256, 4)
+    assert rel_err(c, ref) < 1e-2
+
+
 def test_n_777_on_the_host_runs_through_padded_temporaries(torch) -> None:
     """Host arrays are staged with rows padded to 16 bytes, so any extents run
     (the output is written back without the padding)."""

@@ -102,3 +102,16 @@ def test_a_streamed_epilogue_runs_after_the_sum(torch) -> None:
     x = 0.5 * (a.double() @ b.double().t()) + bias.double()
     gelu = 0.5 * x * (1 + torch.tanh(0.7978845608 * (x + 0.044715 * x**3)))
     assert rel_err(c, gelu + r.double()) < 1e-2
+
+
+def test_the_streamed_partials_kernel_keeps_its_ring_four_deep(torch) -> None:
+    """768 x 3072 x 8192 forced: the partials kernel, on the plan's 128 x 256
+    tiles, stores its f32 partial tiles from registers, so its ring takes the
+    four stages the tuning once gave a staging tile never laid out (two
+    stages, NOTES 3.72 and 3.77); the pair stays right."""
+    a, b, c, ref = gemm_inputs(torch, 768, 3072, 8192)
+    kernel = tawa_xdsl.compile(GEMM, "gemm_nt", stream_k=True)
+    run_twice(torch, kernel, a, b, c, ref)
+    streamed(kernel)
+    options = kernel.current.kernel.options
+    assert (options["block_n"], options["num_stages"]) == (256, 4)
