@@ -345,11 +345,13 @@ def test_gemm_grid_past_cuda_y_limit_is_refused() -> None:
 def test_attention_heads_past_cuda_y_limit_walk_persistently() -> None:
     """Causal attention runs a plain grid, heads along y: 65536 of them (past
     CUDA's 65535; it was refused) run persistent, one program per SM walking
-    the tiles along x, and explain says why; 65535 keep the plain grid."""
+    the tiles along x, and explain says why; 65535 keep the plain grid (at
+    4096 keys, past where the attention walk takes the grid persistent by
+    itself)."""
     att = tawa_xdsl.compile(EXAMPLES / "attention.mlir", "attention_causal_d128")
     at = itertools.count(1 << 40, 1 << 40)
     for heads, walks in ((65536, True), (65535, False)):
-        args = [gpu((heads, 2048, 128), address=next(at)) for _ in range(4)]
+        args = [gpu((heads, 4096, 128), address=next(at)) for _ in range(4)]
         assert att.specialize(*args, 0.125).options["persistent"] is walks
         assert ("grid limits: persistent" in att.explain(*args, 0.125)) is walks
 
