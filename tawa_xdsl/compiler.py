@@ -27,6 +27,7 @@ functions that run them.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -102,17 +103,18 @@ class CompileOptions:
 
     def __post_init__(self) -> None:
         """Option values of the wrong type are refused by name (an int option
-        takes no bool, a bool option no int), not found out by a pass."""
+        takes no bool, a bool option no int), not found out by a pass. NumPy's
+        integers and bools (a sweep over `np.arange`) are taken as the Python
+        values they stand for, which the JSON cache keys can hold."""
         for f in fields(CompileOptions):
             value = getattr(self, f.name)
-            wanted = bool if f.name in _BOOL_OPTIONS else int
-            if (value is not None or f.name == "tuned") and (
-                not isinstance(value, wanted)
-                or (wanted is int and isinstance(value, bool))
-            ):
-                raise TypeError(
-                    f"option {f.name} must be {wanted.__name__}, got {value!r}"
-                )
+            if value is None and f.name != "tuned":
+                continue
+            taken = _option_value(value, f.name in _BOOL_OPTIONS)
+            if taken is None:
+                wanted = "bool" if f.name in _BOOL_OPTIONS else "int"
+                raise TypeError(f"option {f.name} must be {wanted}, got {value!r}")
+            object.__setattr__(self, f.name, taken)
         if self.split_k is not None and self.split_k < 0:
             raise OptionValueError(
                 f"option split_k must be 0 or more, got {self.split_k}"
@@ -265,6 +267,20 @@ def _splits_badly(
 
     sizes = {name: options[o] for name, o in TILE_OPTIONS if options.get(o)}
     return any(r % (WGMMA_ROWS * consumers) for r in tile_rows(kernel, sizes))
+
+
+def _option_value(value: object, boolean: bool) -> int | bool | None:
+    """`value` as the Python bool (`boolean`) or int an option holds, or None
+    when it is neither (a bool is no int here: `num_stages=True`). NumPy's
+    scalars are read by their dtype's kind, without importing NumPy."""
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if getattr(value, "ndim", 0) != 0:
+        return None
+    if isinstance(value, bool) or kind == "b":
+        return bool(value) if boolean else None  # type: ignore[arg-type]
+    if boolean or not (isinstance(value, int) or kind in ("i", "u")):
+        return None
+    return operator.index(value)  # type: ignore[arg-type]
 
 
 _BOOL_OPTIONS = frozenset(
@@ -433,7 +449,7 @@ def check_options(
     from tawa_xdsl.diagnostics import OpDiagnostic
     from tawa_xdsl.dialects.roles import check_budget_range, check_register_budget
     from tawa_xdsl.pass_pipeline import ChecksOptions, option_name
-    from tawa_xdsl.pipelines import hopper_passes
+    from tawa_xdsl.pipelines import hopper_passes, option_of_field
 
     _check_cut(options, kernel)
     resolved, sources = options.resolve_sources(kernel, shaped)
@@ -483,7 +499,7 @@ def check_options(
         try:
             p.check_options()
         except PassFailedException as e:
-            raise refuse(e, (f.name for f in fields(p))) from None
+            raise refuse(e, (option_of_field(p, f.name) for f in fields(p))) from None
     for name in REGISTER_OPTIONS:  # a budget no count of consumers takes
         if (regs := getattr(resolved, name)) is not None:
             try:

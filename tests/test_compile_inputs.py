@@ -195,3 +195,71 @@ def test_a_tuned_tile_size_is_refused_at_an_untagged_tile_offset(
         r"the coordinate of tile.load \(line 23\) along its BM axis, which becomes 64",
     ):
         kernel.for_shape(M=200, N=136, K=200)
+
+
+@pytest.mark.parametrize(
+    ("options", "taken"),
+    [
+        ({"cluster": 3}, "cluster=3 given"),
+        (
+            {"persistent": True, "dynamic_tiles": True, "group_m": 0},
+            "group-m=0 given, longest-first=false default, dynamic-tiles=true given",
+        ),
+    ],
+)
+def test_a_refusal_names_the_options_as_given(options, taken) -> None:
+    """A pass field holding a compile option of another name (cluster's
+    `size`, persistent's `dynamic`) is listed under the option's name: the
+    list was empty for `cluster=3` and left dynamic_tiles out."""
+    with pytest.raises(
+        DiagnosticException, match=rf"\(options for @gemm_nt: {taken}\)"
+    ):
+        tawa_xdsl.compile(GEMM, "gemm_nt", **options)
+
+
+def test_every_option_a_pass_checks_is_a_compile_option() -> None:
+    """Each field of a pass `check_options` refuses maps to a `CompileOptions`
+    field, so a refusal can say where its value came from."""
+    from dataclasses import fields
+
+    from tawa_xdsl.pass_pipeline import ChecksOptions
+    from tawa_xdsl.pipelines import hopper_passes, option_of_field
+
+    every = CompileOptions(
+        **{"persistent": True, "cluster": 2, "ping_pong": True}
+    ).resolve(tawa_xdsl.parse(GEMM).body.block.first_op)
+    known = {f.name for f in fields(CompileOptions)}
+    checked = [p for p in hopper_passes(every) if isinstance(p, ChecksOptions)]
+    assert {p.name for p in checked} >= {"cluster", "persistent", "pipeline"}
+    for p in checked:
+        for f in fields(p):
+            assert option_of_field(p, f.name) in known, (p.name, f.name)
+
+
+@pytest.mark.parametrize("name", [None, 3, b"gemm_nt"])
+def test_a_kernel_name_that_is_no_str_is_a_type_error(name) -> None:
+    with pytest.raises(TypeError, match="the kernel name must be a str"):
+        tawa_xdsl.compile(GEMM, name)
+    with pytest.raises(TypeError, match="the kernel name must be a str"):
+        tawa_xdsl.interpret(tawa_xdsl.parse(GEMM), name)
+
+
+def test_a_kernel_name_written_with_its_at_sign_says_to_drop_it() -> None:
+    with pytest.raises(KeyError, match=r"name it without the @ \('gemm_nt'\)"):
+        tawa_xdsl.compile(GEMM, "@gemm_nt")
+
+
+def test_numpy_integers_and_bools_are_options() -> None:
+    """A sweep over `np.arange` passes NumPy scalars: taken as the Python
+    values they stand for (refused before: "must be int, got np.int64(4)"),
+    which the cache's JSON keys hold; a NumPy bool is still no int."""
+    np = pytest.importorskip("numpy")
+    options = CompileOptions(num_stages=np.int64(4), persistent=np.bool_(False))
+    assert options.num_stages == 4 and type(options.num_stages) is int
+    assert options.persistent is False
+    with pytest.raises(TypeError, match="option num_stages must be int"):
+        CompileOptions(num_stages=np.bool_(True))
+    with pytest.raises(TypeError, match="option persistent must be bool"):
+        CompileOptions(persistent=np.int64(1))
+    kernel = tawa_xdsl.compile(GEMM, "gemm_nt", num_stages=np.int32(4))
+    assert "num_stages = 4 (given)" in kernel.explain(M=256, N=256, K=256)
