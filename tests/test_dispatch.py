@@ -26,6 +26,7 @@ from tawa_xdsl.dispatch import (
     DispatchKey,
     bucket,
     bucket_floor,
+    dispatch_key,
     parse_shape,
 )
 from tawa_xdsl.dispatch_rules import (
@@ -1509,3 +1510,25 @@ def test_explain_describes_a_call_given_a_grid(lowerings) -> None:
         d.explain(grid=(4,))
     with pytest.raises(KernelArgumentError, match="positive integers"):
         d.explain(M=0, N=128, K=64, grid=(0,))  # launches nothing: checked all the same
+
+
+def test_explain_by_extents_plans_what_a_call_of_them_runs() -> None:
+    """D = 64 is fixed by attention's types: a call's key has it, and the shape
+    rules read it. `explain(BH=, SQ=, SK=)` (and `tawa-hopper-pipeline{shape=}`,
+    through `shape_key`) left it out: no rule applied, and 192-row persistent
+    tiles were shown where a call of that shape runs 64-row ones."""
+    kernel = tawa_xdsl.compile(path("attention.mlir"), "attention_d64")
+    arrays = [np.zeros((1, 512, 64), bfloat16) for _ in range(4)]
+    call = dispatch_key(kernel.params, kernel._convert([*arrays, 0.125], 0))
+    assert kernel.key_for(BH=1, SQ=512, SK=512) == call
+    assert kernel.plan(call).options.block_m == 64
+    explained = kernel.explain(BH=1, SQ=512, SK=512)
+    assert explained == kernel.explain(*arrays, 0.125)
+    assert "no shape rule applies" not in explained
+
+
+def test_explain_says_which_extents_it_was_not_given() -> None:
+    gemm = tawa_xdsl.compile(path("gemm.mlir"), "gemm_nt")
+    explained = gemm.explain(M=4096, K=4096)
+    assert "  N not given: the shape rules read every extent a call has" in explained
+    assert "not given" not in gemm.explain(M=4096, N=4096, K=4096)
