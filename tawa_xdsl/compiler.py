@@ -396,13 +396,15 @@ def default_consumers(rows: Iterable[int]) -> int:
 
 def _read_source(source: ModuleOp | str | Path) -> tuple[str, str | None]:
     """The MLIR text of `source`, and the file it came from (for locations):
-    bytes that are not UTF-8 are located in the file, as `tawa-opt` does."""
+    bytes that are not UTF-8 are located in the file, as `tawa-opt` does. A
+    `str` is a path when it ends in `.mlir` or is one line naming a file (a
+    `kernel.tile` was parsed as MLIR: "Could not parse entire input!")."""
     from tawa_xdsl.diagnostics import decode_source
 
     if isinstance(source, ModuleOp):
         return str(source), None
     if isinstance(source, Path) or (
-        isinstance(source, str) and source.endswith(".mlir")
+        isinstance(source, str) and (source.endswith(".mlir") or _names_a_file(source))
     ):
         return decode_source(Path(source).read_bytes(), str(source)), str(source)
     if isinstance(source, str):
@@ -411,6 +413,17 @@ def _read_source(source: ModuleOp | str | Path) -> tuple[str, str | None]:
         "compile: source must be a module, MLIR text or a path, got "
         f"{type(source).__name__}"
     )
+
+
+def _names_a_file(text: str) -> bool:
+    """Whether `text` is one line naming a file (a one-line kernel too long
+    for a file name, or holding a NUL, names none)."""
+    if "\n" in text or not text.strip():
+        return False
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _options(

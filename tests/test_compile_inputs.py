@@ -263,3 +263,18 @@ def test_numpy_integers_and_bools_are_options() -> None:
         CompileOptions(persistent=np.int64(1))
     kernel = tawa_xdsl.compile(GEMM, "gemm_nt", num_stages=np.int32(4))
     assert "num_stages = 4 (given)" in kernel.explain(M=256, N=256, K=256)
+
+
+def test_a_path_given_as_text_is_read_whatever_its_suffix(tmp_path: Path) -> None:
+    """A `str` naming a file not ending in `.mlir` was parsed as MLIR text
+    ("<string>:1:1: Could not parse entire input!" at the path); a one-line
+    kernel too long for a file name is still MLIR."""
+    source = tmp_path / "kernel.tile"
+    source.write_text(GEMM.read_text())
+    assert "options" in tawa_xdsl.compile(str(source), "gemm_nt").explain()
+    one_line = " ".join(
+        line
+        for line in GEMM.read_text().splitlines()
+        if not line.lstrip().startswith("//")
+    )
+    assert "options" in tawa_xdsl.compile(one_line, "gemm_nt").explain()
