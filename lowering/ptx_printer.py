@@ -99,8 +99,26 @@ def _params(kernel: func.FuncOp) -> list[str]:
     return [p.declaration() for p in params.data if isinstance(p, ParamDeclAttr)]
 
 
+PTX_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]+")
+"""A PTX identifier (PTX ISA, "Identifiers"): MLIR's symbol names take more
+(`@gemm.v2`, `@"gemm-v2"`, `@_`), which ptxas rejects as a syntax error."""
+
+
+def check_entry_name(kernel: func.FuncOp) -> None:
+    """Refuse, at the kernel, a name that cannot be its `.entry` name."""
+    name = kernel.sym_name.data
+    if not PTX_IDENTIFIER.fullmatch(name):
+        raise OpDiagnostic(
+            kernel,
+            f"@{name} cannot be a PTX entry name, which the kernel's name is: "
+            "PTX names are a letter followed by letters, digits, _ or $ (or "
+            "_, $ or % followed by at least one of those); rename the kernel",
+        )
+
+
 def print_kernel(kernel: func.FuncOp) -> str:
     """One `.entry`."""
+    check_entry_name(kernel)
     threads, cluster = _launch(kernel)
     params = _params(kernel)
     used: dict[str, int] = {}

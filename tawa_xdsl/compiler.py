@@ -612,6 +612,7 @@ def compile(
     lowering waits for the first call or inspection."""
     from tawa_xdsl.analysis.levels import check_kernel_input
     from tawa_xdsl.dispatch import Dispatcher
+    from tawa_xdsl.lowering.ptx_printer import check_entry_name
 
     for flag, value in (("allow_spills", allow_spills), ("autotune", autotune)):
         if not isinstance(value, bool):
@@ -624,6 +625,7 @@ def compile(
             text, kernel_name, chosen, allow_spills, autotune, source_name=file
         )
         check_kernel_input("tawa-hopper-pipeline", dispatcher.tile_kernel)
+        check_entry_name(dispatcher.tile_kernel)
         check_options(chosen, dispatcher.tile_kernel)
         _CACHE[key] = dispatcher
     return _CACHE[key]

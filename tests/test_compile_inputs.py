@@ -5,6 +5,7 @@ described by `explain()` as if it could run. No GPU needed."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,32 @@ def test_a_path_given_as_text_is_read_whatever_its_suffix(tmp_path: Path) -> Non
         if not line.lstrip().startswith("//")
     )
     assert "options" in tawa_xdsl.compile(one_line, "gemm_nt").explain()
+
+
+@pytest.mark.parametrize("name", ["gemm.v2", '"gemm-v2"', "_"])
+def test_a_kernel_name_ptx_cannot_name_is_refused_at_it(
+    name: str, tmp_path: Path
+) -> None:
+    """MLIR's symbol names take more than PTX's identifiers: the PTX of
+    `@gemm.v2` read `.entry gemm.v2(`, which ptxas rejects (a syntax error
+    on the GPU). compile() refuses it at once, at the kernel; the PTX printer
+    too (`tawa-opt -t ptx`). `$` is PTX's: `@gemm$v2` compiles."""
+    source = tmp_path / "k.mlir"
+    source.write_text(GEMM.read_text().replace("@gemm_nt(", f"@{name}(", 1))
+    bare = name.strip('"')
+    message = rf"k.mlir:\d+:1: error: func.func: @{re.escape(bare)} cannot be a PTX"
+    with pytest.raises(DiagnosticException, match=message):
+        tawa_xdsl.compile(source, bare)
+    source.write_text(GEMM.read_text().replace("@gemm_nt(", "@gemm$v2(", 1))
+    assert tawa_xdsl.compile(source, "gemm$v2")
+
+
+def test_the_ptx_printer_refuses_a_name_ptx_cannot_name() -> None:
+    from tawa_xdsl.api import parse_kernel
+    from tawa_xdsl.lowering.ptx_target import to_ptx
+
+    text = GEMM.read_text().replace("@gemm_nt(", "@gemm.v2(", 1)
+    module = parse_kernel(text, "gemm.v2", str(GEMM))
+    tawa_xdsl.apply(module, "tawa-hopper-pipeline{tuned=false num-consumers=1}")
+    with pytest.raises(DiagnosticException, match=r"@gemm\.v2 cannot be a PTX entry"):
+        to_ptx(module)
