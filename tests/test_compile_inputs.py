@@ -281,7 +281,7 @@ def test_a_path_given_as_text_is_read_whatever_its_suffix(tmp_path: Path) -> Non
     assert "options" in tawa_xdsl.compile(one_line, "gemm_nt").explain()
 
 
-@pytest.mark.parametrize("name", ["gemm.v2", '"gemm-v2"', "_"])
+@pytest.mark.parametrize("name", ["gemm.v2", '"gemm-v2"', "_", "WARP_SZ", '"%tid"'])
 def test_a_kernel_name_ptx_cannot_name_is_refused_at_it(
     name: str, tmp_path: Path
 ) -> None:
