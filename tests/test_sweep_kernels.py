@@ -34,7 +34,7 @@ tile.cmpf-masked column sum with an i32 count, an i32 argmax per column; from
 the seventh (`*_outside7.mlir`): multi-query attention (one K/V head per
 batch, picked by arith.divui of the program id), causal, at head dim 128 on
 64-row blocks, returning its log-sum-exp; f16 soft-capped sliding-window
-attention; a LayerNorm epilogue and a row top-1 (value and i32 index) of a
+attention; attention at head dim 48 (96-byte rows); a LayerNorm epilogue and a row top-1 (value and i32 index) of a
 one-tile-wide GEMM.
 Each computes its float64 reference in the interpreter, and, lowered through
 the Hopper pipeline to the thread level, what the interpreter computes (a
@@ -965,6 +965,13 @@ RUNS = {
         lambda q, k, v, o, sc, cap, w: [
             _attention(q, k, v, sc, _window(150, 150, int(w)), cap=cap)
         ],
+    ),
+    "attention_d48": Run(
+        "attention_outside7.mlir",
+        (((2, 100, 48), BF),) * 4 + (0.2,),
+        (3,),
+        (2, 2),
+        lambda q, k, v, o, sc: [_attention(q, k, v, sc)],
     ),
     "gemm_layernorm": Run(
         "gemm_outside7.mlir",
