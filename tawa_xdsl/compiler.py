@@ -513,6 +513,7 @@ def check_options(
             p.check_options()
         except PassFailedException as e:
             raise refuse(e, (option_of_field(p, f.name) for f in fields(p))) from None
+    _check_given_structure(options, kernel)
     for name in REGISTER_OPTIONS:  # a budget no count of consumers takes
         if (regs := getattr(resolved, name)) is not None:
             try:
@@ -546,6 +547,40 @@ def _fit_some_shape(options: CompileOptions) -> bool:
         for n in counts
         if n in REGISTER_BUDGETS
     )
+
+
+def _check_given_structure(options: CompileOptions, kernel: func.FuncOp) -> None:
+    """Run the passes whose refusal depends on the kernel as well as on an
+    option given, `tile-shape` for a tile size (the kernel must name it) and
+    `cluster` (a load must be the same in every block), on a copy of the
+    kernel: `compile(block_m=128)` of a kernel naming no BM, or `cluster=2` of
+    one sharing no load, was described by `explain()` as if it could run and
+    refused only at its first call."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from tawa_xdsl.diagnostics import OpDiagnostic
+    from tawa_xdsl.pass_pipeline import option_name
+    from tawa_xdsl.registry import make_context
+    from tawa_xdsl.transforms.cluster import ClusterPass
+    from tawa_xdsl.transforms.tile_shape import TileShapePass
+
+    given = options.given()
+    sizes = {option: given[option] for _, option in TILE_OPTIONS if given.get(option)}
+    checks: list[tuple[Any, dict[str, Any]]] = []
+    if sizes:
+        checks.append((TileShapePass(**sizes), sizes))
+    if given.get("cluster", 1) != 1:
+        checks.append((ClusterPass(given["cluster"]), {"cluster": given["cluster"]}))
+    for check, said in checks:
+        try:
+            check.apply(make_context(), ModuleOp([kernel.clone()]))
+        except OpDiagnostic as e:
+            taken = ", ".join(
+                f"{option_name(o)}={_spelled(v)} given" for o, v in said.items()
+            )
+            raise OpDiagnostic(
+                e.op, f"{e.message} (options for @{kernel.sym_name.data}: {taken})"
+            ) from None
 
 
 def _check_cut(options: CompileOptions, kernel: func.FuncOp) -> None:

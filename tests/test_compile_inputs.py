@@ -308,3 +308,44 @@ def test_the_ptx_printer_refuses_a_name_ptx_cannot_name() -> None:
     tawa_xdsl.apply(module, "tawa-hopper-pipeline{tuned=false num-consumers=1}")
     with pytest.raises(DiagnosticException, match=r"@gemm\.v2 cannot be a PTX entry"):
         to_ptx(module)
+
+
+SWEEP = Path(__file__).parent / "kernels"
+
+
+@pytest.mark.parametrize(
+    ("source", "kernel", "options", "message"),
+    [
+        (  # no tile.box / tile.size tags at all
+            SWEEP / "attention_outside4.mlir",
+            "attention_lse",
+            {"block_m": 128},
+            r"attention_outside4.mlir:\d+:1: error: func.func: tile-shape: "
+            r"@attention_lse does not name BM; .* \(options for @attention_lse: "
+            r"block-m=128 given\)",
+        ),
+        (  # BM and BN named, BK not
+            EXAMPLES / "attention.mlir",
+            "attention_d64",
+            {"block_k": 32},
+            r"@attention_d64 does not name BK; .* \(options for @attention_d64: "
+            r"block-k=32 given\)",
+        ),
+        (  # every load follows program_id(x): nothing to multicast
+            SWEEP / "attention_outside7.mlir",
+            "attention_softcap_window",
+            {"cluster": 2},
+            r"error: tile.load: cluster: no tile.load of @attention_softcap_window "
+            r"is the same in every block .* \(options for @attention_softcap_window: "
+            r"cluster=2 given\)",
+        ),
+    ],
+)
+def test_an_option_the_kernel_cannot_take_is_refused_at_compile(
+    source, kernel, options, message
+) -> None:
+    """A tile size given for a dimension the kernel does not name, or a
+    cluster for a kernel whose blocks share no load, was accepted and shown
+    by explain() as a plan; only the first call's lowering refused it."""
+    with pytest.raises(DiagnosticException, match=message):
+        tawa_xdsl.compile(source, kernel, **options)

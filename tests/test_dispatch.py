@@ -1140,10 +1140,12 @@ def test_the_rules_weigh_only_tiles_the_given_consumers_share(given) -> None:
 def test_a_pair_kernels_refusal_points_into_the_callers_file() -> None:
     """block_n=256 on a kernel that names no BN, at a shape the rules split:
     the partials kernel's refusal was located at line 2 of the pair's
-    generated text ("<string>:2:3"), which the caller never saw; it now
-    points at the kernel in their file, as the unsplit call's does."""
+    generated text ("<string>:2:3"), which the caller never saw; it points
+    at the kernel in their file, as the unsplit call's does (the Dispatcher
+    alone: compile() refuses the option at once, at the same kernel)."""
     file = str(KERNELS_DIR / "gemm_outside.mlir")
-    d = tawa_xdsl.compile(file, "gemm_gelu_f16", block_n=256)
+    text = Path(file).read_text()
+    d = Dispatcher(text, "gemm_gelu_f16", CompileOptions(block_n=256), source_name=file)
     extents = {"M": 100, "N": 1000, "K": 8192}
     assert d.plan(d.key_for(**extents)).decision.split_k > 1
     with pytest.raises(OpDiagnostic) as unsplit:
@@ -1154,6 +1156,8 @@ def test_a_pair_kernels_refusal_points_into_the_callers_file() -> None:
     assert str(split.value).startswith(f"{file}:41:1: error: ")
     # of the caller's kernel, not of the pair's @gemm_gelu_f16_split_k
     assert "@gemm_gelu_f16 does not name BN" in str(split.value)
+    with pytest.raises(OpDiagnostic, match=rf"^{file}:41:1: error: .* name BN"):
+        tawa_xdsl.compile(file, "gemm_gelu_f16", block_n=256)
 
 
 @pytest.mark.parametrize(
