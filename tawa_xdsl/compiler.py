@@ -551,17 +551,20 @@ def _fit_some_shape(options: CompileOptions) -> bool:
 
 def _check_given_structure(options: CompileOptions, kernel: func.FuncOp) -> None:
     """Run the passes whose refusal depends on the kernel as well as on an
-    option given, `tile-shape` for a tile size (the kernel must name it) and
-    `cluster` (a load must be the same in every block), on a copy of the
-    kernel: `compile(block_m=128)` of a kernel naming no BM, or `cluster=2` of
-    one sharing no load, was described by `explain()` as if it could run and
-    refused only at its first call."""
+    option given, `tile-shape` for a tile size (the kernel must name it),
+    `cluster` (a load must be the same in every block) and `persistent` (the
+    stores must give the tile count), on a copy of the kernel:
+    `compile(block_m=128)` of a kernel naming no BM, `cluster=2` of one
+    sharing no load or `persistent=True` of one walking its own tiles was
+    described by `explain()` as if it could run and refused only at its first
+    call."""
     from xdsl.dialects.builtin import ModuleOp
 
     from tawa_xdsl.diagnostics import OpDiagnostic
     from tawa_xdsl.pass_pipeline import option_name
     from tawa_xdsl.registry import make_context
     from tawa_xdsl.transforms.cluster import ClusterPass
+    from tawa_xdsl.transforms.persistent import PersistentPass
     from tawa_xdsl.transforms.tile_shape import TileShapePass
 
     given = options.given()
@@ -571,6 +574,9 @@ def _check_given_structure(options: CompileOptions, kernel: func.FuncOp) -> None
         checks.append((TileShapePass(**sizes), sizes))
     if given.get("cluster", 1) != 1:
         checks.append((ClusterPass(given["cluster"]), {"cluster": given["cluster"]}))
+    if given.get("persistent"):
+        dynamic = bool(given.get("dynamic_tiles"))
+        checks.append((PersistentPass(dynamic=dynamic), {"persistent": True}))
     for check, said in checks:
         try:
             check.apply(make_context(), ModuleOp([kernel.clone()]))

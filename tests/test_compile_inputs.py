@@ -339,13 +339,22 @@ SWEEP = Path(__file__).parent / "kernels"
             r"is the same in every block .* \(options for @attention_softcap_window: "
             r"cluster=2 given\)",
         ),
+        (  # its own grid-stride loop: the stores give no tile count
+            SWEEP / "gemm_outside4.mlir",
+            "gemm_grid_stride",
+            {"persistent": True},
+            r"error: tile.store: persistent: kernel @gemm_grid_stride: cannot tell "
+            r"how many programs .* \(options for @gemm_grid_stride: persistent=true "
+            r"given\)",
+        ),
     ],
 )
 def test_an_option_the_kernel_cannot_take_is_refused_at_compile(
     source, kernel, options, message
 ) -> None:
-    """A tile size given for a dimension the kernel does not name, or a
-    cluster for a kernel whose blocks share no load, was accepted and shown
-    by explain() as a plan; only the first call's lowering refused it."""
+    """A tile size given for a dimension the kernel does not name, a cluster
+    for a kernel whose blocks share no load, persistent for one whose stores
+    give no tile count: accepted and shown by explain() as a plan, refused
+    only by the first call's lowering."""
     with pytest.raises(DiagnosticException, match=message):
         tawa_xdsl.compile(source, kernel, **options)
