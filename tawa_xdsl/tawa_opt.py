@@ -18,7 +18,8 @@ Exit codes:
   `TAWA_TRACEBACK=1` shows the traceback instead.
 
 `--time-passes` and `--print-between-passes` write to stderr, so stdout stays
-the IR; `--list-passes` lists our passes with their options; `-` reads stdin.
+the IR; `--list-passes` lists our passes with their options; `-` reads stdin
+and `-o -` writes stdout.
 """
 
 from __future__ import annotations
@@ -134,7 +135,8 @@ class TawaOptMain(xDSLOptMain):
         return "stdin" if self.args.input_file in (None, "-") else self.args.input_file
 
     def prepare_output(self) -> IO[str]:
-        if self.args.output_file is None:
+        """`-o -` is stdout, as `-` is stdin (it wrote a file named `-`)."""
+        if self.args.output_file in (None, "-"):
             return sys.stdout
         self._output = Output(self.args.output_file, self.args.input_file)
         return self._output  # type: ignore[return-value] (what xDSL uses of IO)

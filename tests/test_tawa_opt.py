@@ -506,6 +506,14 @@ def test_the_output_may_be_the_input(capsys, tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["k.mlir"]  # no temporary left
 
 
+def test_dash_as_the_output_is_stdout(capsys, tmp_path, monkeypatch) -> None:
+    """As `-` is stdin: `-o -` wrote a file named `-`."""
+    monkeypatch.chdir(tmp_path)
+    rc, out, _ = run(capsys, str(GEMM), "-o", "-")
+    assert rc == 0 and "@gemm_nt" in out
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_output_is_written_through_a_link(capsys, tmp_path: Path) -> None:
     """The output replaces the file a link names, not the link."""
     (tmp_path / "out.mlir").write_text("")
