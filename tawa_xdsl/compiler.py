@@ -398,11 +398,20 @@ def _read_source(source: ModuleOp | str | Path) -> tuple[str, str | None]:
     """The MLIR text of `source`, and the file it came from (for locations):
     bytes that are not UTF-8 are located in the file, as `tawa-opt` does. A
     `str` is a path when it ends in `.mlir` or is one line naming a file (a
-    `kernel.tile` was parsed as MLIR: "Could not parse entire input!")."""
+    `kernel.tile` was parsed as MLIR: "Could not parse entire input!"). A
+    module keeps its ops' source locations (`parse(Path(...))`'s, in the
+    user's file): printed without them, its diagnostics pointed into the
+    printed text, "<string>:2:3"."""
+    from io import StringIO
+
+    from xdsl.printer import Printer
+
     from tawa_xdsl.diagnostics import decode_source
 
     if isinstance(source, ModuleOp):
-        return str(source), None
+        text = StringIO()
+        Printer(stream=text, print_debuginfo=True).print_op(source)
+        return text.getvalue(), None
     if isinstance(source, Path) or (
         isinstance(source, str) and (source.endswith(".mlir") or _names_a_file(source))
     ):

@@ -358,3 +358,18 @@ def test_an_option_the_kernel_cannot_take_is_refused_at_compile(
     only by the first call's lowering."""
     with pytest.raises(DiagnosticException, match=message):
         tawa_xdsl.compile(source, kernel, **options)
+
+
+def test_a_parsed_module_keeps_its_locations() -> None:
+    """compile() of a module parsed from a file: its refusals point into the
+    file (the module was printed without its locations and parsed again, so
+    they pointed at "<string>:2:3" of text the caller never saw)."""
+    source = SWEEP / "attention_outside4.mlir"
+    module = tawa_xdsl.parse(source)
+    line = 1 + next(
+        i
+        for i, text in enumerate(source.read_text().splitlines())
+        if text.startswith("func.func @attention_lse(")
+    )
+    with pytest.raises(DiagnosticException, match=rf"^{source}:{line}:1: error: "):
+        tawa_xdsl.compile(module, "attention_lse", block_m=128)
