@@ -99,8 +99,31 @@ def _params(kernel: func.FuncOp) -> list[str]:
     return [p.declaration() for p in params.data if isinstance(p, ParamDeclAttr)]
 
 
+ENTRY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_$]*|[_$][A-Za-z0-9_$]+")
+"""A PTX identifier an entry may have (PTX ISA, "Identifiers"; those that
+start with % are predefined, %tid, or registers). MLIR's symbol names take
+more (`@gemm.v2`, `@"gemm-v2"`, `@_`), which ptxas rejects: a syntax error."""
+
+PREDEFINED = frozenset({"WARP_SZ"})
+"""The predefined identifier that does not start with %."""
+
+
+def check_entry_name(kernel: func.FuncOp) -> None:
+    """Refuse, at the kernel, a name that cannot be its `.entry` name."""
+    name = kernel.sym_name.data
+    if not ENTRY_NAME.fullmatch(name) or name in PREDEFINED:
+        raise OpDiagnostic(
+            kernel,
+            f"@{name} cannot be a PTX entry name, which the kernel's name is: "
+            "PTX names are a letter followed by letters, digits, _ or $ (or "
+            "_ or $ followed by at least one of those), and not WARP_SZ; rename "
+            "the kernel",
+        )
+
+
 def print_kernel(kernel: func.FuncOp) -> str:
     """One `.entry`."""
+    check_entry_name(kernel)
     threads, cluster = _launch(kernel)
     params = _params(kernel)
     used: dict[str, int] = {}

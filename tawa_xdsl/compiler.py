@@ -27,6 +27,7 @@ functions that run them.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -102,17 +103,18 @@ class CompileOptions:
 
     def __post_init__(self) -> None:
         """Option values of the wrong type are refused by name (an int option
-        takes no bool, a bool option no int), not found out by a pass."""
+        takes no bool, a bool option no int), not found out by a pass. NumPy's
+        integers and bools (a sweep over `np.arange`) are taken as the Python
+        values they stand for, which the JSON cache keys can hold."""
         for f in fields(CompileOptions):
             value = getattr(self, f.name)
-            wanted = bool if f.name in _BOOL_OPTIONS else int
-            if (value is not None or f.name == "tuned") and (
-                not isinstance(value, wanted)
-                or (wanted is int and isinstance(value, bool))
-            ):
-                raise TypeError(
-                    f"option {f.name} must be {wanted.__name__}, got {value!r}"
-                )
+            if value is None and f.name != "tuned":
+                continue
+            taken = _option_value(value, f.name in _BOOL_OPTIONS)
+            if taken is None:
+                wanted = "bool" if f.name in _BOOL_OPTIONS else "int"
+                raise TypeError(f"option {f.name} must be {wanted}, got {value!r}")
+            object.__setattr__(self, f.name, taken)
         if self.split_k is not None and self.split_k < 0:
             raise OptionValueError(
                 f"option split_k must be 0 or more, got {self.split_k}"
@@ -268,6 +270,20 @@ def _splits_badly(
     return any(r % (WGMMA_ROWS * consumers) for r in tile_rows(kernel, sizes))
 
 
+def _option_value(value: object, boolean: bool) -> int | bool | None:
+    """`value` as the Python bool (`boolean`) or int an option holds, or None
+    when it is neither (a bool is no int here: `num_stages=True`). NumPy's
+    scalars are read by their dtype's kind, without importing NumPy."""
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if getattr(value, "ndim", 0) != 0:
+        return None
+    if isinstance(value, bool) or kind == "b":
+        return bool(value) if boolean else None  # type: ignore[arg-type]
+    if boolean or not (isinstance(value, int) or kind in ("i", "u")):
+        return None
+    return operator.index(value)  # type: ignore[arg-type]
+
+
 _BOOL_OPTIONS = frozenset(
     name
     for name, hint in get_type_hints(CompileOptions).items()
@@ -381,13 +397,24 @@ def default_consumers(rows: Iterable[int]) -> int:
 
 def _read_source(source: ModuleOp | str | Path) -> tuple[str, str | None]:
     """The MLIR text of `source`, and the file it came from (for locations):
-    bytes that are not UTF-8 are located in the file, as `tawa-opt` does."""
+    bytes that are not UTF-8 are located in the file, as `tawa-opt` does. A
+    `str` is a path when it ends in `.mlir` or is one line naming a file (a
+    `kernel.tile` was parsed as MLIR: "Could not parse entire input!"). A
+    module keeps its ops' source locations (`parse(Path(...))`'s, in the
+    user's file): printed without them, its diagnostics pointed into the
+    printed text, "<string>:2:3"."""
+    from io import StringIO
+
+    from xdsl.printer import Printer
+
     from tawa_xdsl.diagnostics import decode_source
 
     if isinstance(source, ModuleOp):
-        return str(source), None
+        text = StringIO()
+        Printer(stream=text, print_debuginfo=True).print_op(source)
+        return text.getvalue(), None
     if isinstance(source, Path) or (
-        isinstance(source, str) and source.endswith(".mlir")
+        isinstance(source, str) and (source.endswith(".mlir") or _names_a_file(source))
     ):
         return decode_source(Path(source).read_bytes(), str(source)), str(source)
     if isinstance(source, str):
@@ -396,6 +423,17 @@ def _read_source(source: ModuleOp | str | Path) -> tuple[str, str | None]:
         "compile: source must be a module, MLIR text or a path, got "
         f"{type(source).__name__}"
     )
+
+
+def _names_a_file(text: str) -> bool:
+    """Whether `text` is one line naming a file (a one-line kernel too long
+    for a file name, or holding a NUL, names none)."""
+    if "\n" in text or not text.strip():
+        return False
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _options(
@@ -434,7 +472,7 @@ def check_options(
     from tawa_xdsl.diagnostics import OpDiagnostic
     from tawa_xdsl.dialects.roles import check_budget_range, check_register_budget
     from tawa_xdsl.pass_pipeline import ChecksOptions, option_name
-    from tawa_xdsl.pipelines import hopper_passes
+    from tawa_xdsl.pipelines import hopper_passes, option_of_field
 
     _check_cut(options, kernel)
     resolved, sources = options.resolve_sources(kernel, shaped)
@@ -484,7 +522,8 @@ def check_options(
         try:
             p.check_options()
         except PassFailedException as e:
-            raise refuse(e, (f.name for f in fields(p))) from None
+            raise refuse(e, (option_of_field(p, f.name) for f in fields(p))) from None
+    _check_given_structure(options, kernel)
     for name in REGISTER_OPTIONS:  # a budget no count of consumers takes
         if (regs := getattr(resolved, name)) is not None:
             try:
@@ -518,6 +557,46 @@ def _fit_some_shape(options: CompileOptions) -> bool:
         for n in counts
         if n in REGISTER_BUDGETS
     )
+
+
+def _check_given_structure(options: CompileOptions, kernel: func.FuncOp) -> None:
+    """Run the passes whose refusal depends on the kernel as well as on an
+    option given, `tile-shape` for a tile size (the kernel must name it),
+    `cluster` (a load must be the same in every block) and `persistent` (the
+    stores must give the tile count), on a copy of the kernel:
+    `compile(block_m=128)` of a kernel naming no BM, `cluster=2` of one
+    sharing no load or `persistent=True` of one walking its own tiles was
+    described by `explain()` as if it could run and refused only at its first
+    call."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from tawa_xdsl.diagnostics import OpDiagnostic
+    from tawa_xdsl.pass_pipeline import option_name
+    from tawa_xdsl.registry import make_context
+    from tawa_xdsl.transforms.cluster import ClusterPass
+    from tawa_xdsl.transforms.persistent import PersistentPass
+    from tawa_xdsl.transforms.tile_shape import TileShapePass
+
+    given = options.given()
+    sizes = {option: given[option] for _, option in TILE_OPTIONS if given.get(option)}
+    checks: list[tuple[Any, dict[str, Any]]] = []
+    if sizes:
+        checks.append((TileShapePass(**sizes), sizes))
+    if given.get("cluster", 1) != 1:
+        checks.append((ClusterPass(given["cluster"]), {"cluster": given["cluster"]}))
+    if given.get("persistent"):
+        dynamic = bool(given.get("dynamic_tiles"))
+        checks.append((PersistentPass(dynamic=dynamic), {"persistent": True}))
+    for check, said in checks:
+        try:
+            check.apply(make_context(), ModuleOp([kernel.clone()]))
+        except OpDiagnostic as e:
+            taken = ", ".join(
+                f"{option_name(o)}={_spelled(v)} given" for o, v in said.items()
+            )
+            raise OpDiagnostic(
+                e.op, f"{e.message} (options for @{kernel.sym_name.data}: {taken})"
+            ) from None
 
 
 def _check_cut(options: CompileOptions, kernel: func.FuncOp) -> None:
@@ -584,6 +663,7 @@ def compile(
     lowering waits for the first call or inspection."""
     from tawa_xdsl.analysis.levels import check_kernel_input
     from tawa_xdsl.dispatch import Dispatcher
+    from tawa_xdsl.lowering.ptx_printer import check_entry_name
 
     for flag, value in (("allow_spills", allow_spills), ("autotune", autotune)):
         if not isinstance(value, bool):
@@ -596,6 +676,7 @@ def compile(
             text, kernel_name, chosen, allow_spills, autotune, source_name=file
         )
         check_kernel_input("tawa-hopper-pipeline", dispatcher.tile_kernel)
+        check_entry_name(dispatcher.tile_kernel)
         check_options(chosen, dispatcher.tile_kernel)
         _CACHE[key] = dispatcher
     return _CACHE[key]

@@ -221,7 +221,10 @@ def shared_inputs(ps: Sequence[Param], values: Sequence[Any]) -> list[tuple[str,
 def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
     """The key of a call with these extents (by dimension name) and aligned
     operands of the parameters' dtypes: what `explain(M=...)` and
-    `tawa-hopper-pipeline{shape=...}` specialize for."""
+    `tawa-hopper-pipeline{shape=...}` specialize for. An extent a parameter's
+    type fixes is the key's without being given, as in a call's key: the
+    shape rules read it (attention's plan for SQ, SK without D = 64 was not
+    the plan a call of that shape runs)."""
     from tawa_xdsl.dtypes import numpy_dtype, type_name
 
     named = list(dict.fromkeys(n for p in ps for n in p.dims if n))
@@ -242,6 +245,10 @@ def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
         if (why := fixed_elsewhere(ps, name, extent)) is not None:
             raise KernelArgumentError(why)
     tensors = [p for p in ps if isinstance(p.type, DescType)]
+    for p in tensors:  # what the types fix, every call has: D = 64 of attention
+        for dim, extent in zip(p.dims, p.type.get_shape(), strict=False):
+            if dim and extent != DYNAMIC_INDEX:
+                extents.setdefault(dim, extent)
     return DispatchKey(
         tuple((n, bucket(extents[n])) for n in named if n in extents),
         tuple(type_name(numpy_dtype(p.type.element_type)) for p in tensors),
@@ -266,6 +273,20 @@ def fixed_elsewhere(ps: Sequence[Param], name: str, extent: int) -> str | None:
                     "has that shape"
                 )
     return None
+
+
+def unset_dims(ps: Sequence[Param], extents: Mapping[str, int]) -> list[str]:
+    """The `tile.dims` names a call gives (no parameter's type fixes them)
+    missing from `extents`: a plan for these extents is not one a call runs."""
+    fixed = {
+        dim
+        for p in ps
+        if p.is_tensor
+        for dim, extent in zip(p.dims, p.type.get_shape(), strict=False)
+        if extent != DYNAMIC_INDEX
+    }
+    named = dict.fromkeys(n for p in ps for n in p.dims if n)
+    return [n for n in named if n not in fixed and n not in extents]
 
 
 def parse_shape(text: str) -> dict[str, int]:
@@ -1546,6 +1567,12 @@ class Dispatcher:
             plan = self._walking_plan(plan)  # what the call runs instead
             spec = self._walking.get(plan.options)
         lines = [f"@{self.name}: {key if key is not None else 'no shape'}"]
+        if extents and (unset := unset_dims(self.params, extents)):
+            names = ", ".join(unset)
+            lines.append(
+                f"  {names} not given: the shape rules read every extent a call "
+                f"has; give {names} too for the plan a call of this shape runs"
+            )
         if grid is not None:
             lines.append(self._given_grid(plan, spec, grid, values))
         for name, writer in shared_inputs(self.params, values) if args else ():

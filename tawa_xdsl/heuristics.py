@@ -615,8 +615,9 @@ def decide(
         choice.reasons.append(
             Reason(
                 "none",
-                "no shape rule applies (the output's dimensions are not all named "
-                "by tile.dims, or the kernel is neither GEMM- nor attention-like)",
+                "no shape rule applies (an extent the rules read is unknown: not "
+                "given, or not named by tile.dims; or the kernel is neither "
+                "GEMM- nor attention-like)",
             )
         )
     return Decision(

@@ -109,7 +109,9 @@ class DiskCache:
             return None
 
     def store(self, key: Mapping[str, Any], value: Mapping[str, Any]) -> None:
-        """Write the entry atomically (a temporary file renamed over it)."""
+        """Write the entry atomically (a temporary file renamed over it). The
+        temporary file goes whatever stops the write: a value JSON cannot hold
+        (a bug of ours, raised) left it behind."""
         path = self.path(key)
         temporary: Path | None = None
         try:
@@ -119,11 +121,13 @@ class DiskCache:
             with os.fdopen(fd, "w") as f:
                 json.dump({"key": key, "value": value}, f)
             os.replace(temporary, path)
+            temporary = None
         except OSError as e:
             warnings.warn(
                 f"tawa-xdsl: cannot write the kernel cache at {path.parent} ({e}); "
                 f"set {CACHE_ENV} to a writable directory",
                 stacklevel=2,
             )
+        finally:
             if temporary is not None:
                 temporary.unlink(missing_ok=True)

@@ -171,6 +171,21 @@ def _shaped(
     return dict(shape_decision(Structure.of(kernel), key, options, SM_COUNT).options)
 
 
+OPTION_OF_FIELD = {
+    ("cluster", "size"): "cluster",
+    ("persistent", "dynamic"): "dynamic_tiles",
+}
+"""(pass name, field) -> the compile option `hopper_passes` fills that field
+from, where the names differ (the others are the field's own name)."""
+
+
+def option_of_field(p: ModulePass, field_name: str) -> str:
+    """The `CompileOptions` field that `hopper_passes` passes to `p`'s field
+    `field_name`: a refusal of the pass's value names the option the caller
+    gave (`cluster=3`, not the pass's `size`)."""
+    return OPTION_OF_FIELD.get((p.name, field_name), field_name)
+
+
 def hopper_passes(options: CompileOptions) -> list[ModulePass]:
     """The passes of `tawa-hopper-pipeline` for resolved `options` (which
     refuse persistent with reverse_x, and dynamic_tiles without persistent,

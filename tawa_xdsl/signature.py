@@ -69,10 +69,21 @@ class UnknownKernelError(KeyError):
 
 def find_kernel(module: ModuleOp, name: str) -> func.FuncOp:
     """The `tile.kernel` function called `name`, or an error listing the kernels
-    (at a function of that name not marked as a kernel: the marker forgotten)."""
+    (at a function of that name not marked as a kernel: the marker forgotten).
+    A name that is no `str` is a `TypeError` (it was looked up as text: "no
+    tile kernel named 'None'"); one written with its `@` says to drop it."""
+    if not isinstance(name, str):
+        raise TypeError(
+            "the kernel name must be a str (its function's name, without @), got "
+            f"{type(name).__name__}"
+        )
     found = {k.sym_name.data: k for k in kernels(module)}
     if name in found:
         return found[name]
+    if name.startswith("@") and name[1:] in found:
+        raise UnknownKernelError(
+            f"no tile kernel named '{name}': name it without the @ ('{name[1:]}')"
+        )
     for op in module.walk():
         if isinstance(op, func.FuncOp) and op.sym_name.data == name:
             raise OpDiagnostic(

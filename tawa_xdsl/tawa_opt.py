@@ -8,7 +8,10 @@ Exit codes:
   be written. One line on stderr, `tawa-opt: file:line:col: error: op:
   message` where an op or a source position is known (a parse error adds the
   source line under it); with `--split-input-file`, one for each chunk that
-  failed, after every chunk ran. The `-o` file of a failed run is removed.
+  failed, after every chunk ran. The `-o` file of a failed run is removed
+  (unless it is the input, which is left as it was); the output of a run
+  that succeeds replaces it whole once the input was read, so `-o` may name
+  the input.
 - 2: a command-line usage error (argparse).
 - 3: an internal error, a bug of ours: an exception a pass, the printer or the
   driver did not mean to raise, or a pass (or a stage of `-t ptx`) that left
@@ -17,7 +20,8 @@ Exit codes:
   `TAWA_TRACEBACK=1` shows the traceback instead.
 
 `--time-passes` and `--print-between-passes` write to stderr, so stdout stays
-the IR; `--list-passes` lists our passes with their options; `-` reads stdin.
+the IR; `--list-passes` lists our passes with their options; `-` reads stdin
+and `-o -` writes stdout.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import inspect
 import os
 import stat
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -133,11 +138,10 @@ class TawaOptMain(xDSLOptMain):
         return "stdin" if self.args.input_file in (None, "-") else self.args.input_file
 
     def prepare_output(self) -> IO[str]:
-        with output_errors(self.args.output_file):
-            stream = super().prepare_output()
-        if stream is sys.stdout:
-            return stream
-        self._output = Output(stream, self.args.output_file)
+        """`-o -` is stdout, as `-` is stdin (it wrote a file named `-`)."""
+        if self.args.output_file in (None, "-"):
+            return sys.stdout
+        self._output = Output(self.args.output_file, self.args.input_file)
         return self._output  # type: ignore[return-value] (what xDSL uses of IO)
 
     def parse_chunk(
@@ -162,11 +166,14 @@ class TawaOptMain(xDSLOptMain):
         return parser.parse_module(not self.args.no_implicit_module)
 
     def run(self) -> None:
-        """Run; the `-o` file of a run that fails is removed (mlir-opt keeps its
-        output only on success): it held a truncated or empty result."""
+        """Run; the `-o` file is written once the run succeeded (`Output`), and
+        that of a run that fails is removed (mlir-opt keeps its output only on
+        success): it held the result of another run."""
         self._output: Output | None = None
         try:
             self._run()
+            if self._output is not None:
+                self._output.commit()
         except BaseException:
             if self._output is not None:
                 self._output.discard()
@@ -312,13 +319,27 @@ def output_errors(path: str) -> Iterator[None]:
 
 class Output:
     """The `-o` file, as xDSL's driver uses it (write, flush, close), with
-    `output_errors` and a way to remove it when the run fails."""
+    `output_errors`. A regular file (or a new one) is written to a temporary
+    file beside it and moved over it by `commit`, once the run succeeded: the
+    file was opened, and so emptied, before the input was read, so `-o`
+    naming the input lost it (and the failed run then removed it). A device
+    or a pipe (`-o /dev/null`) is written directly, never replaced."""
 
-    def __init__(self, stream: IO[str], path: str):
-        self.stream = stream
+    def __init__(self, path: str, input_path: str | None):
         self.path = path
-        # only a file is removed, never a device or a pipe (`-o /dev/null`)
-        self.is_file = stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+        self.target = os.path.realpath(path)  # through a link, not over it
+        self.input_path = input_path
+        self.temporary: str | None = None
+        with output_errors(path):
+            if os.path.isdir(self.target) or not _regular_or_missing(self.target):
+                self.stream: IO[str] = open(path, "w")  # noqa: SIM115 (held open)
+                return
+            fd, self.temporary = tempfile.mkstemp(
+                dir=os.path.dirname(self.target),
+                prefix=f".{os.path.basename(self.target)}.",
+                suffix=".tmp",
+            )
+            self.stream = os.fdopen(fd, "w")
 
     def write(self, text: str) -> int:
         with output_errors(self.path):
@@ -332,14 +353,55 @@ class Output:
         with output_errors(self.path):
             self.stream.close()
 
+    def commit(self) -> None:
+        """Move the written output over the file, with the mode the file has
+        (or a new file gets)."""
+        if self.temporary is None:
+            return
+        with output_errors(self.path):
+            self.stream.close()
+            os.chmod(self.temporary, _mode_for(self.target))
+            os.replace(self.temporary, self.target)
+        self.temporary = None
+
     def discard(self) -> None:
-        """Close (quietly: the run failed already) and remove the file, if it
-        is a regular file."""
+        """Close (quietly: the run failed already), drop what was written and
+        remove the file, if it is a regular file other than the input."""
         with suppress(OSError):
             self.stream.close()
-        if self.is_file:
+        if self.temporary is None:
+            return
+        with suppress(OSError):
+            os.remove(self.temporary)
+        if not _same_file(self.target, self.input_path):
             with suppress(OSError):
-                os.remove(self.path)
+                os.remove(self.target)
+
+
+def _regular_or_missing(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return True
+
+
+def _mode_for(path: str) -> int:
+    """The permission bits of the file at `path`, or of a new file."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _same_file(path: str, other: str | None) -> bool:
+    if other is None or other == "-":
+        return False
+    try:
+        return os.path.samefile(path, other)
+    except OSError:
+        return False
 
 
 class ChunkDiagnostics(Exception):

@@ -5,6 +5,7 @@ described by `explain()` as if it could run. No GPU needed."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,180 @@ def test_a_tuned_tile_size_is_refused_at_an_untagged_tile_offset(
         r"the coordinate of tile.load \(line 23\) along its BM axis, which becomes 64",
     ):
         kernel.for_shape(M=200, N=136, K=200)
+
+
+@pytest.mark.parametrize(
+    ("options", "taken"),
+    [
+        ({"cluster": 3}, "cluster=3 given"),
+        (
+            {"persistent": True, "dynamic_tiles": True, "group_m": 0},
+            "group-m=0 given, longest-first=false default, dynamic-tiles=true given",
+        ),
+    ],
+)
+def test_a_refusal_names_the_options_as_given(options, taken) -> None:
+    """A pass field holding a compile option of another name (cluster's
+    `size`, persistent's `dynamic`) is listed under the option's name: the
+    list was empty for `cluster=3` and left dynamic_tiles out."""
+    with pytest.raises(
+        DiagnosticException, match=rf"\(options for @gemm_nt: {taken}\)"
+    ):
+        tawa_xdsl.compile(GEMM, "gemm_nt", **options)
+
+
+def test_every_option_a_pass_checks_is_a_compile_option() -> None:
+    """Each field of a pass `check_options` refuses maps to a `CompileOptions`
+    field, so a refusal can say where its value came from."""
+    from dataclasses import fields
+
+    from tawa_xdsl.pass_pipeline import ChecksOptions
+    from tawa_xdsl.pipelines import hopper_passes, option_of_field
+
+    every = CompileOptions(
+        **{"persistent": True, "cluster": 2, "ping_pong": True}
+    ).resolve(tawa_xdsl.parse(GEMM).body.block.first_op)
+    known = {f.name for f in fields(CompileOptions)}
+    checked = [p for p in hopper_passes(every) if isinstance(p, ChecksOptions)]
+    assert {p.name for p in checked} >= {"cluster", "persistent", "pipeline"}
+    for p in checked:
+        for f in fields(p):
+            assert option_of_field(p, f.name) in known, (p.name, f.name)
+
+
+@pytest.mark.parametrize("name", [None, 3, b"gemm_nt"])
+def test_a_kernel_name_that_is_no_str_is_a_type_error(name) -> None:
+    with pytest.raises(TypeError, match="the kernel name must be a str"):
+        tawa_xdsl.compile(GEMM, name)
+    with pytest.raises(TypeError, match="the kernel name must be a str"):
+        tawa_xdsl.interpret(tawa_xdsl.parse(GEMM), name)
+
+
+def test_a_kernel_name_written_with_its_at_sign_says_to_drop_it() -> None:
+    with pytest.raises(KeyError, match=r"name it without the @ \('gemm_nt'\)"):
+        tawa_xdsl.compile(GEMM, "@gemm_nt")
+
+
+def test_numpy_integers_and_bools_are_options() -> None:
+    """A sweep over `np.arange` passes NumPy scalars: taken as the Python
+    values they stand for (refused before: "must be int, got np.int64(4)"),
+    which the cache's JSON keys hold; a NumPy bool is still no int."""
+    np = pytest.importorskip("numpy")
+    options = CompileOptions(num_stages=np.int64(4), persistent=np.bool_(False))
+    assert options.num_stages == 4 and type(options.num_stages) is int
+    assert options.persistent is False
+    with pytest.raises(TypeError, match="option num_stages must be int"):
+        CompileOptions(num_stages=np.bool_(True))
+    with pytest.raises(TypeError, match="option persistent must be bool"):
+        CompileOptions(persistent=np.int64(1))
+    kernel = tawa_xdsl.compile(GEMM, "gemm_nt", num_stages=np.int32(4))
+    assert "num_stages = 4 (given)" in kernel.explain(M=256, N=256, K=256)
+
+
+def test_a_path_given_as_text_is_read_whatever_its_suffix(tmp_path: Path) -> None:
+    """A `str` naming a file not ending in `.mlir` was parsed as MLIR text
+    ("<string>:1:1: Could not parse entire input!" at the path); a one-line
+    kernel too long for a file name is still MLIR."""
+    source = tmp_path / "kernel.tile"
+    source.write_text(GEMM.read_text())
+    assert "options" in tawa_xdsl.compile(str(source), "gemm_nt").explain()
+    one_line = " ".join(
+        line
+        for line in GEMM.read_text().splitlines()
+        if not line.lstrip().startswith("//")
+    )
+    assert "options" in tawa_xdsl.compile(one_line, "gemm_nt").explain()
+
+
+@pytest.mark.parametrize("name", ["gemm.v2", '"gemm-v2"', "_", "WARP_SZ", '"%tid"'])
+def test_a_kernel_name_ptx_cannot_name_is_refused_at_it(
+    name: str, tmp_path: Path
+) -> None:
+    """MLIR's symbol names take more than PTX's identifiers: the PTX of
+    `@gemm.v2` read `.entry gemm.v2(`, which ptxas rejects (a syntax error
+    on the GPU). compile() refuses it at once, at the kernel; the PTX printer
+    too (`tawa-opt -t ptx`). `$` is PTX's: `@gemm$v2` compiles."""
+    source = tmp_path / "k.mlir"
+    source.write_text(GEMM.read_text().replace("@gemm_nt(", f"@{name}(", 1))
+    bare = name.strip('"')
+    message = rf"k.mlir:\d+:1: error: func.func: @{re.escape(bare)} cannot be a PTX"
+    with pytest.raises(DiagnosticException, match=message):
+        tawa_xdsl.compile(source, bare)
+    source.write_text(GEMM.read_text().replace("@gemm_nt(", "@gemm$v2(", 1))
+    assert tawa_xdsl.compile(source, "gemm$v2")
+
+
+def test_the_ptx_printer_refuses_a_name_ptx_cannot_name() -> None:
+    from tawa_xdsl.api import parse_kernel
+    from tawa_xdsl.lowering.ptx_target import to_ptx
+
+    text = GEMM.read_text().replace("@gemm_nt(", "@gemm.v2(", 1)
+    module = parse_kernel(text, "gemm.v2", str(GEMM))
+    tawa_xdsl.apply(module, "tawa-hopper-pipeline{tuned=false num-consumers=1}")
+    with pytest.raises(DiagnosticException, match=r"@gemm\.v2 cannot be a PTX entry"):
+        to_ptx(module)
+
+
+SWEEP = Path(__file__).parent / "kernels"
+
+
+@pytest.mark.parametrize(
+    ("source", "kernel", "options", "message"),
+    [
+        (  # no tile.box / tile.size tags at all
+            SWEEP / "attention_outside4.mlir",
+            "attention_lse",
+            {"block_m": 128},
+            r"attention_outside4.mlir:\d+:1: error: func.func: tile-shape: "
+            r"@attention_lse does not name BM; .* \(options for @attention_lse: "
+            r"block-m=128 given\)",
+        ),
+        (  # BM and BN named, BK not
+            EXAMPLES / "attention.mlir",
+            "attention_d64",
+            {"block_k": 32},
+            r"@attention_d64 does not name BK; .* \(options for @attention_d64: "
+            r"block-k=32 given\)",
+        ),
+        (  # every load follows program_id(x): nothing to multicast
+            SWEEP / "attention_outside7.mlir",
+            "attention_softcap_window",
+            {"cluster": 2},
+            r"error: tile.load: cluster: no tile.load of @attention_softcap_window "
+            r"is the same in every block .* \(options for @attention_softcap_window: "
+            r"cluster=2 given\)",
+        ),
+        (  # its own grid-stride loop: the stores give no tile count
+            SWEEP / "gemm_outside4.mlir",
+            "gemm_grid_stride",
+            {"persistent": True},
+            r"error: tile.store: persistent: kernel @gemm_grid_stride: cannot tell "
+            r"how many programs .* \(options for @gemm_grid_stride: persistent=true "
+            r"given\)",
+        ),
+    ],
+)
+def test_an_option_the_kernel_cannot_take_is_refused_at_compile(
+    source, kernel, options, message
+) -> None:
+    """A tile size given for a dimension the kernel does not name, a cluster
+    for a kernel whose blocks share no load, persistent for one whose stores
+    give no tile count: accepted and shown by explain() as a plan, refused
+    only by the first call's lowering."""
+    with pytest.raises(DiagnosticException, match=message):
+        tawa_xdsl.compile(source, kernel, **options)
+
+
+def test_a_parsed_module_keeps_its_locations() -> None:
+    """compile() of a module parsed from a file: its refusals point into the
+    file (the module was printed without its locations and parsed again, so
+    they pointed at "<string>:2:3" of text the caller never saw)."""
+    source = SWEEP / "attention_outside4.mlir"
+    module = tawa_xdsl.parse(source)
+    line = 1 + next(
+        i
+        for i, text in enumerate(source.read_text().splitlines())
+        if text.startswith("func.func @attention_lse(")
+    )
+    with pytest.raises(DiagnosticException, match=rf"^{source}:{line}:1: error: "):
+        tawa_xdsl.compile(module, "attention_lse", block_m=128)

@@ -26,6 +26,7 @@ from tawa_xdsl.dispatch import (
     DispatchKey,
     bucket,
     bucket_floor,
+    dispatch_key,
     parse_shape,
 )
 from tawa_xdsl.dispatch_rules import (
@@ -1213,10 +1214,12 @@ def test_the_rules_weigh_only_tiles_the_given_consumers_share(given) -> None:
 def test_a_pair_kernels_refusal_points_into_the_callers_file() -> None:
     """block_n=256 on a kernel that names no BN, at a shape the rules split:
     the partials kernel's refusal was located at line 2 of the pair's
-    generated text ("<string>:2:3"), which the caller never saw; it now
-    points at the kernel in their file, as the unsplit call's does."""
+    generated text ("<string>:2:3"), which the caller never saw; it points
+    at the kernel in their file, as the unsplit call's does (the Dispatcher
+    alone: compile() refuses the option at once, at the same kernel)."""
     file = str(KERNELS_DIR / "gemm_outside.mlir")
-    d = tawa_xdsl.compile(file, "gemm_gelu_f16", block_n=256)
+    text = Path(file).read_text()
+    d = Dispatcher(text, "gemm_gelu_f16", CompileOptions(block_n=256), source_name=file)
     extents = {"M": 100, "N": 1000, "K": 8192}
     assert d.plan(d.key_for(**extents)).decision.split_k > 1
     with pytest.raises(OpDiagnostic) as unsplit:
@@ -1227,6 +1230,8 @@ def test_a_pair_kernels_refusal_points_into_the_callers_file() -> None:
     assert str(split.value).startswith(f"{file}:41:1: error: ")
     # of the caller's kernel, not of the pair's @gemm_gelu_f16_split_k
     assert "@gemm_gelu_f16 does not name BN" in str(split.value)
+    with pytest.raises(OpDiagnostic, match=rf"^{file}:41:1: error: .* name BN"):
+        tawa_xdsl.compile(file, "gemm_gelu_f16", block_n=256)
 
 
 @pytest.mark.parametrize(
@@ -1583,3 +1588,25 @@ def test_explain_describes_a_call_given_a_grid(lowerings) -> None:
         d.explain(grid=(4,))
     with pytest.raises(KernelArgumentError, match="positive integers"):
         d.explain(M=0, N=128, K=64, grid=(0,))  # launches nothing: checked all the same
+
+
+def test_explain_by_extents_plans_what_a_call_of_them_runs() -> None:
+    """D = 64 is fixed by attention's types: a call's key has it, and the shape
+    rules read it. `explain(BH=, SQ=, SK=)` (and `tawa-hopper-pipeline{shape=}`,
+    through `shape_key`) left it out: no rule applied, and 192-row persistent
+    tiles were shown where a call of that shape runs 64-row ones."""
+    kernel = tawa_xdsl.compile(path("attention.mlir"), "attention_d64")
+    arrays = [np.zeros((1, 512, 64), bfloat16) for _ in range(4)]
+    call = dispatch_key(kernel.params, kernel._convert([*arrays, 0.125], 0))
+    assert kernel.key_for(BH=1, SQ=512, SK=512) == call
+    assert kernel.plan(call).options.block_m == 64
+    explained = kernel.explain(BH=1, SQ=512, SK=512)
+    assert explained == kernel.explain(*arrays, 0.125)
+    assert "no shape rule applies" not in explained
+
+
+def test_explain_says_which_extents_it_was_not_given() -> None:
+    gemm = tawa_xdsl.compile(path("gemm.mlir"), "gemm_nt")
+    explained = gemm.explain(M=4096, K=4096)
+    assert "  N not given: the shape rules read every extent a call has" in explained
+    assert "not given" not in gemm.explain(M=4096, N=4096, K=4096)

@@ -133,6 +133,15 @@ def test_concurrent_writers_leave_one_whole_entry(tmp_path: Path) -> None:
     assert [p.name for p in cache.directory.iterdir()] == [cache.path(key).name]
 
 
+def test_a_write_that_fails_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """A value JSON cannot hold is our bug (raised), but the half-written
+    temporary file no longer stays in the cache's directory."""
+    cache = DiskCache("tuned", tmp_path)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        cache.store({"k": 1}, {"ms": np.float32(1.5)})
+    assert list(cache.directory.iterdir()) == []
+
+
 def test_where_the_cache_lives(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(CACHE_ENV, "/x/tawa")
     assert cache_dir() == Path("/x/tawa")

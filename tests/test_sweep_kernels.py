@@ -30,7 +30,12 @@ attention at head dim 32 and over 128-key blocks; from the sixth
 (`*_outside6.mlir`): a column and a row reduction of one GEMM accumulator, an
 FP8 GEMM with a residual and a tile.cmpf clamp, f16 and i32 (tile.fptosi)
 outputs of one accumulator, an accumulating GEMM with a column maximum, a
-tile.cmpf-masked column sum with an i32 count, an i32 argmax per column.
+tile.cmpf-masked column sum with an i32 count, an i32 argmax per column; from
+the seventh (`*_outside7.mlir`): multi-query attention (one K/V head per
+batch, picked by arith.divui of the program id), causal, at head dim 128 on
+64-row blocks, returning its log-sum-exp; f16 soft-capped sliding-window
+attention; attention at head dim 48 (96-byte rows); a LayerNorm epilogue and a row top-1 (value and i32 index) of a
+one-tile-wide GEMM.
 Each computes its float64 reference in the interpreter, and, lowered through
 the Hopper pipeline to the thread level, what the interpreter computes (a
 couple of units in the last place; integers exactly), on extents that are not
@@ -152,6 +157,15 @@ def _alibi(bh: int, heads: int, sq: int, sk: int) -> np.ndarray:
     slope = 2.0 ** (-8.0 * (np.arange(bh) % heads + 1) / heads)
     distance = np.abs(np.arange(sq)[:, None] - np.arange(sk)[None, :])
     return -slope[:, None, None] * distance
+
+
+def _mqa_causal(q, k, v, scale, heads: int) -> list[np.ndarray]:
+    """Causal attention of query head bh on K/V head bh // heads, and the
+    log-sum-exp of each query row's scaled logits."""
+    k, v = np.repeat(k, heads, 0), np.repeat(v, heads, 0)
+    causal = _window(q.shape[1], k.shape[1], k.shape[1])
+    s = np.where(causal, scale * q @ k.transpose(0, 2, 1), -np.inf)
+    return [_attention(q, k, v, scale, causal), _lse(s)]
 
 
 def _row_tiles(x: np.ndarray, rows: int) -> np.ndarray:
@@ -928,6 +942,60 @@ RUNS = {
         (2, 2),
         lambda q, k, v, o, sc: [_attention(q, k, v, sc, _window(150, 150, 150))],
     ),
+    "attention_mqa_causal": Run(
+        "attention_outside7.mlir",
+        (
+            ((3, 70, 128), BF),
+            ((1, 70, 128), BF),
+            ((1, 70, 128), BF),
+            ((3, 70, 128), BF),
+            ((3, 70), F32),
+            0.1,
+            3,
+        ),
+        (3, 4),
+        (2, 3),
+        lambda q, k, v, o, lse, sc, h: _mqa_causal(q, k, v, sc, h),
+    ),
+    "attention_softcap_window": Run(
+        "attention_outside7.mlir",
+        (((2, 150, 64), F16),) * 4 + (0.5, 5.0, 70),
+        (3,),
+        (3, 2),
+        lambda q, k, v, o, sc, cap, w: [
+            _attention(q, k, v, sc, _window(150, 150, int(w)), cap=cap)
+        ],
+    ),
+    "attention_d48": Run(
+        "attention_outside7.mlir",
+        (((1, 100, 48), BF),) * 4 + (0.2,),
+        (3,),
+        (2, 1),
+        lambda q, k, v, o, sc: [_attention(q, k, v, sc)],
+    ),
+    "gemm_layernorm": Run(
+        "gemm_outside7.mlir",
+        (
+            ((130, 200), BF),
+            ((100, 200), BF),
+            ((100,), F32),
+            ((100,), F32),
+            ((130, 100), BF),
+            1e-5,
+        ),
+        (4,),
+        (3,),
+        lambda a, b, w, bias, y, eps: [_layernorm(a @ b.T, eps) * w + bias],
+    ),
+    "gemm_top1": Run(
+        "gemm_outside7.mlir",
+        (((200, 136), BF), ((100, 136), BF), ((200,), F32), ((200,), I32)),
+        (2, 3),
+        (2,),
+        lambda a, b, top, idx: [(a @ b.T).max(1), (a @ b.T).argmax(1)],
+        0.0,
+        whole=True,
+    ),
 }
 
 
@@ -966,6 +1034,8 @@ CONFIGS = {
     "cluster": "cluster=2",
 }
 NO_CLUSTER = {  # nothing shared
+    "attention_mqa_causal",
+    "attention_softcap_window",
     "masked_colsum",
     "argmax_columns",
     "layernorm_stats",
@@ -1023,17 +1093,23 @@ counts its tiles from the stores, and says so at the store.)"""
 LATE = {
     k
     for k, run in RUNS.items()
-    if run.file.endswith(("_outside5.mlir", "_outside6.mlir"))
+    if run.file.endswith(("_outside5.mlir", "_outside6.mlir", "_outside7.mlir"))
 }
-"""The fifth and sixth sweeps' kernels: each runs its tuned configuration (its
-other configurations only under `--exhaustive`; CI's time is spent)."""
-SIXTH = {k for k, run in RUNS.items() if run.file.endswith("_outside6.mlir")}
-FAST = {(k, "tuned") for k in sorted(set(RUNS) - SIXTH)} | {
+"""The fifth, sixth and seventh sweeps' kernels: each runs its tuned
+configuration (its other configurations only under `--exhaustive`; CI's time
+is spent)."""
+SPARED = {
+    k
+    for k, run in RUNS.items()
+    if run.file.endswith(("_outside6.mlir", "_outside7.mlir"))
+}
+FAST = {(k, "tuned") for k in sorted(set(RUNS) - SPARED)} | {
     ("gemm_col_row", "tuned"),  # a column and a row reduction of one accumulator
     ("argmax_columns", "tuned"),  # i32 column reductions, cmpi down the rows
 }
-"""Every kernel's tuned configuration, but of the sixth sweep's only two (CI's
-time is spent; the others under `--exhaustive`, and all on the GPU)."""
+"""Every kernel's tuned configuration, but of the sixth sweep's only two and
+none of the seventh's (CI's time is spent; the others under `--exhaustive`,
+and all on the GPU)."""
 ROTATED = rotation(
     sorted(set(RUNS) - LATE)[1::2], [c for c in CONFIGS if c != "tuned"], 1
 )

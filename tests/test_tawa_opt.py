@@ -625,6 +625,38 @@ def test_the_output_of_a_failed_run_is_removed(capsys, tmp_path: Path) -> None:
     assert "aref.warp_specialize" in out.read_text()
 
 
+def test_the_output_may_be_the_input(capsys, tmp_path: Path) -> None:
+    """`-o` naming the input: the file was opened (emptied) before the input
+    was read, so the run read nothing, failed ("the input is empty") and
+    removed the file: the user's source was lost. Now a run that succeeds
+    rewrites it in place, and one that fails leaves it as it was."""
+    source = tmp_path / "k.mlir"
+    source.write_text(GEMM.read_text())
+    assert run(capsys, str(source), "-o", str(source), "-p", "pipeline")[0] == 1
+    assert source.read_text() == GEMM.read_text()
+    assert run(capsys, str(source), "-o", str(source), "-p", "aref-partition")[0] == 0
+    assert "aref.warp_specialize" in source.read_text()
+    assert [p.name for p in tmp_path.iterdir()] == ["k.mlir"]  # no temporary left
+
+
+def test_dash_as_the_output_is_stdout(capsys, tmp_path, monkeypatch) -> None:
+    """As `-` is stdin: `-o -` wrote a file named `-`."""
+    monkeypatch.chdir(tmp_path)
+    rc, out, _ = run(capsys, str(GEMM), "-o", "-")
+    assert rc == 0 and "@gemm_nt" in out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_output_is_written_through_a_link(capsys, tmp_path: Path) -> None:
+    """The output replaces the file a link names, not the link."""
+    (tmp_path / "out.mlir").write_text("")
+    link = tmp_path / "link.mlir"
+    link.symlink_to("out.mlir")
+    assert run(capsys, str(GEMM), "-o", str(link))[0] == 0
+    assert link.is_symlink()
+    assert "@gemm_nt" in (tmp_path / "out.mlir").read_text()
+
+
 def test_a_malformed_target_is_a_diagnostic(capsys) -> None:
     rc, out, err = run(capsys, str(GEMM), "-t", "ptx{")
     assert (rc, out) == (1, "")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.utils.exceptions import DiagnosticException
 
 import tawa_xdsl
 from tawa_xdsl.dialects import tile
@@ -43,3 +44,44 @@ def test_a_transposed_store_splits(mode: str) -> None:
     workspace = np.full((slots, *args[out].shape), np.nan, np.float32)
     _run_pair(module, KERNEL, args, workspace, programs)
     np.testing.assert_array_equal(args[out], expected[out])
+
+
+TWO_DOTS_STORED_TRANSPOSED = """
+func.func @pv_t(%q: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %k: !tile.desc<?x?xbf16, box = [64, 64]>, %v: !tile.desc<?x?xbf16, box = [64, 64]>,
+    %o: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %keys = tile.dim %k, 0 : !tile.desc<?x?xbf16, box = [64, 64]>
+  %m0 = arith.muli %pid, %c64 : index
+  %q_t = tile.load %q[%m0, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %acc_f = scf.for %n = %c0 to %keys step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
+    %k_t = tile.load %k[%n, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %v_t = tile.load %v[%n, %c0] : !tile.desc<?x?xbf16, box = [64, 64]> -> tensor<64x64xbf16>
+    %k_tt = tile.trans %k_t : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = tile.dot %q_t, %k_tt, %zero : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+    %acc_new = tile.dot %p, %v_t, %acc : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %acc_new : tensor<64x64xf32>
+  }
+  %o_t = tile.trans %acc_f : tensor<64x64xf32> -> tensor<64x64xf32>
+  tile.store %o_t, %o[%c0, %m0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  func.return
+}
+"""
+
+
+def test_a_refused_transpose_names_the_op_the_user_wrote() -> None:
+    """(P V)^T of a loop of two dots cannot move up (P is computed, no loaded
+    tile); the refusal names the dot at fault, as without the two-stage
+    overlap, whose scf.if peeling the loop's first iteration it named: an op
+    the kernel does not have."""
+    module = tawa_xdsl.parse(TWO_DOTS_STORED_TRANSPOSED)
+    with pytest.raises(DiagnosticException) as refused:
+        tawa_xdsl.apply(module, "tawa-hopper-pipeline{two-stage=true}")
+    message = str(refused.value)
+    assert "tile.trans: convert-aref-to-nvgpu-async: a register tile" in message
+    assert "%acc_new is a tile.dot of other operands than A as loaded" in message
+    assert "scf.if" not in message

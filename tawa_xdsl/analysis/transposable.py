@@ -116,6 +116,15 @@ def blocker(v: SSAValue, carried: frozenset[SSAValue] = frozenset()) -> str | No
         return blocker(op.iter_args[i], carried) or blocker(
             yielded.operands[i], carried | {arg}
         )
+    if isinstance(op, scf.IfOp):
+        # no rewrite moves a transpose through a branch, but the reason may lie
+        # in one: `pipeline{two-stage}` peels a loop's first iteration into an
+        # scf.if the user never wrote, which must not hide the op at fault
+        for region in op.regions:
+            yielded = region.block.last_op
+            assert isinstance(yielded, scf.YieldOp)
+            if why := blocker(yielded.operands[v.index], carried):
+                return why
     if isinstance(op, tile.LoadOp):
         return (
             f"{name} is a loaded tile computed on: moved, the transpose would "

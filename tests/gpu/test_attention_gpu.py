@@ -92,7 +92,7 @@ def test_attention_matches_float64(torch, dtype, d, causal, seq, config) -> None
     batch_heads = 6 if seq <= 1000 else 2
     if causal and "cluster" in CONFIGS[config]:
         # the key loop ends at the query block: the pass says there is nothing to
-        # share (when the call compiles its shape's specialization)
+        # share (compile() refuses the cluster given at once)
         with pytest.raises(DiagnosticException, match="nothing to multicast"):
             run_attention(
                 torch, file, kernel, batch_heads, seq, d, torch_dtype, causal, config
