@@ -21,8 +21,15 @@ EXAMPLES = HERE.parent / "examples"
 RESULTS = HERE / "results"
 WARMUP_MS, REP_MS = 100, 400
 """do_bench's budgets: each timing runs the kernel for about this long (ms)."""
-TIMING_S = (WARMUP_MS + REP_MS) / 1000 + 0.1
-"""Wall time of one `median_ms`: the budgets, the runtime estimate and launches."""
+SETTLE_S = 0.3
+"""Seconds each contender runs before it is timed. Under the card's power cap
+the clock a kernel gets depends on the load just before it: a contender timed
+after a compile pause (the GPU idle) or after a hungrier peer starts at other
+clocks than one timed after its own launches, and do_bench's 100 ms warm-up
+does not even that out (NOTES 3.78)."""
+TIMING_S = SETTLE_S + (WARMUP_MS + REP_MS) / 1000 + 0.1
+"""Wall time of one `median_ms`: settling, the budgets, the runtime estimate
+and launches."""
 WARM_UP_S = 3.0
 
 
@@ -38,10 +45,25 @@ def warm_up(seconds: float = WARM_UP_S) -> None:
     torch.cuda.synchronize()
 
 
+def settle(fn: Callable[[], Any], seconds: float = SETTLE_S) -> None:
+    """Launch `fn` back to back for `seconds`, so the clocks settle where its
+    own load holds them."""
+    import torch
+
+    torch.cuda.synchronize()
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for _ in range(20):
+            fn()
+        torch.cuda.synchronize()
+
+
 def median_ms(fn: Callable[[], Any]) -> float:
-    """Median of many launches timed with CUDA events (L2 flushed in between)."""
+    """Median of many launches timed with CUDA events (L2 flushed in between),
+    after `fn` has run alone for `SETTLE_S`."""
     import triton
 
+    settle(fn)
     return triton.testing.do_bench(
         fn, warmup=WARMUP_MS, rep=REP_MS, return_mode="median"
     )
