@@ -8,17 +8,21 @@ strides, dtype and device, of the scalars, the grid and the stream: a call
 that repeats all of those launches what the first such call launched.
 
 `call_signature` reads those off the arguments, for calls whose arrays are
-all torch tensors on the GPU (read in a few attribute lookups); anything else
-(host arrays, whose contents are copied per call, or other array types, read
-only through DLPack) has no signature and is converted every call. The cache
-keeps what was launched (packed parameters: addresses and encoded tensor
-maps, and the dispatcher's own buffers), never the caller's arrays: an entry
-is only used by a call that passes live arrays at those addresses.
+all on the GPU and either torch tensors (a few attribute lookups) or arrays
+with `__cuda_array_interface__` (cupy, numba: the interface's dictionary);
+anything else (host arrays, whose contents are copied per call, or arrays
+read only through DLPack, such as JAX's) has no signature and is converted
+every call. The cache keeps what was launched (packed parameters: addresses
+and encoded tensor maps, and the dispatcher's own buffers), never the caller's
+arrays: an entry is only used by a call that passes live arrays at those
+addresses.
 
 A DLPack export also orders the producer's pending work before the launch
-stream (torch makes the launch stream wait on its current stream). A call
-is therefore only served from the cache when torch's current stream is the
-launch stream, where that ordering holds without a wait.
+stream (torch and cupy make the launch stream wait on their current stream).
+A call is therefore only served from the cache when that ordering holds
+without a wait: torch's current stream is the launch stream, and an
+interface array names the launch stream (or none) as the stream its work is
+on.
 """
 
 from __future__ import annotations
@@ -53,30 +57,69 @@ def _tensor_signature(value: Any, torch: Any) -> tuple[Hashable, ...] | None:
     )
 
 
+LEGACY_STREAMS = (0, 1)
+"""The legacy default stream: 0 for the driver, 1 in `__cuda_array_interface__`
+(where 0 is not allowed)."""
+
+
+def _interface_signature(value: Any, stream: int) -> tuple[Hashable, ...] | None:
+    """What the conversion reads off an array with `__cuda_array_interface__`;
+    None for a masked one, one the interface refuses, or one whose work is on
+    another stream than the launch's (the export would order it first)."""
+    try:
+        cai = value.__cuda_array_interface__
+        ptr, read_only = cai["data"]
+        on = cai.get("stream")
+        signature = (
+            type(value),
+            int(ptr or 0),
+            tuple(cai["shape"]),
+            None if cai.get("strides") is None else tuple(cai["strides"]),
+            cai["typestr"],
+            bool(read_only),
+        )
+    except Exception:  # the conversion reports it, every call
+        return None
+    if cai.get("mask") is not None:
+        return None
+    legacy = on in LEGACY_STREAMS and stream in LEGACY_STREAMS
+    if on is not None and on != stream and not legacy:
+        return None
+    return signature
+
+
 def call_signature(
     args: Sequence[Any], grid: Any, stream: Any
 ) -> tuple[Hashable, ...] | None:
     """The key of a call in the cache, or None when the call must be converted
     (see the module docstring)."""
-    torch = sys.modules.get("torch")
-    if torch is None or not isinstance(stream, int) or isinstance(stream, bool):
+    if not isinstance(stream, int) or isinstance(stream, bool):
         return None
+    torch = sys.modules.get("torch")
     key: list[Hashable] = [stream]
     devices: set[int] = set()
+    arrays = 0
     for value in args:
-        if isinstance(value, torch.Tensor):
+        if torch is not None and isinstance(value, torch.Tensor):
             sig = _tensor_signature(value, torch)
             if sig is None:
                 return None
             devices.add(value.device.index)
             key.append(sig)
+            arrays += 1
+        elif hasattr(type(value), "__cuda_array_interface__"):
+            sig = _interface_signature(value, stream)
+            if sig is None:
+                return None
+            key.append(sig)
+            arrays += 1
         elif type(value) is float:  # by its bits: -0.0 is not 0.0
             key.append((float, value.hex()))
         elif type(value) in SCALARS:  # exactly: 1 and True differ
             key.append((type(value), value))
         else:
             return None
-    if not devices:  # no arrays: nothing is read through DLPack either
+    if not arrays:  # nothing is read through DLPack either
         return None
     for device in devices:  # the export's ordering holds without a wait
         if torch.cuda.current_stream(device).cuda_stream != stream:

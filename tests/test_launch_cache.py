@@ -1,8 +1,9 @@
 """`launch_cache` on a CPU: the signature of a call separates every call whose
 conversion could differ (an array's address, shape, strides, dtype or device;
 a scalar's type or bits; the grid; the stream) and refuses the calls that must
-be converted every time, read through a stand-in for the torch API it uses
-(the GPU tests run it on torch itself); and the cache's eviction order."""
+be converted every time, read through stand-ins for the torch API and the
+`__cuda_array_interface__` it uses (the GPU tests run it on torch and cupy);
+and the cache's eviction order."""
 
 from __future__ import annotations
 
@@ -40,6 +41,32 @@ class FakeTensor:
 
     def is_neg(self) -> bool:
         return False
+
+
+class FakeInterfaceArray:
+    """An array with `__cuda_array_interface__` (version 3), as cupy has."""
+
+    def __init__(self, ptr=4096, shape=(4, 8), strides=None, typestr="<f2", **kw):
+        self.interface = {
+            "data": (ptr, kw.get("read_only", False)),
+            "shape": shape,
+            "strides": strides,
+            "typestr": typestr,
+            "version": 3,
+            "stream": kw.get("stream", 1),
+        }
+        if "mask" in kw:
+            self.interface["mask"] = kw["mask"]
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        return dict(self.interface)
+
+
+class BrokenInterfaceArray:
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        raise RuntimeError("not on this device")
 
 
 @pytest.fixture
@@ -141,6 +168,65 @@ def test_odd_grids_and_streams_have_none(torch) -> None:
 def test_without_torch_every_call_is_converted(monkeypatch) -> None:
     monkeypatch.delitem(sys.modules, "torch", raising=False)
     assert call_signature((FakeTensor(),), None, 0) is None
+
+
+def test_interface_arrays_have_a_signature_without_torch(monkeypatch) -> None:
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    args = (FakeInterfaceArray(), FakeInterfaceArray(ptr=8192), 2.5)
+    first = call_signature(args, None, 0)
+    assert first is not None and first == call_signature(args, None, 0)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"ptr": 4098},
+        {"shape": (4, 9)},
+        {"strides": (32, 2)},
+        {"typestr": "<f4"},
+        {"read_only": True},
+    ],
+    ids=str,
+)
+def test_any_interface_difference_changes_it(other) -> None:
+    assert call_signature((FakeInterfaceArray(),), None, 0) != call_signature(
+        (FakeInterfaceArray(**other),), None, 0
+    )
+
+
+@pytest.mark.parametrize(
+    ("on", "launch", "cached"),
+    [
+        (1, 0, True),
+        (0, 1, True),
+        (None, 7, True),
+        (7, 7, True),
+        (7, 0, False),
+        (1, 7, False),
+        (2, 0, False),
+    ],
+)
+def test_interface_arrays_on_another_stream_have_none(on, launch, cached) -> None:
+    """The export would order the array's stream before the launch stream;
+    the legacy default stream is 0 to the driver and 1 in the interface."""
+    signature = call_signature((FakeInterfaceArray(stream=on),), None, launch)
+    assert (signature is not None) == cached
+
+
+@pytest.mark.parametrize(
+    "array",
+    [FakeInterfaceArray(mask=object()), BrokenInterfaceArray()],
+    ids=["masked", "refused"],
+)
+def test_interface_arrays_the_conversion_refuses_have_none(array) -> None:
+    assert call_signature((array,), None, 0) is None
+
+
+def test_torch_and_interface_arrays_mix(torch) -> None:
+    signature = call_signature((FakeTensor(), FakeInterfaceArray()), None, 0)
+    assert signature is not None
+    torch.current = 5  # torch's work is on another stream than the launch's
+    assert call_signature((FakeTensor(), FakeInterfaceArray()), None, 0) is None
 
 
 def test_the_least_recently_used_call_goes_first() -> None:

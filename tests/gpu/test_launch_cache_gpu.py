@@ -125,3 +125,47 @@ def test_explain_names_the_grid_of_a_repeated_call(torch) -> None:
         assert rel_err(c, ref) < 1e-2
     given = "grid (3, 1, 1) given: one kernel, K not split; 3 persistent programs"
     assert given in kernel.explain()
+
+
+def test_cupy_calls_hit_the_cache_and_stay_right(torch, monkeypatch) -> None:
+    """cupy arrays are keyed by `__cuda_array_interface__`: repeated calls skip
+    the conversion, see new values written at the same addresses, and a call
+    with cupy's work on another stream than the launch's is converted."""
+    cupy = pytest.importorskip("cupy")
+    kernel = tawa_xdsl.compile(GEMM, "gemm_nt_f16")
+    rng = np.random.default_rng(3)
+
+    def inputs() -> tuple[np.ndarray, np.ndarray]:
+        return tuple(
+            rng.standard_normal(shape).astype(np.float16)
+            for shape in ((256, 512), (384, 512))
+        )
+
+    a_h, b_h = inputs()
+    a, b = cupy.asarray(a_h), cupy.asarray(b_h)
+    c = cupy.empty((256, 384), dtype=cupy.float16)
+
+    def checked(a_h: np.ndarray, b_h: np.ndarray) -> None:
+        c.fill(cupy.nan)
+        kernel(a, b, c)
+        cupy.cuda.Device().synchronize()
+        ref = a_h.astype(np.float64) @ b_h.astype(np.float64).T
+        out = cupy.asnumpy(c).astype(np.float64)
+        assert np.linalg.norm(out - ref) / np.linalg.norm(ref) < 1e-2
+
+    checked(a_h, b_h)
+    assert call_signature((a, b, c), None, 0) is not None
+
+    def converted(*_: object) -> None:
+        raise AssertionError("a repeated call was converted again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(kernel, "_convert", converted)
+        for _ in range(3):
+            checked(a_h, b_h)
+        a_h, b_h = inputs()  # same addresses, new values
+        a.set(a_h)
+        b.set(b_h)
+        checked(a_h, b_h)
+    with cupy.cuda.Stream(non_blocking=True):
+        assert call_signature((a, b, c), None, 0) is None
