@@ -1,5 +1,6 @@
 """Host time per call: a loop of plain calls of a compiled GEMM, a loop of its
-bound launcher (`kernel.bind`), and a loop of `torch.matmul`, each launched
+bound launcher (`kernel.bind`), a loop of plain calls on cupy arrays (f16,
+where cupy is installed), and a loop of `torch.matmul`, each launched
 back to back with no cache flush, so a call whose host work outlasts its
 kernel shows as time per call above the kernel's. Each kernel is checked
 against cuBLAS first. Prints a table and writes results/launch_overhead.csv.
@@ -44,8 +45,13 @@ def main() -> None:
 
     import tawa_xdsl
 
+    try:
+        import cupy
+    except ImportError:
+        cupy = None
     warm_up()
     kernel = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt")
+    kernel16 = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt_f16")
     rows = []
     for m, n, k in SHAPES:
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
@@ -56,19 +62,27 @@ def main() -> None:
         check("tawa", c, a @ b.t())
         bound = kernel.bind(a, b, c)
         row = {"shape": f"{m}x{n}x{k}"}
-        for name, fn in [
+        loops = [
             ("torch", functools.partial(torch.matmul, a, b.t())),
             ("tawa_call", functools.partial(kernel, a, b, c)),
             ("tawa_bound", bound),
-        ]:
+        ]
+        if cupy is not None:
+            halves = [x.half() for x in (a, b, c)]  # cupy's arrays share them
+            a16, b16, c16 = (cupy.asarray(x) for x in halves)
+            kernel16(a16, b16, c16)
+            torch.cuda.synchronize()
+            check("tawa cupy", halves[2], a @ b.t())
+            loops.append(("cupy_call", functools.partial(kernel16, a16, b16, c16)))
+        for name, fn in loops:
             wall, host = per_call_us(fn, args.calls)
             row[f"{name}_us"], row[f"{name}_host_us"] = round(wall, 1), round(host, 1)
         rows.append(row)
         print(
-            f"{row['shape']:>16}  us/call torch {row['torch_us']:7.1f}  "
-            f"call {row['tawa_call_us']:7.1f}  bound {row['tawa_bound_us']:7.1f}  "
-            f"| host us/call torch {row['torch_host_us']:6.1f}  "
-            f"call {row['tawa_call_host_us']:6.1f}  bound {row['tawa_bound_host_us']:6.1f}",
+            f"{row['shape']:>16}  "
+            + "  ".join(f"{name} {row[f'{name}_us']:7.1f}" for name, _ in loops)
+            + "  | host us/call  "
+            + "  ".join(f"{name} {row[f'{name}_host_us']:6.1f}" for name, _ in loops),
             flush=True,
         )
     write_csv(rows, RESULTS / "launch_overhead.csv")
