@@ -188,7 +188,7 @@ def _combine_rows(
     192-column reduction over three warpgroups (576 loads a thread) spilled."""
     rows, threads = 4 * geom.warpgroups, geom.threads
     for first in range(0, n, threads):
-        column = ops.alu("add.u32", ctid, ops.imm(first, "b32"))
+        column = ops.alu("add.u32", ctid, ops.imm(first, "b32")) if first else ctid
         if first + threads > n:  # the threads past the last column read it
             column = ops.alu("min.u32", column, ops.imm(n - 1, "b32"))
         at = ops.alu("mad.lo.u32", column, ops.imm(4, "b32"), base)
