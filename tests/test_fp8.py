@@ -589,7 +589,7 @@ def e5m2_gemm() -> str:
     return str(kernel).replace("f8E4M3FN", "f8E5M2").replace("e4m3_out", "e5m2")
 
 
-def e5m2_case(seed: int, shape: tuple[int, int, int] = (200, 304, 330)) -> Case:
+def e5m2_case(seed: int, shape: tuple[int, int, int] = (100, 304, 200)) -> Case:
     """By default edge tiles in M and K; a tenth of the outputs past e5m2's
     57344 (saturated), the operands saturated at 1% outliers."""
     m, n, k = shape
