@@ -567,7 +567,9 @@ def _check_given_structure(options: CompileOptions, kernel: func.FuncOp) -> None
     `compile(block_m=128)` of a kernel naming no BM, `cluster=2` of one
     sharing no load or `persistent=True` of one walking its own tiles was
     described by `explain()` as if it could run and refused only at its first
-    call."""
+    call. A given `block_m` also fixes the tile rows the consumer warpgroups
+    split (`cooperative`): `block_m=96` of a GEMM was refused only when a call
+    lowered it."""
     from xdsl.dialects.builtin import ModuleOp
 
     from tawa_xdsl.diagnostics import OpDiagnostic
@@ -579,24 +581,49 @@ def _check_given_structure(options: CompileOptions, kernel: func.FuncOp) -> None
 
     given = options.given()
     sizes = {option: given[option] for _, option in TILE_OPTIONS if given.get(option)}
-    checks: list[tuple[Any, dict[str, Any]]] = []
+    checks: list[tuple[list[Any], dict[str, Any]]] = []
     if sizes:
-        checks.append((TileShapePass(**sizes), sizes))
+        checks.append(([TileShapePass(**sizes)], sizes))
     if given.get("cluster", 1) != 1:
-        checks.append((ClusterPass(given["cluster"]), {"cluster": given["cluster"]}))
+        checks.append(([ClusterPass(given["cluster"])], {"cluster": given["cluster"]}))
     if given.get("persistent"):
         dynamic = bool(given.get("dynamic_tiles"))
-        checks.append((PersistentPass(dynamic=dynamic), {"persistent": True}))
-    for check, said in checks:
+        checks.append(([PersistentPass(dynamic=dynamic)], {"persistent": True}))
+    for passes, said in checks:
+        module = ModuleOp([kernel.clone()])
         try:
-            check.apply(make_context(), ModuleOp([kernel.clone()]))
+            for p in passes:
+                p.apply(make_context(), module)
+            if "block_m" in said:
+                _check_given_rows(module, given.get("num_consumers"))
         except OpDiagnostic as e:
+            if "block_m" in said and given.get("num_consumers"):
+                said = {**said, "num_consumers": given["num_consumers"]}
             taken = ", ".join(
                 f"{option_name(o)}={_spelled(v)} given" for o, v in said.items()
             )
             raise OpDiagnostic(
                 e.op, f"{e.message} (options for @{kernel.sym_name.data}: {taken})"
             ) from None
+
+
+def _check_given_rows(module: ModuleOp, num_consumers: int | None) -> None:
+    """Split the resized kernel in `module` over its consumer warpgroups
+    (`num_consumers`, else as many as its tile rows take), which refuses rows
+    that are not whole 64-row wgmma blocks per warpgroup. A kernel that
+    `aref-partition` refuses is left to the first call, which says why
+    whatever the options."""
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from tawa_xdsl.registry import make_context
+    from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
+    from tawa_xdsl.transforms.cooperative import CooperativePass
+
+    try:
+        ArefPartitionPass().apply(make_context(), module)
+    except DiagnosticException:
+        return
+    CooperativePass(num_consumers).apply(make_context(), module)
 
 
 def _check_cut(options: CompileOptions, kernel: func.FuncOp) -> None:

@@ -104,11 +104,23 @@ class TawaOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        target = next(a for a in arg_parser._actions if a.dest == "target")
+        target.type = self._target_spec
         arg_parser.add_argument(
             "--list-passes",
             action=ListPassesAction,
             help="list tawa-xdsl's passes with their options and exit",
         )
+
+    def _target_spec(self, text: str) -> str:
+        """`-t`'s value; an empty one is a usage error of `-t` that lists the
+        targets (xDSL parses the value as a pass spec, so `-t ''` was reported
+        as a pass pipeline that failed to parse)."""
+        if not text.strip():
+            raise argparse.ArgumentTypeError(
+                f"the target is empty; the targets are {', '.join(self.available_targets)}"
+            )
+        return text
 
     # ------------------------------------------------------------------ input
 

@@ -347,6 +347,22 @@ SWEEP = Path(__file__).parent / "kernels"
             r"how many programs .* \(options for @gemm_grid_stride: persistent=true "
             r"given\)",
         ),
+        (  # 96 rows: neither whole 64-row wgmma blocks nor one 64-row warpgroup
+            GEMM,
+            "gemm_nt",
+            {"block_m": 96},
+            r"gemm.mlir:\d+:\d+: error: tile.dot: cooperative: M = 96 rows cannot be "
+            r"split into 64-row wgmma blocks over 1 warpgroup \(options for "
+            r"@gemm_nt: block-m=96 given\)",
+        ),
+        (  # 64 rows are one block: two warpgroups cannot share it
+            GEMM,
+            "gemm_nt",
+            {"block_m": 64, "num_consumers": 2},
+            r"M = 64 rows cannot be split into 64-row wgmma blocks over 2 "
+            r"warpgroups \(options for @gemm_nt: block-m=64 given, "
+            r"num-consumers=2 given\)",
+        ),
     ],
 )
 def test_an_option_the_kernel_cannot_take_is_refused_at_compile(

@@ -10,9 +10,9 @@
 - Warp-specialized (aref simulator) and lowered to nvgpu_async (barrier
   simulator, tawa-hopper-pipeline with several options and the tuned defaults),
   every FP8 kernel computes bit for bit what the interpreter computes.
-
-The PTX printer refuses these kernels until the thread-level back end lowers
-8-bit floats (tests/filecheck/lowering/fp8.mlir checks its diagnostic).
+- At the thread level (as compile() lowers them) each runs lane by lane in the
+  thread simulator, and ptxas assembles each with no remark and no spill
+  (tests/filecheck/lowering/fp8-ptx.mlir checks the PTX).
 """
 
 from __future__ import annotations
@@ -577,6 +577,76 @@ def test_an_fp8_tile_read_into_registers_and_widened() -> None:
     grid = program_grid(module, "gemm_fp8_residual", (2, 3))
     tawa_xdsl.simulate(module, "gemm_fp8_residual", a, b, r, got, grid=grid)
     assert_close(got, expected_c)
+
+
+E5M2_MAX = 57344.0
+
+
+def e5m2_gemm() -> str:
+    """@gemm_fp8_e4m3_out of the examples with every 8-bit type e5m2: both
+    operands and the output (`e5m2_case`)."""
+    kernel = find_kernel(example_module(GEMM.name), "gemm_fp8_e4m3_out")
+    return str(kernel).replace("f8E4M3FN", "f8E5M2").replace("e4m3_out", "e5m2")
+
+
+def e5m2_case(seed: int, shape: tuple[int, int, int] = (100, 304, 200)) -> Case:
+    """By default edge tiles in M and K; a tenth of the outputs past e5m2's
+    57344 (saturated), the operands saturated at 1% outliers."""
+    m, n, k = shape
+    rng = np.random.default_rng(seed)
+
+    def operand(rows: int) -> np.ndarray:
+        x = rng.standard_normal((rows, k)) * 4096
+        x[rng.random(x.shape) < 0.01] *= 1e3
+        return cast(x, float8_e5m2)
+
+    a, b = operand(m), operand(n)
+    product = f64(a) @ f64(b).T
+    sa, sb = 0.5, 0.25
+    sc = float(np.quantile(np.abs(product), 0.9)) * sa * sb / E5M2_MAX
+    out = np.empty((m, n), dtype=float8_e5m2)
+    return Case("gemm_fp8_e5m2", [a, b, out, sa, sb, sc], 2, product * (sa * sb / sc))
+
+
+def assert_e5m2_output(
+    got: np.ndarray, reference: np.ndarray, slack: float = 0.0
+) -> None:
+    """Within half an e5m2 step of the reference (relative 2^-3), exactly
+    +-57344 wherever the reference is past e5m2's range; `slack` as in
+    `assert_e4m3_output`, a fraction of 57344."""
+    got = f64(got)
+    saturated = np.abs(reference) > E5M2_MAX * (1 + slack)
+    assert 0.05 < saturated.mean() < 0.2
+    np.testing.assert_array_equal(
+        got[saturated], np.sign(reference[saturated]) * E5M2_MAX
+    )
+    inside = np.abs(reference) <= E5M2_MAX
+    tolerance = np.abs(reference[inside]) * 2.0**-3 * 1.001 + slack * E5M2_MAX
+    assert np.all(np.abs(got[inside] - reference[inside]) <= tolerance + 2.0**-16)
+
+
+def test_an_e5m2_gemm_at_every_level() -> None:
+    """e5m2 operands (k32 `.e5m2.e5m2` wgmmas) and an e5m2 output (saturating
+    `cvt.rn.satfinite.e5m2x2` packs, stored through TMA), which no example
+    has: the interpreter within half an e5m2 step of the float64 reference;
+    lowered, the barrier simulator bit for bit what the interpreter computes;
+    at the thread level to one e5m2 step; ptxas assembles it."""
+    case = e5m2_case(3)
+    text = e5m2_gemm()
+    module = tawa_xdsl.parse(text)
+    reference = run(tawa_xdsl.interpret, module, case)
+    assert_e5m2_output(reference, case.reference)
+    lowered = tawa_xdsl.apply(tawa_xdsl.parse(text), TUNED)
+    for seed in range(2):
+        assert_bitwise_equal(
+            run(tawa_xdsl.simulate, lowered, case, seed=seed), reference
+        )
+    ptx_text = kernel_ptx(find_kernel(lowered, case.kernel))
+    assert ".e5m2.e5m2 " in ptx_text and "cvt.rn.satfinite.e5m2x2.f32" in ptx_text
+    result = assemble(ptx_text)
+    assert result.ok and result.remarks == [], result.log[-3000:]
+    threads = to_thread_level(tawa_xdsl.parse(text), TUNED)
+    assert_close(run(tawa_xdsl.simulate, threads, case), reference, ulps=1, bits=3)
 
 
 def test_a_tma_box_off_a_16_byte_boundary_is_a_hazard() -> None:

@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+import tawa_xdsl
+from tawa_xdsl import kernel_cache
 from tawa_xdsl.compiler import CompileOptions
-from tawa_xdsl.dispatch import Dispatcher
+from tawa_xdsl.dispatch import Device, Dispatcher
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.kernel_cache import CACHE_ENV, LAYOUT, DiskCache, cache_dir
 
@@ -105,6 +107,43 @@ def test_other_options_are_other_entries(cache: Path, lowerings: list[Any]) -> N
     fresh().specialize(*ARGS)
     Dispatcher(TEXT, "gemm_nt", CompileOptions(num_stages=3)).specialize(*ARGS)
     assert len(entries(cache)) == 2 and len(lowerings) == 2
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda m: m.setattr(
+            Device, "current", staticmethod(lambda: Device("NVIDIA H200", "none", 132))
+        ),
+        lambda m: m.setattr(
+            Device, "current", staticmethod(lambda: Device("none", "12080", 132))
+        ),
+        lambda m: m.setattr(tawa_xdsl, "__version__", "0.0.0+other"),
+        lambda m: m.setattr(kernel_cache, "compiler_fingerprint", lambda: "edited"),
+    ],
+    ids=["gpu", "driver", "package", "compiler"],
+)
+def test_another_machine_or_build_is_another_entry(
+    monkeypatch: pytest.MonkeyPatch, cache: Path, lowerings: list[Any], change
+) -> None:
+    """A record compiled for another GPU, driver, package version or compiler
+    source is not reused (the key names them; this checks that each reaches
+    the lookup)."""
+    fresh().specialize(*ARGS)
+    change(monkeypatch)
+    assert fresh().specialize(*ARGS).origin == "rules, compiled"
+    assert len(entries(cache)) == 2 and len(lowerings) == 2
+
+
+def test_another_kernel_text_is_another_entry(
+    cache: Path, lowerings: list[Any]
+) -> None:
+    fresh().specialize(*ARGS)
+    other = TEXT.replace("%zero", "%nought")  # the same kernel, other IR text
+    assert Dispatcher(other, "gemm_nt", CompileOptions()).specialize(*ARGS).origin == (
+        "rules, compiled"
+    )
+    assert len(entries(cache)) == 2
 
 
 def test_an_unwritable_cache_warns(

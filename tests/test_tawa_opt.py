@@ -99,6 +99,17 @@ def test_only_our_targets_are_offered(capsys, target) -> None:
     assert "invalid choice" in err and "(choose from mlir, ptx)" in err
 
 
+@pytest.mark.parametrize("target", ["", "  "])
+def test_an_empty_target_says_so(capsys, target) -> None:
+    """`-t ''` was reported as a pass pipeline that failed to parse
+    ("Expected pass name here", exit 1): a usage error of -t, which lists the
+    targets."""
+    rc, out, err = run(capsys, str(GEMM), "-t", target)
+    assert rc == 2 and out == ""
+    assert "argument -t/--target: the target is empty; the targets are mlir, ptx" in err
+    assert "pipeline" not in err
+
+
 def test_internal_error_names_the_pass_and_the_op(capsys, buggy_passes) -> None:
     rc, out, err = run(capsys, str(GEMM), "-p", "canonicalize,test-crash")
     assert rc == 3 and out == ""

@@ -513,14 +513,18 @@ def _store_vector(
     element = ops.alu("add.s32", first, ops.imm(offsets, "b32"))
     inside = ops.alu("setp.lt.u32", element, dims[axis])
     inside = ops.alu("and.pred", inside, ok)
-    pitch = strides[axis] if axis < rank - 1 else ops.imm(1, "b32")
-    addr = ops.alu("mad.wide.u32", element, pitch, offset)
+    n = geom.count
+    if axis == rank - 1:  # one address, the elements at immediate offsets from it
+        addr = ops.alu("mad.wide.u32", first, ops.imm(1, "b32"), offset)
+        bytes_at, addr_elements = [esize * o for o in offsets], [0] * n
+    else:  # along the rows, a pitch apart
+        addr = ops.alu("mad.wide.u32", element, strides[axis], offset)
+        bytes_at, addr_elements = [0] * n, list(range(n))
     addr = ops.alu("mad.lo.u64", addr, ops.imm(esize, "b64"), ptr)
     if is_16bit(t.element_type):  # element pairs share a register: unpack them
         rt = register_type(t)
         assert rt is not None
         value = Lowered(ops.add(ptx.UnpackOp(ops.materialize(value, rt))).results[0])
-    n = geom.count
     ops.add(
         ptx.StoreOp(
             "global",
@@ -528,8 +532,8 @@ def _store_vector(
             value.value,
             [value.element(i) for i in range(n)],
             pred=inside,
-            offsets=[0] * n,
-            addr_elements=list(range(n)),
+            offsets=bytes_at,
+            addr_elements=addr_elements,
             pred_elements=list(range(n)),
             byte=is_i8(t.element_type),
         )

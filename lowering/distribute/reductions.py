@@ -20,8 +20,10 @@ the rest of its 16-row slab (lanes l, l^4, l^8, l^16: g) shuffle with masks
 4, 8 and 16. Lane g = 0 of each warp writes the warp's partials to its row of
 the scratch (row 4 cwg + warp, `nv.column_scratch_words`) between two
 `bar.sync 1` over the consumer threads (the first waits for the previous
-reduction's readers), then every thread reads its columns of each warp's row
-and combines them in warp order: the column tile, the same in every thread of a t.
+reduction's readers); then consumer thread i combines column i's partials
+(and i + threads, ... for a tile wider than the threads) in warp order and
+writes the total into row 0, and after a third `bar.sync 1` every thread
+reads its columns' totals: the column tile, the same in every thread of a t.
 """
 
 from __future__ import annotations
@@ -162,16 +164,42 @@ class ColumnReduce(DistributePattern):
             )
         )
         ops.add(barrier.clone())  # every warp's partials are in
+        _combine_rows(ops, combine, cls, ids.ctid, base, n, geom)
+        ops.add(barrier.clone())  # every column's total is in row 0
         mine = ops.alu("mad.lo.u32", ids.col0, ops.imm(4, "b32"), base)
-        result = None
-        for w in range(4 * geom.warpgroups):
-            load = ptx.LoadOp(
-                "shared", mine, cls, cols, offsets=[w * n * 4 + p for p in pairs]
-            )
-            partial = ops.add(load).results[0]
-            result = partial if result is None else ops.alu(combine, result, partial)
-        assert result is not None
-        self.k.define(rewriter, op, ops, Lowered(result))
+        result = ops.add(ptx.LoadOp("shared", mine, cls, cols, offsets=pairs))
+        self.k.define(rewriter, op, ops, Lowered(result.results[0]))
+
+
+def _combine_rows(
+    ops: Ops,
+    combine: str,
+    cls: str,
+    ctid: SSAValue,
+    base: SSAValue,
+    n: int,
+    geom: Geometry,
+) -> None:
+    """Each consumer thread combines the warps' partials of one column of the
+    scratch (`ctid`, `ctid + threads`, ... while under `n`), in warp order, and
+    writes the total over the column's row-0 partial, which no other thread
+    reads. Every thread reading every warp's row for each of its columns held
+    all of them at once: ptxas issues such independent loads up front, and a
+    192-column reduction over three warpgroups (576 loads a thread) spilled."""
+    rows, threads = 4 * geom.warpgroups, geom.threads
+    for first in range(0, n, threads):
+        column = ops.alu("add.u32", ctid, ops.imm(first, "b32")) if first else ctid
+        if first + threads > n:  # the threads past the last column read it
+            column = ops.alu("min.u32", column, ops.imm(n - 1, "b32"))
+        at = ops.alu("mad.lo.u32", column, ops.imm(4, "b32"), base)
+        words = [4 * n * w for w in range(rows)]
+        partials = ops.add(ptx.LoadOp("shared", at, cls, rows, offsets=words))
+        row = [Lowered(partials.results[0], (w,)) for w in range(rows)]
+        total = ops.alu(combine, row[0], row[1])
+        for partial in row[2:]:
+            total = ops.alu(combine, total, partial)
+        inside = ops.alu("setp.lt.u32", ctid, ops.imm(n - first, "b32"))
+        ops.add(ptx.StoreOp("shared", at, total, [0], pred=inside))
 
 
 def _without_padding(

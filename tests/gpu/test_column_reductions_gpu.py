@@ -135,8 +135,10 @@ def test_masked_column_max_leaves_out_the_rows_past_the_end(torch) -> None:
     [
         # 40 columns: five 8-column groups through the scratch, C from registers
         {"block_n": 40},
-        # (192x192 over three warpgroups, whose stages tests/test_tuning.py
-        # checks, spills 1024 bytes per thread in ptxas: refused at load)
+        # 192x192 over three warpgroups (whose stages tests/test_tuning.py
+        # checks): spilled 1024 bytes a thread, refused at load, until each
+        # thread totalled only its own column of the scratch
+        {"block_m": 192, "block_n": 192},
     ],
     ids=str,
 )

@@ -20,7 +20,10 @@ from ..test_fp8 import (
     GEMM_KERNELS,
     Case,
     assert_e4m3_output,
+    assert_e5m2_output,
     attention_case,
+    e5m2_case,
+    e5m2_gemm,
     gemm_case,
     rel_l2,
 )
@@ -61,6 +64,18 @@ def test_fp8_gemm_matches_float64(torch, kernel, shape) -> None:
     else:
         err = np.abs(got - case.reference).max() / np.abs(case.reference).max()
         assert err < 1e-2, err
+
+
+@pytest.mark.parametrize("shape", GEMM_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_e5m2_gemm_matches_float64(torch, shape) -> None:
+    """e5m2 operands and output (`test_fp8.e5m2_gemm`): torch float8_e5m2
+    tensors through DLPack, `.e5m2.e5m2` wgmmas, saturating e5m2 stores."""
+    case = e5m2_case(0, shape)
+    args = [device(torch, x) for x in case.fresh()]
+    tawa_xdsl.compile(e5m2_gemm(), case.kernel)(*args)
+    torch.cuda.synchronize()
+    got = args[case.out].cpu().view(torch.uint8).numpy().view(case.args[2].dtype)
+    assert_e5m2_output(got, case.reference, slack=2.0**-8 * shape[2] / 1024)
 
 
 @pytest.mark.parametrize("seq", [(150, 304), (1024, 1024)], ids=str)

@@ -6,7 +6,9 @@ dots (a dot's result rounded to bf16 and fed to the next, as P in attention; the
 first dot either accumulates into the loop's carry, as in GEMM, or starts from
 zero, as S = Q K^T does),
 elementwise epilogues, and trip counts of 0, 1 or many (the loop bounds are run-time
-tensor extents). Tiles are small (16 x 16) so the interpreters stay fast.
+tensor extents). Tiles are small (16 x 16) so the interpreters stay fast. With
+`fp8`, a kernel may load and multiply e4m3 tiles (each dot's B operand then
+transposed, K-major, the one layout wgmma reads 8-bit operands in).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.dtypes import DTYPES, cast
 
 T = 16
 """Tiles are T x T; 16 keeps the interpreters fast, 64 is what wgmma can lower."""
@@ -64,6 +66,8 @@ class TileProgram:
     """(loop, load) pairs that read the first row block, the same in every
     program, instead of the program's own rows: what clusters multicast."""
     name: str = "generated"
+    element: str = "bf16"
+    """The loaded tiles' and the dots' input type: bf16 or f8E4M3FN."""
     text: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -81,7 +85,7 @@ class TileProgram:
         rows = self.blocks * t
 
         def tensor(cols: int) -> np.ndarray:
-            return (rng.standard_normal((rows, cols)) / 4).astype(bfloat16)
+            return cast(rng.standard_normal((rows, cols)) / 4, DTYPES[self.element])
 
         args: list[Any] = [tensor(t) for _ in range(self.pre_loads)]
         for loop in self.loops:
@@ -93,9 +97,10 @@ class TileProgram:
 
 def _render(p: TileProgram) -> str:
     t = p.tile
-    BF = f"tensor<{t}x{t}xbf16>"
+    BF = f"tensor<{t}x{t}x{p.element}>"
+    B16 = f"tensor<{t}x{t}xbf16>"
     F32 = f"tensor<{t}x{t}xf32>"
-    DESC = f"!tile.desc<?x?xbf16, box = [{t}, {t}]>"
+    DESC = f"!tile.desc<?x?x{p.element}, box = [{t}, {t}]>"
     OUT_DESC = f"!tile.desc<?x?xf32, box = [{t}, {t}]>"
     I32 = f"tensor<{t}x{t}xi32>"
     params = [f"%pre{i}: {DESC}" for i in range(p.pre_loads)]
@@ -172,8 +177,8 @@ def _render(p: TileProgram) -> str:
             case "square":
                 lines.append(f"  {v} = arith.mulf {acc}, {acc} : {F32}")
             case "round_bf16":
-                lines.append(f"  %b{e} = arith.truncf {acc} : {F32} to {BF}")
-                lines.append(f"  {v} = arith.extf %b{e} : {BF} to {F32}")
+                lines.append(f"  %b{e} = arith.truncf {acc} : {F32} to {B16}")
+                lines.append(f"  {v} = arith.extf %b{e} : {B16} to {F32}")
             case "mask_columns":
                 lines += _columns(e, t, "cols")
                 lines += [
@@ -229,17 +234,21 @@ def _columns(e: int, t: int, name: str) -> list[str]:
 
 
 @st.composite
-def loops(draw: st.DrawFn, pre_loads: int, min_trips: int = 0) -> Loop:
+def loops(
+    draw: st.DrawFn, pre_loads: int, min_trips: int = 0, k_major: bool = False
+) -> Loop:
+    """A loop; `k_major`: every dot's B operand transposed (an 8-bit one)."""
     loads = draw(st.integers(1, 3))
     operands = [str(i) for i in range(loads)] + [f"p{i}" for i in range(pre_loads)]
+    trans = st.just(True) if k_major else st.booleans()
     first = (
         draw(st.sampled_from([str(i) for i in range(loads)])),
         draw(st.sampled_from(operands)),
-        draw(st.booleans()),
+        draw(trans),
     )
     chained = draw(
         st.lists(
-            st.tuples(st.just("chain"), st.sampled_from(operands), st.booleans()),
+            st.tuples(st.just("chain"), st.sampled_from(operands), trans),
             max_size=2,
         )
     )
@@ -249,13 +258,22 @@ def loops(draw: st.DrawFn, pre_loads: int, min_trips: int = 0) -> Loop:
 
 @st.composite
 def tile_programs(
-    draw: st.DrawFn, min_trips: int = 0, tile: int = T, shared: bool = False
+    draw: st.DrawFn,
+    min_trips: int = 0,
+    tile: int = T,
+    shared: bool = False,
+    fp8: bool = False,
 ) -> TileProgram:
     """Random kernels of `tile` x `tile` tiles; every loop runs at least
     `min_trips` (<= 7) iterations. With `shared`, some loop loads (at least one)
-    read the same rows in every program."""
+    read the same rows in every program; with `fp8`, a third of the kernels
+    are e4m3 ones."""
     pre_loads = draw(st.integers(0, 1))
-    loop_list = draw(st.lists(loops(pre_loads, min_trips), min_size=1, max_size=2))
+    element = draw(st.sampled_from(["bf16", "bf16", "f8E4M3FN"] if fp8 else ["bf16"]))
+    k_major = element != "bf16"
+    loop_list = draw(
+        st.lists(loops(pre_loads, min_trips, k_major), min_size=1, max_size=2)
+    )
     same: frozenset[tuple[int, int]] = frozenset()
     if shared:
         pairs = [(j, i) for j, lp in enumerate(loop_list) for i in range(lp.loads)]
@@ -267,4 +285,5 @@ def tile_programs(
         blocks=draw(st.integers(1, 3 if shared else 2)),
         tile=tile,
         shared=same,
+        element=element,
     )

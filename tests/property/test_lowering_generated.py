@@ -1,4 +1,5 @@
-"""Generated kernels (64 x 64 tiles, so wgmma can take them) through the whole
+"""Generated kernels (64 x 64 tiles, so wgmma can take them; bf16, or e4m3
+for a third of them) through the whole
 Hopper pipeline with random (num-stages, mma-depth, two-stage): the barrier
 simulator, under random schedules of producer, consumer and TMA engine, computes
 exactly what the reference interpreter computes, and the PTX assembles with no
@@ -30,7 +31,9 @@ def hopper_options(draw: st.DrawFn) -> str:
 
 
 @given(
-    program=tile_programs(tile=64), options=hopper_options(), seed=st.integers(0, 2**16)
+    program=tile_programs(tile=64, fp8=True),
+    options=hopper_options(),
+    seed=st.integers(0, 2**16),
 )
 def test_lowered_programs_compute_the_reference(program, options, seed) -> None:
     args = program.make_args(seed)
@@ -47,7 +50,7 @@ def test_lowered_programs_compute_the_reference(program, options, seed) -> None:
         np.testing.assert_array_equal(args[-2], expected)
 
 
-@given(program=tile_programs(tile=64), options=hopper_options())
+@given(program=tile_programs(tile=64, fp8=True), options=hopper_options())
 def test_lowered_programs_assemble(program, options) -> None:
     result = assemble(to_ptx(tawa_xdsl.apply(tawa_xdsl.parse(program.text), options)))
     assert result.ok, result.log[-3000:]

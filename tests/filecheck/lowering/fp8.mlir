@@ -1,7 +1,7 @@
 // FP8 kernels lowered to nvgpu_async: byte counts for 1-byte elements (tensor
 // maps, rings, expect_tx), k32 wgmmas on K-major operands, block scales read out
-// of their slot; 64-byte rows (head dim 64) swizzled at 64 bytes. fp8-ptx.mlir:
-// the PTX printer refuses them.
+// of their slot; 64-byte rows (head dim 64) swizzled at 64 bytes. fp8-ptx.mlir
+// checks the PTX printed from them.
 // RUN: tawa-opt %examples/gemm_fp8.mlir -p 'aref-partition,pipeline{num-stages=3 mma-depth=1},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=GEMM
 // RUN: tawa-opt %examples/attention_fp8.mlir -p 'aref-partition,cooperative,pipeline{num-stages=2},convert-aref-to-nvgpu-async' | filecheck %s --check-prefix=ATTN
 // RUN: tawa-opt %examples/gemm_fp8.mlir -p tawa-hopper-pipeline | filecheck %s --check-prefix=HOPPER

@@ -2,8 +2,8 @@
 // over the lanes and warps of the consumer warpgroups, so their partials meet
 // in a shared-memory scratch the plan places after the rings (one f32 row of
 // 64 columns per consumer warp: 8 x 64 x 4 = 2048 bytes, counted in the
-// launch's shared memory), between two consumer barriers (it was refused by
-// the first pass). tests/test_column_reductions.py runs it lane by lane.
+// launch's shared memory), between consumer barriers (it was refused by the
+// first pass). tests/test_column_reductions.py runs it lane by lane.
 // RUN: tawa-opt %s -p tawa-hopper-pipeline | filecheck %s
 // RUN: tawa-opt %s -p tawa-hopper-pipeline -t ptx | filecheck %s --check-prefix=PTX
 // CHECK:      nvgpu_async.launch = #nvgpu_async.launch<threads = 384, smem = 35856, cluster = 1>
@@ -15,8 +15,10 @@
 // CHECK:        nvgpu_async.store_global %s, %c[%{{.*}}] : tensor<64xf32, #nvgpu_async.frag<col, warpgroups = 2>> -> !nvgpu_async.global<?xf32>
 
 // Each thread's 16 columns: after the shuffles across g, the first lane of each
-// column stores its warp's row between the two consumer barriers, then every
-// thread reads its columns of the 8 rows (256 bytes apart).
+// column stores its warp's row between two consumer barriers; consumer thread
+// i (the threads past the 64 columns read the last) sums column i of the 8
+// rows (256 bytes apart) into row 0, and after a third barrier every thread
+// reads its 16 columns' totals.
 // PTX:      shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
 // PTX:      shfl.sync.bfly.b32 {{.*}}, 8, 31, -1;
 // PTX:      shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
@@ -24,7 +26,13 @@
 // PTX-NEXT: @%p{{[0-9]+}} st.shared.v2.f32 [%r{{[0-9]+}}], {%f{{[0-9]+}}, %f{{[0-9]+}}};
 // PTX-COUNT-7: @%p{{[0-9]+}} st.shared.v2.f32
 // PTX-NEXT: bar.sync 1, 256;
-// PTX:      ld.shared.v2.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}}, [%r{{[0-9]+}}+2016];
+// PTX-NEXT: min.u32 %r[[COL:[0-9]+]], %r{{[0-9]+}}, 63;
+// PTX:      ld.shared.f32 %f{{[0-9]+}}, [%r[[COL]]];
+// PTX-COUNT-6: ld.shared.f32 %f{{[0-9]+}}, [%r[[COL]]+{{[0-9]+}}];
+// PTX-NEXT: ld.shared.f32 %f{{[0-9]+}}, [%r[[COL]]+1792];
+// PTX:      @%p{{[0-9]+}} st.shared.f32 [%r[[COL]]], %f{{[0-9]+}};
+// PTX-NEXT: bar.sync 1, 256;
+// PTX:      ld.shared.v2.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}}, [%r{{[0-9]+}}+224];
 // PTX-NOT:  bar.sync
 // PTX:      st.global
 func.func @column_sums(%a: !tile.desc<?x?xf32, box = [128, 64]> {tile.dims = ["M", "N"]},

@@ -73,8 +73,10 @@ func.func @odd_rows(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_
 // of each of its columns (one level), the lanes of a warp that share a column
 // (g) shuffle with masks 4, 8 and 16; between two consumer barriers the first
 // lane of each column writes its warp's partials to the warp's row of the
-// scratch (4 cwg + warp, 16 columns: 64 bytes a row), then every thread adds
-// its columns of the eight rows, in warp order.
+// scratch (4 cwg + warp, 16 columns: 64 bytes a row); consumer thread i (the
+// threads past the 16 columns read the last) adds column i of the eight rows,
+// in warp order, into row 0, and after a third barrier every thread reads its
+// columns' totals.
 // CHECK-LABEL: func.func @column_sums()
 // CHECK:         %[[S:.*]] = ptx.alu(%{{.*}}, %{{.*}}, %{{.*}}) {opcode = "selp.f32"} : (!ptx.reg<f32>, !ptx.imm<f32>, !ptx.reg<pred x 8>) -> !ptx.reg<f32 x 8>
 // CHECK-NEXT:    %[[T:.*]] = ptx.alu(%[[S]], %[[S]]) {opcode = "add.f32", maps = [array<i32: 0, 1, 4, 5>, array<i32: 2, 3, 6, 7>]} : (!ptx.reg<f32 x 8>, !ptx.reg<f32 x 8>) -> !ptx.reg<f32 x 4>
@@ -91,13 +93,18 @@ func.func @odd_rows(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_
 // CHECK-NEXT:    ptx.bar(%[[ID:.*]]) {threads = 256 : i64}
 // CHECK-NEXT:    ptx.st(%[[ROW]], %[[W]]) if %[[G0]] {space = "shared", offset = 0 : i64, offsets = array<i64: 0, 32>, value_map = array<i32: 0, 1, 2, 3>}
 // CHECK-NEXT:    ptx.bar(%[[ID]]) {threads = 256 : i64}
+// CHECK-NEXT:    %[[COL:.*]] = ptx.alu(%[[CTID:.*]], %{{.*}}) {opcode = "min.u32"}
+// CHECK-NEXT:    %[[AT:.*]] = ptx.alu(%[[COL]], %{{.*}}, %[[BASE]]) {opcode = "mad.lo.u32"}
+// CHECK-NEXT:    %[[P:.*]] = ptx.ld(%[[AT]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 0, 64, 128, 192, 256, 320, 384, 448>} : (!ptx.reg<b32>) -> !ptx.reg<f32 x 8>
+// CHECK-NEXT:    %[[S1:.*]] = ptx.alu(%[[P]], %[[P]]) {opcode = "add.f32", maps = [array<i32: 0>, array<i32: 1>]}
+// CHECK-NEXT:    %[[S2:.*]] = ptx.alu(%[[S1]], %[[P]]) {opcode = "add.f32", maps = [array<i32>, array<i32: 2>]}
+// CHECK-COUNT-4: ptx.alu(%{{.*}}, %[[P]]) {opcode = "add.f32"
+// CHECK-NEXT:    %[[TOTAL:.*]] = ptx.alu(%{{.*}}, %[[P]]) {opcode = "add.f32", maps = [array<i32>, array<i32: 7>]}
+// CHECK-NEXT:    %[[MINE16:.*]] = ptx.alu(%[[CTID]], %{{.*}}) {opcode = "setp.lt.u32"}
+// CHECK-NEXT:    ptx.st(%[[AT]], %[[TOTAL]]) if %[[MINE16]] {space = "shared", offset = 0 : i64, value_map = array<i32: 0>}
+// CHECK-NEXT:    ptx.bar(%[[ID]]) {threads = 256 : i64}
 // CHECK-NEXT:    %[[MINE:.*]] = ptx.alu(%[[COL0]], %{{.*}}, %[[BASE]]) {opcode = "mad.lo.u32"}
-// CHECK-NEXT:    %[[P0:.*]] = ptx.ld(%[[MINE]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 0, 32>} : (!ptx.reg<b32>) -> !ptx.reg<f32 x 4>
-// CHECK-NEXT:    %[[P1:.*]] = ptx.ld(%[[MINE]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 64, 96>}
-// CHECK-NEXT:    ptx.alu(%[[P0]], %[[P1]]) {opcode = "add.f32"}
-// CHECK-COUNT-5: ptx.ld(%[[MINE]])
-// CHECK:         ptx.ld(%[[MINE]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 448, 480>}
-// CHECK-NEXT:    ptx.alu(%{{.*}}, %{{.*}}) {opcode = "add.f32"} : (!ptx.reg<f32 x 4>, !ptx.reg<f32 x 4>) -> !ptx.reg<f32 x 4>
+// CHECK-NEXT:    ptx.ld(%[[MINE]]) {space = "shared", offset = 0 : i64, offsets = array<i64: 0, 32>} : (!ptx.reg<b32>) -> !ptx.reg<f32 x 4>
 // CHECK-NEXT:  }
 func.func @column_sums(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 384, smem = 3072, cluster = 1>} {
   %scratch = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x128xf32>
