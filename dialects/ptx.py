@@ -801,6 +801,8 @@ _alu("b32", "b32 b32", "div.u32", "rem.u32", "add.u32", "sub.u32", "mul.lo.u32")
 _alu("b32", "b32 b32 b32", "mad.lo.u32", "mad.lo.s32", "bfe.u32")
 _alu("b32", "b32", "mov.b32", "mov.u32", "cvt.s32.s8")
 _alu("b32", "b32 b32 pred", "selp.b32")
+_alu("b16", "b16 b16 pred", "selp.b16")
+_alu("b64", "b64 b64 pred", "selp.b64")
 _alu("f32", "f32 f32 pred", "selp.f32")
 _alu("b32", "b32 b32", "mapa.shared::cluster.u32")
 _alu("b64", "b32", "cvt.u64.u32", "cvt.s64.s32")
@@ -1174,6 +1176,9 @@ class _Memory(Predicated):
     half = opt_prop_def(UnitAttr)
     """Each instruction moves the low 16 bits of one `b32` register
     (`HALF_TYPES`: stores only)."""
+    nc = opt_prop_def(UnitAttr)
+    """A global load through the read-only (non-coherent) cache: `ld.global.nc`,
+    for data no thread of the launch writes."""
 
     SPACES: ClassVar[frozenset[str]] = frozenset({"global", "shared"})
 
@@ -1298,11 +1303,13 @@ class LoadOp(_Memory):
         offsets: Sequence[int] | None = None,
         addr_elements: Sequence[int] | None = None,
         byte: bool = False,
+        nc: bool = False,
     ):
+        props = _memory_properties(space, offset, offsets, addr_elements, byte)
+        if nc:
+            props["nc"] = UnitAttr()
         super().__init__(
-            operands=[addr, []],
-            properties=_memory_properties(space, offset, offsets, addr_elements, byte),
-            result_types=[_reg(cls, count)],
+            operands=[addr, []], properties=props, result_types=[_reg(cls, count)]
         )
 
     def _registers(self) -> int:
@@ -1312,13 +1319,16 @@ class LoadOp(_Memory):
         self._verify_memory(self.addr)
         if register_class(self.result) not in MEMORY_TYPES:
             raise VerifyException("ptx.ld: cannot load predicates")
+        if self.nc and self.space.data != "global":
+            raise VerifyException("ptx.ld: nc is for global loads")
 
     def print_ptx(self, out: Emitter) -> None:
         n, cls = self.vector, register_class(self.result)
         names = element_texts(self.result)
         addresses = self._addresses(self.addr)
         guards = self.guards(len(addresses))
-        opcode = f"ld.{self.space.data}.{_vector_suffix(n)}{self.memory_type(cls)}"
+        space = f"{self.space.data}.nc" if self.nc else self.space.data
+        opcode = f"ld.{space}.{_vector_suffix(n)}{self.memory_type(cls)}"
         for i, (guard, address) in enumerate(zip(guards, addresses, strict=True)):
             dst = _braced(list(names[i * n : i * n + n]))
             out.line(f"{guard}{opcode} {dst}, {address};")

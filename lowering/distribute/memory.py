@@ -59,7 +59,7 @@ from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from tawa_xdsl.lowering.fragments import Geometry
 from tawa_xdsl.lowering.quad_transpose import quad_transpose_bundle
 from tawa_xdsl.lowering.select_store_path import store_paths
-from tawa_xdsl.target import SWIZZLE_BYTES, swizzle_span
+from tawa_xdsl.target import SWIZZLE_BYTES, THREADS_PER_WARPGROUP, swizzle_span
 
 
 class SmemSlot(DistributePattern):
@@ -701,6 +701,169 @@ byte 0 of its first (0): an i8 element pair's two bytes in the low 16 bits,
 the first at the lower address."""
 
 
+LOAD_WIDTHS = (16, 8, 4, 2, 1)
+"""Bytes one global load of a `thread_load` may move, widest first."""
+
+
+class ThreadLoad(DistributePattern):
+    """`thread_load`: piece j = tid + 128 i (16 bytes of a tile row; row j / P,
+    piece j % P of the P in a row) goes from global memory to where TMA would
+    have put it: the slot's swizzle (`swizzled_piece`). Consecutive threads
+    read consecutive pieces of a row. The loads are the widest that the base,
+    the row pitch, the first column and the row length (in bytes) all allow,
+    chosen at run time by uniform branches, 16 bytes down to one element;
+    each load outside the tensor reads the base instead and is zeroed, as
+    TMA fills what lies outside. Every thread then stores whole pieces."""
+
+    OPS = (nv.ThreadLoadOp,)
+
+    def rewrite(self, op: nv.ThreadLoadOp, rewriter: PatternRewriter):
+        k, ops = self.k, Ops(self.k)
+        ring = op.buffer.type
+        assert isinstance(ring, nv.SmemType)
+        rows, cols = ring.get_tile()
+        esize = element_bytes(ring.element_type)
+        pieces = cols * esize // 16
+        total = rows * pieces
+        per = -(-total // THREADS_PER_WARPGROUP)
+        ptr, dims, strides = k.tensors[op.source]
+        row0, col0 = (ops.reg(k.lowered(c, op)) for c in op.coords)
+        j = ops.alu(
+            "add.u32",
+            k.tid,
+            ops.imm([THREADS_PER_WARPGROUP * i for i in range(per)], "b32"),
+            count=per,
+        )
+        r = ops.alu("div.u32", j, ops.imm(pieces, "b32"))
+        c = ops.alu("rem.u32", j, ops.imm(pieces, "b32"))
+        dst = slot_address(ops, op.buffer, op.slot, op)
+        smem = ops.alu("add.u32", swizzled_piece(ops, ring, r, c), dst)
+        active = None
+        if total % THREADS_PER_WARPGROUP:  # the last round: the first threads only
+            active = ops.alu("setp.lt.u32", j, ops.imm(total, "b32"))
+        row = ops.alu("add.s32", r, row0)
+        inside = ops.alu("setp.lt.u32", row, dims[0])  # negative: outside
+        if active is not None:
+            inside = ops.alu("and.pred", inside, active)
+        col = ops.alu("mad.lo.u32", c, ops.imm(16 // esize, "b32"), col0)
+        at = ops.alu("mad.wide.u32", row, strides[0], ops.imm(0, "b64"))
+        at = ops.alu("add.s64", at, ops.alu("cvt.u64.u32", col))
+        at = ops.alu("mad.lo.u64", at, ops.imm(esize, "b64"), ptr)
+        piece = _Piece(per, esize, ptr, dims[1], inside, col, at)
+        bits = ops.alu("cvt.u32.u64", ptr)  # in elements, as the others
+        bits = ops.alu("shr.u32", bits, ops.imm(esize.bit_length() - 1, "b32"))
+        for extent in (strides[0], col0, dims[1]):
+            bits = ops.alu("or.b32", bits, extent)
+        widths = [w for w in LOAD_WIDTHS if w >= esize]
+        code = self._path(piece, widths[-1], smem, active)
+        for w in reversed(widths[:-1]):
+            low = ops.alu("and.b32", bits, ops.imm(w // esize - 1, "b32"))
+            fits = ops.alu("setp.eq.u32", low, ops.imm(0, "b32"))
+            code = [_branch(fits, self._path(piece, w, smem, active), code)]
+        ops.extend(code)
+        rewriter.replace(op, ops, [])
+
+    def _path(
+        self, p: _Piece, width: int, smem: SSAValue, active: SSAValue | None
+    ) -> Ops:
+        """Every piece of this thread in loads of `width` bytes, then stored."""
+        ops = Ops(self.k)
+        n = 16 // width  # loads per piece
+        each = [i for i in range(p.per) for _ in range(n)]
+        step = [width // p.esize * m for _ in range(p.per) for m in range(n)]
+        col = ops.alu("add.u32", Lowered(p.col, tuple(each)), ops.imm(step, "b32"))
+        inside = ops.alu("setp.lt.u32", col, p.extent)
+        inside = ops.alu("and.pred", inside, Lowered(p.inside, tuple(each)))
+        addr = ops.alu(
+            "add.s64",
+            Lowered(p.at, tuple(each)),
+            ops.imm([width * m for _ in range(p.per) for m in range(n)], "b64"),
+        )
+        addr = ops.alu("selp.b64", addr, p.ptr, inside)  # outside: read the base
+        cls, count = ("b16", 8) if width == 2 else ("b32", 16 if width == 1 else 4)
+        load = ops.add(
+            ptx.LoadOp(
+                "global",
+                addr,
+                cls,
+                count * p.per,
+                offsets=[0] * len(each),
+                addr_elements=list(range(len(each))),
+                byte=width == 1,
+                nc=True,
+            )
+        )
+        regs = count * p.per // len(each)  # per load
+        owner = Lowered(inside, tuple(m for m in range(len(each)) for _ in range(regs)))
+        data = ops.alu(f"selp.{cls}", load.results[0], ops.imm(0, cls), owner)
+        if width == 2:
+            data = ops.add(ptx.PackOp(data)).results[0]
+        elif width == 1:  # four bytes (each the low byte of a register) a word
+            pair = ops.alu(
+                "prmt.b32",
+                Lowered(data, tuple(range(0, 16 * p.per, 2))),
+                Lowered(data, tuple(range(1, 16 * p.per, 2))),
+                ops.imm(0x0040, "b32"),
+            )
+            data = ops.alu(
+                "prmt.b32",
+                Lowered(pair, tuple(range(0, 8 * p.per, 2))),
+                Lowered(pair, tuple(range(1, 8 * p.per, 2))),
+                ops.imm(0x5410, "b32"),
+            )
+        ops.add(
+            ptx.StoreOp(
+                "shared",
+                smem,
+                data,
+                list(range(4 * p.per)),
+                pred=active,
+                offsets=[0] * p.per,
+                addr_elements=list(range(p.per)),
+                pred_elements=list(range(p.per)) if active is not None else None,
+            )
+        )
+        return ops
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """What the load paths of one `thread_load` share: per thread, `per`
+    pieces, each inside the tensor's rows (`inside`), at column `col` and
+    element address `at`."""
+
+    per: int
+    esize: int
+    ptr: SSAValue
+    extent: SSAValue
+    """The tensor's row length (elements)."""
+    inside: SSAValue
+    col: SSAValue
+    at: SSAValue
+
+
+def swizzled_piece(
+    ops: Ops, ring: nv.SmemType, row: SSAValue, piece: SSAValue
+) -> SSAValue:
+    """The byte offset in a slot of `ring` where TMA puts 16-byte piece
+    `piece` of tile row `row` (registers): the piece's swizzle chunk (boxes
+    side by side, each `rows` rows of `span` bytes), its row in it, and the
+    piece within the row XOR the row's phase, as `interp/ptx_memory.swizzle`
+    reads it."""
+    span = ring.swizzle_bytes
+    rows = ring.get_tile()[0]
+    per_chunk = span // 16
+    chunk = ops.alu("div.u32", piece, ops.imm(per_chunk, "b32"))
+    within = ops.alu("rem.u32", piece, ops.imm(per_chunk, "b32"))
+    within = ops.alu("shl.b32", within, ops.imm(4, "b32"))
+    linear = ops.alu("mad.lo.u32", row, ops.imm(span, "b32"), within)
+    linear = ops.alu("mad.lo.u32", chunk, ops.imm(rows * span, "b32"), linear)
+    phase = ops.alu("shr.u32", linear, ops.imm(7, "b32"))
+    phase = ops.alu("and.b32", phase, ops.imm(per_chunk - 1, "b32"))
+    phase = ops.alu("shl.b32", phase, ops.imm(4, "b32"))
+    return ops.alu("xor.b32", linear, phase)
+
+
 def patterns(k: KernelState) -> list[DistributePattern]:
     return [
         SmemSlot(k),
@@ -710,4 +873,5 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         SmemStoreScalar(k),
         SmemLoad(k),
         StoreGlobal(k),
+        ThreadLoad(k),
     ]
