@@ -776,6 +776,8 @@ class ThreadFunctions(InterpreterFunctions):
                 self._shared_access(op, block, span, write=True)
                 block.smem.bytes[span] = data
                 self.actor.unfenced[span.reshape(-1)] = True
+                warps = lanes.any(axis=1).reshape(-1, WARP).any(axis=1)
+                self.actor.unsynced.update(np.flatnonzero(warps).tolist())
         return ()
 
     def _check_racing_lanes(
@@ -896,6 +898,14 @@ class ThreadFunctions(InterpreterFunctions):
     ):
         lanes = self._lanes(op, args)
         where = Who(self.actor.name, op)
+        arriving = set(np.flatnonzero(lanes.reshape(-1, WARP).any(axis=1)).tolist())
+        if lanes.any() and self.actor.unsynced - arriving:
+            raise Hazard(
+                f"{where}: the arrive publishes shared stores of warps "
+                f"{sorted(self.actor.unsynced - arriving)} that no bar.sync ordered "
+                "before it: their stores may land after the waiters read "
+                "(missing named barrier?)"
+            )
         addrs, counts = np.unique(
             self._barrier_addresses(op, args, lanes), return_counts=True
         )
@@ -968,6 +978,8 @@ class ThreadFunctions(InterpreterFunctions):
         if not op.arrive:
             for bar, phase in waits:
                 self._bar_wait(op, bar, phase)
+            warps = lanes.reshape(-1, WARP).any(axis=1)
+            self.actor.unsynced.difference_update(np.flatnonzero(warps).tolist())
         return ()
 
     @impl(ptx.ClusterBarrierOp)
