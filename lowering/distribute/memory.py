@@ -713,7 +713,9 @@ class ThreadLoad(DistributePattern):
     the row pitch, the first column and the row length (in bytes) all allow,
     chosen at run time by uniform branches, 16 bytes down to one element;
     each load outside the tensor reads the base instead and is zeroed, as
-    TMA fills what lies outside. Every thread then stores whole pieces."""
+    TMA fills what lies outside. Every thread then stores whole pieces, one
+    piece after another, so that what lives at once is one piece's (the
+    producer runs on few registers)."""
 
     OPS = (nv.ThreadLoadOp,)
 
@@ -721,125 +723,120 @@ class ThreadLoad(DistributePattern):
         k, ops = self.k, Ops(self.k)
         ring = op.buffer.type
         assert isinstance(ring, nv.SmemType)
-        rows, cols = ring.get_tile()
         esize = element_bytes(ring.element_type)
-        pieces = cols * esize // 16
-        total = rows * pieces
-        per = -(-total // THREADS_PER_WARPGROUP)
         ptr, dims, strides = k.tensors[op.source]
         row0, col0 = (ops.reg(k.lowered(c, op)) for c in op.coords)
-        j = ops.alu(
-            "add.u32",
-            k.tid,
-            ops.imm([THREADS_PER_WARPGROUP * i for i in range(per)], "b32"),
-            count=per,
+        tile = _Tile(
+            ring,
+            esize,
+            ptr,
+            dims,
+            strides[0],
+            row0,
+            col0,
+            slot_address(ops, op.buffer, op.slot, op),
         )
-        r = ops.alu("div.u32", j, ops.imm(pieces, "b32"))
-        c = ops.alu("rem.u32", j, ops.imm(pieces, "b32"))
-        dst = slot_address(ops, op.buffer, op.slot, op)
-        smem = ops.alu("add.u32", swizzled_piece(ops, ring, r, c), dst)
-        active = None
-        if total % THREADS_PER_WARPGROUP:  # the last round: the first threads only
-            active = ops.alu("setp.lt.u32", j, ops.imm(total, "b32"))
-        row = ops.alu("add.s32", r, row0)
-        inside = ops.alu("setp.lt.u32", row, dims[0])  # negative: outside
-        if active is not None:
-            inside = ops.alu("and.pred", inside, active)
-        col = ops.alu("mad.lo.u32", c, ops.imm(16 // esize, "b32"), col0)
-        at = ops.alu("mad.wide.u32", row, strides[0], ops.imm(0, "b64"))
-        at = ops.alu("add.s64", at, ops.alu("cvt.u64.u32", col))
-        at = ops.alu("mad.lo.u64", at, ops.imm(esize, "b64"), ptr)
-        piece = _Piece(per, esize, ptr, dims[1], inside, col, at)
         bits = ops.alu("cvt.u32.u64", ptr)  # in elements, as the others
         bits = ops.alu("shr.u32", bits, ops.imm(esize.bit_length() - 1, "b32"))
         for extent in (strides[0], col0, dims[1]):
             bits = ops.alu("or.b32", bits, extent)
         widths = [w for w in LOAD_WIDTHS if w >= esize]
-        code = self._path(piece, widths[-1], smem, active)
+        code = self._path(tile, widths[-1])
         for w in reversed(widths[:-1]):
             low = ops.alu("and.b32", bits, ops.imm(w // esize - 1, "b32"))
             fits = ops.alu("setp.eq.u32", low, ops.imm(0, "b32"))
-            code = [_branch(fits, self._path(piece, w, smem, active), code)]
+            code = [_branch(fits, self._path(tile, w), code)]
         ops.extend(code)
         rewriter.replace(op, ops, [])
 
-    def _path(
-        self, p: _Piece, width: int, smem: SSAValue, active: SSAValue | None
-    ) -> Ops:
-        """Every piece of this thread in loads of `width` bytes, then stored."""
+    def _path(self, t: _Tile, width: int) -> Ops:
+        """Every piece of this thread in loads of `width` bytes."""
         ops = Ops(self.k)
+        rows, cols = t.ring.get_tile()
+        pieces = cols * t.esize // 16
+        total = rows * pieces
+        for i in range(-(-total // THREADS_PER_WARPGROUP)):
+            self._piece(ops, t, width, i, pieces, total)
+        return ops
+
+    def _piece(
+        self, ops: Ops, t: _Tile, width: int, i: int, pieces: int, total: int
+    ) -> None:
+        """Piece tid + 128 i: its addresses, loads, zeros and store."""
+        k = self.k
+        j = k.tid
+        if i:
+            j = ops.alu("add.u32", j, ops.imm(THREADS_PER_WARPGROUP * i, "b32"))
+        r = ops.alu("div.u32", j, ops.imm(pieces, "b32"))
+        c = ops.alu("rem.u32", j, ops.imm(pieces, "b32"))
+        smem = ops.alu("add.u32", swizzled_piece(ops, t.ring, r, c), t.dst)
+        active = None
+        if (i + 1) * THREADS_PER_WARPGROUP > total:  # the last round's first threads
+            active = ops.alu("setp.lt.u32", j, ops.imm(total, "b32"))
+        row = ops.alu("add.s32", r, t.row0)
+        inside = ops.alu("setp.lt.u32", row, t.dims[0])  # negative: outside
+        if active is not None:
+            inside = ops.alu("and.pred", inside, active)
+        col = ops.alu("mad.lo.u32", c, ops.imm(16 // t.esize, "b32"), t.col0)
+        at = ops.alu("mad.wide.u32", row, t.pitch, ops.imm(0, "b64"))
+        at = ops.alu("add.s64", at, ops.alu("cvt.u64.u32", col))
+        at = ops.alu("mad.lo.u64", at, ops.imm(t.esize, "b64"), t.ptr)
         n = 16 // width  # loads per piece
-        each = [i for i in range(p.per) for _ in range(n)]
-        step = [width // p.esize * m for _ in range(p.per) for m in range(n)]
-        col = ops.alu("add.u32", Lowered(p.col, tuple(each)), ops.imm(step, "b32"))
-        inside = ops.alu("setp.lt.u32", col, p.extent)
-        inside = ops.alu("and.pred", inside, Lowered(p.inside, tuple(each)))
-        addr = ops.alu(
-            "add.s64",
-            Lowered(p.at, tuple(each)),
-            ops.imm([width * m for _ in range(p.per) for m in range(n)], "b64"),
-        )
-        addr = ops.alu("selp.b64", addr, p.ptr, inside)  # outside: read the base
+        cols, addr = col, at
+        if n > 1:
+            step = [width // t.esize * m for m in range(n)]
+            cols = ops.alu("add.u32", col, ops.imm(step, "b32"))
+            addr = ops.alu("add.s64", at, ops.imm([width * m for m in range(n)], "b64"))
+        held = ops.alu("setp.lt.u32", cols, t.dims[1])
+        held = ops.alu("and.pred", held, Lowered(inside, (0,) * n))
+        addr = ops.alu("selp.b64", addr, t.ptr, held)  # outside: read the base
         cls, count = ("b16", 8) if width == 2 else ("b32", 16 if width == 1 else 4)
         load = ops.add(
             ptx.LoadOp(
                 "global",
                 addr,
                 cls,
-                count * p.per,
-                offsets=[0] * len(each),
-                addr_elements=list(range(len(each))),
+                count,
+                offsets=[0] * n,
+                addr_elements=list(range(n)),
                 byte=width == 1,
                 nc=True,
             )
         )
-        regs = count * p.per // len(each)  # per load
-        owner = Lowered(inside, tuple(m for m in range(len(each)) for _ in range(regs)))
+        owner = Lowered(held, tuple(m for m in range(n) for _ in range(count // n)))
         data = ops.alu(f"selp.{cls}", load.results[0], ops.imm(0, cls), owner)
         if width == 2:
             data = ops.add(ptx.PackOp(data)).results[0]
-        elif width == 1:  # four bytes (each the low byte of a register) a word
+        elif width == 1:  # four bytes (each a register's low byte) a word
             pair = ops.alu(
                 "prmt.b32",
-                Lowered(data, tuple(range(0, 16 * p.per, 2))),
-                Lowered(data, tuple(range(1, 16 * p.per, 2))),
+                Lowered(data, tuple(range(0, 16, 2))),
+                Lowered(data, tuple(range(1, 16, 2))),
                 ops.imm(0x0040, "b32"),
             )
             data = ops.alu(
                 "prmt.b32",
-                Lowered(pair, tuple(range(0, 8 * p.per, 2))),
-                Lowered(pair, tuple(range(1, 8 * p.per, 2))),
+                Lowered(pair, tuple(range(0, 8, 2))),
+                Lowered(pair, tuple(range(1, 8, 2))),
                 ops.imm(0x5410, "b32"),
             )
-        ops.add(
-            ptx.StoreOp(
-                "shared",
-                smem,
-                data,
-                list(range(4 * p.per)),
-                pred=active,
-                offsets=[0] * p.per,
-                addr_elements=list(range(p.per)),
-                pred_elements=list(range(p.per)) if active is not None else None,
-            )
-        )
-        return ops
+        ops.add(ptx.StoreOp("shared", smem, data, [0, 1, 2, 3], pred=active))
 
 
 @dataclass(frozen=True)
-class _Piece:
-    """What the load paths of one `thread_load` share: per thread, `per`
-    pieces, each inside the tensor's rows (`inside`), at column `col` and
-    element address `at`."""
+class _Tile:
+    """What the load paths of one `thread_load` share."""
 
-    per: int
+    ring: nv.SmemType
     esize: int
     ptr: SSAValue
-    extent: SSAValue
-    """The tensor's row length (elements)."""
-    inside: SSAValue
-    col: SSAValue
-    at: SSAValue
+    dims: list[SSAValue]
+    pitch: SSAValue
+    """Elements from one row of the tensor to the next."""
+    row0: SSAValue
+    col0: SSAValue
+    dst: SSAValue
+    """The slot's address."""
 
 
 def swizzled_piece(
