@@ -81,12 +81,26 @@ CASES = [
     ("gemm_fp8_tensorwise", "a,b", (64, 128, 999), False, "block-m=64"),  # bytes
     ("gemm_nt", "a,b", (64, 128, 1002), False, "block-m=64"),  # 4-byte loads
     ("gemm_nt", "a,b", (64, 128, 1004), False, "block-m=64"),  # 8-byte loads
+    # 8-row B tiles: 64 pieces, loaded by the first half of the threads
+    ("gemm_nt", "b", (64, 20, 999), False, "block-m=64 block-n=8"),
 ]
+
+
+def _grid(m: int, n: int, options: str) -> tuple[int, int]:
+    """The tile grid of a GEMM under these pipeline options."""
+    sizes = dict(o.split("=") for o in options.split())
+    return -(-m // int(sizes.get("block-m", 128))), -(
+        -n // int(sizes.get("block-n", 128))
+    )
 
 
 @pytest.mark.parametrize(
     "kernel, loads, shape, view, options",
-    sweep(CASES, fast={CASES[0], CASES[2]}, ids=lambda c: f"{c[0]}-{c[1]}-K{c[2][2]}"),
+    sweep(
+        CASES,
+        fast={CASES[0], CASES[2], CASES[-1]},
+        ids=lambda c: f"{c[0]}-{c[1]}-K{c[2][2]}",
+    ),
 )
 def test_thread_loads_match_tma(
     kernel: str, loads: str, shape: tuple[int, int, int], view: bool, options: str
@@ -95,7 +109,7 @@ def test_thread_loads_match_tma(
     copied aligned) at the thread level, and the product at both levels."""
     m, n, k = shape
     args, expected = _operands(kernel, m, n, k, view)
-    grid = (-(-m // (64 if "block-m=64" in options else 128)), -(-n // 128))
+    grid = _grid(m, n, options)
     threads = simulate_output(
         _lower(kernel, loads, options, True), kernel, args, 2, grid
     )
