@@ -468,9 +468,11 @@ def reduce_options(requested: CompileOptions) -> CompileOptions:
     refuse it or mean nothing; its rings hold f32 partial tiles, so the stage
     counts sized for the dot's operands overflowed shared memory (a kernel
     compiled with any of them ran no split call); it has no K loop, so
-    `block_k` (tile-shape refused it: "@k_split_k_reduce does not name BK")."""
+    `block_k` (tile-shape refused it: "@k_split_k_reduce does not name BK");
+    it loads the workspace, not the inputs `thread_loads` names."""
     return dataclasses.replace(
         requested,
+        thread_loads=None,
         block_k=None,
         cluster=None,
         ping_pong=None,
