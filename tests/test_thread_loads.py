@@ -217,3 +217,16 @@ def test_option_refuses_names_not_loaded() -> None:
 def test_option_refuses_clusters() -> None:
     with pytest.raises(OpDiagnostic, match="do not multicast"):
         _lower("gemm_nt", "b", "cluster=2", ptx=False)
+
+
+def test_option_refuses_batched_tiles_and_tile_counters() -> None:
+    """Rank-3 tensors (a batch axis) and a producer taking tiles from a
+    counter (each of its threads would take one) are refused at the op."""
+    batched = parse_kernel(
+        (EXAMPLES.parent / "tests" / "kernels" / "gemm_batched.mlir").read_text(),
+        "bgemm",
+    )
+    with pytest.raises(OpDiagnostic, match="rank-2 tensors only"):
+        tawa_xdsl.apply(batched, 'tawa-hopper-pipeline{thread-loads="b" tuned=false}')
+    with pytest.raises(OpDiagnostic, match=r"tile\.next_tile with thread_loads"):
+        _lower("gemm_nt", "b", "persistent=true dynamic-tiles=true", ptx=False)

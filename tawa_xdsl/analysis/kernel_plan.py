@@ -16,9 +16,15 @@ patterns only build what the plan says:
   any other store goes from registers (`tma_store=False` forces that).
 - Channels (`ChannelPlan`): per aref, one ring of `depth` slots per payload tile
   (128-byte swizzled, each slot 1024-byte aligned) and two mbarrier arrays,
-  `full` (one arrival: the producer's expect_tx) and `empty` (one arrival per
+  `full` (one arrival: the producer's expect_tx; one more where the producer's
+  threads load some of its tiles, `thread_loads`) and `empty` (one arrival per
   consumer warpgroup, or per consumer thread when the tiles are read with plain
   shared loads; times the cluster size when its slots are multicast).
+- Thread loads (`KernelPlan.thread_loads`): the tensors named there are
+  global tensors whose tiles the producer warpgroup's threads copy into the
+  slots (`thread_load`), matrix tiles of rank-2 inputs only, outside clusters
+  and tile counters; any coordinate will do (TMA's 16-byte rule does not
+  apply).
 - Multicast (`KernelPlan.multicast`, with clusters): the producer loads every
   block of a cluster issues alike (`uniformity.cluster_uniform`, at a uniform
   aref index); each block copies its share of them into every block.
@@ -171,7 +177,7 @@ class ChannelPlan:
 
     @property
     def slot_bytes(self) -> int:
-        """Bytes one put delivers: what `full`'s expect_tx arms."""
+        """Bytes one put delivers (`tma_bytes` of them by TMA)."""
         return _slot_bytes(self.create.result.type.types)
 
 
@@ -516,22 +522,15 @@ class KernelPlan:
                     f"thread_loads names %{arg.name_hint}, which the kernel also "
                     "stores: only inputs are loaded by the producer's threads",
                 )
-            if threads:
-                self.params.append(
-                    Param(
-                        ParamKind.GLOBAL,
-                        i,
-                        nv.GlobalTensorType(desc.get_shape(), desc.element_type),
-                        arg.name_hint,
-                    )
-                )
-            elif loads or (stored and self._fits_tma_stores([*staged, *stored])):
+            if not threads and (
+                loads or (stored and self._fits_tma_stores([*staged, *stored]))
+            ):
                 first = loads[0] if loads else stored[0]
                 tile_type = first.result.type if loads else stored[0].value.type
                 tmap = _tensor_map(desc, tile_type, first)
                 self.params.append(Param(ParamKind.MAP, i, tmap, arg.name_hint))
                 staged += stored
-            elif stored:
+            elif stored or threads:  # plain loads and stores take its pointer
                 self.params.append(
                     Param(
                         ParamKind.GLOBAL,
