@@ -1154,9 +1154,10 @@ BYTE_TYPES = {"ptx.ld": "s8", "ptx.st": "u8"}
 byte into its `b32` register (an i8 element), a store writes the register's
 low byte (PTX: a register wider than the instruction type)."""
 
-HALF_TYPES = {"ptx.st": "u16"}
-"""The two-byte memory type of a store with `half`: the register's low 16
-bits (two i8 elements packed, `prmt.b32`)."""
+HALF_TYPES = {"ptx.ld": "u16", "ptx.st": "u16"}
+"""The two-byte memory type of an op with `half`: a store writes the
+register's low 16 bits (two i8 elements packed, `prmt.b32`), a load
+zero-extends them into it."""
 
 
 class _Memory(Predicated):
@@ -1175,7 +1176,7 @@ class _Memory(Predicated):
     """Each instruction moves one byte of one `b32` register (`BYTE_TYPES`)."""
     half = opt_prop_def(UnitAttr)
     """Each instruction moves the low 16 bits of one `b32` register
-    (`HALF_TYPES`: stores only)."""
+    (`HALF_TYPES`: a load zero-extends them)."""
     nc = opt_prop_def(UnitAttr)
     """A global load through the read-only (non-coherent) cache: `ld.global.nc`,
     for data no thread of the launch writes."""
@@ -1239,7 +1240,7 @@ class _Memory(Predicated):
         self.verify_guard(n)
         data = self.operands[1] if isinstance(self, StoreOp) else self.results[0]
         if self.half and (self.byte or self.name not in HALF_TYPES):
-            raise VerifyException(f"{self.name}: half is for stores, not with byte")
+            raise VerifyException(f"{self.name}: half is not with byte")
         if self.narrow and (register_class(data) != "b32" or self.vector != 1):
             moved = "a byte moves" if self.byte else "two bytes move"
             raise VerifyException(
@@ -1304,8 +1305,9 @@ class LoadOp(_Memory):
         addr_elements: Sequence[int] | None = None,
         byte: bool = False,
         nc: bool = False,
+        half: bool = False,
     ):
-        props = _memory_properties(space, offset, offsets, addr_elements, byte)
+        props = _memory_properties(space, offset, offsets, addr_elements, byte, half)
         if nc:
             props["nc"] = UnitAttr()
         super().__init__(

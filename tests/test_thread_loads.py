@@ -14,6 +14,7 @@ named barrier of the producer. The checks:
   128-byte swizzle boxes (B stored K x N), 2-byte, 16-byte and 1-byte loads;
 - a mistake in the swizzle, the `full` arrival count, the proxy fence or the
   producer's named barrier fails on the CPU (each mutation is made here);
+- ptxas assembles the loads on the producer's register budget, no spills;
 - the option: its type, its names, and the kernels it refuses.
 """
 
@@ -34,8 +35,11 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn
 from tawa_xdsl.interp.barrier_sim import Hazard
+from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering import aref_patterns
+from tawa_xdsl.lowering.assemble import _ptxas, assemble
 from tawa_xdsl.lowering.distribute import memory
+from tawa_xdsl.lowering.ptx_target import kernel_ptx
 from tests.conftest import EXAMPLES, sweep
 from tests.thread_level import simulate_output
 
@@ -99,7 +103,7 @@ def _grid(m: int, n: int, options: str) -> tuple[int, int]:
     sweep(
         CASES,
         fast={CASES[0], CASES[2], CASES[-1]},
-        ids=lambda c: f"{c[0]}-{c[1]}-K{c[2][2]}",
+        ids=lambda c: f"{c[0]}-{c[1]}-{'x'.join(map(str, c[2]))}",
     ),
 )
 def test_thread_loads_match_tma(
@@ -230,3 +234,24 @@ def test_option_refuses_batched_tiles_and_tile_counters() -> None:
         tawa_xdsl.apply(batched, 'tawa-hopper-pipeline{thread-loads="b" tuned=false}')
     with pytest.raises(OpDiagnostic, match=r"tile\.next_tile with thread_loads"):
         _lower("gemm_nt", "b", "persistent=true dynamic-tiles=true", ptx=False)
+
+
+@pytest.mark.skipif(
+    _ptxas() is None, reason="nvJitLink ignores setmaxnreg; needs a ptxas binary"
+)
+@pytest.mark.parametrize(
+    ("kernel", "options"),
+    [("gemm_nt", ""), ("gemm_fp8_tensorwise", "block-m=64")],
+)
+def test_threads_loads_fit_the_producer_budget(kernel: str, options: str) -> None:
+    """The producer's threads load on its `setmaxnreg` budget (24 registers
+    beside two consumer warpgroups) without spills or ptxas remarks: one
+    piece per loop iteration (unrolled, ptxas hoisted every piece's loads and
+    spilled up to 1.9 KB)."""
+    pipeline = f'tawa-hopper-pipeline{{thread-loads="a,b" {options}}}'
+    lowered = tawa_xdsl.apply(_module(kernel), pipeline)
+    ptx = kernel_ptx(find_kernel(lowered, kernel))
+    assert "ld.global.nc" in ptx
+    result = assemble(ptx)
+    assert result.ok and result.remarks == [], result.log[-3000:]
+    assert not result.spills, result.log[-3000:]

@@ -750,33 +750,36 @@ class ThreadLoad(DistributePattern):
         rewriter.replace(op, ops, [])
 
     def _path(self, t: _Tile, width: int) -> Ops:
-        """Every piece of this thread in loads of `width` bytes."""
-        ops = Ops(self.k)
+        """Every piece of this thread in loads of `width` bytes: a loop over
+        j = tid, tid + 128, ... below the tile's pieces, so that one piece's
+        registers live at a time (unrolled, ptxas hoisted every piece's loads
+        and the producer's few registers spilled)."""
+        ops, k = Ops(self.k), self.k
         rows, cols = t.ring.get_tile()
         pieces = cols * t.esize // 16
-        total = rows * pieces
-        for i in range(-(-total // THREADS_PER_WARPGROUP)):
-            self._piece(ops, t, width, i, pieces, total)
+        body = Block(arg_types=[bundle("b32")])
+        inner = Ops(k)
+        self._piece(inner, t, width, body.args[0], pieces)
+        body.add_ops([*inner, ptx.YieldOp()])
+        ops.add(
+            ptx.ForOp(
+                k.tid,
+                ops.imm(rows * pieces, "b32"),
+                ops.imm(THREADS_PER_WARPGROUP, "b32"),
+                [],
+                Region(body),
+                [],
+            )
+        )
         return ops
 
-    def _piece(
-        self, ops: Ops, t: _Tile, width: int, i: int, pieces: int, total: int
-    ) -> None:
-        """Piece tid + 128 i: its addresses, loads, zeros and store."""
-        k = self.k
-        j = k.tid
-        if i:
-            j = ops.alu("add.u32", j, ops.imm(THREADS_PER_WARPGROUP * i, "b32"))
+    def _piece(self, ops: Ops, t: _Tile, width: int, j: SSAValue, pieces: int) -> None:
+        """Piece j: its addresses, loads, zeros and store."""
         r = ops.alu("div.u32", j, ops.imm(pieces, "b32"))
         c = ops.alu("rem.u32", j, ops.imm(pieces, "b32"))
         smem = ops.alu("add.u32", swizzled_piece(ops, t.ring, r, c), t.dst)
-        active = None
-        if (i + 1) * THREADS_PER_WARPGROUP > total:  # the last round's first threads
-            active = ops.alu("setp.lt.u32", j, ops.imm(total, "b32"))
         row = ops.alu("add.s32", r, t.row0)
         inside = ops.alu("setp.lt.u32", row, t.dims[0])  # negative: outside
-        if active is not None:
-            inside = ops.alu("and.pred", inside, active)
         col = ops.alu("mad.lo.u32", c, ops.imm(16 // t.esize, "b32"), t.col0)
         at = ops.alu("mad.wide.u32", row, t.pitch, ops.imm(0, "b64"))
         at = ops.alu("add.s64", at, ops.alu("cvt.u64.u32", col))
@@ -790,37 +793,38 @@ class ThreadLoad(DistributePattern):
         held = ops.alu("setp.lt.u32", cols, t.dims[1])
         held = ops.alu("and.pred", held, Lowered(inside, (0,) * n))
         addr = ops.alu("selp.b64", addr, t.ptr, held)  # outside: read the base
-        cls, count = ("b16", 8) if width == 2 else ("b32", 16 if width == 1 else 4)
+        count = max(n, 4)  # b32 registers: narrow loads one each, low bits
         load = ops.add(
             ptx.LoadOp(
                 "global",
                 addr,
-                cls,
+                "b32",
                 count,
                 offsets=[0] * n,
                 addr_elements=list(range(n)),
                 byte=width == 1,
+                half=width == 2,
                 nc=True,
             )
         )
         owner = Lowered(held, tuple(m for m in range(n) for _ in range(count // n)))
-        data = ops.alu(f"selp.{cls}", load.results[0], ops.imm(0, cls), owner)
-        if width == 2:
-            data = ops.add(ptx.PackOp(data)).results[0]
-        elif width == 1:  # four bytes (each a register's low byte) a word
-            pair = ops.alu(
-                "prmt.b32",
-                Lowered(data, tuple(range(0, 16, 2))),
-                Lowered(data, tuple(range(1, 16, 2))),
-                ops.imm(0x0040, "b32"),
-            )
-            data = ops.alu(
-                "prmt.b32",
-                Lowered(pair, tuple(range(0, 8, 2))),
-                Lowered(pair, tuple(range(1, 8, 2))),
-                ops.imm(0x5410, "b32"),
-            )
-        ops.add(ptx.StoreOp("shared", smem, data, [0, 1, 2, 3], pred=active))
+        data = ops.alu("selp.b32", load.results[0], ops.imm(0, "b32"), owner)
+        if width == 1:  # byte pairs (each a register's low byte) in 16 bits
+            data = _pack(ops, data, 16, 0x0040)
+        if width <= 2:  # 16-bit halves (the low ones) into words
+            data = _pack(ops, data, 8, 0x5410)
+        ops.add(ptx.StoreOp("shared", smem, data, [0, 1, 2, 3]))
+
+
+def _pack(ops: Ops, data: SSAValue, count: int, selector: int) -> SSAValue:
+    """`prmt.b32` of registers 2 i and 2 i + 1 of `data` (`count` of them)
+    into register i: the low byte of each (0x0040) or the low half (0x5410)."""
+    return ops.alu(
+        "prmt.b32",
+        Lowered(data, tuple(range(0, count, 2))),
+        Lowered(data, tuple(range(1, count, 2))),
+        ops.imm(selector, "b32"),
+    )
 
 
 @dataclass(frozen=True)

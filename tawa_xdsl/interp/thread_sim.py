@@ -720,7 +720,7 @@ class ThreadFunctions(InterpreterFunctions):
     def run_load(self, interpreter: Interpreter, op: ptx.LoadOp, args: PythonValues):
         cls, n = ptx.register_class(op.result), ptx.width(op.result)
         vector = op.vector
-        width = 1 if op.byte else vector * BYTES[cls]
+        width = op.narrow or vector * BYTES[cls]
         lanes, addrs = self._instructions(op, args, width)
         out = np.zeros((LANES, n), dtype=DTYPES[cls])
         if lanes.any():
@@ -736,6 +736,8 @@ class ThreadFunctions(InterpreterFunctions):
                     data = block.smem.bytes[span]
             if op.byte:  # ld.s8: the byte sign-extended into the register
                 got = data.view(np.int8).astype(np.int32).view(np.uint32)
+            elif op.half:  # ld.u16: two bytes zero-extended
+                got = data.view(np.uint16).astype(np.uint32)
             else:
                 got = np.ascontiguousarray(data).view(DTYPES[cls])
             got = got.reshape(-1, vector)

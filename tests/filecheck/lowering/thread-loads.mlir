@@ -31,7 +31,9 @@
 // PTX:       L_loop_
 // PTX:         @%[[LEADER]] mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r{{[0-9]+}}], 16384;
 // PTX:         @%[[LEADER]] cp.async.bulk.tensor.2d
+// each width a loop over the thread's pieces, 16 bytes first
 // PTX:         @!%p{{[0-9]+}} bra.uni L_else_
+// PTX:       L_loop_
 // the swizzle: piece ^ ((offset >> 7) & 7), as TMA writes it
 // PTX:         shr.u32 %[[PH:r[0-9]+]], %[[LIN:r[0-9]+]], 7;
 // PTX-NEXT:    and.b32 %[[PH]], %[[PH]], 7;
@@ -41,14 +43,15 @@
 // PTX-NEXT:    ld.global.nc.v4.b32 {%[[R0:r[0-9]+]], %{{.*}}}, [%[[A]]];
 // PTX-NEXT:    selp.b32 %[[R0]], %[[R0]], 0, %[[IN]];
 // PTX:         st.shared.v4.b32 [%r{{[0-9]+}}], {%[[R0]],
+// PTX-NEXT:    add.sat.s32 %r{{[0-9]+}}, %r{{[0-9]+}}, 128;
 // PTX:       L_else_
 // PTX:         ld.global.nc.v2.b32
 // PTX:       L_else_
 // PTX:         ld.global.nc.b32
 // PTX:       L_else_
-// PTX:         ld.global.nc.b16 %h
-// PTX:         selp.b16
-// PTX:         mov.b32 %r{{[0-9]+}}, {%h{{[0-9]+}}, %h{{[0-9]+}}};
+// PTX:         ld.global.nc.u16 %r
+// PTX:         selp.b32
+// PTX:         prmt.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, 21520;
 // PTX:         st.shared.v4.b32
 // PTX:         fence.proxy.async.shared::cta;
 // PTX-NEXT:    bar.sync 5, 128;
