@@ -604,6 +604,15 @@ class ConsumerBarrierOp(_NoOperandSideEffectOp):
     name = "nvgpu_async.consumer_barrier"
 
 
+@irdl_op_definition
+class ProducerBarrierOp(_NoOperandSideEffectOp):
+    """`bar.sync 5, 128`: the producer warpgroup's threads only, after their
+    `thread_load` stores and the proxy fence, so that the one thread that then
+    arrives on the slot's `full` barrier publishes every thread's stores."""
+
+    name = "nvgpu_async.producer_barrier"
+
+
 class _MmaTurnOp(_NoOperandSideEffectOp):
     """Base of the turn-taking ops: consumer-region only, two or more warpgroups."""
 
@@ -1296,6 +1305,65 @@ class SmemStoreScalarOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class ThreadLoadOp(IRDLOperation):
+    """Copy the tile at `coords` (element offsets, outermost first) of a global
+    tensor into slot `slot` of `buffer` with the producer warpgroup's threads:
+    each loads a share of the tile with the widest loads the tensor's base,
+    pitch and extent allow (chosen at run time), zeros outside the tensor, and
+    stores 16-byte pieces where TMA would have put them (the slot's swizzle).
+    For inputs TMA cannot describe (a pitch or base off 16 bytes). The stores
+    are generic-proxy writes: a `fence_proxy_async` and the producer barrier
+    must come before the arrive that publishes them to wgmma."""
+
+    name = "nvgpu_async.thread_load"
+
+    source = operand_def(GlobalTensorType)
+    coords = var_operand_def(IndexType)
+    buffer = operand_def(SmemType)
+    slot = operand_def(IndexType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$source `[` $coords `]` `,` $buffer `[` $slot `]` attr-dict `:` "
+        "type($source) `,` type($buffer)"
+    )
+
+    def __init__(
+        self,
+        source: SSAValue,
+        coords: Sequence[SSAValue],
+        buffer: SSAValue,
+        slot: SSAValue,
+    ):
+        super().__init__(operands=[source, coords, buffer, slot])
+
+    def verify_(self) -> None:
+        assert isinstance(self.source.type, GlobalTensorType)
+        assert isinstance(self.buffer.type, SmemType)
+        g, ring = self.source.type, self.buffer.type
+        tile = ring.get_tile()
+        if len(g.get_shape()) != 2 or len(tile) != 2:
+            raise VerifyException(
+                f"{self.name} copies a matrix tile of a rank-2 tensor, not a "
+                f"{shape_str(tile)} tile of a rank-{len(g.get_shape())} one"
+            )
+        if len(self.coords) != 2:
+            raise VerifyException(
+                f"{self.name} needs 2 coordinates, got {len(self.coords)}"
+            )
+        if g.element_type != ring.element_type:
+            raise VerifyException(
+                f"{self.name}: a tensor of {g.element_type} and a buffer of "
+                f"{ring.element_type}"
+            )
+        if tile[-1] * element_bytes(ring.element_type) % ring.swizzle_bytes:
+            raise VerifyException(
+                f"{self.name}: {tile[-1]}-element rows are not whole "
+                f"{ring.swizzle_bytes}-byte swizzle chunks"
+            )
+
+
 class StorePath(StrEnum):
     """How a register tile reaches global memory (`select-store-path` decides
     which a `store_global` may take; a run-time uniform branch on the tile's
@@ -1904,6 +1972,7 @@ NVGPUAsync = Dialect(
         FenceMBarrierInitOp,
         CTABarrierOp,
         ConsumerBarrierOp,
+        ProducerBarrierOp,
         ClusterBarrierOp,
         MmaTurnInitOp,
         MmaTurnBeginOp,
@@ -1927,6 +1996,7 @@ NVGPUAsync = Dialect(
         SmemStoreScalarOp,
         ColumnReduceOp,
         StoreGlobalOp,
+        ThreadLoadOp,
         WgmmaFenceOp,
         WgmmaCommitGroupOp,
         WgmmaWaitGroupOp,

@@ -801,6 +801,8 @@ _alu("b32", "b32 b32", "div.u32", "rem.u32", "add.u32", "sub.u32", "mul.lo.u32")
 _alu("b32", "b32 b32 b32", "mad.lo.u32", "mad.lo.s32", "bfe.u32")
 _alu("b32", "b32", "mov.b32", "mov.u32", "cvt.s32.s8")
 _alu("b32", "b32 b32 pred", "selp.b32")
+_alu("b16", "b16 b16 pred", "selp.b16")
+_alu("b64", "b64 b64 pred", "selp.b64")
 _alu("f32", "f32 f32 pred", "selp.f32")
 _alu("b32", "b32 b32", "mapa.shared::cluster.u32")
 _alu("b64", "b32", "cvt.u64.u32", "cvt.s64.s32")
@@ -1152,9 +1154,10 @@ BYTE_TYPES = {"ptx.ld": "s8", "ptx.st": "u8"}
 byte into its `b32` register (an i8 element), a store writes the register's
 low byte (PTX: a register wider than the instruction type)."""
 
-HALF_TYPES = {"ptx.st": "u16"}
-"""The two-byte memory type of a store with `half`: the register's low 16
-bits (two i8 elements packed, `prmt.b32`)."""
+HALF_TYPES = {"ptx.ld": "u16", "ptx.st": "u16"}
+"""The two-byte memory type of an op with `half`: a store writes the
+register's low 16 bits (two i8 elements packed, `prmt.b32`), a load
+zero-extends them into it."""
 
 
 class _Memory(Predicated):
@@ -1173,7 +1176,10 @@ class _Memory(Predicated):
     """Each instruction moves one byte of one `b32` register (`BYTE_TYPES`)."""
     half = opt_prop_def(UnitAttr)
     """Each instruction moves the low 16 bits of one `b32` register
-    (`HALF_TYPES`: stores only)."""
+    (`HALF_TYPES`: a load zero-extends them)."""
+    nc = opt_prop_def(UnitAttr)
+    """A global load through the read-only (non-coherent) cache: `ld.global.nc`,
+    for data no thread of the launch writes."""
 
     SPACES: ClassVar[frozenset[str]] = frozenset({"global", "shared"})
 
@@ -1234,7 +1240,7 @@ class _Memory(Predicated):
         self.verify_guard(n)
         data = self.operands[1] if isinstance(self, StoreOp) else self.results[0]
         if self.half and (self.byte or self.name not in HALF_TYPES):
-            raise VerifyException(f"{self.name}: half is for stores, not with byte")
+            raise VerifyException(f"{self.name}: half is not with byte")
         if self.narrow and (register_class(data) != "b32" or self.vector != 1):
             moved = "a byte moves" if self.byte else "two bytes move"
             raise VerifyException(
@@ -1298,11 +1304,14 @@ class LoadOp(_Memory):
         offsets: Sequence[int] | None = None,
         addr_elements: Sequence[int] | None = None,
         byte: bool = False,
+        nc: bool = False,
+        half: bool = False,
     ):
+        props = _memory_properties(space, offset, offsets, addr_elements, byte, half)
+        if nc:
+            props["nc"] = UnitAttr()
         super().__init__(
-            operands=[addr, []],
-            properties=_memory_properties(space, offset, offsets, addr_elements, byte),
-            result_types=[_reg(cls, count)],
+            operands=[addr, []], properties=props, result_types=[_reg(cls, count)]
         )
 
     def _registers(self) -> int:
@@ -1312,13 +1321,16 @@ class LoadOp(_Memory):
         self._verify_memory(self.addr)
         if register_class(self.result) not in MEMORY_TYPES:
             raise VerifyException("ptx.ld: cannot load predicates")
+        if self.nc and self.space.data != "global":
+            raise VerifyException("ptx.ld: nc is for global loads")
 
     def print_ptx(self, out: Emitter) -> None:
         n, cls = self.vector, register_class(self.result)
         names = element_texts(self.result)
         addresses = self._addresses(self.addr)
         guards = self.guards(len(addresses))
-        opcode = f"ld.{self.space.data}.{_vector_suffix(n)}{self.memory_type(cls)}"
+        space = f"{self.space.data}.nc" if self.nc else self.space.data
+        opcode = f"ld.{space}.{_vector_suffix(n)}{self.memory_type(cls)}"
         for i, (guard, address) in enumerate(zip(guards, addresses, strict=True)):
             dst = _braced(list(names[i * n : i * n + n]))
             out.line(f"{guard}{opcode} {dst}, {address};")

@@ -15,7 +15,9 @@ shared-memory values the kernel's prologue makes. Applied by one pre-order walk
   start with their `setmaxnreg` (the producer also warms the tensor maps) and
   whose consumer ends waiting for its wgmma groups and TMA stores.
 - Producer: `LowerPut` (wait for a free slot, arm `full` with the slot's bytes,
-  one TMA copy per tile; a tile ticket: store it into the slot and arrive on
+  one TMA copy per tile; a tile the producer's threads load (`thread_loads`):
+  their `thread_load`, the proxy fence, the producer barrier and one thread's
+  arrive on `full`; a tile ticket: store it into the slot and arrive on
   `full`), `EraseIssuedLoad` (the put issued its copy).
 - Consumer: `LowerGet` (wait for a full slot, views of it; a ticket: read it), `LowerConsumed`
   (arrive on `empty`), `LowerTrans` (a transposed view), `LowerDot` (fence,
@@ -315,7 +317,7 @@ class LowerWarpSpecialize(RewritePattern):
         for ch in plan.channels.values():
             full, empty = values[ch.full], values[ch.empty]
             prologue += [
-                nv.MBarrierInitOp(full, 1),
+                nv.MBarrierInitOp(full, ch.full_arrivals),
                 nv.MBarrierInitOp(empty, ch.empty_arrivals),
             ]
         prologue += [nv.FenceMBarrierInitOp(), nv.CTABarrierOp()]
@@ -400,10 +402,16 @@ class LowerPut(RewritePattern):
             rewriter.insert(nv.SmemStoreScalarOp(ticket.result, ch.rings[0], slot))
             rewriter.replace(put, nv.MBarrierArriveOp(ch.full, slot, "thread"), [])
             return
-        rewriter.insert(nv.MBarrierArriveExpectTxOp(ch.full, slot, ch.plan.slot_bytes))
-        for value, ring in zip(put.values, ch.rings, strict=True):
+        by_threads = ch.plan.by_threads or (False,) * len(ch.rings)
+        if not all(by_threads):
+            rewriter.insert(
+                nv.MBarrierArriveExpectTxOp(ch.full, slot, ch.plan.tma_bytes)
+            )
+        for value, ring, threads in zip(put.values, ch.rings, by_threads, strict=True):
             load = value.owner
             assert isinstance(load, tile.LoadOp)
+            if threads:
+                continue
             coords = _coordinates(rewriter, load.desc, load.indices)
             blocks = (
                 ch.kernel.cluster if ch.kernel.is_multicast(load, ch.plan) else None
@@ -411,7 +419,29 @@ class LowerPut(RewritePattern):
             rewriter.insert(
                 nv.TMALoadOp(load.desc, coords, ring, slot, ch.full, slot, blocks)
             )
+        if any(by_threads):
+            _load_by_threads(rewriter, ch, put, slot, by_threads)
         rewriter.erase(put)
+
+
+def _load_by_threads(
+    rewriter: PatternRewriter,
+    ch: Channel,
+    put: aref.PutOp,
+    slot: SSAValue,
+    by_threads: Sequence[bool],
+) -> None:
+    """The tiles the producer's threads load (after the TMA copies are under
+    way): their stores, the proxy fence that shows them to wgmma, the barrier
+    that waits for every thread's, and one thread's arrive on `full`."""
+    for value, ring, threads in zip(put.values, ch.rings, by_threads, strict=True):
+        load = value.owner
+        assert isinstance(load, tile.LoadOp)
+        if threads:
+            rewriter.insert(nv.ThreadLoadOp(load.desc, load.indices, ring, slot))
+    rewriter.insert(nv.FenceProxyAsyncOp())
+    rewriter.insert(nv.ProducerBarrierOp())
+    rewriter.insert(nv.MBarrierArriveOp(ch.full, slot, "thread"))
 
 
 @dataclass

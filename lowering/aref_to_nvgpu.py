@@ -70,7 +70,7 @@ from xdsl.traits import IsTerminator
 from tawa_xdsl.analysis.carried import STRUCTURED
 from tawa_xdsl.analysis.kernel_plan import KernelPlan
 from tawa_xdsl.analysis.layouts import ConsumerLayouts, Smem
-from tawa_xdsl.compiler import DEFAULTS
+from tawa_xdsl.compiler import DEFAULTS, thread_load_names
 from tawa_xdsl.diagnostics import OpDiagnostic, in_pass
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects.tile import splat_value
@@ -92,6 +92,9 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
     name = "convert-aref-to-nvgpu-async"
 
     tma_store: bool = DEFAULTS.tma_store
+    thread_loads: str = ""
+    """Tensor parameters (comma-separated names) whose tiles the producer's
+    threads load instead of TMA (`compiler.CompileOptions.thread_loads`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lowering = Lowering()
@@ -99,7 +102,9 @@ class ConvertArefToNVGPUAsyncPass(ModulePass):
             kernel = ws.parent_op()
             assert isinstance(kernel, func.FuncOp), "aref-partition nests it directly"
             with in_pass(self.name):
-                plan = KernelPlan.of(kernel, ws, self.tma_store)
+                plan = KernelPlan.of(
+                    kernel, ws, self.tma_store, thread_load_names(self.thread_loads)
+                )
                 layouts = _analyse_consumer(ws, plan)
             lowering.add(plan, layouts)
         walker = PatternRewriteWalker(

@@ -43,6 +43,12 @@ if TYPE_CHECKING:
     from tawa_xdsl.dispatch import Dispatcher
 
 
+def thread_load_names(text: str) -> frozenset[str]:
+    """The parameter names a `thread_loads` option gives (comma-separated,
+    spaces ignored)."""
+    return frozenset(n.strip() for n in text.split(",") if n.strip())
+
+
 @dataclass(frozen=True)
 class CompileOptions:
     """Every option of the Hopper pipeline; None means "resolve it for the kernel"
@@ -80,6 +86,12 @@ class CompileOptions:
     tma_store: bool | None = None
     """Epilogue stores through TMA where provably safe
     (`convert-aref-to-nvgpu-async{tma-store}`)."""
+    thread_loads: str | None = None
+    """Tensor parameters, by name and comma-separated ("b" or "a,b"), whose
+    tiles the producer warpgroup's threads load with plain loads instead of
+    TMA (`convert-aref-to-nvgpu-async{thread-loads}`): for inputs whose base
+    or row pitch TMA cannot describe, read about once. "" none; None as the
+    dispatcher decides (`dispatch_rules.thread_loads_pay`)."""
     ping_pong: bool | None = None
     """Consumer warpgroups take turns issuing wgmmas (`ping-pong`)."""
     cluster: int | None = None
@@ -109,6 +121,16 @@ class CompileOptions:
         for f in fields(CompileOptions):
             value = getattr(self, f.name)
             if value is None and f.name != "tuned":
+                continue
+            if f.name == "thread_loads":
+                if not isinstance(value, str):
+                    raise TypeError(
+                        f"option thread_loads must be str (names, comma-separated), "
+                        f"got {value!r}"
+                    )
+                object.__setattr__(
+                    self, f.name, ",".join(sorted(thread_load_names(value)))
+                )
                 continue
             taken = _option_value(value, f.name in _BOOL_OPTIONS)
             if taken is None:
@@ -303,6 +325,7 @@ DEFAULTS = CompileOptions(
     dynamic_tiles=False,
     outer_stages=2,
     tma_store=True,
+    thread_loads="",
     ping_pong=False,
     cluster=1,
     reverse_x=False,
@@ -370,6 +393,8 @@ def describe(options: Mapping[str, Any]) -> str:
         parts.append("pp")
     if options.get("tma_store") is False:
         parts.append("direct")
+    if options.get("thread_loads"):
+        parts.append("tl-" + options["thread_loads"].replace(",", "."))
     if options.get("stream_k"):
         parts.append("sk")
     if options.get("split_k"):

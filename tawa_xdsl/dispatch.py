@@ -82,6 +82,7 @@ from tawa_xdsl.compiler import (
     check_options,
     describe,
     lower,
+    thread_load_names,
 )
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.tile import DescType
@@ -89,10 +90,12 @@ from tawa_xdsl.dispatch_rules import (
     OFF_SECTOR_SLOWDOWN,
     REDUCE_MIN_WIDTH,
     REDUCE_PROGRAMS,
+    THREAD_LOAD_MAX_READS,
     realign_pays,
     realign_us,
     split_count,
     stream_k_programs,
+    thread_loads_pay,
 )
 from tawa_xdsl.heuristics import (
     OPTION_OF,
@@ -465,9 +468,11 @@ def reduce_options(requested: CompileOptions) -> CompileOptions:
     refuse it or mean nothing; its rings hold f32 partial tiles, so the stage
     counts sized for the dot's operands overflowed shared memory (a kernel
     compiled with any of them ran no split call); it has no K loop, so
-    `block_k` (tile-shape refused it: "@k_split_k_reduce does not name BK")."""
+    `block_k` (tile-shape refused it: "@k_split_k_reduce does not name BK");
+    it loads the workspace, not the inputs `thread_loads` names."""
     return dataclasses.replace(
         requested,
+        thread_loads=None,
         block_k=None,
         cluster=None,
         ping_pong=None,
@@ -680,7 +685,74 @@ class Dispatcher:
         options = dataclasses.replace(options, **dict.fromkeys(written, 0))
         if not pair:
             options, sources = _uncut(options, sources, decision)
+        if requested.thread_loads is None:
+            loads, why = self._thread_loads(key, options, decision)
+            if loads:
+                options = dataclasses.replace(options, thread_loads=loads)
+                sources = {**sources, "thread_loads": "shape"}
+            if why is not None:
+                decision = dataclasses.replace(
+                    decision, reasons=(*decision.reasons, why)
+                )
         return Plan(key, decision, options, sources, copied)
+
+    def _thread_loads(
+        self, key: DispatchKey | None, options: CompileOptions, decision: Decision
+    ) -> tuple[str, Reason | None]:
+        """The inputs TMA cannot describe in calls of `key` that the producer's
+        threads load (`dispatch_rules.thread_loads_pay`: each of their tiles
+        read by few programs), comma-separated, and why; the others are
+        copied into aligned buffers. Only matrix operands of the K loop
+        (rank 2, spanning the loop's dimension and the output's rows or
+        columns), outside clusters, a tile counter and a streamed K."""
+        inputs = self.off_grid(key)[0]
+        s = self.structure
+        if key is None or not inputs or s.loop is None or s.rows is None:
+            return "", None
+        blocked = (
+            "the blocks of a cluster multicast their loads"
+            if (options.cluster or 1) > 1
+            else "its programs take tiles from a counter"
+            if options.dynamic_tiles
+            else "K is streamed"
+            if decision.stream_k
+            else None
+        )
+        extents, chosen, notes = key.problem, [], []
+        for p in self.params:
+            if p.name not in inputs:
+                continue
+            reads = self._tile_reads(p, options, extents)
+            if reads is None or blocked is not None:
+                notes.append(f"{p.name} copied ({blocked or 'not a K-loop operand'})")
+                continue
+            pays = thread_loads_pay(reads)
+            if pays:
+                chosen.append(p.name)
+            verdict = "loaded by the producer's threads" if pays else "copied"
+            notes.append(f"{p.name}: each tile read by {reads} programs, {verdict}")
+        return ",".join(chosen), Reason(
+            "thread-loads",
+            f"{'; '.join(notes)} (at most {THREAD_LOAD_MAX_READS} reads load in "
+            "the kernel, more copy once per launch)",
+        )
+
+    def _tile_reads(
+        self, p: Param, options: CompileOptions, extents: Mapping[str, int]
+    ) -> int | None:
+        """How many programs read each tile of input `p` in a call of these
+        extents: the output's tile columns for an operand spanning its rows
+        (A), its tile rows for one spanning its columns (B); None for what
+        is not a matrix operand of the K loop."""
+        s = self.structure
+        assert s.loop is not None and s.rows is not None and s.cols is not None
+        if len(p.dims) != 2 or s.loop.dim not in p.dims:
+            return None
+        for mine, other in ((s.rows, s.cols), (s.cols, s.rows)):
+            if mine.dim in p.dims and other.dim in extents:
+                size = getattr(options, OPTION_OF.get(other.tile, ""), 0)
+                return -(-extents[other.dim] // (size or other.size))
+        return None
 
     def _sector_copies(
         self, key: DispatchKey | None, decision: Decision
@@ -928,9 +1000,12 @@ class Dispatcher:
         }
         suffix = "_stream_k" if streamed else "_split_k"
         names = [f"{self.name}{suffix}", f"{self.name}{suffix}_reduce"]
-        pair_key = (mode, tuple(sorted(tiles.items())))
+        loads = plan.options.thread_loads or None  # the partials kernel's inputs
+        pair_key = (mode, tuple(sorted(tiles.items())), loads)
         if pair_key not in self._partials:
-            partials_options = dataclasses.replace(self.requested, **tiles)
+            partials_options = dataclasses.replace(
+                self.requested, **tiles, thread_loads=loads
+            )
             self._partials[pair_key] = Dispatcher(
                 text, names[0], partials_options, self.allow_spills
             )
@@ -1582,9 +1657,15 @@ class Dispatcher:
                 + (" (not autotuned: its runs would overwrite it)" * self.autotune)
             )
         inputs, outputs = self.off_grid(key)
-        if inputs:
+        threads = thread_load_names(plan.options.thread_loads or "")
+        if read := [n for n in inputs if n in threads]:
             lines.append(
-                f"  {', '.join(inputs)}: TMA cannot describe; copied into buffers "
+                f"  {', '.join(read)}: TMA cannot describe; loaded by the producer "
+                "warpgroup's threads in the kernel (thread_loads), not copied"
+            )
+        if copied := [n for n in inputs if n not in threads]:
+            lines.append(
+                f"  {', '.join(copied)}: TMA cannot describe; copied into buffers "
                 f"with {SECTOR_BYTES}-byte aligned rows before each launch"
             )
         if outputs:

@@ -46,7 +46,7 @@ class TawaHopperPipeline(CompileOptions, ModulePass):
     cse, aref-partition, cooperative{num-consumers},
     register-budget{producer consumer},
     pipeline{num-stages mma-depth two-stage outer-stages},
-    convert-aref-to-nvgpu-async{tma-store}, [ping-pong], canonicalize, cse, dce.
+    convert-aref-to-nvgpu-async{tma-store thread-loads}, [ping-pong], canonicalize, cse, dce.
 
     Its options are the fields of `CompileOptions`; those not given are resolved
     for each kernel as `compile` resolves them (tuning rules unless
@@ -214,7 +214,7 @@ def hopper_passes(options: CompileOptions) -> list[ModulePass]:
             options.two_stage,
             options.outer_stages,
         ),
-        ConvertArefToNVGPUAsyncPass(options.tma_store),
+        ConvertArefToNVGPUAsyncPass(options.tma_store, options.thread_loads or ""),
         *([PingPongPass()] if options.ping_pong else []),
         CanonicalizePass(),
         CommonSubexpressionElimination(),

@@ -36,10 +36,12 @@ from tawa_xdsl.dispatch_rules import (
     REDUCE_MIN_WIDTH,
     REDUCE_PROGRAMS,
     REDUCE_SLOT_US,
+    THREAD_LOAD_MAX_READS,
     realign_pays,
     realign_us,
     split_count,
     split_overhead_us,
+    thread_loads_pay,
 )
 from tawa_xdsl.dtypes import bfloat16
 from tawa_xdsl.examples import path
@@ -1610,3 +1612,43 @@ def test_explain_says_which_extents_it_was_not_given() -> None:
     explained = gemm.explain(M=4096, K=4096)
     assert "  N not given: the shape rules read every extent a call has" in explained
     assert "not given" not in gemm.explain(M=4096, N=4096, K=4096)
+
+
+def test_an_input_read_once_is_loaded_by_the_producer_threads() -> None:
+    """A decode GEMM whose weight B has an odd K (issue 16 item 4): each B
+    tile is read by one program (M fits one tile row), so the producer's
+    threads load it in the kernel and no copy is made; A, whose tiles every
+    column of tiles reads, is still copied. `explain` says which and why."""
+    d = dispatcher("gemm.mlir", "gemm_nt")
+    args = [device((8, 999)), device((4096, 999)), device((8, 4096))]
+    plan = d.plan(d.key(*args))
+    assert plan.options.thread_loads == "b"
+    assert plan.sources["thread_loads"] == "shape"
+    why = str(plan.decision.reasons[-1])
+    assert why.startswith("thread-loads: a: each tile read by ")
+    assert "copied; b: each tile read by 1 programs, loaded by the producer" in why
+    spec = d.specialize(*args)
+    assert d.realigned(spec, args) == [0]
+    text = d.explain(*args)
+    assert "b: TMA cannot describe; loaded by the producer warpgroup's threads" in text
+    assert "a: TMA cannot describe; copied into buffers" in text
+    assert "thread_loads = 'b' (shape)" in text
+    # M past a few tile rows: B's tiles are read by many programs, copied
+    many = [device((1024, 999)), device((4096, 999)), device((1024, 4096))]
+    assert d.plan(d.key(*many)).options.thread_loads == ""
+
+
+@pytest.mark.parametrize(("given", "copied"), [("", [0, 1]), ("a,b", [])])
+def test_thread_loads_given_overrule_the_rule(given: str, copied: list[int]) -> None:
+    """`thread_loads` given: "" copies every input TMA cannot describe, names
+    load those inputs in the kernel whatever the rule says."""
+    d = dispatcher("gemm.mlir", "gemm_nt", thread_loads=given)
+    args = [device((8, 999)), device((4096, 999)), device((8, 4096))]
+    spec = d.specialize(*args)
+    assert spec.options["thread_loads"] == given
+    assert d.realigned(spec, args) == copied
+
+
+def test_thread_loads_rule() -> None:
+    assert thread_loads_pay(THREAD_LOAD_MAX_READS)
+    assert not thread_loads_pay(THREAD_LOAD_MAX_READS + 1)

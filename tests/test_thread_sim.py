@@ -154,8 +154,12 @@ def test_a_byte_moves_one_b32_register() -> None:
     with pytest.raises(VerifyException, match="two bytes move one b32 register"):
         ptx.StoreOp("global", addr, wide, [0], half=True).verify_()
     narrow = ptx.LoadOp("global", addr, "b32", 1).result
-    with pytest.raises(VerifyException, match="half is for stores, not with byte"):
+    with pytest.raises(VerifyException, match="half is not with byte"):
         ptx.StoreOp("global", addr, narrow, [0], byte=True, half=True).verify_()
+    # two bytes into the low half of a b32 register, zero-extended (ld.u16)
+    ptx.LoadOp("global", addr, "b32", 1, half=True).verify_()
+    with pytest.raises(VerifyException, match="two bytes move one b32 register"):
+        ptx.LoadOp("global", addr, "b32", 2, half=True).verify_()
 
 
 def test_divergent_if_merges_results_lane_by_lane() -> None:

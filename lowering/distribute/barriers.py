@@ -7,7 +7,8 @@ arrives through its thread 0 (in a cluster: thread r of the warpgroup arrives
 in block r, through `mapa`); the first consumer thread issues TMA stores and
 their bulk groups. A tile moved by TMA is a row of boxes, one per 128-byte
 swizzle chunk; a multicast load in a cluster copies this block's share of the
-boxes into every block. Ping-pong turns are named barriers 2 + w.
+boxes into every block. Ping-pong turns are named barriers 2 + w; the
+producer's threads meet at `PRODUCER_BARRIER` after their `thread_load`s.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from xdsl.pattern_rewriter import (
     PatternRewriter,
 )
 
+from tawa_xdsl.compiler import MAX_CONSUMERS
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
@@ -36,6 +38,9 @@ CONSUMER_BARRIER = 1
 """Named barrier of all consumer warpgroups (0 is the CTA's)."""
 TURN_BARRIER0 = 2
 """Consumer warpgroup w's MMA turn barrier is TURN_BARRIER0 + w."""
+PRODUCER_BARRIER = TURN_BARRIER0 + MAX_CONSUMERS
+"""Named barrier of the producer warpgroup's threads (after their
+`thread_load` stores), past every consumer warpgroup's turn barrier."""
 
 
 def element_address(ops: Ops, base: SSAValue, index: Lowered, stride: int) -> SSAValue:
@@ -138,6 +143,7 @@ class Fences(DistributePattern):
         nv.FenceProxyAsyncOp,
         nv.CTABarrierOp,
         nv.ConsumerBarrierOp,
+        nv.ProducerBarrierOp,
         nv.ClusterBarrierOp,
     )
 
@@ -153,6 +159,8 @@ class Fences(DistributePattern):
         elif isinstance(op, nv.ConsumerBarrierOp):
             threads = THREADS_PER_WARPGROUP * k.warpgroups
             new = ptx.BarOp(k.imm(CONSUMER_BARRIER, "b32"), threads)
+        elif isinstance(op, nv.ProducerBarrierOp):
+            new = ptx.BarOp(k.imm(PRODUCER_BARRIER, "b32"), THREADS_PER_WARPGROUP)
         else:
             new = ptx.ClusterBarrierOp()
         rewriter.replace(op, new, [])
@@ -177,7 +185,7 @@ class MBarrierArrive(DistributePattern):
         addr = barrier_address(ops, op.barriers, op.index, op)
         per_thread = op.scope.data == nv.ArriveScope.THREAD
         if op.cluster_size == 1:
-            guard = None if per_thread else k.consumer_ids(op).wg_leader
+            guard = k.one_thread(op) if per_thread else k.consumer_ids(op).wg_leader
             ops.add(ptx.MBarrierArriveOp(addr, pred=guard))
             rewriter.replace(op, ops, [])
             return
@@ -197,7 +205,11 @@ class ArriveExpectTx(DistributePattern):
     def rewrite(self, op: nv.MBarrierArriveExpectTxOp, rewriter: PatternRewriter):
         ops = Ops(self.k)
         addr = barrier_address(ops, op.barriers, op.index, op)
-        ops.add(ptx.MBarrierArriveOp(addr, expect_tx=int_value(op.bytes)))
+        ops.add(
+            ptx.MBarrierArriveOp(
+                addr, expect_tx=int_value(op.bytes), pred=self.k.one_thread(op)
+            )
+        )
         rewriter.replace(op, ops, [])
 
 
@@ -214,7 +226,7 @@ class TMALoad(DistributePattern):
         tmap = self.k.lowered(op.tensor_map, op).value
         coords = coordinates(ops, op.coords, op)
         size, count = op.cluster_size, op.num_boxes
-        guard = mask = None
+        guard, mask = k.one_thread(op), None
         if size > 1:
             # this block's share of the boxes (`TMALoadOp.boxes_of`), into all
             mask = ops.alu("mov.b16", ops.imm((1 << size) - 1, "b16"))

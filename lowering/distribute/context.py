@@ -193,6 +193,10 @@ class KernelState:
     rank: SSAValue | None = None
     rank0: SSAValue | None = None
     consumer: ConsumerIds | None = None
+    producer_threads: Operation | None = None
+    """An op of the producer branch when the whole producer warpgroup runs the
+    producer role (it loads tiles with its threads, `thread_load`): the ops
+    one thread issues there are guarded by `leader` (`one_thread`)."""
     turn_own: SSAValue | None = None
     turn_next: SSAValue | None = None
     _imms: dict[tuple[str, tuple[int, ...]], SSAValue] = field(default_factory=dict)
@@ -265,6 +269,13 @@ class KernelState:
             self._last_imm = op
             self._imms[key] = op.result
         return self._imms[key]
+
+    def one_thread(self, op: Operation) -> SSAValue | None:
+        """The guard of an op that one producer thread issues (a TMA copy, an
+        arrive): `leader` where the whole producer warpgroup runs the role,
+        else none (thread 0 alone runs it)."""
+        anchor = self.producer_threads
+        return self.leader if anchor is not None and _inside(op, anchor) else None
 
     def consumer_ids(self, op: Operation) -> ConsumerIds:
         if self.consumer is None or not _inside(op, self.consumer.tail):

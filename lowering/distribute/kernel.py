@@ -13,7 +13,9 @@ to 1024 bytes, the leader predicate (thread 0), constant false and true
 predicates (wgmma's scale-d), and in a cluster the block's rank.
 
 Role dispatch: warpgroup 0 is the producer; after its `setmaxnreg` only its
-thread 0 runs the rest of its region. Warpgroups 1..W are the consumers and
+thread 0 runs the rest of its region, or, when its threads load tiles
+(`thread_load`), all of them, with what one thread issues guarded by the leader
+predicate (`KernelState.one_thread`). Warpgroups 1..W are the consumers and
 start with their coordinates (`ConsumerIds`).
 """
 
@@ -180,11 +182,17 @@ class RoleDispatch(DistributePattern):
         if body and isinstance(body[0], nv.SetMaxNRegOp):
             body[0].detach()
             producer_block.add_op(body[0])
+        if any(isinstance(o, nv.ThreadLoadOp) for o in op.producer.walk()):
+            # every producer thread loads a share of some tiles: the whole
+            # warpgroup runs the role, one-thread ops guarded (`one_thread`)
+            elected = producer_block
+            k.producer_threads = body[0]
         rewriter.inline_block(op.producer.block, InsertPoint.at_end(elected))
-        elected.add_op(ptx.YieldOp())
-        producer_block.add_op(
-            ptx.IfOp(k.leader, Region(elected), Region())  # only thread 0
-        )
+        if elected is not producer_block:
+            elected.add_op(ptx.YieldOp())
+            producer_block.add_op(
+                ptx.IfOp(k.leader, Region(elected), Region())  # only thread 0
+            )
         producer_block.add_op(ptx.YieldOp())
 
         consumer_block = Block()

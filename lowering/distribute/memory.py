@@ -59,7 +59,7 @@ from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from tawa_xdsl.lowering.fragments import Geometry
 from tawa_xdsl.lowering.quad_transpose import quad_transpose_bundle
 from tawa_xdsl.lowering.select_store_path import store_paths
-from tawa_xdsl.target import SWIZZLE_BYTES, swizzle_span
+from tawa_xdsl.target import SWIZZLE_BYTES, THREADS_PER_WARPGROUP, swizzle_span
 
 
 class SmemSlot(DistributePattern):
@@ -705,6 +705,170 @@ byte 0 of its first (0): an i8 element pair's two bytes in the low 16 bits,
 the first at the lower address."""
 
 
+LOAD_WIDTHS = (16, 8, 4, 2, 1)
+"""Bytes one global load of a `thread_load` may move, widest first."""
+
+
+class ThreadLoad(DistributePattern):
+    """`thread_load`: piece j = tid + 128 i (16 bytes of a tile row; row j / P,
+    piece j % P of the P in a row) goes from global memory to where TMA would
+    have put it: the slot's swizzle (`swizzled_piece`). Consecutive threads
+    read consecutive pieces of a row. The loads are the widest that the base,
+    the row pitch, the first column and the row length (in bytes) all allow,
+    chosen at run time by uniform branches, 16 bytes down to one element;
+    each load outside the tensor reads the base instead and is zeroed, as
+    TMA fills what lies outside. Every thread then stores whole pieces, one
+    piece after another, so that what lives at once is one piece's (the
+    producer runs on few registers)."""
+
+    OPS = (nv.ThreadLoadOp,)
+
+    def rewrite(self, op: nv.ThreadLoadOp, rewriter: PatternRewriter):
+        k, ops = self.k, Ops(self.k)
+        ring = op.buffer.type
+        assert isinstance(ring, nv.SmemType)
+        esize = element_bytes(ring.element_type)
+        ptr, dims, strides = k.tensors[op.source]
+        row0, col0 = (ops.reg(k.lowered(c, op)) for c in op.coords)
+        tile = _Tile(
+            ring,
+            esize,
+            ptr,
+            dims,
+            strides[0],
+            row0,
+            col0,
+            slot_address(ops, op.buffer, op.slot, op),
+        )
+        bits = ops.alu("cvt.u32.u64", ptr)  # in elements, as the others
+        bits = ops.alu("shr.u32", bits, ops.imm(esize.bit_length() - 1, "b32"))
+        for extent in (strides[0], col0, dims[1]):
+            bits = ops.alu("or.b32", bits, extent)
+        widths = [w for w in LOAD_WIDTHS if w >= esize]
+        code = self._path(tile, widths[-1])
+        for w in reversed(widths[:-1]):
+            low = ops.alu("and.b32", bits, ops.imm(w // esize - 1, "b32"))
+            fits = ops.alu("setp.eq.u32", low, ops.imm(0, "b32"))
+            code = [_branch(fits, self._path(tile, w), code)]
+        ops.extend(code)
+        rewriter.replace(op, ops, [])
+
+    def _path(self, t: _Tile, width: int) -> Ops:
+        """Every piece of this thread in loads of `width` bytes: a loop over
+        j = tid, tid + 128, ... below the tile's pieces, so that one piece's
+        registers live at a time (unrolled, ptxas hoisted every piece's loads
+        and the producer's few registers spilled)."""
+        ops, k = Ops(self.k), self.k
+        rows, cols = t.ring.get_tile()
+        pieces = cols * t.esize // 16
+        body = Block(arg_types=[bundle("b32")])
+        inner = Ops(k)
+        self._piece(inner, t, width, body.args[0], pieces)
+        body.add_ops([*inner, ptx.YieldOp()])
+        ops.add(
+            ptx.ForOp(
+                k.tid,
+                ops.imm(rows * pieces, "b32"),
+                ops.imm(THREADS_PER_WARPGROUP, "b32"),
+                [],
+                Region(body),
+                [],
+            )
+        )
+        return ops
+
+    def _piece(self, ops: Ops, t: _Tile, width: int, j: SSAValue, pieces: int) -> None:
+        """Piece j: its addresses, loads, zeros and store."""
+        r = ops.alu("div.u32", j, ops.imm(pieces, "b32"))
+        c = ops.alu("rem.u32", j, ops.imm(pieces, "b32"))
+        smem = ops.alu("add.u32", swizzled_piece(ops, t.ring, r, c), t.dst)
+        row = ops.alu("add.s32", r, t.row0)
+        inside = ops.alu("setp.lt.u32", row, t.dims[0])  # negative: outside
+        col = ops.alu("mad.lo.u32", c, ops.imm(16 // t.esize, "b32"), t.col0)
+        at = ops.alu("mad.wide.u32", row, t.pitch, ops.imm(0, "b64"))
+        at = ops.alu("add.s64", at, ops.alu("cvt.u64.u32", col))
+        at = ops.alu("mad.lo.u64", at, ops.imm(t.esize, "b64"), t.ptr)
+        n = 16 // width  # loads per piece
+        cols, addr = col, at
+        if n > 1:
+            step = [width // t.esize * m for m in range(n)]
+            cols = ops.alu("add.u32", col, ops.imm(step, "b32"))
+            addr = ops.alu("add.s64", at, ops.imm([width * m for m in range(n)], "b64"))
+        held = ops.alu("setp.lt.u32", cols, t.dims[1])
+        held = ops.alu("and.pred", held, Lowered(inside, (0,) * n))
+        addr = ops.alu("selp.b64", addr, t.ptr, held)  # outside: read the base
+        count = max(n, 4)  # b32 registers: narrow loads one each, low bits
+        load = ops.add(
+            ptx.LoadOp(
+                "global",
+                addr,
+                "b32",
+                count,
+                offsets=[0] * n,
+                addr_elements=list(range(n)),
+                byte=width == 1,
+                half=width == 2,
+                nc=True,
+            )
+        )
+        owner = Lowered(held, tuple(m for m in range(n) for _ in range(count // n)))
+        data = ops.alu("selp.b32", load.results[0], ops.imm(0, "b32"), owner)
+        if width == 1:  # byte pairs (each a register's low byte) in 16 bits
+            data = _pack(ops, data, 16, 0x0040)
+        if width <= 2:  # 16-bit halves (the low ones) into words
+            data = _pack(ops, data, 8, 0x5410)
+        ops.add(ptx.StoreOp("shared", smem, data, [0, 1, 2, 3]))
+
+
+def _pack(ops: Ops, data: SSAValue, count: int, selector: int) -> SSAValue:
+    """`prmt.b32` of registers 2 i and 2 i + 1 of `data` (`count` of them)
+    into register i: the low byte of each (0x0040) or the low half (0x5410)."""
+    return ops.alu(
+        "prmt.b32",
+        Lowered(data, tuple(range(0, count, 2))),
+        Lowered(data, tuple(range(1, count, 2))),
+        ops.imm(selector, "b32"),
+    )
+
+
+@dataclass(frozen=True)
+class _Tile:
+    """What the load paths of one `thread_load` share."""
+
+    ring: nv.SmemType
+    esize: int
+    ptr: SSAValue
+    dims: list[SSAValue]
+    pitch: SSAValue
+    """Elements from one row of the tensor to the next."""
+    row0: SSAValue
+    col0: SSAValue
+    dst: SSAValue
+    """The slot's address."""
+
+
+def swizzled_piece(
+    ops: Ops, ring: nv.SmemType, row: SSAValue, piece: SSAValue
+) -> SSAValue:
+    """The byte offset in a slot of `ring` where TMA puts 16-byte piece
+    `piece` of tile row `row` (registers): the piece's swizzle chunk (boxes
+    side by side, each `rows` rows of `span` bytes), its row in it, and the
+    piece within the row XOR the row's phase, as `interp/ptx_memory.swizzle`
+    reads it."""
+    span = ring.swizzle_bytes
+    rows = ring.get_tile()[0]
+    per_chunk = span // 16
+    chunk = ops.alu("div.u32", piece, ops.imm(per_chunk, "b32"))
+    within = ops.alu("rem.u32", piece, ops.imm(per_chunk, "b32"))
+    within = ops.alu("shl.b32", within, ops.imm(4, "b32"))
+    linear = ops.alu("mad.lo.u32", row, ops.imm(span, "b32"), within)
+    linear = ops.alu("mad.lo.u32", chunk, ops.imm(rows * span, "b32"), linear)
+    phase = ops.alu("shr.u32", linear, ops.imm(7, "b32"))
+    phase = ops.alu("and.b32", phase, ops.imm(per_chunk - 1, "b32"))
+    phase = ops.alu("shl.b32", phase, ops.imm(4, "b32"))
+    return ops.alu("xor.b32", linear, phase)
+
+
 def patterns(k: KernelState) -> list[DistributePattern]:
     return [
         SmemSlot(k),
@@ -714,4 +878,5 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         SmemStoreScalar(k),
         SmemLoad(k),
         StoreGlobal(k),
+        ThreadLoad(k),
     ]

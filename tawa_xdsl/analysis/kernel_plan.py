@@ -16,9 +16,15 @@ patterns only build what the plan says:
   any other store goes from registers (`tma_store=False` forces that).
 - Channels (`ChannelPlan`): per aref, one ring of `depth` slots per payload tile
   (128-byte swizzled, each slot 1024-byte aligned) and two mbarrier arrays,
-  `full` (one arrival: the producer's expect_tx) and `empty` (one arrival per
+  `full` (one arrival: the producer's expect_tx; one more where the producer's
+  threads load some of its tiles, `thread_loads`) and `empty` (one arrival per
   consumer warpgroup, or per consumer thread when the tiles are read with plain
   shared loads; times the cluster size when its slots are multicast).
+- Thread loads (`KernelPlan.thread_loads`): the tensors named there are
+  global tensors whose tiles the producer warpgroup's threads copy into the
+  slots (`thread_load`), matrix tiles of rank-2 inputs only, outside clusters
+  and tile counters; any coordinate will do (TMA's 16-byte rule does not
+  apply).
 - Multicast (`KernelPlan.multicast`, with clusters): the producer loads every
   block of a cluster issues alike (`uniformity.cluster_uniform`, at a uniform
   aref index); each block copies its share of them into every block.
@@ -51,7 +57,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType, TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from tawa_xdsl.analysis.carried import uses_through_loops
 from tawa_xdsl.analysis.coordinates import multiple_of, non_negative
@@ -142,6 +148,23 @@ class ChannelPlan:
     """Some of its tiles are multicast: every block's producer writes its slots,
     so the consumers release them in every block of the cluster."""
     empty_arrivals: int
+    by_threads: tuple[bool, ...] = ()
+    """Per payload tile: the producer's threads load it (`thread_load`), not TMA."""
+
+    @property
+    def full_arrivals(self) -> int:
+        """Arrivals that complete a phase of `full`: the expect_tx of the TMA
+        copies, if any, and one elected producer thread after the thread loads,
+        if any (so the copies alone cannot complete a slot whose thread-loaded
+        tiles are still being written)."""
+        return int(not all(self.by_threads)) + int(any(self.by_threads))
+
+    @property
+    def tma_bytes(self) -> int:
+        """Bytes the TMA copies of one put deliver: what `full`'s expect_tx arms."""
+        types = self.create.result.type.types
+        loaded = self.by_threads or (False,) * len(types)
+        return _slot_bytes([t for t, th in zip(types, loaded, strict=True) if not th])
 
     @property
     def depth(self) -> int:
@@ -154,7 +177,7 @@ class ChannelPlan:
 
     @property
     def slot_bytes(self) -> int:
-        """Bytes one put delivers: what `full`'s expect_tx arms."""
+        """Bytes one put delivers (`tma_bytes` of them by TMA)."""
         return _slot_bytes(self.create.result.type.types)
 
 
@@ -226,6 +249,9 @@ class KernelPlan:
     kernel: func.FuncOp
     ws: aref.WarpSpecializeOp
     tma_store: bool = True
+    thread_loads: frozenset[str] = frozenset()
+    """The tensor parameters (by name) whose tiles the producer's threads load
+    (`thread_load`) instead of TMA."""
     caller: list[CallerParam] = field(default_factory=list)
     """The tile-level parameters callers pass (recorded on the lowered kernel)."""
     grid: Attribute | None = None
@@ -245,11 +271,14 @@ class KernelPlan:
 
     @staticmethod
     def of(
-        kernel: func.FuncOp, ws: aref.WarpSpecializeOp, tma_store: bool = True
+        kernel: func.FuncOp,
+        ws: aref.WarpSpecializeOp,
+        tma_store: bool = True,
+        thread_loads: frozenset[str] = frozenset(),
     ) -> KernelPlan:
         """Plan `kernel`, whose body is `aref.create`s and `ws`; raise an
         `OpDiagnostic` for what the hardware path cannot do."""
-        plan = KernelPlan(kernel, ws, tma_store)
+        plan = KernelPlan(kernel, ws, tma_store, thread_loads)
         plan._check()
         plan._check_protocol()
         with contextlib.suppress(GridInferenceError):
@@ -296,6 +325,22 @@ class KernelPlan:
         barriers = [b for ch in self.channels.values() for b in (ch.full, ch.empty)]
         scratch = [self.column_scratch] if self.column_scratch else []
         return [*rings, *self.staging.values(), *scratch, *barriers]
+
+    def by_threads(self, load: tile.LoadOp) -> bool:
+        """Whether the producer's threads load `load`'s tile (`thread_loads`)."""
+        return isinstance(load.desc, BlockArgument) and (
+            load.desc.name_hint in self.thread_loads
+        )
+
+    @property
+    def producer_threads(self) -> bool:
+        """Whether the whole producer warpgroup runs the producer role (some
+        tile is loaded by its threads), not its thread 0 alone."""
+        return any(
+            self.by_threads(op)
+            for op in self.ws.producer.walk()
+            if isinstance(op, tile.LoadOp)
+        )
 
     def is_multicast(self, load: tile.LoadOp, channel: ChannelPlan) -> bool:
         """Whether `load`'s copy goes to every block of the cluster."""
@@ -369,8 +414,44 @@ class KernelPlan:
             ):
                 raise OpDiagnostic(put, "aref.put must carry tiles loaded only for it")
         for load in self.ws.producer.walk():
-            if isinstance(load, tile.LoadOp):
+            if isinstance(load, tile.LoadOp) and self.by_threads(load):
+                self._check_thread_load(load)
+            elif isinstance(load, tile.LoadOp):
                 _check_box_start(load)
+            elif self.producer_threads and isinstance(
+                load, tile.NextTileOp | tile.ClusterRankOp
+            ):
+                raise OpDiagnostic(
+                    load,
+                    f"{load.name} with thread_loads: the producer's threads load "
+                    "tiles in lock step, which a tile counter or a cluster does not "
+                    "take yet (drop dynamic_tiles / cluster, or thread_loads)",
+                )
+
+    def _check_thread_load(self, load: tile.LoadOp) -> None:
+        """A tile the producer's threads load: a swizzled matrix of a rank-2
+        tensor, in a ring of its own kind (every put of the aref loads it so),
+        never also stored, outside clusters."""
+        t = load.result.type
+        esize = element_bytes(t.element_type)
+        if load.desc.type.rank != 2 or len(t.get_shape()) != 2:
+            raise OpDiagnostic(
+                load,
+                "thread_loads: the producer's threads load matrix tiles of "
+                "rank-2 tensors only",
+            )
+        if swizzle_span(t.get_shape()[-1] * esize) is None:
+            raise OpDiagnostic(
+                load,
+                f"thread_loads: tile rows of {t.get_shape()[-1] * esize} bytes; the "
+                f"swizzled slots need a multiple of {SWIZZLE_SPANS[-1]} bytes",
+            )
+        if self.cluster > 1:
+            raise OpDiagnostic(
+                load,
+                "thread_loads: the producer's threads do not multicast in a "
+                "cluster (drop cluster, or thread_loads)",
+            )
 
     # -------------------------------------------------------------- clusters
 
@@ -434,13 +515,22 @@ class KernelPlan:
                     "loads: such a tensor is stored through TMA with its loads' "
                     f"tensor map, and this store cannot be: {why}",
                 )
-            if loads or (stored and self._fits_tma_stores([*staged, *stored])):
+            threads = bool(loads) and arg.name_hint in self.thread_loads
+            if threads and stored:
+                raise OpDiagnostic(
+                    stored[0],
+                    f"thread_loads names %{arg.name_hint}, which the kernel also "
+                    "stores: only inputs are loaded by the producer's threads",
+                )
+            if not threads and (
+                loads or (stored and self._fits_tma_stores([*staged, *stored]))
+            ):
                 first = loads[0] if loads else stored[0]
                 tile_type = first.result.type if loads else stored[0].value.type
                 tmap = _tensor_map(desc, tile_type, first)
                 self.params.append(Param(ParamKind.MAP, i, tmap, arg.name_hint))
                 staged += stored
-            elif stored:
+            elif stored or threads:  # plain loads and stores take its pointer
                 self.params.append(
                     Param(
                         ParamKind.GLOBAL,
@@ -459,6 +549,15 @@ class KernelPlan:
                         axis,
                     )
                 )
+        loaded = {ld.desc.name_hint for ld in producer_loads}
+        unknown = sorted(self.thread_loads - loaded)
+        if unknown:
+            raise OpDiagnostic(
+                self.kernel,
+                f"thread_loads names {', '.join(unknown)}, which @"
+                f"{self.kernel.sym_name.data}'s producer does not load (it loads "
+                f"{', '.join(sorted(n for n in loaded if n)) or 'nothing'})",
+            )
         return staged
 
     def _fits_tma_stores(self, staged: list[tile.StoreOp]) -> bool:
@@ -546,6 +645,7 @@ class KernelPlan:
                 thread_release,
                 multicast,
                 per_thread * self.num_consumers * blocks,
+                self._loaded_by_threads(create),
             )
         self.smem_end = offset
         if offset > SMEM_BUDGET:
@@ -562,6 +662,26 @@ class KernelPlan:
                 f"need {offset} bytes of shared memory; a block can have "
                 f"{SMEM_BUDGET}. Use fewer stages or smaller tiles",
             )
+
+    def _loaded_by_threads(self, create: aref.CreateOp) -> tuple[bool, ...]:
+        """Per payload tile of `create`'s ring, whether the producer's threads
+        load it; every put must agree (one `full` arrival count serves them)."""
+        kinds = {
+            tuple(
+                isinstance(v.owner, tile.LoadOp) and self.by_threads(v.owner)
+                for v in use.operation.values
+            )
+            for use in create.result.uses
+            if isinstance(use.operation, aref.PutOp)
+        }
+        if len(kinds) > 1:
+            raise OpDiagnostic(
+                create,
+                f"ring %{create.result.name_hint}: thread_loads names a tensor "
+                "some puts of this ring load and others do not load in the same "
+                "slot position",
+            )
+        return kinds.pop() if kinds else ()
 
     def _column_scratch_words(self) -> int:
         """32-bit words of the scratch the widest column reduction needs (0: none)."""

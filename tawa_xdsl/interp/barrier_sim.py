@@ -203,8 +203,9 @@ class Ring:
     name: str
     data: np.ndarray  # [depth, *tile]
     scalars: bool = False
-    """Threads write its slots (`smem_store_scalar`: tile tickets), so a read
-    must follow the arrive that published the write (`published`)."""
+    """Threads write its slots (`smem_store_scalar`: tile tickets;
+    `thread_load`), so a read must follow the arrive that published the write
+    (`published`)."""
     published: dict[int, tuple[MBarrier, int]] = field(default_factory=dict)
     """By slot: the barrier whose completed phase count must reach the number
     given before a thread other than the writer may read the slot."""
@@ -502,7 +503,8 @@ class HopperFunctions(InterpreterFunctions):
             (t.depth.data, *t.get_tile()), dtype=numpy_dtype(t.element_type)
         )
         scalars = any(
-            isinstance(u.operation, nv.SmemStoreScalarOp) for u in op.result.uses
+            isinstance(u.operation, nv.SmemStoreScalarOp | nv.ThreadLoadOp)
+            for u in op.result.uses
         )
         ring = Ring(op.result.name_hint or "smem", data, scalars)
         self._where()[0].rings[op] = ring
@@ -727,6 +729,13 @@ class HopperFunctions(InterpreterFunctions):
         turns[(w + 1) % len(self.consumers)].arrive(self.consumers[w], op.name)
         return ()
 
+    @impl(nv.ProducerBarrierOp)
+    def run_producer_barrier(
+        self, interpreter: Interpreter, op: nv.ProducerBarrierOp, args: PythonValues
+    ):
+        """The producer's threads are one actor here, in program order."""
+        return ()
+
     @impl(nv.FenceProxyAsyncOp)
     def run_fence_proxy(
         self, interpreter: Interpreter, op: nv.FenceProxyAsyncOp, args: PythonValues
@@ -874,6 +883,31 @@ class HopperFunctions(InterpreterFunctions):
                 )
         ring.data[slot] = np.asarray(value)
         self._actor().unfenced.add((id(ring), slot))
+        return ()
+
+    @impl(nv.ThreadLoadOp)
+    def run_thread_load(
+        self, interpreter: Interpreter, op: nv.ThreadLoadOp, args: PythonValues
+    ):
+        """The producer's threads copy the tile (zeros outside the tensor) with
+        generic stores: unfenced until a `fence_proxy_async`, unpublished until
+        the producer's next arrive."""
+        array, *coords, ring, slot = args
+        self._slot(op, ring, slot)
+        self._check_not_read(ring, slot, op.name)
+        if any(t.ring is ring and t.slot == slot for t in self.transfers):
+            raise Hazard(
+                format_at(
+                    op,
+                    f"{op.name} writes slot {slot} of %{ring.name} while a TMA copy "
+                    "into it is in flight",
+                )
+            )
+        ring.data[slot] = read_box(array, coords, ring.data.shape[1:])
+        actor = self._actor()
+        actor.unfenced.add((id(ring), slot))
+        ring.published.pop(slot, None)
+        actor.unpublished.append((ring, slot))
         return ()
 
     @impl(nv.TMAStoreOp)
@@ -1072,6 +1106,20 @@ class HopperFunctions(InterpreterFunctions):
                 )
             )
         reads = {(id(v.ring), v.slot) for v in (lhs, rhs) if isinstance(v, View)}
+        block = self._where()[0]
+        for v in (lhs, rhs):
+            if not isinstance(v, View) or not v.ring.scalars:
+                continue
+            if any((id(v.ring), v.slot) in a.unfenced for a in block.actors.values()):
+                raise Hazard(
+                    format_at(
+                        op,
+                        f"{op.name} reads slot {v.slot} of %{v.ring.name}, written by "
+                        "the producer's threads and not yet fenced: the tensor cores "
+                        "may see stale data (missing fence_proxy_async)",
+                    )
+                )
+            self._check_published(op, v.ring, v.slot)
         a = lhs.tile() if isinstance(lhs, View) else lhs
         product = a.astype(np.float32) @ rhs.tile().astype(np.float32)
         result = (np.asarray(acc) + product).astype(np.float32).view(PendingTile)

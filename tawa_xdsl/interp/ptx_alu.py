@@ -379,6 +379,8 @@ def _table() -> dict[str, Fn]:
         ),
         "mov.u32": _identity,
         "selp.b32": _select,
+        "selp.b16": _select,
+        "selp.b64": _select,
         "selp.f32": _select,
         "mapa.shared::cluster.u32": _mapa,
         "cvt.u64.u32": lambda a: a.astype(u64),

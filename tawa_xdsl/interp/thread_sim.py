@@ -720,7 +720,7 @@ class ThreadFunctions(InterpreterFunctions):
     def run_load(self, interpreter: Interpreter, op: ptx.LoadOp, args: PythonValues):
         cls, n = ptx.register_class(op.result), ptx.width(op.result)
         vector = op.vector
-        width = 1 if op.byte else vector * BYTES[cls]
+        width = op.narrow or vector * BYTES[cls]
         lanes, addrs = self._instructions(op, args, width)
         out = np.zeros((LANES, n), dtype=DTYPES[cls])
         if lanes.any():
@@ -736,6 +736,8 @@ class ThreadFunctions(InterpreterFunctions):
                     data = block.smem.bytes[span]
             if op.byte:  # ld.s8: the byte sign-extended into the register
                 got = data.view(np.int8).astype(np.int32).view(np.uint32)
+            elif op.half:  # ld.u16: two bytes zero-extended
+                got = data.view(np.uint16).astype(np.uint32)
             else:
                 got = np.ascontiguousarray(data).view(DTYPES[cls])
             got = got.reshape(-1, vector)
@@ -776,6 +778,8 @@ class ThreadFunctions(InterpreterFunctions):
                 self._shared_access(op, block, span, write=True)
                 block.smem.bytes[span] = data
                 self.actor.unfenced[span.reshape(-1)] = True
+                warps = lanes.any(axis=1).reshape(-1, WARP).any(axis=1)
+                self.actor.unsynced.update(np.flatnonzero(warps).tolist())
         return ()
 
     def _check_racing_lanes(
@@ -896,6 +900,14 @@ class ThreadFunctions(InterpreterFunctions):
     ):
         lanes = self._lanes(op, args)
         where = Who(self.actor.name, op)
+        arriving = set(np.flatnonzero(lanes.reshape(-1, WARP).any(axis=1)).tolist())
+        if lanes.any() and self.actor.unsynced - arriving:
+            raise Hazard(
+                f"{where}: the arrive publishes shared stores of warps "
+                f"{sorted(self.actor.unsynced - arriving)} that no bar.sync ordered "
+                "before it: their stores may land after the waiters read "
+                "(missing named barrier?)"
+            )
         addrs, counts = np.unique(
             self._barrier_addresses(op, args, lanes), return_counts=True
         )
@@ -968,6 +980,8 @@ class ThreadFunctions(InterpreterFunctions):
         if not op.arrive:
             for bar, phase in waits:
                 self._bar_wait(op, bar, phase)
+            warps = lanes.reshape(-1, WARP).any(axis=1)
+            self.actor.unsynced.difference_update(np.flatnonzero(warps).tolist())
         return ()
 
     @impl(ptx.ClusterBarrierOp)

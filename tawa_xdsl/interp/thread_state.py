@@ -176,7 +176,8 @@ class ClusterBarrier:
 @dataclass(eq=False)
 class Warpgroup:
     """An actor: 128 lanes of one block, their mask, wgmma groups, bulk groups,
-    register budget and shared-memory writes not yet fenced."""
+    register budget and shared-memory writes not yet fenced or not yet
+    synchronised among its warps."""
 
     name: str
     block: Block
@@ -187,6 +188,11 @@ class Warpgroup:
     groups: list[WgmmaGroup] = field(default_factory=list)
     wgmma_fenced: bool = False
     unfenced: np.ndarray = field(init=False)
+    unsynced: set[int] = field(default_factory=set)
+    """Warps whose `st.shared` no `bar.sync` has ordered before another
+    warp's instructions yet: an mbarrier arrive by other warps alone does not
+    publish them (the producer's threads meet at a named barrier before one
+    thread arrives for them all)."""
     bulk_committed: np.ndarray = field(
         default_factory=lambda: np.zeros(LANES, dtype=np.int64)
     )

@@ -370,3 +370,30 @@ func.func @k(%s: tensor<64x64xbf16, #nvgpu_async.frag<acc, warpgroups = 1>>) {
   func.return
 }
 // CHECK: error: nvgpu_async.column_reduce reduces f32 or i32 tiles
+
+// -----
+
+func.func @k(%g: !nvgpu_async.global<?x?x?xbf16>, %i: index) {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x64xbf16>
+  nvgpu_async.thread_load %g[%i, %i, %i], %a[%i] : !nvgpu_async.global<?x?x?xbf16>, !nvgpu_async.smem<2x128x64xbf16>
+  func.return
+}
+// CHECK: error: nvgpu_async.thread_load copies a matrix tile of a rank-2 tensor, not a 128x64 tile of a rank-3 one
+
+// -----
+
+func.func @k(%g: !nvgpu_async.global<?x?xf16>, %i: index) {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x64xbf16>
+  nvgpu_async.thread_load %g[%i, %i], %a[%i] : !nvgpu_async.global<?x?xf16>, !nvgpu_async.smem<2x128x64xbf16>
+  func.return
+}
+// CHECK: error: nvgpu_async.thread_load: a tensor of f16 and a buffer of bf16
+
+// -----
+
+func.func @k(%g: !nvgpu_async.global<?x?xbf16>, %i: index) {
+  %a = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<2x128x64xbf16>
+  nvgpu_async.thread_load %g[%i], %a[%i] : !nvgpu_async.global<?x?xbf16>, !nvgpu_async.smem<2x128x64xbf16>
+  func.return
+}
+// CHECK: error: nvgpu_async.thread_load needs 2 coordinates, got 1
