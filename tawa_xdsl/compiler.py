@@ -90,7 +90,8 @@ class CompileOptions:
     """Tensor parameters, by name and comma-separated ("b" or "a,b"), whose
     tiles the producer warpgroup's threads load with plain loads instead of
     TMA (`convert-aref-to-nvgpu-async{thread-loads}`): for inputs whose base
-    or row pitch TMA cannot describe, read about once. "" none; None as the
+    or row pitch TMA cannot describe, without the copy the dispatcher makes of
+    them otherwise (which is faster: NOTES 3.80). "" none; None as the
     dispatcher decides (`dispatch_rules.thread_loads_pay`)."""
     ping_pong: bool | None = None
     """Consumer warpgroups take turns issuing wgmmas (`ping-pong`)."""

@@ -701,7 +701,8 @@ class Dispatcher:
     ) -> tuple[str, Reason | None]:
         """The inputs TMA cannot describe in calls of `key` that the producer's
         threads load (`dispatch_rules.thread_loads_pay`: each of their tiles
-        read by few programs), comma-separated, and why; the others are
+        read by at most `THREAD_LOAD_MAX_READS` programs), comma-separated,
+        and why; the others are
         copied into aligned buffers. Only matrix operands of the K loop
         (rank 2, spanning the loop's dimension and the output's rows or
         columns), outside clusters, a tile counter and a streamed K."""
@@ -733,8 +734,9 @@ class Dispatcher:
             notes.append(f"{p.name}: each tile read by {reads} programs, {verdict}")
         return ",".join(chosen), Reason(
             "thread-loads",
-            f"{'; '.join(notes)} (at most {THREAD_LOAD_MAX_READS} reads load in "
-            "the kernel, more copy once per launch)",
+            f"{'; '.join(notes)} (tiles read by at most {THREAD_LOAD_MAX_READS} "
+            "programs load in the kernel: the threads' loads ran slower than the "
+            "copy on every row measured, NOTES 3.80)",
         )
 
     def _tile_reads(

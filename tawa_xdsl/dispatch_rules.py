@@ -191,16 +191,18 @@ def realign_pays(kernel_us: float, copy_bytes: int, copies: int) -> bool:
     return OFF_SECTOR_SLOWDOWN * kernel_us > realign_us(copy_bytes, copies)
 
 
-THREAD_LOAD_MAX_READS = 1
+THREAD_LOAD_MAX_READS = 0
 """The most programs that read each tile of an input TMA cannot describe (a
 bf16 K = 999, a view one column in) for the producer's threads to load it in
 the kernel (`thread_loads`) instead of its being copied into a buffer with
 aligned rows before each launch (`realign_us`). The copy reads and writes the
 whole input once per launch; the threads' loads cost nothing extra where each
-tile is read once (a decode GEMM's weight B when M fits one tile row; A when
-N fits one tile column) but are narrower than TMA's and paid again by every
-program that reads the tile. Not fitted yet: 1 (read once) is a guess to fit
-on the GPU (`tests/gpu/test_thread_loads_gpu.py` forces both ways)."""
+tile is read once (a decode GEMM's weight B when M fits one tile row), but
+they are synchronous: a thread has one 16-byte piece in flight, about a
+microsecond each, where TMA keeps the ring's stages in flight. Measured on
+every odd-K row tried, decode included, they ran 2-5x slower than the copy
+(NOTES 3.80), so 0: no input is read by the threads unless `thread_loads`
+names it."""
 
 
 def thread_loads_pay(reads: int) -> bool:

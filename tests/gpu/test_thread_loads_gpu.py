@@ -1,8 +1,8 @@
 """Inputs the producer warpgroup's threads load (`thread_loads`, issue 16 item
 4), on the H100: odd K (rows off the 16-byte grid: 2-byte loads for bf16 and
-f16, 1-byte loads for e4m3) and views one column in, at decode size (M <= 64:
-the rule loads B in the kernel) and large M, each forced both ways (every
-input by the threads; every input copied) and as the rule decides, against
+f16, 1-byte loads for e4m3) and views one column in, at decode size (M <= 64)
+and large M, each forced both ways (every input by the threads; every input
+copied) and as the rule decides (every input copied: NOTES 3.80), against
 float64 with the outputs poisoned. The kernel must also load without spills
 in the producer (whose `setmaxnreg` budget is 24 or 40 registers)."""
 
@@ -60,8 +60,8 @@ def test_16bit_inputs(torch, kernel, shape, view, how) -> None:
         assert copied == [], compiled.explain(a, b, c)
     if how == "copied":
         assert copied == [0, 1], compiled.explain(a, b, c)
-    if how == "rule" and shape[0] <= 64:  # B's tiles read once: no copy of B
-        assert 1 not in copied, compiled.explain(a, b, c)
+    if how == "rule":  # the threads' loads are slower than the copy
+        assert copied == [0, 1], compiled.explain(a, b, c)
 
 
 @pytest.mark.parametrize("how", ["threads", "copied"])
