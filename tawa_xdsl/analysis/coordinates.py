@@ -11,7 +11,8 @@ checks are unsigned and drop negative rows and columns too.
 The proof is structural and conservative: constants, grid and cluster queries,
 tensor extents, the induction variables of loops that start at a non-negative
 bound, sums, products and unsigned max of such values, quotients of one,
-remainders by one, unsigned minima with one; plus one difference, a
+remainders by one, unsigned minima with one; signed quotients and minima of
+two, signed remainders of one and signed maxima with one; plus one difference, a
 program id taken from the grid's end, `num_programs(a) - 1 - program_id(a)`
 (what `reverse-grid` writes), which a launched program id makes non-negative.
 
@@ -37,6 +38,10 @@ from tawa_xdsl.dialects import tile
 _ALL_OPERANDS = (arith.AddiOp, arith.MuliOp, arith.MaxUIOp, arith.IndexCastOp)
 """Non-negative when all their operands are (tile coordinates stay far below
 2^31, so nothing overflows)."""
+
+_SIGNED_QUOTIENTS = (arith.DivSIOp, arith.CeilDivSIOp, arith.FloorDivSIOp)
+"""Non-negative when both operands are: what a user unfolding a program id
+into tile coordinates writes (`pid / tiles_n`, `pid % tiles_n`, signed)."""
 
 _SOURCES = (
     tile.ProgramIdOp,
@@ -68,9 +73,13 @@ def non_negative(value: SSAValue) -> bool:
         return all(non_negative(v) for v in op.operands)
     if isinstance(op, arith.DivUIOp | arith.CeilDivUIOp):  # at most the dividend
         return non_negative(op.lhs)
+    if isinstance(op, (*_SIGNED_QUOTIENTS, arith.MinSIOp)):
+        return non_negative(op.lhs) and non_negative(op.rhs)
+    if isinstance(op, arith.RemSIOp):  # takes the dividend's sign
+        return non_negative(op.lhs)
     if isinstance(op, arith.RemUIOp):  # below the divisor
         return non_negative(op.rhs)
-    if isinstance(op, arith.MinUIOp):  # at most either operand
+    if isinstance(op, arith.MinUIOp | arith.MaxSIOp):  # at most / least either
         return non_negative(op.lhs) or non_negative(op.rhs)
     if isinstance(op, arith.SubiOp):
         return _last_minus_own_id(op)
