@@ -1058,6 +1058,14 @@ RUNS = {
         0.07,  # e4m3's half step is a sixteenth of the value
         given_grid=True,
     ),
+    "gemm_w8a": Run(
+        "gemm_outside8.mlir",
+        (((N, K), np.dtype(np.int8)), ((200, K), BF), ((N,), F32), ((N, 200), F32)),
+        (3,),
+        (2, 2),
+        lambda w, x, ws, ct: [ws[:, None] * (w @ x.T)],
+        whole=True,  # int8 weights of a few units
+    ),
     "rowquant_fp8": Run(
         "rows_outside8.mlir",
         (((100, 112), BF), ((100, 112), FP8), ((100,), F32)),

@@ -17,8 +17,12 @@
 //                   pid / tiles_m, signed) (was refused: "8-bit float tiles are stored
 //                   through TMA only": signed quotients and remainders were not known
 //                   non-negative, so the store went from registers)
+//   @gemm_w8a:      Ct = f32(ws[n] (W X^T)): int8 weights (N x K) dequantized in
+//                   registers (tile.extsi, tile.sitofp, bf16) as the dot's A operand, a
+//                   per-row scale, the output N x M (a computed B operand is refused at
+//                   the dot: wgmma reads B from shared memory only)
 // Grids: (ceil(M / 128), ceil(N / 128)) (@gemm_kpair, @gemm_col_major_e4m3:
-// (ceil(M / 128) ceil(N / 128),)).
+// (ceil(M / 128) ceil(N / 128),); @gemm_w8a: (ceil(N / 128), ceil(M / 128))).
 
 // C = f32(bf16(X * G) B^T): A in registers, the elementwise product of two loads.
 func.func @gemm_gated_a(%x: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["M", "K"]},
@@ -186,5 +190,37 @@ func.func @gemm_col_major_e4m3(%a: !tile.desc<?x?xbf16, box = [128, 64]> {tile.d
   %scaled = arith.mulf %acc, %s_t : tensor<128x128xf32>
   %out = arith.truncf %scaled : tensor<128x128xf32> to tensor<128x128xf8E4M3FN>
   tile.store %out, %c8[%m0, %n0] : tensor<128x128xf8E4M3FN> -> !tile.desc<?x?xf8E4M3FN, box = [128, 128]>
+  func.return
+}
+
+// Ct = f32(ws[n] (W X^T)), W int8 dequantized in registers each K step.
+func.func @gemm_w8a(%w: !tile.desc<?x?xi8, box = [128, 64]> {tile.dims = ["N", "K"]},
+    %x: !tile.desc<?x?xbf16, box = [128, 64]> {tile.dims = ["M", "K"]},
+    %ws: !tile.desc<?xf32, box = [128]> {tile.dims = ["N"]},
+    %ct: !tile.desc<?x?xf32, box = [128, 128]> {tile.dims = ["N", "M"]}) attributes {tile.kernel} {
+  %pid_n = tile.program_id x
+  %pid_m = tile.program_id y
+  %K = tile.dim %w, 1 : !tile.desc<?x?xi8, box = [128, 64]>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %n0 = arith.muli %pid_n, %c128 : index
+  %m0 = arith.muli %pid_m, %c128 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_k = %zero) -> (tensor<128x128xf32>) {
+    %tw = tile.load %w[%n0, %k] : !tile.desc<?x?xi8, box = [128, 64]> -> tensor<128x64xi8>
+    %tw32 = tile.extsi %tw : tensor<128x64xi8> -> tensor<128x64xi32>
+    %twf = tile.sitofp %tw32 : tensor<128x64xi32> -> tensor<128x64xf32>
+    %twb = arith.truncf %twf : tensor<128x64xf32> to tensor<128x64xbf16>
+    %tx = tile.load %x[%m0, %k] : !tile.desc<?x?xbf16, box = [128, 64]> -> tensor<128x64xbf16>
+    %txt = tile.trans %tx : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %next = tile.dot %twb, %txt, %acc_k : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %next : tensor<128x128xf32>
+  }
+  %s_t = tile.load %ws[%n0] : !tile.desc<?xf32, box = [128]> -> tensor<128xf32>
+  %s_c = tile.expand_dims %s_t, axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  %s_b = tile.broadcast %s_c : tensor<128x1xf32> -> tensor<128x128xf32>
+  %y = arith.mulf %acc, %s_b : tensor<128x128xf32>
+  tile.store %y, %ct[%n0, %m0] : tensor<128x128xf32> -> !tile.desc<?x?xf32, box = [128, 128]>
   func.return
 }
