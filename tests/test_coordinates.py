@@ -34,12 +34,8 @@ func.func @k(%n: index, %p: i1, %d: !tile.desc<?xf32, box = [64]>) {
   %row = arith.divsi %pid, %tiles_n : index
   %col = arith.remsi %pid, %tiles_n : index
   %floor = arith.floordivsi %pid, %c4 : index
-  %least = arith.minsi %pid, %c3 : index
-  %most = arith.maxsi %n, %c0 : index
   %by_n = arith.divsi %pid, %n : index
   %rem_n = arith.remsi %n, %c4 : index
-  %min_n = arith.minsi %pid, %n : index
-  %max_n = arith.maxsi %n, %n : index
   %r:2 = scf.for %k = %c0 to %n step %c64 iter_args(%off = %c8, %bad = %c0) -> (index, index) {
     %use = arith.addi %k, %off : index
     %next = arith.addi %off, %c64 : index
@@ -96,13 +92,9 @@ def test_multiples_of_eight(name: str, proven: bool) -> None:
         ("row", True),  # a program id unfolded: pid / tiles_n, pid % tiles_n
         ("col", True),
         ("floor", True),
-        ("least", True),
-        ("most", True),  # max(n, 0)
         ("n", False),  # an argument: nothing known
         ("by_n", False),  # n may be negative, and so the quotient
         ("rem_n", False),  # takes the sign of n
-        ("min_n", False),
-        ("max_n", False),
     ],
 )
 def test_non_negative(name: str, proven: bool) -> None:
