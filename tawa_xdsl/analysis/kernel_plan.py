@@ -664,9 +664,11 @@ def _tensor_map(
             f"a multiple of {smallest} bytes ({smallest // esize} elements)",
         )
     rows = math.prod(box[:-1])
-    if inner_bytes > span and rows * span % SLOT_ALIGN:
+    if inner_bytes > span and rows % 8 == 0 and rows * span % SLOT_ALIGN:
         # the chunks lie back to back in the slot: only whole 1024-byte chunks
         # keep every one on the boundary TMA and wgmma take the swizzle from
+        # (other row counts are refused where the tile is used, with reasons
+        # of their own: registers hold rows in 8-row groups)
         raise OpDiagnostic(
             where,
             f"a tile of {rows} rows cut into {span}-byte swizzle chunks of "
