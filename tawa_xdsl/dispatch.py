@@ -662,6 +662,7 @@ class Dispatcher:
         if walking:
             requested = dataclasses.replace(requested, persistent=True)
         if outputs:  # an output TMA cannot describe: stores from registers
+            self._refuse_register_stored_fp8(key, outputs)
             requested = dataclasses.replace(requested, tma_store=False)
         splitter = self._splitter(key) if split else None
         pair = record(self.tile_kernel) is not None
@@ -755,6 +756,24 @@ class Dispatcher:
                 size = getattr(options, OPTION_OF.get(other.tile, ""), 0)
                 return -(-extents[other.dim] // (size or other.size))
         return None
+
+    def _refuse_register_stored_fp8(self, key: DispatchKey, outputs: list[str]) -> None:
+        """8-bit float tiles are stored through TMA only (the register store
+        path does not split the pairs their registers hold): a call whose 8-bit
+        float output TMA cannot describe is refused naming the argument, not
+        at the IR's store after compiling a register store for it."""
+        from tawa_xdsl.dtypes import DTYPES, FP8_DTYPES
+
+        tensors = [p for p in self.params if p.is_tensor]
+        for p, dtype in zip(tensors, key.dtypes, strict=True):
+            if p.name in outputs and DTYPES[dtype] in FP8_DTYPES:
+                raise KernelArgumentError(
+                    f"{self.name}: argument '{p.name}' ({dtype}, an output) is laid "
+                    "out as TMA cannot describe (a 16-byte aligned base and row "
+                    "pitch, rows that end on a 16-byte boundary): 8-bit float "
+                    "outputs are stored through TMA only; give it rows of a "
+                    "multiple of 16 elements, contiguous and aligned"
+                )
 
     def _sector_copies(
         self, key: DispatchKey | None, decision: Decision

@@ -22,7 +22,12 @@ from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from tawa_xdsl.analysis.coordinates import non_negative
 from tawa_xdsl.analysis.uniformity import depends_on_program_id
 from tawa_xdsl.dialects import tile
-from tawa_xdsl.kernel import CLUSTER_ATTR, PERSISTENT_ATTR, KernelArgumentError
+from tawa_xdsl.kernel import (
+    CLUSTER_ATTR,
+    PERSISTENT_ATTR,
+    KernelArgumentError,
+    cluster_size,
+)
 
 GRID_ATTR = "tile.grid"
 """The grid rule read off a kernel's tile-level stores: recorded by `reverse-grid`
@@ -202,3 +207,24 @@ def infer_grid(rules: Sequence[Rule], args: Sequence[Any]) -> tuple[int, int, in
                 )
         grid[axis] = max(1, -(-extent // block))
     return grid[0], grid[1], grid[2]
+
+
+def default_grid(kernel: func.FuncOp, args: Sequence[Any]) -> tuple[int, ...]:
+    """The grid `interpret` and `simulate` run `kernel` on when the caller gives
+    none: the one a compiled kernel launches on (read off the stores, or the
+    rule a pass recorded), in whole clusters; one cluster for a persistent
+    kernel, whose programs walk every tile, or one that reads no program id.
+    Any other kernel whose grid cannot be read off is refused, as its launch
+    is: running one program would leave the other tiles unwritten without a
+    word."""
+    size = cluster_size(kernel)
+    if PERSISTENT_ATTR in kernel.attributes:
+        return (size,)
+    try:
+        rules = recorded_grid_rule(kernel)
+    except GridInferenceError as e:
+        if any(isinstance(op, tile.ProgramIdOp) for op in kernel.walk()):
+            raise KernelArgumentError(f"{e}; pass grid=") from None
+        return (size,)
+    x, y, z = infer_grid(rules, args)
+    return -(-x // size) * size, y, z

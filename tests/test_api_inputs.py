@@ -12,8 +12,9 @@ from xdsl.utils.exceptions import DiagnosticException
 
 import tawa_xdsl
 from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.kernel import KernelArgumentError
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, REPO
 
 GEMM = EXAMPLES / "gemm.mlir"
 
@@ -104,3 +105,39 @@ def test_an_op_no_tile_kernel_has_is_refused_as_such(op, message) -> None:
     x = np.zeros((64, 64), np.float32)
     with pytest.raises(DiagnosticException, match=rf"<string>:5:3: error: {message}"):
         tawa_xdsl.interpret(module, "k", x, x.copy())
+
+
+@pytest.mark.parametrize(
+    ("run", "level"),
+    [
+        (tawa_xdsl.interpret, "tile"),
+        (tawa_xdsl.simulate, "tile"),
+        (tawa_xdsl.simulate, "thread"),
+    ],
+)
+def test_without_a_grid_every_tile_is_computed(run, level) -> None:
+    """With no grid given, `interpret` and `simulate` run the grid a compiled
+    kernel launches on (read off the stores): they ran one program, leaving
+    the other tiles unwritten without a word."""
+    module = tawa_xdsl.parse(GEMM)
+    if level == "thread":
+        module = tawa_xdsl.apply(
+            module, "tawa-hopper-pipeline{tuned=false},distribute-fragments"
+        )
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((200, 64)).astype(bfloat16)
+    b = rng.standard_normal((136, 64)).astype(bfloat16)
+    c = np.full((200, 136), np.nan, bfloat16)
+    run(module, "gemm_nt", a, b, c)
+    expected = a.astype(np.float64) @ b.astype(np.float64).T
+    assert np.abs(c.astype(np.float64) - expected).max() < 0.05 * np.abs(expected).max()
+
+
+def test_without_a_grid_a_kernel_whose_stores_do_not_give_one_is_refused() -> None:
+    path = REPO / "tests" / "kernels" / "gemm_outside8.mlir"
+    c = np.zeros((200, 136), np.float32)
+    a, b = np.zeros((200, 330), bfloat16), np.zeros((136, 330), bfloat16)
+    with pytest.raises(
+        KernelArgumentError, match=r"@gemm_kpair: cannot tell .*; pass grid=$"
+    ):
+        tawa_xdsl.interpret(tawa_xdsl.parse(path), "gemm_kpair", a, b, c, 1, 300)

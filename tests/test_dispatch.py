@@ -1649,3 +1649,28 @@ def test_thread_loads_rule() -> None:
     """Even an input each of whose tiles one program reads is copied."""
     assert THREAD_LOAD_MAX_READS == 0
     assert not thread_loads_pay(1)
+
+
+@pytest.mark.parametrize("n", [1000, 1001])
+def test_an_fp8_output_tma_cannot_describe_is_refused_naming_it(n) -> None:
+    """An e4m3 output of N = 1000 or 1001 columns on the device (rows 1000 or
+    1001 bytes apart): TMA cannot describe it and 8-bit float tiles are stored
+    through TMA only. The call (and explain) is refused naming the argument
+    and what to change; it went on to compile a register store and failed at
+    the IR's store ('nvgpu_async.store_global: 8-bit float tiles are stored
+    through TMA only'), while explain promised a register store."""
+    d = dispatcher("gemm_fp8.mlir", "gemm_fp8_e4m3_out")
+
+    def fp8(shape: tuple[int, int]) -> DeviceArray:
+        return DeviceArray(ArrayView("f8E4M3FN", shape, (shape[1], 1)), 0x100000)
+
+    args = [fp8((256, 4096)), fp8((n, 4096)), fp8((256, n)), 1.0, 1.0, 1.0]
+    expected = (
+        r"gemm_fp8_e4m3_out: argument 'c' \(f8E4M3FN, an output\) is laid out as "
+        r"TMA cannot describe .*: 8-bit float outputs are stored through TMA only"
+    )
+    for call in (d.specialize, d.explain):
+        with pytest.raises(KernelArgumentError, match=expected):
+            call(*args)
+    aligned = [fp8((256, 4096)), fp8((1024, 4096)), fp8((256, 1024)), 1.0, 1.0, 1.0]
+    assert d.plan(d.key(*aligned)).options.tma_store

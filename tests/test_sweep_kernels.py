@@ -194,6 +194,17 @@ def _layernorm(x: np.ndarray, eps: float) -> np.ndarray:
     return (x - mean) / np.sqrt(((x - mean) ** 2).mean(1, keepdims=True) + eps)
 
 
+def _rrc(acc, rs, rb, cb) -> list[np.ndarray]:
+    """rs acc, and max(tanh z, min(2^z, 2)) of z = rs acc + rb (rows) + cb (columns)."""
+    scaled = rs[:, None] * acc
+    z = scaled + rb[:, None] + cb
+    return [scaled, np.maximum(np.tanh(z), np.minimum(np.exp2(z), 2))]
+
+
+def _amax(x: np.ndarray) -> np.ndarray:
+    return np.abs(x).max(1)
+
+
 def _power(x: np.ndarray, w: np.ndarray, n: int) -> np.ndarray:
     """x_{i+1} = bf16(x_i w^T), n times (each step rounded as the kernel rounds)."""
     for _ in range(n):
@@ -996,6 +1007,99 @@ RUNS = {
         0.0,
         whole=True,
     ),
+    "gemm_gated_a": Run(
+        "gemm_outside8.mlir",
+        (((M, K), BF), ((M, K), BF), ((N, K), BF), ((M, N), F32)),
+        (3,),
+        (1, 2),
+        lambda x, g, b, c: [(x * g) @ b.T],
+    ),
+    "gemm_two_a": Run(
+        "gemm_outside8.mlir",
+        (((M, K), BF), ((M, K), BF), ((N, K), BF), ((M, N), F32)),
+        (3,),
+        (1, 2),
+        lambda x1, x2, b, c: [x1 @ b.T + x2 @ b.T],
+    ),
+    "gemm_rrc": Run(
+        "gemm_outside8.mlir",
+        (
+            ((200, K), BF),
+            ((N, K), BF),
+            ((200,), F32),
+            ((200,), F32),
+            ((N,), F32),
+            ((200, N), F32),
+            ((200, N), BF),
+        ),
+        (5, 6),
+        (2, 2),
+        lambda a, b, rs, rb, cb, c32, c16: _rrc(a @ b.T, rs, rb, cb),
+    ),
+    "gemm_kpair": Run(
+        "gemm_outside8.mlir",
+        (((200, 330), BF), ((N, 330), BF), ((200, N), F32), 1, 300),
+        (2,),
+        (4,),  # 2 row tiles x 2 column tiles, unfolded by divsi / remsi
+        lambda a, b, c, k0, kend: [
+            sum(
+                a[:, k : k + 128] @ b[:, k : k + 128].T
+                for k in range(128 * k0, kend, 128)
+            )
+        ],
+        given_grid=True,
+    ),
+    "gemm_col_major_e4m3": Run(
+        "gemm_outside8.mlir",
+        (((200, K), BF), ((N, K), BF), ((200, N), FP8), 4.0),
+        (2,),
+        (4,),  # 2 row tiles x 2 column tiles, column-major
+        lambda a, b, c8, s: [s * (a @ b.T)],
+        0.07,  # e4m3's half step is a sixteenth of the value
+        given_grid=True,
+    ),
+    "gemm_w8a": Run(
+        "gemm_outside8.mlir",
+        (((N, K), np.dtype(np.int8)), ((200, K), BF), ((N,), F32), ((N, 200), F32)),
+        (3,),
+        (2, 2),
+        lambda w, x, ws, ct: [ws[:, None] * (w @ x.T)],
+        whole=True,  # int8 weights of a few units
+    ),
+    "rowquant_fp8": Run(
+        "rows_outside8.mlir",
+        (((100, 112), BF), ((100, 112), FP8), ((100,), F32)),
+        (1, 2),
+        (2,),
+        lambda x, q, s: [x / (np.abs(x).max(1, keepdims=True) / 448), _amax(x) / 448],
+        0.04,  # e4m3's half step near 448 is 16
+    ),
+    "lse_tiles": Run(
+        "rows_outside8.mlir",
+        (((100, 200), F32), ((100,), F32), 1, 4, 2),
+        (1,),
+        (2,),
+        lambda x, o, t0, t1, ts: [
+            _lse(
+                np.concatenate([x[:, 64 * t : 64 * t + 64] for t in range(1, 4, 2)], 1)
+            )
+        ],
+        1e-6,
+    ),
+    "attention_d16": Run(
+        "attention_outside8.mlir",
+        (
+            ((2, 100, 16), BF),
+            ((2, 150, 16), BF),
+            ((2, 150, 16), BF),
+            ((2, 100, 16), BF),
+            ((2, 150), F32),
+            0.3,
+        ),
+        (3,),
+        (2, 2),
+        lambda q, k, v, o, kb, sc: [_attention(q, k, v, sc, bias=kb[:, None, :])],
+    ),
 }
 
 
@@ -1071,11 +1175,18 @@ NO_CLUSTER = {  # nothing shared
     "silu_mul",
     "grid3_axpy",
     "xent",  # i32 targets read per row: its loads all follow program_id(x)
+    "gemm_kpair",  # tiles unfolded from one program id: no load provably shared
+    "gemm_col_major_e4m3",
+    "rowquant_fp8",
+    "lse_tiles",
 }
 TMA_STORED = {"gemm_alpha_beta", "gemm_acc_colmax"}
 """Kernels that store a tensor they load: only through TMA, with the loads'
 tensor map (not from registers, nor at a dynamic tile's coordinates, which
 TMA cannot prove aligned; tests/filecheck/lowering/refusals.mlir)."""
+FP8_STORED = {"gemm_col_major_e4m3", "rowquant_fp8"}
+"""Kernels with an 8-bit output: stored through TMA only (not from registers,
+nor at a dynamic tile's coordinates)."""
 NO_TWO_STAGE = {"gemm_acc_colmax"}
 """A 128 x 128 f32 tile loaded and stored through TMA: with the two-stage
 overlap's slots no shared memory is left to stage the store (refused at it)."""
@@ -1085,7 +1196,7 @@ CASES = [
     for c in CONFIGS
     if not (c == "cluster" and k in NO_CLUSTER)
     and not (c == "two-stage" and k in NO_TWO_STAGE)
-    and not (c in ("register-stores", "dynamic") and k in TMA_STORED)
+    and not (c in ("register-stores", "dynamic") and k in TMA_STORED | FP8_STORED)
     and not (c in ("persistent", "dynamic") and RUNS[k].given_grid)
 ]
 """(A kernel whose grid the caller gives cannot be made persistent: the pass
@@ -1093,9 +1204,11 @@ counts its tiles from the stores, and says so at the store.)"""
 LATE = {
     k
     for k, run in RUNS.items()
-    if run.file.endswith(("_outside5.mlir", "_outside6.mlir", "_outside7.mlir"))
+    if run.file.endswith(
+        ("_outside5.mlir", "_outside6.mlir", "_outside7.mlir", "_outside8.mlir")
+    )
 }
-"""The fifth, sixth and seventh sweeps' kernels: each runs its tuned
+"""The fifth to eighth sweeps' kernels: each runs its tuned
 configuration (its other configurations only under `--exhaustive`; CI's time
 is spent)."""
 SPARED = {

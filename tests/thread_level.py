@@ -12,7 +12,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 import tawa_xdsl
-from tawa_xdsl.dtypes import bfloat16
+from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.kernel import PERSISTENT_ATTR, cluster_size, find_kernel
 
 
@@ -33,9 +33,13 @@ def assert_close(
         np.testing.assert_array_equal(got, expected)
         return
     if bits is None:
-        bits = {bfloat16: 8, np.dtype(np.float16): 11, np.dtype(np.float32): 24}[
-            got.dtype
-        ]
+        bits = {
+            float8_e5m2: 3,
+            float8_e4m3fn: 4,
+            bfloat16: 8,
+            np.dtype(np.float16): 11,
+            np.dtype(np.float32): 24,
+        }[got.dtype]
     g, e = got.astype(np.float64), expected.astype(np.float64)
     np.testing.assert_array_equal(np.isnan(g), np.isnan(e))
     ok = ~np.isnan(e)

@@ -11,9 +11,13 @@ checks are unsigned and drop negative rows and columns too.
 The proof is structural and conservative: constants, grid and cluster queries,
 tensor extents, the induction variables of loops that start at a non-negative
 bound, sums, products and unsigned max of such values, quotients of one,
-remainders by one, unsigned minima with one; plus one difference, a
-program id taken from the grid's end, `num_programs(a) - 1 - program_id(a)`
-(what `reverse-grid` writes), which a launched program id makes non-negative.
+remainders by one, unsigned minima with one; signed quotients of two and
+signed remainders of one (a program id unfolded into tile coordinates); plus
+one difference, a program id taken from the grid's end,
+`num_programs(a) - 1 - program_id(a)` (what `reverse-grid` writes), which a
+launched program id makes non-negative. (Signed maxima are left out: proving
+`max(trips, 1)` would stage stream-K's f32 partial tiles through TMA, whose
+tuning was measured storing them from registers, NOTES 3.72.)
 
 A TMA copy also faults when its innermost coordinate is not 16 bytes into the
 row (measured on the H100: bf16 columns 8, 16 and 24 store, column 2 faults; a
@@ -37,6 +41,10 @@ from tawa_xdsl.dialects import tile
 _ALL_OPERANDS = (arith.AddiOp, arith.MuliOp, arith.MaxUIOp, arith.IndexCastOp)
 """Non-negative when all their operands are (tile coordinates stay far below
 2^31, so nothing overflows)."""
+
+_SIGNED_QUOTIENTS = (arith.DivSIOp, arith.CeilDivSIOp, arith.FloorDivSIOp)
+"""Non-negative when both operands are: what a user unfolding a program id
+into tile coordinates writes (`pid / tiles_n`, `pid % tiles_n`, signed)."""
 
 _SOURCES = (
     tile.ProgramIdOp,
@@ -67,6 +75,10 @@ def non_negative(value: SSAValue) -> bool:
     if isinstance(op, _ALL_OPERANDS):
         return all(non_negative(v) for v in op.operands)
     if isinstance(op, arith.DivUIOp | arith.CeilDivUIOp):  # at most the dividend
+        return non_negative(op.lhs)
+    if isinstance(op, _SIGNED_QUOTIENTS):
+        return non_negative(op.lhs) and non_negative(op.rhs)
+    if isinstance(op, arith.RemSIOp):  # takes the dividend's sign
         return non_negative(op.lhs)
     if isinstance(op, arith.RemUIOp):  # below the divisor
         return non_negative(op.rhs)

@@ -52,6 +52,7 @@ reads the ticket with a shared load.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -781,6 +782,19 @@ def _tensor_map(
             where,
             f"tile rows of {inner_bytes} bytes: the swizzled TMA path needs rows of "
             f"a multiple of {smallest} bytes ({smallest // esize} elements)",
+        )
+    rows = math.prod(box[:-1])
+    if inner_bytes > span and rows % 8 == 0 and rows * span % SLOT_ALIGN:
+        # the chunks lie back to back in the slot: only whole 1024-byte chunks
+        # keep every one on the boundary TMA and wgmma take the swizzle from
+        # (other row counts are refused where the tile is used, with reasons
+        # of their own: registers hold rows in 8-row groups)
+        raise OpDiagnostic(
+            where,
+            f"a tile of {rows} rows cut into {span}-byte swizzle chunks of "
+            f"{rows * span} bytes: swizzled chunks start on {SLOT_ALIGN}-byte "
+            "boundaries, so a tile of several chunks needs a multiple of "
+            f"{SLOT_ALIGN // span} rows",
         )
     box[-1] = span // esize
     return nv.TensorMapType(desc.get_shape(), desc.element_type, box, span)

@@ -14,6 +14,7 @@ from xdsl.interpreters.scf import ScfFunctions
 
 from tawa_xdsl.analysis.levels import unsupported_op
 from tawa_xdsl.diagnostics import OpDiagnostic, require_module, verify_located
+from tawa_xdsl.grid import default_grid
 from tawa_xdsl.interp.elementwise import ElementwiseFunctions
 from tawa_xdsl.interp.tile import TileFunctions
 from tawa_xdsl.kernel import (
@@ -69,15 +70,19 @@ def refuse_unknown_ops(interpreter: Interpreter, kernel: func.FuncOp) -> None:
 
 
 def interpret(
-    module: ModuleOp, kernel_name: str, *args: Any, grid: Sequence[int] = (1,)
+    module: ModuleOp,
+    kernel_name: str,
+    *args: Any,
+    grid: Sequence[int] | None = None,
 ) -> None:
-    """Run `kernel_name` for every program id of `grid`; stores write into the
+    """Run `kernel_name` for every program id of `grid` (by default the grid a
+    compiled kernel launches on, `grid.default_grid`); stores write into the
     arrays passed as arguments (numpy arrays, or DLPack arrays on the CPU such as
     torch CPU tensors). The arguments get the checks the GPU kernel runs."""
     verify_located(require_module(module, "interpret"))
     kernel = find_kernel(module, kernel_name)
     checked = check_host_arguments(kernel, args)
-    grid3 = kernel_grid(kernel, grid)
+    grid3 = kernel_grid(kernel, default_grid(kernel, checked) if grid is None else grid)
     interpreter, tile_functions = make_interpreter(module)
     refuse_unknown_ops(interpreter, kernel)
     tile_functions.grid = grid3

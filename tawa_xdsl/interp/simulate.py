@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 from tawa_xdsl.contract import is_lowered
 from tawa_xdsl.diagnostics import require_module, verify_located
 from tawa_xdsl.dialects.ptx import PARAMS_ATTR
+from tawa_xdsl.grid import default_grid
 from tawa_xdsl.interp.aref_sim import run_aref_level
 from tawa_xdsl.interp.barrier_sim import run_lowered
 from tawa_xdsl.interp.thread_sim import launch_parameters, run_threads
@@ -35,12 +36,12 @@ def simulate(
     module: ModuleOp,
     kernel_name: str,
     *args: Any,
-    grid: Sequence[int] = (1,),
+    grid: Sequence[int] | None = None,
     seed: int = 0,
     exact_math: bool = False,
 ) -> None:
     """Run `kernel_name` on host arrays (as `interpret` takes them, with the same
-    checks) with its roles interleaved as `seed` chooses; stores write into the
+    checks, and on the same default grid) with its roles interleaved as `seed` chooses; stores write into the
     arrays. Raises `Deadlock` (`PredictedHang` for lowered and thread-level IR),
     `ProtocolViolation` or `Hazard` when synchronisation is broken (at the thread
     level also for an access outside the arrays or misaligned, or a collective
@@ -51,7 +52,7 @@ def simulate(
     verify_located(require_module(module, "simulate"))
     kernel = find_kernel(module, kernel_name)
     checked = check_host_arguments(kernel, args)
-    grid3 = kernel_grid(kernel, grid)
+    grid3 = kernel_grid(kernel, default_grid(kernel, checked) if grid is None else grid)
     if PARAMS_ATTR in kernel.attributes:
         realigned: list[tuple[int, Any]] = []
         parameters = launch_parameters(kernel, checked, realigned)

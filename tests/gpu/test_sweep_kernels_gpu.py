@@ -41,7 +41,9 @@ def check_on_the_gpu(torch, kernel: str, **options: object) -> None:
             np.testing.assert_array_equal(args[out], expected)
             continue
         got = torch.from_numpy(args[out].astype(np.float64))
-        assert rel_err(got, torch.from_numpy(expected)) < 2e-2
+        # e4m3 rounds each value by up to a sixteenth: about 3% in the norm
+        limit = 5e-2 if args[out].dtype.itemsize == 1 else 2e-2
+        assert rel_err(got, torch.from_numpy(expected)) < limit
 
 
 def compile_options(config: str) -> dict[str, object]:

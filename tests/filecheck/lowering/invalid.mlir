@@ -54,6 +54,24 @@ func.func @narrow(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xb
 
 // -----
 
+// B of 80 rows of 96 bytes: three 32-byte swizzle chunks of 2560 bytes each, so the
+// second starts off the 1024-byte boundary swizzled tiles start on (it compiled, and
+// its TMA load wrote the chunk there: a Hazard in the thread simulator)
+// SHAPE: error: tile.load: convert-aref-to-nvgpu-async: a tile of 80 rows cut into 32-byte swizzle chunks of 2560 bytes: swizzled chunks start on 1024-byte boundaries, so a tile of several chunks needs a multiple of 32 rows
+func.func @chunk_2560(%a: !tile.desc<?x?xbf16, box = [128, 48]>, %b: !tile.desc<?x?xbf16, box = [80, 48]>,
+                      %c: !tile.desc<?x?xf32, box = [128, 80]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %ta = tile.load %a[%c0, %c0] : !tile.desc<?x?xbf16, box = [128, 48]> -> tensor<128x48xbf16>
+  %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xbf16, box = [80, 48]> -> tensor<80x48xbf16>
+  %tbt = tile.trans %tb : tensor<80x48xbf16> -> tensor<48x80xbf16>
+  %z = arith.constant dense<0.0> : tensor<128x80xf32>
+  %d = tile.dot %ta, %tbt, %z : tensor<128x48xbf16>, tensor<48x80xbf16> -> tensor<128x80xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<128x80xf32> -> !tile.desc<?x?xf32, box = [128, 80]>
+  func.return
+}
+
+// -----
+
 // 8-bit inputs: one wgmma covers k32
 // SHAPE: error: tile.dot: convert-aref-to-nvgpu-async: K = 48: wgmma needs a multiple of 32 for f8E4M3FN inputs
 func.func @fp8_k48(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 48]>, %b: !tile.desc<?x?xf8E4M3FN, box = [64, 48]>,
