@@ -140,9 +140,7 @@ def _analyse_consumer(ws: aref.WarpSpecializeOp, plan: KernelPlan) -> ConsumerLa
     """Place the consumer's tiles and put its wgmma waits; refuse what the
     hardware path cannot do there."""
     consumer = ws.consumer
-    _walk_once(consumer, CopyPolymorphicPerUse())
-    _walk_once(consumer, WidenNarrowReduce())
-    layouts = ConsumerLayouts(consumer, plan.num_consumers)
+    layouts = place_consumer_tiles(ws)
     try:
         waits = plan_waits(consumer)
     except ReleaseBeforeReadError as e:
@@ -150,6 +148,15 @@ def _analyse_consumer(ws: aref.WarpSpecializeOp, plan: KernelPlan) -> ConsumerLa
     refuse_unsupported(consumer, layouts)
     _walk_once(consumer, InsertWgmmaWaits(dict(waits)))
     return layouts
+
+
+def place_consumer_tiles(ws: aref.WarpSpecializeOp) -> ConsumerLayouts:
+    """Copy the consumer's polymorphic tiles per use and place each of its
+    tiles over the warpgroups `cooperative` gave it (in place), refusing a
+    tile no layout holds (`compiler` asks this of given tile sizes at once)."""
+    _walk_once(ws.consumer, CopyPolymorphicPerUse())
+    _walk_once(ws.consumer, WidenNarrowReduce())
+    return ConsumerLayouts(ws.consumer, ws.num_consumers.value.data)
 
 
 def _walk_once(region: Region, pattern: RewritePattern) -> None:

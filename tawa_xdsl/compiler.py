@@ -636,20 +636,25 @@ def _check_given_structure(options: CompileOptions, kernel: func.FuncOp) -> None
 def _check_given_rows(module: ModuleOp, num_consumers: int | None) -> None:
     """Split the resized kernel in `module` over its consumer warpgroups
     (`num_consumers`, else as many as its tile rows take), which refuses rows
-    that are not whole 64-row wgmma blocks per warpgroup. A kernel that
-    `aref-partition` refuses is left to the first call, which says why
-    whatever the options."""
+    that are not whole 64-row wgmma blocks per warpgroup, and place its
+    register tiles, which refuses rows no register layout holds (96 rows of a
+    kernel with no `tile.dot`). A kernel that `aref-partition` refuses is
+    left to the first call, which says why whatever the options."""
     from xdsl.utils.exceptions import DiagnosticException
 
+    from tawa_xdsl.lowering.aref_to_nvgpu import place_consumer_tiles
     from tawa_xdsl.registry import make_context
     from tawa_xdsl.transforms.aref_partition import ArefPartitionPass
     from tawa_xdsl.transforms.cooperative import CooperativePass
+    from tawa_xdsl.transforms.specialized import warp_specialized
 
     try:
         ArefPartitionPass().apply(make_context(), module)
     except DiagnosticException:
         return
     CooperativePass(num_consumers).apply(make_context(), module)
+    for ws in warp_specialized(module):
+        place_consumer_tiles(ws)
 
 
 def _check_cut(options: CompileOptions, kernel: func.FuncOp) -> None:

@@ -389,3 +389,57 @@ def test_a_parsed_module_keeps_its_locations() -> None:
     )
     with pytest.raises(DiagnosticException, match=rf"^{source}:{line}:1: error: "):
         tawa_xdsl.compile(module, "attention_lse", block_m=128)
+
+
+ROW_KERNEL = """\
+func.func @double(%x: !tile.desc<?x?xf32, box = [128, 64]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]},
+    %y: !tile.desc<?x?xf32, box = [128, 64]> {tile.box = ["BM", "BN"], tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %pid_m = tile.program_id x
+  %pid_n = tile.program_id y
+  %bm = arith.constant {tile.size = "BM"} 128 : index
+  %bn = arith.constant {tile.size = "BN"} 64 : index
+  %m0 = arith.muli %pid_m, %bm : index
+  %n0 = arith.muli %pid_n, %bn : index
+  %t = tile.load %x[%m0, %n0] : !tile.desc<?x?xf32, box = [128, 64]> -> tensor<128x64xf32>
+  %two = arith.constant dense<2.000000e+00> : tensor<128x64xf32>
+  %r = arith.mulf %t, %two : tensor<128x64xf32>
+  tile.store %r, %y[%m0, %n0] : tensor<128x64xf32> -> !tile.desc<?x?xf32, box = [128, 64]>
+  func.return
+}
+"""
+"""A kernel with no `tile.dot` whose tiles are named: `y = 2 x` by row tiles."""
+
+
+@pytest.mark.parametrize(
+    ("block_m", "why"),
+    [
+        (96, "96 rows: the accumulator layout holds whole 64-row blocks"),
+        (12, "12 rows: a tile under 64 rows is held in whole 8-row halves"),
+    ],
+)
+def test_rows_no_register_layout_holds_are_refused_at_compile(
+    tmp_path: Path, block_m: int, why: str
+) -> None:
+    """A given block_m whose register tiles of a kernel with no `tile.dot` no
+    layout holds is refused at once at the tile (its resized constant keeps
+    its line), naming the option: it was accepted, described by explain(),
+    and refused only by the first call's lowering."""
+    source = tmp_path / "rows.mlir"
+    source.write_text(ROW_KERNEL)
+    with pytest.raises(DiagnosticException) as refused:
+        tawa_xdsl.compile(source, "double", block_m=block_m)
+    assert re.search(
+        rf"rows.mlir:10:3: error: arith.constant: cannot hold the "
+        rf"tensor<{block_m}x64xf32> value %two in registers: {why}.* \(options for "
+        r"@double: block-m=\d+ given\)",
+        str(refused.value),
+    ), str(refused.value)
+
+
+def test_short_rows_a_register_layout_holds_are_compiled(tmp_path: Path) -> None:
+    """32 rows are held padded to one 64-row block: block_m=32 of the same
+    kernel lowers (the check refuses only what the lowering refuses)."""
+    source = tmp_path / "rows.mlir"
+    source.write_text(ROW_KERNEL)
+    spec = tawa_xdsl.compile(source, "double", block_m=32).for_shape(M=256, N=128)
+    assert ".entry double(" in spec.ptx

@@ -157,6 +157,7 @@ def resize(shape: KernelShape, sizes: dict[str, int]) -> None:
             )
             new.attributes[SIZE_ATTR] = name
             new.result.name_hint = c.result.name_hint
+            new.location = c.location
             Rewriter.replace_op(c, new)
     _retype(shape, sizes)
 
@@ -290,6 +291,7 @@ def _resize_constant(c: arith.ConstantOp, new_type: Attribute) -> None:
         DenseIntOrFPElementsAttr.from_list(new_type, [value]), new_type
     )
     new.result.name_hint = c.result.name_hint
+    new.location = c.location  # a later diagnostic names the user's line
     Rewriter.replace_op(c, new)
 
 
