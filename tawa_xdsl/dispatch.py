@@ -686,6 +686,12 @@ class Dispatcher:
         options = dataclasses.replace(options, **dict.fromkeys(written, 0))
         if not pair:
             options, sources = _uncut(options, sources, decision)
+        if outputs and self.requested.tma_store is not False:  # not the caller's
+            asked = "" if self.requested.tma_store is None else "; True given"
+            sources = {
+                **sources,
+                "tma_store": f"layout: TMA cannot describe {', '.join(outputs)}{asked}",
+            }
         if requested.thread_loads is None:
             loads, why = self._thread_loads(key, options, decision)
             if loads:

@@ -741,6 +741,24 @@ def test_an_output_tma_cannot_describe_is_stored_from_registers() -> None:
     assert "c: TMA cannot describe; stored from registers" in d.explain(*args)
 
 
+@pytest.mark.parametrize(
+    ("given", "source"),
+    [
+        ({}, "layout: TMA cannot describe c"),
+        ({"tma_store": True}, "layout: TMA cannot describe c; True given"),
+        ({"tma_store": False}, "given"),
+    ],
+)
+def test_explain_says_the_calls_layout_turned_the_tma_store_off(
+    given: dict[str, bool], source: str
+) -> None:
+    """N = 777: explain() labelled the store the call's output forced from
+    registers "(given)", which the caller had not given."""
+    d = dispatcher("gemm.mlir", "gemm_nt", **given)
+    args = [device((128, 8192)), device((777, 8192)), device((128, 777))]
+    assert f"  tma_store = False ({source})\n" in d.explain(*args)
+
+
 def test_an_output_stored_from_registers_leaves_its_staging_room_to_the_ring() -> None:
     """4096 x 4095 x 4096: the output's rows are 8190 bytes apart, so it is
     stored from registers, and its 128 x 256 tile takes four ring stages
