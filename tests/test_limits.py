@@ -431,6 +431,41 @@ def test_add_sat_s32_clamps() -> None:
     assert got.tolist() == [2**31 - 1, 12, -(2**31)]
 
 
+DOUBLED_IV = """\
+func.func @doubled_iv(%o: !tile.desc<?xf32, box = [64]>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %ub = arith.constant 2147483647 : index
+  %step = arith.constant 1073741824 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %s = scf.for %i = %c0 to %ub step %step iter_args(%a = %zero) -> (f32) {
+    %d = arith.addi %i, %i : index
+    %di = arith.index_cast %d : index to i64
+    %f = arith.sitofp %di : i64 to f32
+    %n = arith.addf %a, %f : f32
+    scf.yield %n : f32
+  }
+  %t = tile.splat %s : f32 -> tensor<64xf32>
+  tile.store %t, %o[%c0] : tensor<64xf32> -> !tile.desc<?xf32, box = [64]>
+  func.return
+}
+"""
+
+
+def test_index_arithmetic_wraps_at_32_bits_in_the_interpreter() -> None:
+    """`index` is 32-bit signed on the GPU (`target.INDEX_BITS`): i + i at
+    i = 2^30 (the loop's second trip, 0 to 2^31 - 1 by 2^30) is -2^31 there
+    and in the thread simulator, so the sum of 2i over the trips is -2^31.
+    The interpreter, the oracle, computed +2^31 with Python ints."""
+    expected = np.full(64, -(2.0**31), np.float32)
+    out = np.zeros(64, np.float32)
+    tawa_xdsl.interpret(tawa_xdsl.parse(DOUBLED_IV), "doubled_iv", out, grid=(1,))
+    np.testing.assert_array_equal(out, expected)
+    lowered = to_thread_level(tawa_xdsl.parse(DOUBLED_IV), "tawa-hopper-pipeline")
+    out[:] = 0
+    tawa_xdsl.simulate(lowered, "doubled_iv", out, grid=(1,))
+    np.testing.assert_array_equal(out, expected)
+
+
 # ------------------------------------------ split-K slices in 32-bit indices
 
 WRAPPING = {

@@ -3,7 +3,9 @@
 xDSL's own arith interpreter works on Python scalars only; tile kernels apply the
 same ops to whole tensors. Every op here computes with numpy and rounds its result
 to the MLIR result type (so bf16 math is f32 math rounded to bf16, as on the GPU).
-Index values stay Python ints; fixed-width integers wrap like the hardware.
+Integers wrap like the hardware: fixed-width ones at their width, index values
+(Python ints) at `target.INDEX_BITS`, the signed registers the GPU computes
+them in (`i + i` at i = 2^30 is -2^31 there, and so here).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from xdsl.ir import Attribute, Operation
 
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dtypes import cast, numpy_dtype
+from tawa_xdsl.target import INDEX_BITS
 
 COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "eq": np.equal,
@@ -53,12 +56,18 @@ def to_type(value: Any, t: Attribute) -> Any:
         with np.errstate(over="ignore", invalid="ignore"):
             return cast(value, numpy_dtype(t.element_type))
     if isinstance(t, IndexType):
-        return int(value)
+        return wrap_index(int(value))
     dtype = numpy_dtype(t)
     if dtype == np.bool_:
         return bool(value)
     with np.errstate(over="ignore", invalid="ignore"):
         return cast(value, dtype)[()]
+
+
+def wrap_index(value: int) -> int:
+    """`value` as the GPU's `INDEX_BITS`-bit signed register holds it."""
+    half = 1 << (INDEX_BITS - 1)
+    return (value + half) % (2 * half) - half
 
 
 def _wide(x: Any) -> Any:
@@ -199,10 +208,10 @@ class ElementwiseFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: arith.ShRUIOp, args: PythonValues
     ) -> PythonValues:
         """The bits of the left side as an unsigned number of its type's width
-        (index: 32 bits, the registers it lives in), shifted."""
+        (index: `INDEX_BITS`, the registers it lives in), shifted."""
         t = op.result.type
         et = t.element_type if isinstance(t, TensorType) else t
-        width = 32 if isinstance(et, IndexType) else et.width.data
+        width = INDEX_BITS if isinstance(et, IndexType) else et.width.data
         a, b = _wide(args[0]), _wide(args[1])
         return (to_type((a & ((1 << width) - 1)) >> b, t),)
 
