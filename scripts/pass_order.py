@@ -93,7 +93,9 @@ def small_problem(kernel, name: str, rng) -> tuple[list, list[int], tuple[int, .
     return arrays + scalars, [out], grid
 
 
-def check_order(source: str, name: str, order: str, schedules: int) -> Outcome:
+def check_order(source: Path, name: str, order: str, schedules: int) -> Outcome:
+    """Run `order` on kernel `name` of the file `source` (parsed from it, so a
+    rejection names its line, not `<string>`), then simulate it."""
     try:
         lowered = tawa_xdsl.apply(tawa_xdsl.parse(source), order)
     except (DiagnosticException, ValueError) as e:
@@ -177,7 +179,7 @@ def main() -> None:
     parser.add_argument("--gpu", action="store_true", help="time on the GPU")
     parser.add_argument("--size", type=int, help="GEMM M=N=K / attention seq")
     args = parser.parse_args()
-    source = args.file.read_text()
+    source = args.file
     try:
         source_kernel = find_kernel(tawa_xdsl.parse(source), args.kernel)
     except (DiagnosticException, ValueError) as e:

@@ -49,6 +49,8 @@ def test_pass_order_reports_each_order(tmp_path) -> None:
     assert lines[0].split()[0] == "ok"
     assert lines[1].split()[0] == "rejected"
     assert "run aref-partition first" in lines[1]
+    # located in the file, not in "<string>" (the script parsed its text)
+    assert f" {EXAMPLES / 'gemm.mlir'}:9:1: error: func.func: pipeline" in lines[1]
     assert lines[2].split()[0] == "rejected"
     assert "run register-budget after cooperative" in lines[2]
     assert "1.              ok" in result.stdout
