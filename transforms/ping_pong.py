@@ -79,7 +79,9 @@ class PingPongPass(ModulePass):
             raise OpDiagnostic(
                 dispatch,
                 f"{where} has {n} consumer warpgroup, which cannot take turns; run "
-                "cooperative{num-consumers=2} (or 3) first",
+                "cooperative{num-consumers=2} (or 3) before "
+                "convert-aref-to-nvgpu-async (tawa-hopper-pipeline: give "
+                "num-consumers=2 with ping-pong=true)",
             )
         consumer = dispatch.consumer.block
         if any(isinstance(o, _TURN_OPS) for o in consumer.walk()):

@@ -50,6 +50,6 @@
 // ATTN:           nvgpu_async.mma_turn_end
 // ATTN:           scf.yield
 
-// ONE: tawa-opt: {{.*}}gemm.mlir:{{[0-9]+}}:1: error: nvgpu_async.role_dispatch: ping-pong: kernel @gemm_nt has 1 consumer warpgroup, which cannot take turns; run cooperative{num-consumers=2} (or 3) first
+// ONE: tawa-opt: {{.*}}gemm.mlir:{{[0-9]+}}:1: error: nvgpu_async.role_dispatch: ping-pong: kernel @gemm_nt has 1 consumer warpgroup, which cannot take turns; run cooperative{num-consumers=2} (or 3) before convert-aref-to-nvgpu-async (tawa-hopper-pipeline: give num-consumers=2 with ping-pong=true)
 // ORDER: tawa-opt: {{.*}}gemm.mlir:9:1: error: func.func: ping-pong takes nvgpu_async IR (made by convert-aref-to-nvgpu-async), but kernel @gemm_nt is aref IR (made by aref-partition): run convert-aref-to-nvgpu-async first
 // TWICE: tawa-opt: {{.*}}error: nvgpu_async.role_dispatch: ping-pong: kernel @gemm_nt: the consumers already take turns
