@@ -123,6 +123,9 @@ GEMM_RATES: dict[tuple[int, int], float] = {
     (64, 160): 0.60,  # 0.59 (1024x2560x8192), 0.62 (768x3072x8192)
     (64, 128): 0.53,  # 0.60, 0.53, 0.34 (512x6144x4096, 1024x2560x8192, 1000^3)
     (64, 96): 0.48,  # 0.51 (512x6144x4096), 0.45 (768x3072x8192)
+    # 3.82: fitted at 128x4096x4096, where it ran 1.04x 64x96 (1.07 at 64 x
+    # 6144 x 4096, 1.03-1.04 at M 32, 48, 77; H200); see NARROW_TILE_MIN_M
+    (64, 64): 0.35,
 }
 """Throughput of GEMM tile shapes (BM, BN) per SM, relative to 128x256: the
 MMA work of a program's K loop over its time, on problems where the loop's
@@ -135,6 +138,12 @@ epilogue's tiles: next to a residual as wide as the output, 128x256 with two
 stages ran 0.91-0.95x 128x192 with three at four rows, 0.94 x 0.93 of the
 rate of 128x256 with three; on a row the model ignored it for, it lost 15%
 (H200, `benchmarks/NOTES.md` 3.65)."""
+
+NARROW_TILE_MIN_M = 32
+"""The fewest output rows for which the 64x64 tile is weighed. Below, a decode
+GEMM waits on HBM with the same weight bytes in flight in either tile, and
+64x64 ran 0.86x 64x96 at 16 x 6144 x 4096 and 0.95x at 8 x 4096 x 4096 (the
+model's stream floor does not see why; H200, `benchmarks/NOTES.md` 3.82)."""
 
 TILE_SHAPES = tuple(GEMM_RATES)
 """The GEMM tile shapes the wave model weighs. Not 128x96: its rows of 192
@@ -794,9 +803,12 @@ def _gemm_tiles(
         M are MMAs of padding that 64-row tiles do not run (H200, NOTES 3.54:
         the 128x64 pick ran 0.67x the 64x128 one at 32 x 8192 x 8192, 0.82x
         at 64 x 6144 x 4096, 0.91x at 128 x 4096 x 4096 with B stored K x N;
-        from M = 256 it ran 1.06-1.17x)."""
+        from M = 256 it ran 1.06-1.17x), or 64x64 over fewer rows than
+        `NARROW_TILE_MIN_M`."""
         own = (structure.block(rows, fixed), structure.block(cols, fixed))
         if (bm, bn) not in GEMM_RATES or (bn < bm and m <= bm and (bm, bn) != own):
+            return None
+        if (bm, bn) == (64, 64) != own and m < NARROW_TILE_MIN_M:
             return None
         sizes = sized(bm, bn)
         tiles = structure.tiles(extents, sizes)
