@@ -203,6 +203,7 @@ ATTENTION_WALK: dict[int, tuple[int | None, int | None]] = {
     80: (2048, 512),
     96: (2048, 512),
     128: (2048, 512),
+    256: (None, 0),
 }
 """Per head dim, the longest key length (causal, not causal; None: any) at
 which 16-bit attention walks its query blocks in a persistent grid that takes
@@ -219,8 +220,10 @@ which pay where a block's loop is long. Measured on the H200 against cuDNN
 row measured, 512 to 16384 keys, causal or not (0.86 -> 0.96 at 2048 causal,
 1.08 -> 1.13 at 16384); d80 causal 1024 0.97 -> 1.08, 4096 1.12 -> 1.10; d96
 causal 512 0.91 -> 1.13, 2048 1.07 -> 1.09, not causal 1024 1.07 -> 1.08,
-4096 1.10 -> 1.06. Head dim 256 has no room for Q's second slot; FP8 was not
-measured (its own causal walk: `FP8_CAUSAL_WALK`)."""
+4096 1.10 -> 1.06. Head dim 256 has no room for Q's second slot and walks
+with Q in one slot, causal only (NOTES 3.83: 0.90 -> 0.96 at 512 keys, 0.92 ->
+0.96 at 1024 and 2048, even from 4096; not causal it keeps its static
+persistent grid, the walk not measured there); FP8 has its own table."""
 
 ATTENTION_WALK_OPTIONS: dict[str, Any] = {
     "persistent": True,
@@ -326,12 +329,12 @@ class Structure:
     clusterable: bool = False
     """Some load is the same in every block of a cluster along x (`cluster`
     would multicast it)."""
-    walk_stages: Callable[[frozenset[tuple[str, int]]], int] = field(
-        default=lambda sizes: 0, compare=False
+    walk_stages: Callable[[frozenset[tuple[str, int]], int], int] = field(
+        default=lambda sizes, outer: 0, compare=False
     )
     """The ring stages that fit under the given sizes (by tile name) in the
-    persistent walk from the tile counter with `ATTENTION_WALK_OPTIONS`'
-    outer slots (`tuning.walk_stages`)."""
+    persistent walk from the tile counter with that many outer (Q) slots
+    (`tuning.walk_stages`)."""
 
     @classmethod
     def of(cls, kernel: func.FuncOp) -> Structure:
@@ -407,8 +410,7 @@ class Structure:
             return tuned.get("num_stages", DEFAULTS.num_stages)
 
         @cache
-        def walk(sizes: frozenset[tuple[str, int]]) -> int:
-            outer = ATTENTION_WALK_OPTIONS["outer_stages"]
+        def walk(sizes: frozenset[tuple[str, int]], outer: int) -> int:
             return walk_stages(kernel, dict(sizes), outer)
 
         return cls(
@@ -1219,8 +1221,9 @@ def _attention_walk(
 ) -> list[Reason]:
     """`ATTENTION_WALK` (`FP8_ATTENTION_WALK` for 8-bit dots): the walk's
     options into `choice` where its key length and head dim were measured
-    faster, its query blocks are more than a wave and Q's second slot leaves
-    two stages."""
+    faster, its query blocks are more than a wave and Q's slots leave two
+    stages: two Q slots where they do, else one (the next block's Q then
+    loads after the block's loop, but its setup and the tail still go)."""
     table = FP8_ATTENTION_WALK if structure.fp8 else ATTENTION_WALK
     limits = table.get(head_dim or 0)
     if limits is None or seq is None:
@@ -1245,14 +1248,17 @@ def _attention_walk(
     sizes = {a.tile: structure.block(a, pick.sizes) for a in structure.output if a.tile}
     if structure.loop and structure.loop.tile:
         sizes[structure.loop.tile] = structure.block(structure.loop, pick.sizes)
-    room = structure.walk_stages(frozenset(sizes.items()))
+    room = structure.walk_stages(frozenset(sizes.items()), walk["outer_stages"])
     if room < 2:
-        return [
-            Reason(
-                "attention walk",
-                f"off: Q's second slot leaves room for {room} stage(s) of these tiles",
-            )
-        ]
+        room = structure.walk_stages(frozenset(sizes.items()), 1)
+        if room < 2:
+            return [
+                Reason(
+                    "attention walk",
+                    f"off: Q's slot leaves room for {room} stage(s) of these tiles",
+                )
+            ]
+        walk["outer_stages"] = 1
     # FP8: the stages an earlier rule chose (short causal: 2), else all that fit
     stages = choice.options.get("num_stages", min(room, ATTENTION_MOST_STAGES))
     walk.setdefault("num_stages", stages)
@@ -1269,7 +1275,8 @@ def _attention_walk(
             "attention walk",
             f"{pick.tiles} query blocks over {sms} SMs, {seq} keys ({kind}, head dim "
             f"{head_dim}: {bound}): a persistent walk from the tile counter with Q "
-            f"in two slots, {how} (NOTES {'3.76' if structure.fp8 else '3.74'})",
+            f"in {'two slots' if walk['outer_stages'] == 2 else 'one slot'}, {how} "
+            f"(NOTES {'3.76' if structure.fp8 else '3.74, 3.83'})",
         )
     ]
 
