@@ -128,15 +128,18 @@ func.func @both_orientations(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile
 
 // -----
 
-// B stored K x N: moved, the dot would read a transposed A, which the lowering
-// does not take (it said "a transposed A operand is not supported; load A as
-// M x K" of an A the user loaded as M x K), so the transpose stays in front
-// of the store.
+// B stored K x N (16-bit): moved, the dot reads B's K x N tile transposed as
+// its A (wgmma reads a 16-bit A MN-major) and A transposed as its B; the
+// output goes out through TMA as any other (the swapped form of
+// swap-operands' nn kernels; an 8-bit B stored K x N stays, a transposed A
+// wgmma does not read).
 // CHECK-LABEL: func.func @nn_trans
-// CHECK:         tile.dot %ta, %tb, %acc_k
-// CHECK:         tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
+// CHECK:           %[[TBT:.*]] = tile.trans %tb : tensor<64x64xbf16> -> tensor<64x64xbf16>
+// CHECK-NEXT:      %[[TAT:.*]] = tile.trans %ta : tensor<64x64xbf16> -> tensor<64x64xbf16>
+// CHECK-NEXT:      tile.dot %[[TBT]], %[[TAT]], %acc_k
 // KEPT-LABEL: func.func @nn_trans
-// KEPT: nvgpu_async.store_global {{.*}} transposed
+// KEPT: nvgpu_async.wgmma %{{.*}} : !nvgpu_async.smem_view<64x64xbf16, transposed>, !nvgpu_async.smem_view<64x64xbf16, transposed>
+// KEPT: nvgpu_async.tma_store %ct_staging
 func.func @nn_trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
     %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %pid_m = tile.program_id x
