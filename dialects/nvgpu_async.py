@@ -1397,7 +1397,11 @@ class StoreGlobalOp(IRDLOperation):
     """Store a register fragment to global memory at element offsets `indices`,
     skipping elements outside the tensor. `paths` (set by `select-store-path`)
     lists the ways the stores may go, most specialised first: `[vec16, pair,
-    single]`; the last needs no run-time condition."""
+    single]`; the last needs no run-time condition. `transposed`: an
+    accumulator-layout tile written transposed, its element (r, c) at
+    `[i + c, j + r]` (the output of a GEMM computed as C^T by
+    `swap-operands`), one element at a time (`single`: the elements a thread
+    holds side by side in a row of the tile lie a row apart in the tensor)."""
 
     name = "nvgpu_async.store_global"
 
@@ -1405,11 +1409,12 @@ class StoreGlobalOp(IRDLOperation):
     target = operand_def(GlobalTensorType)
     indices = var_operand_def(IndexType)
     paths = opt_prop_def(ArrayAttr[StringAttr])
+    transposed = opt_prop_def(UnitAttr)
 
     traits = traits_def(MemoryWriteEffect())
     assembly_format = (
-        "$value `,` $target `[` $indices `]` (`paths` $paths^)? attr-dict `:` "
-        "type($value) `->` type($target)"
+        "$value `,` $target `[` $indices `]` (`transposed` $transposed^)? "
+        "(`paths` $paths^)? attr-dict `:` type($value) `->` type($target)"
     )
 
     def __init__(
@@ -1418,10 +1423,13 @@ class StoreGlobalOp(IRDLOperation):
         target: SSAValue,
         indices: Sequence[SSAValue],
         paths: Sequence[StorePath] | None = None,
+        transposed: bool = False,
     ):
-        props = {}
+        props: dict[str, Attribute] = {}
         if paths is not None:
             props["paths"] = ArrayAttr(StringAttr(str(p)) for p in paths)
+        if transposed:
+            props["transposed"] = UnitAttr()
         super().__init__(operands=[value, target, indices], properties=props)
 
     @property
@@ -1449,8 +1457,29 @@ class StoreGlobalOp(IRDLOperation):
             raise VerifyException(
                 "nvgpu_async.store_global tile has a higher rank than the tensor"
             )
+        if self.transposed is not None:
+            self._verify_transposed(v)
         if self.paths is not None:
             self._verify_paths(v)
+
+    def _verify_transposed(self, v: TensorType) -> None:
+        layout = fragment_layout(v)
+        assert layout is not None
+        if v.get_num_dims() != 2 or layout.kind.data != FragmentKind.ACC:
+            raise VerifyException(
+                "nvgpu_async.store_global transposed stores an accumulator-layout "
+                "matrix tile"
+            )
+        if is_fp8(v.element_type):
+            raise VerifyException(
+                "nvgpu_async.store_global transposed: 8-bit float registers hold "
+                "pairs, which a store of single elements does not split"
+            )
+        if self.paths is not None and self.store_paths != (StorePath.SINGLE,):
+            raise VerifyException(
+                "nvgpu_async.store_global transposed takes the single path only "
+                "(a thread's neighbouring elements lie a row apart in the tensor)"
+            )
 
     def _verify_paths(self, v: TensorType) -> None:
         names = [p.data for p in self.paths.data]

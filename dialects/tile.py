@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     TensorType,
+    UnitAttr,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
@@ -66,6 +67,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -658,21 +660,28 @@ class TransOpCanonicalization(HasCanonicalizationPatternsTrait):
 class TransOp(IRDLOperation):
     """Transpose of a rank-2 tile (free when it feeds `tile.dot`: a layout
     choice); of a computed tile, canonicalization moves it up to the loaded
-    tiles (`transforms/transposes.py`)."""
+    tiles (`transforms/transposes.py`), unless it is `pinned`: the transpose
+    `swap-operands` puts in front of a store, which stays there (the store
+    writes the register tile transposed) while the one under it moves up."""
 
     name = "tile.trans"
 
     source = operand_def(TensorType)
     result = result_def(TensorType)
+    pinned = opt_prop_def(UnitAttr)
 
     traits = traits_def(Pure(), TransOpCanonicalization())
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    assembly_format = (
+        "$source (`pinned` $pinned^)? attr-dict `:` type($source) `->` type($result)"
+    )
 
-    def __init__(self, source: SSAValue | Operation):
+    def __init__(self, source: SSAValue | Operation, pinned: bool = False):
         t = _tensor(SSAValue.get(source))
         rows, cols = t.get_shape()
         super().__init__(
-            operands=[source], result_types=[TensorType(t.element_type, (cols, rows))]
+            operands=[source],
+            result_types=[TensorType(t.element_type, (cols, rows))],
+            properties={"pinned": UnitAttr()} if pinned else {},
         )
 
     def verify_(self) -> None:

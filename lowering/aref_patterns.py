@@ -22,7 +22,8 @@ shared-memory values the kernel's prologue makes. Applied by one pre-order walk
 - Consumer: `LowerGet` (wait for a full slot, views of it; a ticket: read it), `LowerConsumed`
   (arrive on `empty`), `LowerTrans` (a transposed view), `LowerDot` (fence,
   wgmma, commit), `LowerStore` (through the staging tile and TMA, or from
-  registers), `LowerColumnReduce` (through the column scratch),
+  registers; a store of a register tile's transpose writes the tile
+  transposed), `LowerColumnReduce` (through the column scratch),
   `LowerRegisterConstant`, `RetypeTiles` (register fragments and
   carried views) and `LoadSharedOperands` (a shared tile read as registers).
 - `EraseLoweredAref` (aref.create): gone once nothing refers to it.
@@ -587,12 +588,20 @@ class LowerStore(RewritePattern):
         if isinstance(store.value.type, nv.SmemViewType):  # a loaded tile, copied
             _read_into_registers(store, rewriter)
         staging = self.lowering.staging.get(store)
+        value, transposed = store.value, False
+        trans = value.owner
+        if isinstance(trans, tile.TransOp) and trans in self.lowering.consumer_ops:
+            value, transposed = trans.source, True  # `layouts.stored_transposed`
         if staging is None:
             rewriter.replace(
                 store,
-                nv.StoreGlobalOp(store.value, store.desc, list(store.indices)),
+                nv.StoreGlobalOp(
+                    value, store.desc, list(store.indices), transposed=transposed
+                ),
                 [],
             )
+            if transposed and not trans.result.uses:
+                rewriter.erase(trans)
             return
         zero = _const(rewriter, 0)
         coords = _coordinates(rewriter, store.desc, store.indices)

@@ -14,7 +14,7 @@ at run time (`StorePath`), most specialised first:
 - `pair`: one store per element pair, taken at an even first column (an i8
   pair's low bytes packed into one `st.u16`);
 - `single`: one store per element, the fallback (an odd column misaligns pairs;
-  an i8 element is a `st.u8`).
+  an i8 element is a `st.u8`), and the only path of a `transposed` store.
 
 `distribute-fragments` emits one uniform branch per listed path but the last.
 A store that already lists its paths keeps them (a test or a user may force
@@ -55,7 +55,11 @@ class SelectStorePaths(RewritePattern):
         if op.paths is not None:
             return
         assert isinstance(op.value.type, TensorType)
-        paths = store_paths(op.value.type, self.vec16)
+        paths = (
+            [nv.StorePath.SINGLE]
+            if op.transposed
+            else store_paths(op.value.type, self.vec16)
+        )
         op.paths = ArrayAttr(StringAttr(str(p)) for p in paths)
         rewriter.notify_op_modified(op)
 

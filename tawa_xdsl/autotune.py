@@ -10,7 +10,9 @@ fewer and one more, the other MMA depth, and for attention the two-stage
 overlap flipped (and, for a grid in launch order, the reversed one); and for
 a GEMM call that may split K, each tile shape with the rules' split for it
 (`split_k`: the split pair runs) and the pick's split halved, doubled and
-undone. Options the caller gave are never varied. A bucket the rules stream
+undone; for a GEMM of M <= `SWAP_AB_TUNED_M` rows, the rules' choice with
+the operands swapped the other way (`swap_ab`). Options the caller gave are
+never varied. A bucket the rules stream
 K for is not searched (`Dispatcher` runs the stream-K pair). A candidate that
 fails to compile, load, run or match is reported and skipped; the fastest of
 the rest wins.
@@ -33,6 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tawa_xdsl.compiler import CompileOptions, describe
+from tawa_xdsl.dispatch_rules import SWAP_AB_TUNED_M
 from tawa_xdsl.heuristics import OPTION_OF, Decision, Splitter, Structure, decide
 from tawa_xdsl.kernel import KernelArgumentError, Param
 
@@ -105,6 +108,7 @@ def candidates(
         )
         resized = {o: v for o, v in tile.items() if v != structure.tuned_size(names[o])}
         shaped.append(_with_split({**fixed.options, **resized}, fixed.split_k))
+    shaped += _swapped_form(structure, extents, given, sms, decision)
     if splitter and "split_k" not in given and structure.kind == "gemm":
         most = _most_splits(structure, extents, decision, sms, splitter)
         pick, split = shaped[0], decision.split_k
@@ -133,6 +137,29 @@ def candidates(
         if not pick.persistent:
             vary("reverse_x", not pick.reverse_x)
     return list(dict.fromkeys(found))
+
+
+def _swapped_form(
+    structure: Structure,
+    extents: Mapping[str, int],
+    given: Mapping[str, Any],
+    sms: int,
+    decision: Decision,
+) -> list[dict[str, Any]]:
+    """The rules' choice for a GEMM of M <= `SWAP_AB_TUNED_M` rows with its
+    operands swapped the other way (`swap_ab` flipped), where the kernel
+    takes both forms and the caller gave none."""
+    rows = structure.rows
+    if (
+        "swap_ab" in given
+        or structure.swap_refusal is not None
+        or rows is None
+        or extents.get(rows.dim, SWAP_AB_TUNED_M + 1) > SWAP_AB_TUNED_M
+    ):
+        return []
+    swapped = not decision.options.get("swap_ab")
+    flipped = decide(structure, extents, {**given, "swap_ab": swapped}, sms)
+    return [_with_split({**flipped.options, "swap_ab": swapped}, flipped.split_k)]
 
 
 def _with_split(options: Mapping[str, Any], splits: int) -> dict[str, Any]:

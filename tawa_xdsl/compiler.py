@@ -111,6 +111,13 @@ class CompileOptions:
     and the wave model), 1 never, S > 1 always S ways where the call may split
     (not with grid=; the tile shape the rules still choose, for S slices).
     Like `stream_k`, a choice of the calls, not of the lowering."""
+    swap_ab: bool | None = None
+    """Compute a GEMM as C^T = B A^T (`swap-operands`, after `tile-shape`):
+    the weight tile (`block_n`, 64 rows per consumer warpgroup) on wgmma's
+    M side and the few rows of A (`block_m`: wgmma's N, 8 to 256, a multiple
+    of 8) on its N side, the output stored transposed from registers. For
+    small M (a decode GEMM's 16 rows would be 48 of 64 padding rows). None:
+    as the shape rules decide (`dispatch_rules.SWAP_AB_MAX_M`)."""
     tuned: bool = True
     """Whether the tuning rules take part in resolving the options."""
 
@@ -154,6 +161,16 @@ class CompileOptions:
                 "options persistent=True and reverse_x=True: reverse_x orders how "
                 "the GPU starts the programs of a grid; a persistent kernel walks "
                 "its tiles itself (use longest_first)"
+            )
+        if self.swap_ab and ((self.split_k or 0) > 1 or self.stream_k):
+            raise OptionValueError(
+                "option swap_ab=True with a K cut (split_k > 1 or stream_k=True): "
+                "the swapped GEMM runs whole, its K uncut; give one of them"
+            )
+        if self.swap_ab and self.block_m and (self.block_m % 8 or self.block_m > 256):
+            raise OptionValueError(
+                f"option block_m={self.block_m} with swap_ab=True: the rows of A are "
+                "wgmma's N side, a multiple of 8 up to 256"
             )
         if (self.split_k or 0) > 1 and self.stream_k:
             raise OptionValueError(
@@ -200,6 +217,8 @@ class CompileOptions:
         shape = {
             k: v for k, v in (shaped or {}).items() if self.tuned and k not in given
         }
+        if given.get("swap_ab") or shape.get("swap_ab"):
+            kernel = swapped_kernel(kernel)  # its tiles' rows are the weight side
         sizes = {
             name: value
             for name, option in TILE_OPTIONS
@@ -264,6 +283,21 @@ class CompileOptions:
                     chosen[option] = budget
                     sources[option] = "structure"
         return dataclasses.replace(self, **chosen), sources
+
+
+def swapped_kernel(kernel: func.FuncOp) -> func.FuncOp:
+    """A copy of `kernel` through `swap-operands` (refused as the pass refuses
+    it): the kernel whose tiles the options resolved under `swap_ab` are for
+    (the consumer warpgroups split the weight side, the output is stored
+    from registers, so no staging tile takes shared memory)."""
+    from tawa_xdsl.registry import make_context
+    from tawa_xdsl.transforms.swap_operands import SwapOperandsPass
+
+    module = ModuleOp([kernel.clone()])
+    SwapOperandsPass().apply(make_context(), module)
+    copy = module.body.block.first_op
+    assert isinstance(copy, func.FuncOp)
+    return copy
 
 
 def _mma_loops(kernel: func.FuncOp) -> bool:
@@ -332,6 +366,7 @@ DEFAULTS = CompileOptions(
     reverse_x=False,
     stream_k=False,
     split_k=0,
+    swap_ab=False,
 )
 """The static defaults (`split_k` 0: as the rules decide). The consumer count and the register budgets are left to
 the kernel's structure (`default_consumers`, `default_registers`)."""
@@ -359,7 +394,8 @@ def describe(options: Mapping[str, Any]) -> str:
     """A short name for compile options: D3-P1-W2-BN256-rx-c2-pers-g1-q1-2s-pp
     (rx: program ids along x reversed; c2: clusters of two blocks; q1: the
     once-per-tile rings, Q, in one slot; sk: a call runs the kernel's
-    stream-K pair, `stream_k`; s4: its K split 4 ways, `split_k`). Options not given (or None) read as the static
+    stream-K pair, `stream_k`; s4: its K split 4 ways, `split_k`; ba:
+    operands swapped, `swap_ab`). Options not given (or None) read as the static
     defaults (`Kernel.options` gives them all, resolved). The benchmarks' CSV
     files and the autotuner's progress lines name configurations so."""
     options = {
@@ -400,6 +436,8 @@ def describe(options: Mapping[str, Any]) -> str:
         parts.append("sk")
     if options.get("split_k"):
         parts.append(f"s{options['split_k']}")
+    if options.get("swap_ab"):
+        parts.append("ba")
     return "-".join(parts)
 
 
@@ -501,7 +539,15 @@ def check_options(
     from tawa_xdsl.pipelines import hopper_passes, option_of_field
 
     _check_cut(options, kernel)
-    resolved, sources = options.resolve_sources(kernel, shaped)
+    try:
+        resolved, sources = options.resolve_sources(kernel, shaped)
+    except OpDiagnostic as e:  # swap-operands' refusal of swap_ab given
+        if not options.swap_ab:
+            raise
+        raise OpDiagnostic(
+            e.op,
+            f"{e.message} (options for @{kernel.sym_name.data}: swap-ab=true given)",
+        ) from None
     turns = resolved.num_consumers or 2
     if resolved.ping_pong and turns < 2:
         raise OpDiagnostic(
@@ -603,24 +649,28 @@ def _check_given_structure(options: CompileOptions, kernel: func.FuncOp) -> None
     from tawa_xdsl.registry import make_context
     from tawa_xdsl.transforms.cluster import ClusterPass
     from tawa_xdsl.transforms.persistent import PersistentPass
+    from tawa_xdsl.transforms.swap_operands import SwapOperandsPass
     from tawa_xdsl.transforms.tile_shape import TileShapePass
 
     given = options.given()
     sizes = {option: given[option] for _, option in TILE_OPTIONS if given.get(option)}
     checks: list[tuple[list[Any], dict[str, Any]]] = []
-    if sizes:
+    if sizes and not given.get("swap_ab"):  # else checked swapped, below
         checks.append(([TileShapePass(**sizes)], sizes))
     if given.get("cluster", 1) != 1:
         checks.append(([ClusterPass(given["cluster"])], {"cluster": given["cluster"]}))
     if given.get("persistent"):
         dynamic = bool(given.get("dynamic_tiles"))
         checks.append(([PersistentPass(dynamic=dynamic)], {"persistent": True}))
+    if given.get("swap_ab"):  # the weight side's rows split and placed, swapped
+        shaped = [TileShapePass(**sizes)] if sizes else []
+        checks.append(([*shaped, SwapOperandsPass()], {**sizes, "swap_ab": True}))
     for passes, said in checks:
         module = ModuleOp([kernel.clone()])
         try:
             for p in passes:
                 p.apply(make_context(), module)
-            if "block_m" in said:
+            if "block_m" in said or "swap_ab" in said:
                 _check_given_rows(module, given.get("num_consumers"))
         except OpDiagnostic as e:
             if "block_m" in said and given.get("num_consumers"):

@@ -266,3 +266,38 @@ def stream_k_programs(tiles: int, iterations: int, sms: int = SM_COUNT) -> int:
     """Programs a stream-K launch runs: one per SM, but no more than there are
     units of work (a program without units would only store zeros)."""
     return max(1, min(sms, tiles * max(iterations, 1)))
+
+
+SWAP_AB_MAX_M = 0
+"""The most output rows M at which the shape rules compute a GEMM with its
+operands swapped (`swap_ab`: C^T = B A^T, the weights on wgmma's 64-row side,
+A's rows on its N side); 0: never, until the GPU says otherwise (the lead
+fits it on the H100 from `benchmarks/gemm.py`'s M <= 256 rows).
+
+Why it starts off: at M <= 64 a GEMM waits on HBM (`GEMM_STREAM_BYTES_PER_US`),
+and both forms stream the same bytes of B; swapped, the MMAs lose the 48
+padding rows of 64 that an M = 16 tile issues (a quarter of the tensor-core
+work, which was idle anyway) and a ring slot holds 18 KB instead of 40 KB
+(64x256 tiles), so more slots are in flight per program, but the output is
+written by single 2-byte stores from registers rather than TMA, and no
+measurement says which side wins. The rule is there for the lead to turn
+on; `autotune=True` weighs the swapped form at M <= `SWAP_AB_TUNED_M`."""
+
+SWAP_AB_TUNED_M = 256
+"""The most output rows M at which `autotune=True` also times the swapped
+form of a GEMM (issue 16's small-M range)."""
+
+SWAP_AB_BLOCK_N = 128
+"""Weight rows per swapped tile (`block_n`): two 64-row wgmma blocks, the
+tile of one consumer warpgroup each."""
+
+SWAP_AB_MAX_BLOCK_M = 64
+"""The widest swapped tile's A side (`block_m`, wgmma's N): a multiple of 8
+from 8 up; past 64 rows a second row of tiles is cheaper than a 128-column
+accumulator per 64 weight rows."""
+
+
+def swap_block_m(m: int) -> int:
+    """A swapped GEMM's `block_m` for M rows: M rounded up to a multiple of 8
+    (wgmma's N step), at most `SWAP_AB_MAX_BLOCK_M`."""
+    return min(SWAP_AB_MAX_BLOCK_M, max(8, -(-m // 8) * 8))

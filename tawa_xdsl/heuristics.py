@@ -67,6 +67,8 @@ from tawa_xdsl.dispatch_rules import (
     PROGRAM_FIXED_US,
     STREAM_K_GAIN,
     STREAM_K_SLOWDOWN,
+    SWAP_AB_BLOCK_N,
+    SWAP_AB_MAX_M,
     TILE_ITERATION_US,
     given_splits,
     loop_time_us,
@@ -75,6 +77,7 @@ from tawa_xdsl.dispatch_rules import (
     split_overhead_us,
     stream_bytes_per_us,
     stream_k_programs,
+    swap_block_m,
 )
 from tawa_xdsl.grid import GridInferenceError, grid_rule
 from tawa_xdsl.partials import stream_k_slots
@@ -335,6 +338,9 @@ class Structure:
     """The ring stages that fit under the given sizes (by tile name) in the
     persistent walk from the tile counter with that many outer (Q) slots
     (`tuning.walk_stages`)."""
+    swap_refusal: str | None = "not a GEMM"
+    """Why `swap-operands` refuses the kernel (`swap_ab`), None when it takes
+    it (a GEMM's only)."""
 
     @classmethod
     def of(cls, kernel: func.FuncOp) -> Structure:
@@ -434,6 +440,7 @@ class Structure:
             tuple(written(d, len(d.type.get_shape()) - 1) for d in byte_matrices),
             any(cluster_uniform(o, varying) for o in loads),
             walk,
+            _swap_refusal(kernel, shape) if kind(kernel) == "gemm" else "not a GEMM",
         )
 
     def block(self, axis: Axis, sizes: Mapping[str, int]) -> int:
@@ -605,8 +612,12 @@ def decide(
     operand are read in place off the sector grid; its tiles are then weighed
     against L2's ceiling for such reads (`dispatch_rules.off_sector_floor_us`)."""
     given = given or {}
-    if structure.kind == "gemm":
+    swap = _swap_rule(structure, extents, given)
+    if swap is not None and (swap.options.get("swap_ab") or given.get("swap_ab")):
+        choice = swap  # no K cut: the pair's kernels store what swap-operands does not
+    elif structure.kind == "gemm":
         choice = _gemm_tiles(structure, extents, given, sms, splitter, off_sector)
+        choice.reasons += swap.reasons if swap is not None else []
     elif structure.kind == "attention":
         choice = _attention(structure, extents, given, sms)
     else:
@@ -639,6 +650,69 @@ def decide(
         choice.stream,
         choice.predicted_us,
     )
+
+
+def _swap_refusal(kernel: func.FuncOp, shape: KernelShape) -> str | None:
+    """Why the rules do not swap `kernel`'s operands (`swap-operands` refuses
+    it, or its tiles' rows and columns are not named, so the rules could not
+    size the swapped tile), or None."""
+    from tawa_xdsl.compiler import swapped_kernel
+    from tawa_xdsl.diagnostics import OpDiagnostic
+
+    if not {"BM", "BN"} <= {name for name, _ in shape.names.values()}:
+        return "the kernel does not name its tile rows and columns BM, BN (tile.box)"
+    try:
+        swapped_kernel(kernel)
+    except OpDiagnostic as e:
+        return e.message
+    return None
+
+
+def _swap_rule(
+    structure: Structure, extents: Mapping[str, int], given: Mapping[str, Any]
+) -> _Choice | None:
+    """Whether a GEMM's operands are swapped (`swap_ab`): as given, else at
+    M <= `SWAP_AB_MAX_M`, on a tile of M rounded up to 8 (`swap_block_m`)
+    by `SWAP_AB_BLOCK_N` weight rows (the sizes not given, of the tiles the
+    kernel names), K never cut (the split pair's kernels would be swapped
+    apart). A choice turning it on, else one with only the
+    reason it is off; None for a kernel that is not a GEMM or a problem
+    whose M is unknown here."""
+    rows = structure.rows
+    if structure.kind != "gemm" or rows is None or rows.dim not in extents:
+        return None
+    m, asked = extents[rows.dim], given.get("swap_ab")
+    choice = _Choice()
+    if asked is False:
+        choice.reasons.append(Reason("swap-ab", "off: swap_ab=False given"))
+        return choice
+    if asked is None and structure.swap_refusal is not None:
+        text = f"off: {structure.swap_refusal}"
+        choice.reasons.append(Reason("swap-ab", text))
+        return choice
+    if asked is None and m > SWAP_AB_MAX_M:
+        text = f"off: M = {m} > SWAP_AB_MAX_M = {SWAP_AB_MAX_M}"
+        choice.reasons.append(Reason("swap-ab", text))
+        return choice
+    why = "swap_ab=True given" if asked else f"M = {m} <= SWAP_AB_MAX_M"
+    sizes = {"block_m": swap_block_m(m), "block_n": SWAP_AB_BLOCK_N}
+    named = {OPTION_OF[n] for n in structure.tunable if n in OPTION_OF}
+    choice.options = {o: v for o, v in sizes.items() if o not in given and o in named}
+    if asked is None:
+        choice.options["swap_ab"] = True
+    cols = structure.cols
+    assert cols is not None  # a GEMM's stored tile is 2-D
+    bm = given.get("block_m") or choice.options.get("block_m") or rows.size
+    bn = given.get("block_n") or choice.options.get("block_n") or cols.size
+    choice.reasons.append(
+        Reason(
+            "swap-ab",
+            f"operands swapped ({why}): C^T = B A^T on {bn} weight rows (wgmma's "
+            f"M side) by {bm} rows of A (its N side), stored transposed from "
+            "registers; K is not cut",
+        )
+    )
+    return choice
 
 
 def _not_a_gemm(structure: Structure, given: Mapping[str, Any]) -> list[Reason]:

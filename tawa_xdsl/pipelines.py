@@ -33,6 +33,7 @@ from tawa_xdsl.transforms.ping_pong import PingPongPass
 from tawa_xdsl.transforms.pipeline import PipelinePass
 from tawa_xdsl.transforms.register_budget import RegisterBudgetPass
 from tawa_xdsl.transforms.reverse_grid import ReverseGridPass
+from tawa_xdsl.transforms.swap_operands import SwapOperandsPass
 from tawa_xdsl.transforms.tile_shape import TileShapePass
 
 
@@ -40,7 +41,8 @@ from tawa_xdsl.transforms.tile_shape import TileShapePass
 class TawaHopperPipeline(CompileOptions, ModulePass):
     """Tile IR -> lowered nvgpu_async IR, ready for `-t ptx`:
 
-    tile-shape{block-m block-n block-k}, [reverse-grid{axis=x}], [cluster{size}],
+    tile-shape{block-m block-n block-k}, [swap-operands], [reverse-grid{axis=x}],
+    [cluster{size}],
     [persistent{group-m longest-first dynamic}],
     canonicalize,
     cse, aref-partition, cooperative{num-consumers},
@@ -192,6 +194,7 @@ def hopper_passes(options: CompileOptions) -> list[ModulePass]:
     when they are made: `CompileOptions`)."""
     return [
         TileShapePass(options.block_m, options.block_n, options.block_k),
+        *([SwapOperandsPass()] if options.swap_ab else []),
         *([ReverseGridPass("x")] if options.reverse_x else []),
         *([ClusterPass(options.cluster)] if options.cluster != 1 else []),
         *(

@@ -67,15 +67,17 @@ func.func @pv_t(%q: !tile.desc<?x?xbf16, box = [64, 64]>,
     scf.yield %acc_new : tensor<64x64xf32>
   }
   %o_t = tile.trans %acc_f : tensor<64x64xf32> -> tensor<64x64xf32>
-  tile.store %o_t, %o[%c0, %m0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+  %o_n = arith.negf %o_t : tensor<64x64xf32>
+  tile.store %o_n, %o[%c0, %m0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
   func.return
 }
 """
 
 
 def test_a_refused_transpose_names_the_op_the_user_wrote() -> None:
-    """(P V)^T of a loop of two dots cannot move up (P is computed, no loaded
-    tile); the refusal names the dot at fault, as without the two-stage
+    """(P V)^T of a loop of two dots, negated (read by other than a store,
+    which writes a register tile transposed), cannot move up (P is computed,
+    no loaded tile); the refusal names the dot at fault, as without the two-stage
     overlap, whose scf.if peeling the loop's first iteration it named: an op
     the kernel does not have."""
     module = tawa_xdsl.parse(TWO_DOTS_STORED_TRANSPOSED)

@@ -58,6 +58,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return StreamKPass
 
+    def swap_operands() -> type[ModulePass]:
+        from tawa_xdsl.transforms.swap_operands import SwapOperandsPass
+
+        return SwapOperandsPass
+
     def ping_pong() -> type[ModulePass]:
         from tawa_xdsl.transforms.ping_pong import PingPongPass
 
@@ -67,6 +72,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "split-k": split_k,
         "stream-k": stream_k,
         "tile-shape": tile_shape,
+        "swap-operands": swap_operands,
         "reverse-grid": reverse_grid,
         "cluster": cluster,
         "persistent": persistent,

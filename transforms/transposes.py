@@ -11,13 +11,15 @@ and a loop that carries the tile (its initial value, the carried argument and
 the yielded value transposed). Each rewrite moves one transpose one op up;
 two transposes in a row cancel. A transpose is moved only where every source
 it would reach is one of those (`transposable`; a dot only of a loaded A and
-a loaded B transposed, whose swapped operands then read as the lowering
-takes them), and only through values read transposed alone (each read a
+a loaded B, N x K transposed or 16-bit K x N, whose swapped operands then
+read as the lowering takes them), and only through values read transposed alone (each read a
 transpose, or an op whose result is read transposed alone in
 turn: `acc + relu(acc)` stored transposed reads the accumulator twice;
 `analysis/transposable.py`, whose `blocker` the lowering's refusal quotes), so
 no computation is duplicated: a value is transposed once all its readers
-are transposes, which then all read the one transposed value. A kernel these
+are transposes, which then all read the one transposed value. A `pinned`
+transpose (`swap-operands`' in front of a store) moves nowhere and cancels
+with nothing: the store writes that register tile transposed. A kernel these
 rules do not cover (a tile also read as it is) keeps its transpose where it
 was written (the lowering then names it there).
 
@@ -55,7 +57,11 @@ class TransposeOfTranspose(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tile.TransOp, rewriter: PatternRewriter, /):
         src = op.source
-        if isinstance(src, OpResult) and isinstance(src.op, tile.TransOp):
+        if (
+            not op.pinned
+            and isinstance(src, OpResult)
+            and isinstance(src.op, tile.TransOp)
+        ):
             rewriter.replace(op, [], [src.op.source])
 
 
@@ -77,7 +83,8 @@ class TransposeUp(RewritePattern):
     def match_and_rewrite(self, op: tile.TransOp, rewriter: PatternRewriter, /):
         src = op.source
         if (
-            not isinstance(src, OpResult)
+            op.pinned
+            or not isinstance(src, OpResult)
             or isinstance(src.op, tile.TransOp | tile.LoadOp)
             or not transposable(src)
         ):
@@ -85,7 +92,7 @@ class TransposeUp(RewritePattern):
         readers = [u.operation for u in src.uses]
         if isinstance(src.op, tile.SplatOp | arith.ConstantOp):
             readers = [op]
-        elif not all(isinstance(r, tile.TransOp) for r in readers):
+        elif not all(isinstance(r, tile.TransOp) and not r.pinned for r in readers):
             return  # the others first: transposed now, it would be computed twice
         moved = _moved(src, rewriter, op)
         for reader in readers:

@@ -235,6 +235,8 @@ class KernelState:
         if ops:
             rewriter.insert(ops, InsertPoint.before(op))
         for old, new in zip(op.results, results, strict=True):
+            if new.map is None and _one_pair(old.type):
+                new = Lowered(new.value, (0,))  # its two halves differ
             self.values[old] = new
         self.dead.append(op)
 
@@ -340,6 +342,21 @@ class KernelState:
             self.consumer_ids(user).wg_lane,
             self.imm(list(lanes) if geom.half_slab else lanes[0], "b32"),
         )
+
+
+def _one_pair(t: Attribute) -> bool:
+    """Whether a register tile of type `t` is one pair register per thread (a
+    16- or 8-bit tile of two elements a thread: a row tile of one 64-row
+    block, a column tile of 8 columns). Its one register is not a splat
+    (`Lowered.uniform`, one register every element reads): a widening read
+    as one converted only its low half into both elements."""
+    rt = register_type(t)
+    return (
+        rt is not None
+        and rt.size == 1
+        and isinstance(t, TensorType)
+        and geometry(t).count == 2
+    )
 
 
 def _bits(x: int | float) -> int:

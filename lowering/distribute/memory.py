@@ -21,7 +21,8 @@
   16-byte `st.global.v4` after a quad transpose (`vec16`), element pairs masked
   per element (`pair`; an odd column misaligns them; an i8 pair's two bytes
   packed by `prmt.b32` into one `st.global.u16`), single elements (`single`).
-  Each path computes its own row addresses, as the printer did.
+  Each path computes its own row addresses, as the printer did. A
+  `transposed` store writes each element alone at its transposed place.
 
 A tile under 64 rows (`Geometry.padded`) is read by its padding rows at its own
 rows and written by none of them: `smem_store` and `store_global` mask them (a
@@ -217,11 +218,15 @@ class SmemLoad(DistributePattern):
         return _load_shared(ops, col, t, offsets)
 
     def _row_vector(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
-        """One value per row this thread holds (a per-row scale): one load each,
-        from the thread's first row (band + 16 w + g, wrapped into a tile
-        under 64 rows)."""
-        if is_16bit(t.element_type) or is_fp8(t.element_type):
-            raise OpDiagnostic(op, "row vectors are read from shared memory as f32")
+        """One value per row this thread holds (a per-row scale; a bias of a
+        GEMM whose operands `swap-operands` swapped): one load each, from the
+        thread's first row (band + 16 w + g, wrapped into a tile under 64
+        rows). A 16-bit tile's rows, 8 apart, are loaded one `ld.shared.b16`
+        each and packed in pairs, as its registers hold them."""
+        if is_fp8(t.element_type):
+            raise OpDiagnostic(
+                op, "row vectors are read from shared memory as f32, bf16 or f16"
+            )
         esize, geom = element_bytes(t.element_type), geometry(t)
         first = ops.alu(
             "mad.lo.u32",
@@ -230,9 +235,21 @@ class SmemLoad(DistributePattern):
             self.k.lowered(op.source, op).value,
         )
         if ptx.width(first) == 2:  # a half slab: each row its own address
-            return _load_shared(ops, first, t, [0, 0], [0, 1])
-        offsets = [geom.row_offset(i) * esize for i in range(geom.count)]
-        return _load_shared(ops, first, t, offsets)
+            offsets, groups = [0, 0], [0, 1]
+        else:
+            offsets = [geom.row_offset(i) * esize for i in range(geom.count)]
+            groups = None
+        if not is_16bit(t.element_type):
+            return _load_shared(ops, first, t, offsets, groups)
+        halves = ptx.LoadOp(
+            "shared",
+            first,
+            "b16",
+            geom.count,
+            offsets=offsets,
+            addr_elements=groups,
+        )
+        return ops.add(ptx.PackOp(ops.add(halves).results[0])).results[0]
 
     def _matrix(self, ops: Ops, op: nv.SmemLoadOp, t: TensorType) -> SSAValue:
         """One load per element pair, in register order, so the bundle is the
@@ -396,6 +413,10 @@ class StoreGlobal(DistributePattern):
             _store_vector(ops, op, t, value)
             rewriter.replace(op, ops, [])
             return
+        if op.transposed:
+            _store_transposed(ops, op, t, value)
+            rewriter.replace(op, ops, [])
+            return
         if is_fp8(t.element_type):
             raise OpDiagnostic(
                 op,
@@ -413,13 +434,7 @@ class StoreGlobal(DistributePattern):
         idx = [ops.reg(self.k.lowered(i, op)) for i in op.indices]
         rank = len(idx)
         geom = geometry(t)
-        held = k.padding_guard(geom, op, ops)
-        ok = k.true if held is None else held
-        offset = ops.alu("mov.u64", ops.imm(0, "b64"))
-        for dim in range(rank - 2):  # leading dimensions: a box of extent 1
-            inside = ops.alu("setp.lt.u32", idx[dim], dims[dim])  # negative: outside
-            ok = ops.alu("and.pred", ok, inside)
-            offset = ops.alu("mad.wide.u32", idx[dim], strides[dim], offset)
+        ok, offset = _leading(ops, op, geom, idx)
         row0 = ops.alu("add.s32", idx[rank - 2], k.row0(geom.rows, op, ops))
         store = _Store(
             value,
@@ -538,6 +553,85 @@ def _store_vector(
             byte=is_i8(t.element_type),
         )
     )
+
+
+def _leading(
+    ops: Ops, op: nv.StoreGlobalOp, geom: Geometry, idx: list[SSAValue]
+) -> tuple[SSAValue, SSAValue]:
+    """(whether this thread stores at all, element offset) of a matrix store
+    from the tensor's leading indices, each a box of extent 1 (inside or
+    not), and the padding rows' guard (`KernelState.padding_guard`)."""
+    k = ops.k
+    _, dims, strides = k.tensors[op.target]
+    held = k.padding_guard(geom, op, ops)
+    ok = k.true if held is None else held
+    offset = ops.alu("mov.u64", ops.imm(0, "b64"))
+    for dim in range(len(idx) - 2):
+        inside = ops.alu("setp.lt.u32", idx[dim], dims[dim])  # negative: outside
+        ok = ops.alu("and.pred", ok, inside)
+        offset = ops.alu("mad.wide.u32", idx[dim], strides[dim], offset)
+    return ok, offset
+
+
+def _store_transposed(
+    ops: Ops, op: nv.StoreGlobalOp, t: TensorType, value: Lowered
+) -> None:
+    """An accumulator-layout tile stored transposed (`store_global
+    transposed`): the tile's row 64 b + 16 w + g + 8 h goes to the tensor's
+    column `j + 64 b + 16 w + g + 8 h`, its column 8 q + 2 t + e to the
+    tensor's row `i + 8 q + 2 t + e`. A thread's two neighbouring elements
+    lie a row apart, so each is one store (`st.global.b16` for 16-bit, whose
+    pairs are unpacked first); a warp's lanes of one g-run write 8 adjacent
+    elements of 4 rows per instruction, which suits the few rows of a small-M
+    output (the tile's wide side is the tensor's columns). Made one tile row
+    (tensor column) and `STORE_GROUPS` pairs of columns at a time, so what
+    lives at once is a few addresses, not the whole tile's."""
+    k = ops.k
+    ptr, dims, strides = k.tensors[op.target]
+    idx = [ops.reg(k.lowered(i, op)) for i in op.indices]
+    rank, geom, esize = len(idx), geometry(t), element_bytes(t.element_type)
+    ids = k.consumer_ids(op)
+    ok, offset = _leading(ops, op, geom, idx)
+    row_offsets = [64 * b + 8 * h for b in range(geom.blocks) for h in (0, 1)]
+    col_offsets = [8 * q + e for q in range(geom.cols // 8) for e in (0, 1)]
+    first_col = ops.alu("add.s32", idx[rank - 1], k.row0(geom.rows, op, ops))
+    out_cols = ops.alu("add.s32", first_col, ops.imm(row_offsets, "b32"))
+    col_in = ops.alu("setp.lt.u32", out_cols, dims[rank - 1])
+    col_in = ops.alu("and.pred", col_in, ok)
+    out_cols = ops.alu("cvt.s64.s32", out_cols)
+    if is_16bit(t.element_type):  # element pairs share a register: unpack them
+        rt = register_type(t)
+        assert rt is not None
+        value = Lowered(ops.add(ptx.UnpackOp(ops.materialize(value, rt))).results[0])
+    half = geom.cols // 2
+    first_row = ops.alu("add.s32", idx[rank - 2], ids.col0)
+    for r in range(len(row_offsets)):  # tile row r = 2 b + h
+        for c0 in range(0, len(col_offsets), 2 * STORE_GROUPS):
+            cs = range(c0, min(len(col_offsets), c0 + 2 * STORE_GROUPS))
+            n = len(cs)
+            out_rows = ops.alu(
+                "add.s32", first_row, ops.imm([col_offsets[c] for c in cs], "b32")
+            )
+            inside = ops.alu("setp.lt.u32", out_rows, dims[rank - 2])
+            inside = ops.alu("and.pred", inside, Lowered(col_in, (r,) * n))
+            el = ops.alu("mad.wide.u32", out_rows, strides[rank - 2], offset)
+            el = ops.alu("add.s64", el, Lowered(out_cols, (r,) * n))
+            el = ops.alu("mad.lo.u64", el, ops.imm(esize, "b64"), ptr)
+            # tile column c = 2 q + e of row r: register (r / 2) N/2 + 4 q + 2 h + e
+            held_at = [(r // 2) * half + 4 * (c // 2) + 2 * (r % 2) + c % 2 for c in cs]
+            ops.add(
+                ptx.StoreOp(
+                    "global",
+                    el,
+                    value.value,
+                    [value.element(i) for i in held_at],
+                    pred=inside,
+                    offsets=[0] * n,
+                    addr_elements=list(range(n)),
+                    pred_elements=list(range(n)),
+                    byte=is_i8(t.element_type),
+                )
+            )
 
 
 def _branch(cond: SSAValue, then: list, otherwise: list) -> ptx.IfOp:

@@ -738,7 +738,9 @@ def staged_store(
 ) -> bool:
     """Whether `store` goes through a swizzled staging tile and one TMA store
     where shared memory leaves room for the tile (else it goes from
-    registers): with `tma_store`, a matrix tile (of more than one row: staging
+    registers): with `tma_store`, a matrix tile that is not a transpose (a
+    register tile stored transposed goes from registers, element by element,
+    `store_global transposed`) and of more than one row (staging
     takes the accumulator layout) of whole 128-byte rows, at coordinates a TMA
     store takes: none negative (TMA faults below 0), the innermost 16-byte
     aligned (TMA faults off a 16-byte boundary). `shape` is the tile's once
@@ -751,6 +753,7 @@ def staged_store(
     esize = element_bytes(t.element_type)
     return (
         tma_store
+        and not isinstance(store.value.owner, tile.TransOp)
         and len(dims) >= 2
         and dims[-2] > 1
         and dims[-1] * esize % SWIZZLE_BYTES == 0

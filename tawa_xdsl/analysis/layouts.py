@@ -5,6 +5,8 @@
   branch yields is a view when every value copied into it is one (else a
   register tile, the views copied into it read out of their slots first).
   wgmma reads views directly.
+- A transpose of a register matrix tile read only by stores is not held
+  anywhere: the stores write the tile under it transposed.
 - Every other tile is a register fragment. Its layout follows from its shape:
   an M x N tile (both > 1) is in the wgmma accumulator layout, an M x 1 tile holds
   one value per accumulator row, a 1 x N tile one value per column. Rank-1 tiles
@@ -114,6 +116,9 @@ class ConsumerLayouts:
     def __init__(self, consumer: Region, warpgroups: int):
         self.warpgroups = warpgroups
         self.placement: dict[SSAValue, Smem | FragmentKind] = {}
+        self.stored_transposes: set[SSAValue] = set()
+        """Transposes of register tiles only stored: never held, the store
+        writes the tile under them transposed (`stored_transposed`)."""
         self._place_views(consumer)
         self._assign(consumer)
 
@@ -178,12 +183,16 @@ class ConsumerLayouts:
         self.placement = views
         for op in consumer.walk():
             if isinstance(op, tile.TransOp) and not self.in_smem(op.source):
+                if stored_transposed(op):
+                    self.stored_transposes.add(op.result)
+                    continue
                 why = blocker(op.source)
                 raise OpDiagnostic(
                     op,
                     "a register tile cannot be transposed"
                     + (f", and this transpose cannot move up: {why}" if why else "")
-                    + "; transpose tiles as they come from shared memory",
+                    + "; transpose tiles as they come from shared memory (or "
+                    "store a 16-bit or f32 matrix tile transposed)",
                 )
 
     def _assign(self, consumer: Region) -> None:
@@ -198,7 +207,9 @@ class ConsumerLayouts:
         def want(v: SSAValue, kind: FragmentKind) -> None:
             kinds.setdefault(groups.find(v), set()).add(kind)
 
-        values = _tensor_values(consumer)
+        values = [
+            v for v in _tensor_values(consumer) if v not in self.stored_transposes
+        ]
         for v in values:
             if v in self.placement:
                 continue
@@ -259,6 +270,21 @@ class ConsumerLayouts:
 
     def in_smem(self, v: SSAValue) -> bool:
         return isinstance(self.placement.get(v), Smem)
+
+
+def stored_transposed(op: tile.TransOp) -> bool:
+    """Whether `op` transposes a matrix tile (of the accumulator layout, 16-bit
+    or f32: 8-bit registers hold pairs) that is only stored: a store from
+    registers writes each element at its transposed place
+    (`nvgpu_async.store_global transposed`), so the transpose is never held."""
+    src = op.source.type
+    assert isinstance(src, TensorType)
+    return (
+        bool(op.result.uses)
+        and all(isinstance(u.operation, tile.StoreOp) for u in op.result.uses)
+        and kind_of_matrix(src.get_shape()) == FragmentKind.ACC
+        and not tile.is_fp8(src.element_type)
+    )
 
 
 def _free_vector(shape: tuple[int, ...]) -> bool:

@@ -57,6 +57,7 @@ PASS_LEVELS: dict[str, Level] = {
             "split-k",
             "stream-k",
             "tile-shape",
+            "swap-operands",
             "reverse-grid",
             "cluster",
             "persistent",

@@ -19,6 +19,7 @@ from xdsl.traits import IsTerminator
 
 from tawa_xdsl.analysis.carried import STRUCTURED, carried_pairs
 from tawa_xdsl.analysis.elementwise import is_elementwise
+from tawa_xdsl.analysis.transposable import transposable
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import tile
 
@@ -191,10 +192,23 @@ class KernelShape:
         return tuple(shape)
 
 
+def _held(stored: SSAValue) -> SSAValue:
+    """The register tile a store of `stored` reads: under a transpose that
+    stays (pinned, or one canonicalize cannot move up), the tile it
+    transposes (`layouts.stored_transposed`)."""
+    trans = stored.owner
+    if isinstance(trans, tile.TransOp) and (
+        trans.pinned or not transposable(trans.source)
+    ):
+        return trans.source
+    return stored
+
+
 def split_tiles(ops: Iterable[Operation]) -> list[tuple[Operation, SSAValue]]:
     """The matrix tiles consumer warpgroups split by rows, each with the op that
     makes or reads it: every dot's result, every reduced tile, every stored
-    matrix. Their rows decide how many warpgroups can share the work."""
+    matrix (of a transpose stored, the tile under it, `_held`). Their rows
+    decide how many warpgroups can share the work."""
     found: list[tuple[Operation, SSAValue]] = []
     for op in ops:
         if isinstance(op, tile.DotOp):
@@ -202,5 +216,5 @@ def split_tiles(ops: Iterable[Operation]) -> list[tuple[Operation, SSAValue]]:
         elif isinstance(op, tile.ReduceOp):
             found.append((op, op.source))
         elif isinstance(op, tile.StoreOp):
-            found.append((op, op.value))
+            found.append((op, _held(op.value)))
     return [(op, t) for op, t in found if len(t.type.get_shape()) == 2]

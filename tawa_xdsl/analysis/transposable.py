@@ -4,7 +4,7 @@ not where they cannot.
 A transpose is free only on a tile in shared memory; of a computed tile it
 moves up (`transforms/transposes.py`) through elementwise ops, splats,
 broadcasts, `expand_dims`, a loop carrying the tile and a dot of a loaded A
-and a loaded B transposed, and only through values read transposed alone
+and a loaded B (transposed, or 16-bit K x N), and only through values read transposed alone
 (each read a transpose, or an elementwise op or a broadcast whose result is
 read transposed alone in turn: `acc + relu(acc)` stored transposed), so
 nothing is computed twice. `blocker` names the first
@@ -26,20 +26,20 @@ def _loaded(v: SSAValue) -> bool:
     return isinstance(v, OpResult) and isinstance(v.op, tile.LoadOp)
 
 
-def _nt_operands(dot: tile.DotOp) -> bool:
-    """Whether `dot` reads A as loaded (M x K) and B as a loaded N x K tile
-    transposed: then `trans(b)`, `trans(a)` read the same way (the loaded
-    N x K tile as A, the loaded M x K one transposed as B), in every dtype the
-    lowering takes (8-bit operands only K-major). Other operand orientations
-    are left alone: moved, the lowering would refuse a transposed A the user
-    never wrote."""
+def _swappable_operands(dot: tile.DotOp) -> bool:
+    """Whether `dot` reads A as loaded (M x K) and B loaded, as an N x K
+    tile transposed or, of 16-bit elements, as a K x N tile: then `trans(b)`,
+    `trans(a)` read as the lowering takes them (the loaded N x K tile as A,
+    or for a K x N one the transposed view wgmma reads 16-bit A from; the
+    loaded M x K tile transposed as B, K-major). An 8-bit K x N B would be
+    an MN-major A, which wgmma does not read; a computed operand is not in
+    shared memory."""
     b = dot.rhs
-    return (
-        _loaded(dot.lhs)
-        and isinstance(b, OpResult)
-        and isinstance(b.op, tile.TransOp)
-        and _loaded(b.op.source)
-    )
+    if not _loaded(dot.lhs):
+        return False
+    if isinstance(b, OpResult) and isinstance(b.op, tile.TransOp):
+        return _loaded(b.op.source)
+    return _loaded(b) and not tile.is_fp8(b.type.element_type)  # type: ignore[union-attr]
 
 
 def _untransposed_reader(v: SSAValue) -> tuple[SSAValue, Operation] | None:
@@ -76,12 +76,8 @@ def blocker(v: SSAValue, carried: frozenset[SSAValue] = frozenset()) -> str | No
     name = _name(v)
     if not isinstance(v, OpResult):
         return f"{name} is a block argument"
-    if not v.has_one_use() and (read := _untransposed_reader(v)) is not None:
-        value, reader = read
-        made = "" if value is v else f" as {_name(value)}, made from it,"
-        return f"{name} is also read untransposed{made} by {reader.name}"
     op = v.op
-    if isinstance(op, arith.ConstantOp):
+    if isinstance(op, arith.ConstantOp):  # a splat is copied, whoever else reads it
         value = op.value
         if (
             isinstance(value, DenseIntOrFPElementsAttr)
@@ -89,12 +85,16 @@ def blocker(v: SSAValue, carried: frozenset[SSAValue] = frozenset()) -> str | No
         ):
             return None
         return f"{name} is a constant of more than one value"
+    if not v.has_one_use() and (read := _untransposed_reader(v)) is not None:
+        value, reader = read
+        made = "" if value is v else f" as {_name(value)}, made from it,"
+        return f"{name} is also read untransposed{made} by {reader.name}"
     if isinstance(op, tile.DotOp):
-        if not _nt_operands(op):
+        if not _swappable_operands(op):
             return (
                 f"{name} is a tile.dot of other operands than A as loaded and B "
-                "loaded N x K and transposed, which swapped would not read as "
-                "wgmma takes them"
+                "loaded (N x K and transposed, or 16-bit K x N), which swapped "
+                "would not read as wgmma takes them"
             )
         return blocker(op.acc, carried)
     if isinstance(op, tile.ExpandDimsOp):

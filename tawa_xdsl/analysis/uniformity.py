@@ -83,6 +83,15 @@ def cluster_uniform(
 
 def depends_on_program_id(value: SSAValue) -> bool:
     """Whether `value` is computed (through any chain of ops) from a program id."""
+    return computed_from(value, tile.ProgramIdOp)
+
+
+def computed_from(
+    value: SSAValue, kind: type[Operation], through_regions: bool = False
+) -> bool:
+    """Whether `value` is computed (through any chain of ops; with
+    `through_regions`, also through what a loop's or branch's regions yield)
+    from a result of an op of `kind`."""
     seen: set[SSAValue] = set()
     todo = [value]
     while todo:
@@ -90,7 +99,11 @@ def depends_on_program_id(value: SSAValue) -> bool:
         if v in seen or not isinstance(v, OpResult):
             continue
         seen.add(v)
-        if isinstance(v.op, tile.ProgramIdOp):
+        if isinstance(v.op, kind):
             return True
         todo.extend(v.op.operands)
+        for region in v.op.regions if through_regions else ():
+            for block in region.blocks:
+                if block.last_op is not None:
+                    todo.extend(block.last_op.operands)
     return False

@@ -1074,8 +1074,9 @@ class HopperFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: nv.StoreGlobalOp, args: PythonValues
     ):
         value, array, *offsets = args
+        value = np.asarray(value).T if op.transposed else np.asarray(value)
         box = (1,) * (array.ndim - value.ndim) + value.shape
-        write_box(array, offsets, np.asarray(value).reshape(box))
+        write_box(array, offsets, value.reshape(box))
         return ()
 
     # --------------------------------------------------------------- wgmma

@@ -180,7 +180,7 @@ func.func @release(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?x
 
 // -----
 
-// CHECK: {{.*}}refusals.mlir:203:7: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed, and this transpose cannot move up: %d is a tile.dot of other operands than A as loaded and B loaded N x K and transposed, which swapped would not read as wgmma takes them; transpose tiles as they come from shared memory
+// CHECK: {{.*}}refusals.mlir:203:7: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed, and this transpose cannot move up: %d is a tile.dot of other operands than A as loaded and B loaded (N x K and transposed, or 16-bit K x N), which swapped would not read as wgmma takes them; transpose tiles as they come from shared memory (or store a 16-bit or f32 matrix tile transposed)
 func.func @trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>, %c: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
     %ra = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
     %rb = aref.create : !aref.aref<[tensor<64x64xbf16>], depth = 1>
@@ -201,7 +201,7 @@ func.func @trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf
       aref.consumed %ra[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
       aref.consumed %rb[%i] : !aref.aref<[tensor<64x64xbf16>], depth = 1>
       %dt = tile.trans %d : tensor<64x64xf32> -> tensor<64x64xf32>
-      tile.store %dt, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
+      %e = arith.negf %dt : tensor<64x64xf32>  tile.store %e, %c[%c0, %c0] : tensor<64x64xf32> -> !tile.desc<?x?xf32, box = [64, 64]>
     }
     func.return
 }

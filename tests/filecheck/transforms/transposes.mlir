@@ -4,11 +4,12 @@
 // carries the transposed accumulator. Where the transpose cannot reach only
 // splats and shared tiles through values read transposed alone (by it, or by
 // ops whose results are read transposed alone: `acc + relu(acc)`), it stays
-// where it was written and the lowering names it (it was refused there before for every
-// kernel: "tile.trans of a register tile is not supported"). The sweep kernel
-// @gemm_trans_out (tests/kernels/gemm_outside4.mlir) runs it at the thread level.
+// where it was written, and the store writes the register tile transposed
+// (`store_global transposed`; it was refused there before: "a register tile
+// cannot be transposed"). The sweep kernel @gemm_trans_out
+// (tests/kernels/gemm_outside4.mlir) runs it at the thread level.
 // RUN: tawa-opt %s -p canonicalize | filecheck %s
-// RUN: not tawa-opt %s -p 'tawa-hopper-pipeline{tuned=false}' --split-input-file 2>&1 | filecheck %s --check-prefix=KEPT
+// RUN: tawa-opt %s -p 'tawa-hopper-pipeline{tuned=false}' --split-input-file | filecheck %s --check-prefix=KEPT
 
 // CHECK-LABEL: func.func @trans_out
 // CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x128xf32>
@@ -96,10 +97,12 @@ func.func @read_twice(%a: !tile.desc<?x?xbf16, box = [128, 64]>, %b: !tile.desc<
 // -----
 
 // The accumulator is stored as it is and transposed: moving the transpose up
-// would compute the dot twice, so it stays.
+// would compute the dot twice, so it stays: the store writes the accumulator
+// transposed.
 // CHECK-LABEL: func.func @both_orientations
 // CHECK:         tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
-// KEPT: transposes.mlir:[[# @LINE + 19]]:3: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed, and this transpose cannot move up: %acc is also read untransposed by tile.store; transpose tiles as they come from shared memory
+// KEPT-LABEL: func.func @both_orientations
+// KEPT: nvgpu_async.store_global {{.*}} transposed
 func.func @both_orientations(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
     %c: !tile.desc<?x?xf32, box = [64, 64]>, %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %pid_m = tile.program_id x
@@ -125,13 +128,18 @@ func.func @both_orientations(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile
 
 // -----
 
-// B stored K x N: moved, the dot would read a transposed A, which the lowering
-// does not take (it said "a transposed A operand is not supported; load A as
-// M x K" of an A the user loaded as M x K), so the transpose stays.
+// B stored K x N (16-bit): moved, the dot reads B's K x N tile transposed as
+// its A (wgmma reads a 16-bit A MN-major) and A transposed as its B; the
+// output goes out through TMA as any other (the swapped form of
+// swap-operands' nn kernels; an 8-bit B stored K x N stays, a transposed A
+// wgmma does not read).
 // CHECK-LABEL: func.func @nn_trans
-// CHECK:         tile.dot %ta, %tb, %acc_k
-// CHECK:         tile.trans %acc : tensor<64x64xf32> -> tensor<64x64xf32>
-// KEPT: transposes.mlir:[[# @LINE + 17]]:3: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed, and this transpose cannot move up: %next is a tile.dot of other operands than A as loaded and B loaded N x K and transposed, which swapped would not read as wgmma takes them; transpose tiles as they come from shared memory
+// CHECK:           %[[TBT:.*]] = tile.trans %tb : tensor<64x64xbf16> -> tensor<64x64xbf16>
+// CHECK-NEXT:      %[[TAT:.*]] = tile.trans %ta : tensor<64x64xbf16> -> tensor<64x64xbf16>
+// CHECK-NEXT:      tile.dot %[[TBT]], %[[TAT]], %acc_k
+// KEPT-LABEL: func.func @nn_trans
+// KEPT: nvgpu_async.wgmma %{{.*}} : !nvgpu_async.smem_view<64x64xbf16, transposed>, !nvgpu_async.smem_view<64x64xbf16, transposed>
+// KEPT: nvgpu_async.tma_store %ct_staging
 func.func @nn_trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
     %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %pid_m = tile.program_id x
@@ -160,7 +168,8 @@ func.func @nn_trans(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?
 // compute the dot twice, so they stay, and the refusal names the value.
 // CHECK-LABEL: func.func @read_twice_kept
 // CHECK:         tile.trans %out : tensor<64x64xf32> -> tensor<64x64xf32>
-// KEPT: transposes.mlir:[[# @LINE + 20]]:3: error: tile.trans: convert-aref-to-nvgpu-async: a register tile cannot be transposed, and this transpose cannot move up: %acc is also read untransposed as %relu, made from it, by tile.store; transpose tiles as they come from shared memory
+// KEPT-LABEL: func.func @read_twice_kept
+// KEPT: nvgpu_async.store_global {{.*}} transposed
 func.func @read_twice_kept(%a: !tile.desc<?x?xbf16, box = [64, 64]>, %b: !tile.desc<?x?xbf16, box = [64, 64]>,
     %c: !tile.desc<?x?xf32, box = [64, 64]>, %ct: !tile.desc<?x?xf32, box = [64, 64]>) attributes {tile.kernel} {
   %pid_m = tile.program_id x

@@ -121,16 +121,17 @@ func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch
 
 // -----
 
-// One value per row (a vector in the row layout, a row scale) is read as f32.
-// CHECK: error: nvgpu_async.smem_load: row vectors are read from shared memory as f32
+// One value per row (a vector in the row layout, a row scale) is read as f32,
+// bf16 or f16, not 8-bit floats (their registers hold pairs).
+// CHECK: error: nvgpu_async.smem_load: row vectors are read from shared memory as f32, bf16 or f16
 func.func @k() attributes {tile.kernel, nvgpu_async.abi = [], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 2048, cluster = 1>} {
-  %t = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64xbf16>
+  %t = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x64xf8E4M3FN>
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
     %c0 = arith.constant 0 : index
-    %v = nvgpu_async.smem_slot %t[%c0] : !nvgpu_async.smem<1x64xbf16> -> !nvgpu_async.smem_view<64xbf16>
-    // expected-error@+1 {{row vectors are read from shared memory as f32}}
-    %r = nvgpu_async.smem_load %v : !nvgpu_async.smem_view<64xbf16> -> tensor<64xbf16, #nvgpu_async.frag<row, warpgroups = 1>>
+    %v = nvgpu_async.smem_slot %t[%c0] : !nvgpu_async.smem<1x64xf8E4M3FN> -> !nvgpu_async.smem_view<64xf8E4M3FN>
+    // expected-error@+1 {{row vectors are read from shared memory as f32, bf16 or f16}}
+    %r = nvgpu_async.smem_load %v : !nvgpu_async.smem_view<64xf8E4M3FN> -> tensor<64xf8E4M3FN, #nvgpu_async.frag<row, warpgroups = 1>>
   }
   func.return
 }
