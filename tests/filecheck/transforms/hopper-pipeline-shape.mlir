@@ -21,15 +21,16 @@
 // UNTUNED-NOT:     tile.persistent
 // UNTUNED-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 384,
 
-// M = 64: 64x96 tiles (the wave model: every tile shape streams B from HBM,
-// and 64 rows waste no MMAs), one consumer warpgroup, 8 stages (small slots:
-// the ring keeps more loads in flight from HBM), and 43 tiles
-// fit one wave: not persistent. (compile() splits K 3 ways too; the pipeline
-// lowers the kernel it is given.)
+// M = 64: 64x64 tiles (the wave model weighs 64-wide tiles from 32 output
+// rows, NOTES 3.82; every tile shape streams B from HBM, and 64 rows waste
+// no MMAs), one consumer warpgroup, 8 stages (small slots: the ring keeps
+// more loads in flight from HBM), and 64 tiles fit one wave: not
+// persistent. (compile() may split K too; the pipeline lowers the kernel
+// it is given.)
 // SMALL-LABEL: func.func @gemm_nt(
-// SMALL-SAME:    %b: !nvgpu_async.tensor_map<?x?xbf16, box = [96, 64], swizzle = 128>
+// SMALL-SAME:    %b: !nvgpu_async.tensor_map<?x?xbf16, box = [64, 64], swizzle = 128>
 // SMALL-NOT:     tile.persistent
-// SMALL-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 164992,
+// SMALL-SAME:    nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 140416,
 
 // M = 512: 128x128 tiles make 128 programs (one wave of 132 SMs) where
 // 128x256 made 64: two consumer warpgroups, 5 stages.
