@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    i1,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
@@ -602,15 +603,6 @@ class ConsumerBarrierOp(_NoOperandSideEffectOp):
     joins), e.g. around a staging tile that one thread then stores with TMA."""
 
     name = "nvgpu_async.consumer_barrier"
-
-
-@irdl_op_definition
-class ProducerBarrierOp(_NoOperandSideEffectOp):
-    """`bar.sync 5, 128`: the producer warpgroup's threads only, after their
-    `thread_load` stores and the proxy fence, so that the one thread that then
-    arrives on the slot's `full` barrier publishes every thread's stores."""
-
-    name = "nvgpu_async.producer_barrier"
 
 
 class _MmaTurnOp(_NoOperandSideEffectOp):
@@ -1312,9 +1304,13 @@ class ThreadLoadOp(IRDLOperation):
     each loads a share of the tile with the widest loads the tensor's base,
     pitch and extent allow (chosen at run time), zeros outside the tensor, and
     stores 16-byte pieces where TMA would have put them (the slot's swizzle).
-    For inputs TMA cannot describe (a pitch or base off 16 bytes). The stores
-    are generic-proxy writes: a `fence_proxy_async` and the producer barrier
-    must come before the arrive that publishes them to wgmma."""
+    For inputs TMA cannot describe (a pitch or base off 16 bytes). Where the
+    loads are 4 bytes or wider they are `cp.async` copies still in flight
+    when the op ends (`asynchronous` is true), else the threads' own stores,
+    fenced for the async proxy. Either way they are generic-proxy writes that
+    `thread_loads_arrive` publishes on the slot's `full` barrier, and a
+    reader fences (`fence_proxy_async`) after its wait before wgmma reads
+    them."""
 
     name = "nvgpu_async.thread_load"
 
@@ -1322,6 +1318,7 @@ class ThreadLoadOp(IRDLOperation):
     coords = var_operand_def(IndexType)
     buffer = operand_def(SmemType)
     slot = operand_def(IndexType)
+    asynchronous = result_def(i1)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = (
@@ -1336,7 +1333,7 @@ class ThreadLoadOp(IRDLOperation):
         buffer: SSAValue,
         slot: SSAValue,
     ):
-        super().__init__(operands=[source, coords, buffer, slot])
+        super().__init__(operands=[source, coords, buffer, slot], result_types=[i1])
 
     def verify_(self) -> None:
         assert isinstance(self.source.type, GlobalTensorType)
@@ -1362,6 +1359,38 @@ class ThreadLoadOp(IRDLOperation):
                 f"{self.name}: {tile[-1]}-element rows are not whole "
                 f"{ring.swizzle_bytes}-byte swizzle chunks"
             )
+
+
+@irdl_op_definition
+class ThreadLoadsArriveOp(IRDLOperation):
+    """Every producer thread arrives once on barrier `index` after its
+    `thread_load`s of the slot (`asynchronous`: theirs): where all of them
+    went through `cp.async`, with `cp.async.mbarrier.arrive.noinc`, an arrival
+    made when the thread's copies have landed; else the thread's stores are
+    published by a release arrive, held open by a counted (not noinc)
+    `cp.async.mbarrier.arrive` until any copies of its land. `full` counts
+    the producer warpgroup's threads (and one expect_tx more where the slot
+    has TMA copies too)."""
+
+    name = "nvgpu_async.thread_loads_arrive"
+
+    barriers = operand_def(MBarrierType)
+    index = operand_def(IndexType)
+    asynchronous = var_operand_def(i1)
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$barriers `[` $index `]` `after` `(` $asynchronous `)` attr-dict "
+        "`:` type($barriers)"
+    )
+
+    def __init__(
+        self,
+        barriers: SSAValue,
+        index: SSAValue,
+        asynchronous: Sequence[SSAValue],
+    ):
+        super().__init__(operands=[barriers, index, asynchronous])
 
 
 class StorePath(StrEnum):
@@ -2001,7 +2030,6 @@ NVGPUAsync = Dialect(
         FenceMBarrierInitOp,
         CTABarrierOp,
         ConsumerBarrierOp,
-        ProducerBarrierOp,
         ClusterBarrierOp,
         MmaTurnInitOp,
         MmaTurnBeginOp,
@@ -2026,6 +2054,7 @@ NVGPUAsync = Dialect(
         ColumnReduceOp,
         StoreGlobalOp,
         ThreadLoadOp,
+        ThreadLoadsArriveOp,
         WgmmaFenceOp,
         WgmmaCommitGroupOp,
         WgmmaWaitGroupOp,

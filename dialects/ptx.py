@@ -1519,6 +1519,94 @@ class MBarrierArriveOp(_Barrier):
 
 
 @irdl_op_definition
+class CpAsyncArriveOp(_Barrier):
+    """`cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r];`: an arrival on the
+    barrier once every earlier `cp.async` of this thread has landed. Without
+    `noinc` the pending count goes up by one first, so the arrival cancels it:
+    it only holds the phase open until the copies land, and the thread's own
+    `mbarrier.arrive` counts (PTX ISA: cp.async.mbarrier.arrive)."""
+
+    name = "ptx.cp_async_arrive"
+
+    addr = operand_def(RegType)
+
+    noinc = opt_prop_def(UnitAttr)
+
+    traits = traits_def(MemoryWriteEffect())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(self, addr: SSAValue, noinc: bool, pred: SSAValue | None = None):
+        props: dict[str, Attribute] = {"noinc": UnitAttr()} if noinc else {}
+        super().__init__(addr, 0, properties=props, pred=pred)
+
+    def verify_(self) -> None:
+        self._verify_barrier()
+
+    def print_ptx(self, out: Emitter) -> None:
+        noinc = ".noinc" if self.noinc else ""
+        out.line(
+            f"{self.guard()}cp.async.mbarrier.arrive{noinc}.shared::cta.b64 "
+            f"{self._address()};"
+        )
+
+
+CP_ASYNC_SIZES = (4, 8, 16)
+"""Bytes one `cp.async` may copy (`cp-size`); `.cg` (L2 only) takes 16 only."""
+
+
+@irdl_op_definition
+class CpAsyncOp(PTXOp):
+    """`cp.async.cg.shared.global [%r+16], [%rd], 16, %r2;`, one instruction per
+    element of `src`: instruction i copies `size` bytes from global address
+    `src[i]` to shared address `dst + size i`, of which it reads `src_size[i]`
+    (at most `size`) and fills the rest with zeros. The copy is asynchronous:
+    a `cp_async_arrive` on an mbarrier says when it has landed."""
+
+    name = "ptx.cp_async"
+
+    dst = operand_def(RegType)
+    src = operand_def(RegType)
+    src_size = operand_def(RegType | ImmType)
+    size = prop_def(IntegerAttr[I64])
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, dst: SSAValue, src: SSAValue, src_size: SSAValue, size: int):
+        super().__init__(operands=[dst, src, src_size], properties={"size": _i64(size)})
+
+    @property
+    def bytes(self) -> int:
+        return self.size.value.data
+
+    def verify_(self) -> None:
+        if register_class(self.dst) != "b32" or width(self.dst) != 1:
+            raise VerifyException(
+                "ptx.cp_async: the shared address is one b32 register"
+            )
+        if register_class(self.src) != "b64":
+            raise VerifyException("ptx.cp_async: global addresses are b64 registers")
+        if register_class(self.src_size) != "b32" or width(self.src_size) != width(
+            self.src
+        ):
+            raise VerifyException(
+                "ptx.cp_async: one b32 source size per global address"
+            )
+        if self.bytes not in CP_ASYNC_SIZES:
+            raise VerifyException(
+                f"ptx.cp_async: copies 4, 8 or 16 bytes, not {self.bytes}"
+            )
+
+    def print_ptx(self, out: Emitter) -> None:
+        size, dst = self.bytes, operand_text(self.dst)
+        cache = "cg" if size == 16 else "ca"
+        sources = element_texts(self.src)
+        sizes = element_texts(self.src_size)
+        for i, (src, n) in enumerate(zip(sources, sizes, strict=True)):
+            at = f"[{dst}+{size * i}]" if i else f"[{dst}]"
+            out.line(f"cp.async.{cache}.shared.global {at}, [{src}], {size}, {n};")
+
+
+@irdl_op_definition
 class MBarrierWaitOp(_Barrier):
     """Spin until the phase of `parity` completed:
 
@@ -2565,6 +2653,8 @@ PTX = Dialect(
         MBarrierInitOp,
         MBarrierArriveOp,
         MBarrierWaitOp,
+        CpAsyncArriveOp,
+        CpAsyncOp,
         FenceOp,
         GridDepControlOp,
         BarOp,

@@ -16,10 +16,11 @@ shared-memory values the kernel's prologue makes. Applied by one pre-order walk
   whose consumer ends waiting for its wgmma groups and TMA stores.
 - Producer: `LowerPut` (wait for a free slot, arm `full` with the slot's bytes,
   one TMA copy per tile; a tile the producer's threads load (`thread_loads`):
-  their `thread_load`, the proxy fence, the producer barrier and one thread's
-  arrive on `full`; a tile ticket: store it into the slot and arrive on
-  `full`), `EraseIssuedLoad` (the put issued its copy).
-- Consumer: `LowerGet` (wait for a full slot, views of it; a ticket: read it), `LowerConsumed`
+  their `thread_load` and every thread's `thread_loads_arrive` on `full`; a
+  tile ticket: store it into the slot and arrive on `full`),
+  `EraseIssuedLoad` (the put issued its copy).
+- Consumer: `LowerGet` (wait for a full slot, views of it, after a proxy
+  fence where the producer's threads wrote it; a ticket: read it), `LowerConsumed`
   (arrive on `empty`), `LowerTrans` (a transposed view), `LowerDot` (fence,
   wgmma, commit), `LowerStore` (through the staging tile and TMA, or from
   registers; a store of a register tile's transpose writes the tile
@@ -433,16 +434,18 @@ def _load_by_threads(
     by_threads: Sequence[bool],
 ) -> None:
     """The tiles the producer's threads load (after the TMA copies are under
-    way): their stores, the proxy fence that shows them to wgmma, the barrier
-    that waits for every thread's, and one thread's arrive on `full`."""
+    way), then every thread's arrive on `full`, made when its copies land:
+    the producer goes on to the next slot without waiting for them."""
+    loads = []
     for value, ring, threads in zip(put.values, ch.rings, by_threads, strict=True):
         load = value.owner
         assert isinstance(load, tile.LoadOp)
         if threads:
-            rewriter.insert(nv.ThreadLoadOp(load.desc, load.indices, ring, slot))
-    rewriter.insert(nv.FenceProxyAsyncOp())
-    rewriter.insert(nv.ProducerBarrierOp())
-    rewriter.insert(nv.MBarrierArriveOp(ch.full, slot, "thread"))
+            loads.append(
+                rewriter.insert(nv.ThreadLoadOp(load.desc, load.indices, ring, slot))
+            )
+    asynchronous = [op.asynchronous for op in loads]
+    rewriter.insert(nv.ThreadLoadsArriveOp(ch.full, slot, asynchronous))
 
 
 @dataclass
@@ -473,6 +476,8 @@ class LowerGet(RewritePattern):
         if ch is None:
             return
         slot = wait_for_slot(rewriter, ch, get.index, producer=False)
+        if any(ch.plan.by_threads):  # generic-proxy writes, read by wgmma
+            rewriter.insert(nv.FenceProxyAsyncOp())
         views = [nv.SmemSlotOp(ring, slot) for ring in ch.rings]
         if ch.plan.tickets:
             read = nv.SmemExtractOp(views[0], (0,))

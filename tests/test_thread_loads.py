@@ -1,31 +1,34 @@
 """Inputs the producer warpgroup's threads load (`thread_loads`), on the CPU.
 
 A tensor whose base or row pitch TMA cannot describe (K = 999 in bf16, a
-view one column into its storage, an odd K of 8-bit elements) is read with
-plain loads by the 128 producer threads, written into the slot at the
-addresses TMA would have used (`lowering/distribute/memory.ThreadLoad`),
-fenced for the async proxy, and published by one thread's arrive after a
-named barrier of the producer. The checks:
+view one column into its storage, an odd K of 8-bit elements) is read by the
+128 producer threads into the slot at the addresses TMA would have used
+(`lowering/distribute/memory.ThreadLoad`): with `cp.async` copies left in
+flight where every extent is 4-byte aligned, else with plain loads and
+stores the thread fences itself; each thread then arrives on `full`
+(`thread_loads_arrive`), and the consumer fences for the async proxy after
+its wait. The checks:
 
 - the thread simulator's output with thread loads equals bit for bit its
   output with TMA reading an aligned copy (the slots hold the same bytes, the
   wgmmas sum in the same order), and both are close to float64; the barrier
-  simulator's too. Tiles of 64 rows (decode), 128 rows, a B tile of two
-  128-byte swizzle boxes (B stored K x N), 2-byte, 16-byte and 1-byte loads;
-- a mistake in the swizzle, the `full` arrival count, the proxy fence or the
-  producer's named barrier fails on the CPU (each mutation is made here);
+  simulator's too. Tiles of 64 rows (decode), 128 rows and two M tiles, B
+  tiles of two 128-byte swizzle boxes (B stored K x N), 1-, 2-, 4-, 8- and
+  16-byte copies, a slot mixing cp.async and stored tiles;
+- a mistake in the swizzle, the `full` arrival count (one arrival, or the
+  TMA copies' forgotten), the consumer's proxy fence, the zero fill, or a
+  noinc arrive publishing stores fails on the CPU (each mutation is made
+  here);
 - ptxas assembles the loads on the producer's register budget, no spills;
 - the option: its type, its names, and the kernels it refuses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
 
 import tawa_xdsl
 from tawa_xdsl.analysis import kernel_plan
@@ -36,10 +39,10 @@ from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn
 from tawa_xdsl.interp.barrier_sim import Hazard
 from tawa_xdsl.kernel import find_kernel
-from tawa_xdsl.lowering import aref_patterns
 from tawa_xdsl.lowering.assemble import _ptxas, assemble
-from tawa_xdsl.lowering.distribute import memory
+from tawa_xdsl.lowering.distribute import barriers, memory
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
+from tawa_xdsl.target import THREADS_PER_WARPGROUP
 from tests.conftest import EXAMPLES, sweep
 from tests.thread_level import simulate_output
 
@@ -80,14 +83,19 @@ def _operands(
 CASES = [
     # kernel, loads, (M, N, K), A a view one column in, options
     ("gemm_nt", "b", (8, 256, 999), False, "block-m=64"),  # decode, 2-byte loads
-    ("gemm_nt", "a,b", (200, 128, 1000), True, ""),  # 128 rows; a: 2-byte, b: 16
+    # 128 rows, two M tiles; a: 2-byte loads, b: 16-byte cp.async, one slot
+    ("gemm_nt", "a,b", (200, 128, 1000), True, ""),
     ("gemm_nn", "b", (64, 301, 1000), False, "block-m=64"),  # two swizzle boxes
     ("gemm_fp8_tensorwise", "a,b", (64, 128, 999), False, "block-m=64"),  # bytes
-    ("gemm_nt", "a,b", (64, 128, 1002), False, "block-m=64"),  # 4-byte loads
-    ("gemm_nt", "a,b", (64, 128, 1004), False, "block-m=64"),  # 8-byte loads
+    ("gemm_nt", "a,b", (64, 128, 1002), False, "block-m=64"),  # 4-byte cp.async
+    ("gemm_nt", "a,b", (64, 128, 1004), False, "block-m=64"),  # 8-byte cp.async
+    ("gemm_nn", "b", (64, 302, 1000), False, "block-m=64"),  # two boxes, 4-byte
+    ("gemm_nt", "b", (8, 256, 1002), False, "block-m=64"),  # decode, cp.async
     # 8-row B tiles: 64 pieces, loaded by the first half of the threads
     ("gemm_nt", "b", (64, 20, 999), False, "block-m=64 block-n=8"),
 ]
+ASYNC = CASES[4]
+"""Both operands through 4-byte cp.async, zeros in both K tails."""
 
 
 def _grid(m: int, n: int, options: str) -> tuple[int, int]:
@@ -102,7 +110,7 @@ def _grid(m: int, n: int, options: str) -> tuple[int, int]:
     "kernel, loads, shape, view, options",
     sweep(
         CASES,
-        fast={CASES[0], CASES[2], CASES[-1]},
+        fast={CASES[0], CASES[2], CASES[6], CASES[-1]},
         ids=lambda c: f"{c[0]}-{c[1]}-{'x'.join(map(str, c[2]))}",
     ),
 )
@@ -130,32 +138,25 @@ def test_thread_loads_match_tma(
 # ---------------------------------------------------------------- mutations
 
 
-def _decode(ptx: bool, loads: str = "b") -> None:
-    """The decode GEMM of CASES[0], simulated against float64."""
-    kernel, _, (m, n, k), view, options = CASES[0]
+def _check(case: tuple, ptx: bool, loads: str | None = None, mutate=None) -> None:
+    """`case` simulated against float64 (over its whole grid), its lowered
+    IR changed by `mutate` first where given."""
+    kernel, case_loads, (m, n, k), view, options = case
     args, expected = _operands(kernel, m, n, k, view)
-    out = simulate_output(_lower(kernel, loads, options, ptx), kernel, args, 2, (1, 2))
+    module = _lower(kernel, loads or case_loads, options, ptx=False)
+    if mutate is not None:
+        mutate(module)
+    if ptx:
+        module = tawa_xdsl.apply(module, "distribute-fragments")
+    out = simulate_output(module, kernel, args, 2, _grid(m, n, options))
     error = np.abs(out.astype(np.float64) - expected).max()
     assert error <= 1e-2 * np.abs(expected).max(), f"wrong result (error {error:.3g})"
-
-
-@contextmanager
-def _replaced_in_put(name: str, by: type) -> Iterator[None]:
-    """`LowerPut` builds `by` where it builds nvgpu_async op `name`."""
-    real = aref_patterns.nv
-    fake = type("nv", (), {n: getattr(real, n) for n in dir(real) if n[0] != "_"})
-    setattr(fake, name, by)
-    aref_patterns.nv = fake  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        aref_patterns.nv = real
 
 
 def test_unswizzled_stores_give_wrong_results(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pieces stored at their plain row-major place (no XOR of the row's
     phase) are read by wgmma as other K columns."""
-    _decode(ptx=True)
+    _check(CASES[0], ptx=True)
     swizzled = memory.swizzled_piece
 
     def plain(*args: object) -> object:
@@ -163,39 +164,80 @@ def test_unswizzled_stores_give_wrong_results(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(memory, "swizzled_piece", plain)
     with pytest.raises(AssertionError, match="wrong result"):
-        _decode(ptx=True)
+        _check(CASES[0], ptx=True)
 
 
 @pytest.mark.parametrize("ptx", [False, True], ids=["barrier-sim", "thread-sim"])
-def test_full_counting_one_arrival_is_flagged(
-    monkeypatch: pytest.MonkeyPatch, ptx: bool
+@pytest.mark.parametrize(
+    "case, arrivals",
+    [(CASES[0], 1), (ASYNC, 1), (CASES[0], THREADS_PER_WARPGROUP)],
+    ids=["stored-one", "cp.async-one", "stored-no-tma"],
+)
+def test_wrong_full_count_is_flagged(
+    monkeypatch: pytest.MonkeyPatch, ptx: bool, case: tuple, arrivals: int
 ) -> None:
-    """A slot mixing TMA and thread loads whose `full` barrier expects one
-    arrival: the expect_tx completes it alone, the elected thread's arrive
-    then runs into the next phase; both simulators flag the extra arrival."""
-    monkeypatch.setattr(kernel_plan.ChannelPlan, "full_arrivals", property(lambda _: 1))
-    with pytest.raises(Hazard, match="arrival"):
-        _decode(ptx, loads="a")
+    """A `full` barrier expecting one arrival (the expect_tx completes it, the
+    threads' arrivals run into the next phase), or the threads' 128 without
+    the TMA copies' expect_tx in a slot that has both: both simulators flag
+    the extra arrivals."""
+    _check(case, ptx, loads="a")
+    monkeypatch.setattr(
+        kernel_plan.ChannelPlan, "full_arrivals", property(lambda _: arrivals)
+    )
+    with pytest.raises(Hazard, match="arrivals"):
+        _check(case, ptx, loads="a")
 
 
-@pytest.mark.parametrize("ptx", [False, True], ids=["barrier-sim", "thread-sim"])
-def test_missing_proxy_fence_is_flagged(ptx: bool) -> None:
-    """Without `fence.proxy.async` the wgmma reads generic-proxy stores."""
-    with (
-        _replaced_in_put("FenceProxyAsyncOp", nv.ProducerBarrierOp),
-        pytest.raises(Hazard, match="fence"),
-    ):
-        _decode(ptx)
+def _drop_consumer_fences(module: ModuleOp) -> None:
+    """Erase the proxy fence after each consumer wait on `full`."""
+    for op in list(module.walk()):
+        if isinstance(op, nv.FenceProxyAsyncOp) and isinstance(
+            op.prev_op, nv.MBarrierWaitOp
+        ):
+            op.detach()
+            op.erase()
 
 
-def test_missing_producer_barrier_is_flagged() -> None:
-    """Without the producer's named barrier, thread 0's arrive would publish
-    the other warps' stores before they land: the thread simulator flags it."""
-    with (
-        _replaced_in_put("ProducerBarrierOp", nv.FenceProxyAsyncOp),
-        pytest.raises(Hazard, match=r"no bar\.sync ordered"),
-    ):
-        _decode(ptx=True)
+@pytest.mark.parametrize(
+    "case, ptx",
+    [(CASES[0], False), (ASYNC, False), (ASYNC, True)],
+    ids=["barrier-sim-stored", "barrier-sim-cp.async", "thread-sim-cp.async"],
+)
+def test_missing_consumer_fence_is_flagged(case: tuple, ptx: bool) -> None:
+    """Without `fence.proxy.async` after its wait, the consumer's wgmma
+    reads the cp.async copies' generic-proxy writes. (Stored pieces are
+    fenced by the threads that store them; the barrier simulator, which does
+    not know which copies run, asks for the fence either way.)"""
+    _check(case, ptx)
+    with pytest.raises(Hazard, match="fence"):
+        _check(case, ptx, mutate=_drop_consumer_fences)
+
+
+def test_missing_zero_fill_gives_wrong_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cp.async` reading whole copies outside the tensor too (the base, where
+    the source size should be 0) puts data in both K tails, which the
+    product sums."""
+    _check(ASYNC, ptx=True)
+    real = memory.ptx.CpAsyncOp
+
+    def unfilled(dst: SSAValue, src: SSAValue, size: SSAValue, n: int) -> object:
+        return real(dst, src, size.owner.operands[0], n)  # the full size always
+
+    monkeypatch.setattr(memory.ptx, "CpAsyncOp", unfilled)
+    with pytest.raises(AssertionError, match="wrong result"):
+        _check(ASYNC, ptx=True)
+
+
+def test_noinc_arrive_after_stores_is_flagged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The threads' own stores (2-byte loads) are published by a release
+    arrive; a noinc cp.async arrive releases only copies: the thread
+    simulator flags it."""
+    _check(CASES[0], ptx=True)
+    monkeypatch.setattr(
+        barriers, "uniform_branch", lambda cond, then, otherwise: then[0]
+    )
+    with pytest.raises(Hazard, match="does not publish"):
+        _check(CASES[0], ptx=True)
 
 
 # ------------------------------------------------------------------ option

@@ -7,8 +7,9 @@ arrives through its thread 0 (in a cluster: thread r of the warpgroup arrives
 in block r, through `mapa`); the first consumer thread issues TMA stores and
 their bulk groups. A tile moved by TMA is a row of boxes, one per 128-byte
 swizzle chunk; a multicast load in a cluster copies this block's share of the
-boxes into every block. Ping-pong turns are named barriers 2 + w; the
-producer's threads meet at `PRODUCER_BARRIER` after their `thread_load`s.
+boxes into every block. Ping-pong turns are named barriers 2 + w. After
+their `thread_load`s every producer thread arrives on `full` itself
+(`thread_loads_arrive`), when its `cp.async` copies land.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from xdsl.pattern_rewriter import (
     PatternRewriter,
 )
 
-from tawa_xdsl.compiler import MAX_CONSUMERS
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
@@ -30,6 +30,7 @@ from tawa_xdsl.lowering.distribute.context import (
     Lowered,
     Ops,
     int_value,
+    uniform_branch,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from tawa_xdsl.target import MBARRIER_BYTES, THREADS_PER_WARPGROUP
@@ -38,9 +39,6 @@ CONSUMER_BARRIER = 1
 """Named barrier of all consumer warpgroups (0 is the CTA's)."""
 TURN_BARRIER0 = 2
 """Consumer warpgroup w's MMA turn barrier is TURN_BARRIER0 + w."""
-PRODUCER_BARRIER = TURN_BARRIER0 + MAX_CONSUMERS
-"""Named barrier of the producer warpgroup's threads (after their
-`thread_load` stores), past every consumer warpgroup's turn barrier."""
 
 
 def element_address(ops: Ops, base: SSAValue, index: Lowered, stride: int) -> SSAValue:
@@ -143,7 +141,6 @@ class Fences(DistributePattern):
         nv.FenceProxyAsyncOp,
         nv.CTABarrierOp,
         nv.ConsumerBarrierOp,
-        nv.ProducerBarrierOp,
         nv.ClusterBarrierOp,
     )
 
@@ -159,8 +156,6 @@ class Fences(DistributePattern):
         elif isinstance(op, nv.ConsumerBarrierOp):
             threads = THREADS_PER_WARPGROUP * k.warpgroups
             new = ptx.BarOp(k.imm(CONSUMER_BARRIER, "b32"), threads)
-        elif isinstance(op, nv.ProducerBarrierOp):
-            new = ptx.BarOp(k.imm(PRODUCER_BARRIER, "b32"), THREADS_PER_WARPGROUP)
         else:
             new = ptx.ClusterBarrierOp()
         rewriter.replace(op, new, [])
@@ -196,6 +191,34 @@ class MBarrierArrive(DistributePattern):
         signals = ops.alu("setp.lt.u32", lane, ops.imm(op.cluster_size, "b32"))
         remote = ops.alu("mapa.shared::cluster.u32", addr, lane, pred=signals)
         ops.add(ptx.MBarrierArriveOp(remote, remote=True, pred=signals))
+        rewriter.replace(op, ops, [])
+
+
+class ThreadLoadsArrive(DistributePattern):
+    """Every producer thread's arrival after its `thread_load`s: the noinc
+    `cp.async.mbarrier.arrive` where all of them were copies in flight (the
+    arrival is made when they land), else a counted one (it only holds the
+    phase open until they land) and a release arrive that publishes the
+    thread's own stores; a uniform branch, as the loads' widths are."""
+
+    OPS = (nv.ThreadLoadsArriveOp,)
+
+    def rewrite(self, op: nv.ThreadLoadsArriveOp, rewriter: PatternRewriter):
+        k, ops = self.k, Ops(self.k)
+        addr = barrier_address(ops, op.barriers, op.index, op)
+        flags = [ops.reg(k.lowered(v, op)) for v in op.asynchronous]
+        copies = [ptx.CpAsyncArriveOp(addr, noinc=True)]
+        if all(f is k.true for f in flags):
+            ops.extend(copies)
+        else:
+            every = flags[0]
+            for f in flags[1:]:
+                every = ops.alu("and.pred", every, f)
+            stores = [
+                ptx.CpAsyncArriveOp(addr, noinc=False),
+                ptx.MBarrierArriveOp(addr),
+            ]
+            ops.add(uniform_branch(every, copies, stores))
         rewriter.replace(op, ops, [])
 
 
@@ -335,6 +358,7 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         GridDependencies(k),
         MBarrierWait(k),
         MBarrierArrive(k),
+        ThreadLoadsArrive(k),
         ArriveExpectTx(k),
         TMALoad(k),
         TMAStore(k),

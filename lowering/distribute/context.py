@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     TensorType,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -447,3 +447,14 @@ class Ops(list[Operation]):
 def int_value(attr: Attribute) -> int:
     assert isinstance(attr, IntegerAttr)
     return attr.value.data
+
+
+def uniform_branch(cond: SSAValue, then: list, otherwise: list) -> ptx.IfOp:
+    """A uniform branch (`cond` is the same in every thread: a tile's
+    coordinates, a tensor's alignment)."""
+    blocks = []
+    for ops in (then, otherwise):
+        block = Block()
+        block.add_ops([*ops, ptx.YieldOp()])
+        blocks.append(block)
+    return ptx.IfOp(cond, Region(blocks[0]), Region(blocks[1]), uniform=True)

@@ -55,6 +55,7 @@ from tawa_xdsl.lowering.distribute.context import (
     is_16bit,
     register_type,
     scalar_class,
+    uniform_branch,
 )
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from tawa_xdsl.lowering.fragments import Geometry
@@ -477,10 +478,10 @@ class StoreGlobal(DistributePattern):
             this = self._path(path, store)
             if path == StorePath.VEC16:
                 assert fits is not None
-                code = [_branch(fits, this, code)]
+                code = [uniform_branch(fits, this, code)]
             else:  # pair: an even column
                 assert odd is not None
-                code = [_branch(odd, code, this)]
+                code = [uniform_branch(odd, code, this)]
         ops.extend(code)
         rewriter.replace(op, ops, [])
 
@@ -632,16 +633,6 @@ def _store_transposed(
                     byte=is_i8(t.element_type),
                 )
             )
-
-
-def _branch(cond: SSAValue, then: list, otherwise: list) -> ptx.IfOp:
-    """A uniform branch (the tile's coordinates are the same in every thread)."""
-    blocks = []
-    for ops in (then, otherwise):
-        block = Block()
-        block.add_ops([*ops, ptx.YieldOp()])
-        blocks.append(block)
-    return ptx.IfOp(cond, Region(blocks[0]), Region(blocks[1]), uniform=True)
 
 
 def _rows(ops: Ops, s: _Store) -> tuple[SSAValue, SSAValue]:
@@ -807,13 +798,18 @@ class ThreadLoad(DistributePattern):
     """`thread_load`: piece j = tid + 128 i (16 bytes of a tile row; row j / P,
     piece j % P of the P in a row) goes from global memory to where TMA would
     have put it: the slot's swizzle (`swizzled_piece`). Consecutive threads
-    read consecutive pieces of a row. The loads are the widest that the base,
-    the row pitch, the first column and the row length (in bytes) all allow,
-    chosen at run time by uniform branches, 16 bytes down to one element;
-    each load outside the tensor reads the base instead and is zeroed, as
-    TMA fills what lies outside. Every thread then stores whole pieces, one
-    piece after another, so that what lives at once is one piece's (the
-    producer runs on few registers)."""
+    read consecutive pieces of a row. The copies are the widest that the
+    base, the row pitch, the first column and the row length (in bytes) all
+    allow, chosen at run time by uniform branches, 16 bytes down to one
+    element. At 4 bytes and wider they are `cp.async` copies (`.cg` at 16,
+    `.ca` below), zero-filled outside the tensor by a source size of 0, as
+    TMA fills what lies outside, and left in flight: the slot's
+    `thread_loads_arrive` tracks them, so the producer goes on to the next
+    slot at once. Narrower, each load outside the tensor reads the base
+    instead and is zeroed, and the thread stores whole pieces, one piece
+    after another, so that what lives at once is one piece's (the producer
+    runs on few registers), then fences them for the async proxy. The op's
+    result says which: whether the copies are asynchronous."""
 
     OPS = (nv.ThreadLoadOp,)
 
@@ -840,18 +836,23 @@ class ThreadLoad(DistributePattern):
             bits = ops.alu("or.b32", bits, extent)
         widths = [w for w in LOAD_WIDTHS if w >= esize]
         code = self._path(tile, widths[-1])
+        asynchronous = k.true if widths[-1] >= ptx.CP_ASYNC_SIZES[0] else None
         for w in reversed(widths[:-1]):
             low = ops.alu("and.b32", bits, ops.imm(w // esize - 1, "b32"))
             fits = ops.alu("setp.eq.u32", low, ops.imm(0, "b32"))
-            code = [_branch(fits, self._path(tile, w), code)]
+            code = [uniform_branch(fits, self._path(tile, w), code)]
+            if w == ptx.CP_ASYNC_SIZES[0]:
+                asynchronous = fits
         ops.extend(code)
-        rewriter.replace(op, ops, [])
+        assert asynchronous is not None
+        k.define(rewriter, op, ops, Lowered(asynchronous))
 
     def _path(self, t: _Tile, width: int) -> Ops:
-        """Every piece of this thread in loads of `width` bytes: a loop over
+        """Every piece of this thread in copies of `width` bytes: a loop over
         j = tid, tid + 128, ... below the tile's pieces, so that one piece's
         registers live at a time (unrolled, ptxas hoisted every piece's loads
-        and the producer's few registers spilled)."""
+        and the producer's few registers spilled); after the synchronous
+        loads' stores, the thread's proxy fence."""
         ops, k = Ops(self.k), self.k
         rows, cols = t.ring.get_tile()
         pieces = cols * t.esize // 16
@@ -869,10 +870,13 @@ class ThreadLoad(DistributePattern):
                 [],
             )
         )
+        if width not in ptx.CP_ASYNC_SIZES:
+            ops.add(ptx.FenceOp("proxy.async.shared::cta"))
         return ops
 
     def _piece(self, ops: Ops, t: _Tile, width: int, j: SSAValue, pieces: int) -> None:
-        """Piece j: its addresses, loads, zeros and store."""
+        """Piece j: its addresses, then its copies, or its loads, zeros and
+        store."""
         r = ops.alu("div.u32", j, ops.imm(pieces, "b32"))
         c = ops.alu("rem.u32", j, ops.imm(pieces, "b32"))
         smem = ops.alu("add.u32", swizzled_piece(ops, t.ring, r, c), t.dst)
@@ -882,7 +886,7 @@ class ThreadLoad(DistributePattern):
         at = ops.alu("mad.wide.u32", row, t.pitch, ops.imm(0, "b64"))
         at = ops.alu("add.s64", at, ops.alu("cvt.u64.u32", col))
         at = ops.alu("mad.lo.u64", at, ops.imm(t.esize, "b64"), t.ptr)
-        n = 16 // width  # loads per piece
+        n = 16 // width  # copies per piece
         cols, addr = col, at
         if n > 1:
             step = [width // t.esize * m for m in range(n)]
@@ -891,6 +895,12 @@ class ThreadLoad(DistributePattern):
         held = ops.alu("setp.lt.u32", cols, t.dims[1])
         held = ops.alu("and.pred", held, Lowered(inside, (0,) * n))
         addr = ops.alu("selp.b64", addr, t.ptr, held)  # outside: read the base
+        if width in ptx.CP_ASYNC_SIZES:  # outside: read nothing, fill zeros
+            size = ops.alu(
+                "selp.b32", ops.imm([width] * n, "b32"), ops.imm(0, "b32"), held
+            )
+            ops.add(ptx.CpAsyncOp(smem, addr, size, width))
+            return
         count = max(n, 4)  # b32 registers: narrow loads one each, low bits
         load = ops.add(
             ptx.LoadOp(
@@ -909,8 +919,7 @@ class ThreadLoad(DistributePattern):
         data = ops.alu("selp.b32", load.results[0], ops.imm(0, "b32"), owner)
         if width == 1:  # byte pairs (each a register's low byte) in 16 bits
             data = _pack(ops, data, 16, 0x0040)
-        if width <= 2:  # 16-bit halves (the low ones) into words
-            data = _pack(ops, data, 8, 0x5410)
+        data = _pack(ops, data, 8, 0x5410)  # the low 16-bit halves into words
         ops.add(ptx.StoreOp("shared", smem, data, [0, 1, 2, 3]))
 
 

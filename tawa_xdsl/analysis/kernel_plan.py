@@ -16,8 +16,8 @@ patterns only build what the plan says:
   any other store goes from registers (`tma_store=False` forces that).
 - Channels (`ChannelPlan`): per aref, one ring of `depth` slots per payload tile
   (128-byte swizzled, each slot 1024-byte aligned) and two mbarrier arrays,
-  `full` (one arrival: the producer's expect_tx; one more where the producer's
-  threads load some of its tiles, `thread_loads`) and `empty` (one arrival per
+  `full` (one arrival: the producer's expect_tx; one per producer thread
+  more where those threads load some of its tiles, `thread_loads`) and `empty` (one arrival per
   consumer warpgroup, or per consumer thread when the tiles are read with plain
   shared loads; times the cluster size when its slots are multicast).
 - Thread loads (`KernelPlan.thread_loads`): the tensors named there are
@@ -155,10 +155,11 @@ class ChannelPlan:
     @property
     def full_arrivals(self) -> int:
         """Arrivals that complete a phase of `full`: the expect_tx of the TMA
-        copies, if any, and one elected producer thread after the thread loads,
-        if any (so the copies alone cannot complete a slot whose thread-loaded
-        tiles are still being written)."""
-        return int(not all(self.by_threads)) + int(any(self.by_threads))
+        copies, if any, and every producer thread's after its thread loads, if
+        any (`thread_loads_arrive`: each counts, so the copies alone cannot
+        complete a slot whose thread-loaded tiles are still landing)."""
+        threads = THREADS_PER_WARPGROUP if any(self.by_threads) else 0
+        return int(not all(self.by_threads)) + threads
 
     @property
     def tma_bytes(self) -> int:

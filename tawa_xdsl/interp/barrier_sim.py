@@ -87,6 +87,7 @@ from tawa_xdsl.diagnostics import format_at
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.nvgpu_async import fragment_layout
+from tawa_xdsl.dialects.ptx import CP_ASYNC_SIZES
 from tawa_xdsl.dialects.roles import entry_register_cap
 from tawa_xdsl.dtypes import numpy_dtype
 from tawa_xdsl.interp.reference import make_interpreter
@@ -209,6 +210,10 @@ class Ring:
     published: dict[int, tuple[MBarrier, int]] = field(default_factory=dict)
     """By slot: the barrier whose completed phase count must reach the number
     given before a thread other than the writer may read the slot."""
+    proxy_fenced: dict[int, set[int]] = field(default_factory=dict)
+    """By slot the producer's threads wrote (`thread_load`: generic-proxy
+    writes): the actors (by id) that have run `fence_proxy_async` since they
+    waited for it, so their wgmmas (the async proxy) may read it."""
 
 
 @dataclass(frozen=True)
@@ -729,18 +734,19 @@ class HopperFunctions(InterpreterFunctions):
         turns[(w + 1) % len(self.consumers)].arrive(self.consumers[w], op.name)
         return ()
 
-    @impl(nv.ProducerBarrierOp)
-    def run_producer_barrier(
-        self, interpreter: Interpreter, op: nv.ProducerBarrierOp, args: PythonValues
-    ):
-        """The producer's threads are one actor here, in program order."""
-        return ()
-
     @impl(nv.FenceProxyAsyncOp)
     def run_fence_proxy(
         self, interpreter: Interpreter, op: nv.FenceProxyAsyncOp, args: PythonValues
     ):
-        self._actor().unfenced.clear()
+        """Its own generic writes, and the thread-loaded slots it has waited
+        for, become visible to its async proxy (TMA stores, wgmma)."""
+        actor = self._actor()
+        actor.unfenced.clear()
+        for ring in self._where()[0].rings.values():
+            for slot, fenced in ring.proxy_fenced.items():
+                bar, phase = ring.published.get(slot, (None, 0))
+                if bar is not None and actor.seen.get(id(bar), 0) >= phase:
+                    fenced.add(id(actor))
         return ()
 
     @impl(nv.LaunchDependentsOp)
@@ -889,9 +895,10 @@ class HopperFunctions(InterpreterFunctions):
     def run_thread_load(
         self, interpreter: Interpreter, op: nv.ThreadLoadOp, args: PythonValues
     ):
-        """The producer's threads copy the tile (zeros outside the tensor) with
-        generic stores: unfenced until a `fence_proxy_async`, unpublished until
-        the producer's next arrive."""
+        """The producer's threads copy the tile (zeros outside the tensor),
+        generic-proxy writes unpublished until their `thread_loads_arrive`,
+        which a reader must fence after its wait; whether the copies are
+        `cp.async` (every extent 4-byte aligned), as the thread level picks."""
         array, *coords, ring, slot = args
         self._slot(op, ring, slot)
         self._check_not_read(ring, slot, op.name)
@@ -904,10 +911,27 @@ class HopperFunctions(InterpreterFunctions):
                 )
             )
         ring.data[slot] = read_box(array, coords, ring.data.shape[1:])
-        actor = self._actor()
-        actor.unfenced.add((id(ring), slot))
         ring.published.pop(slot, None)
-        actor.unpublished.append((ring, slot))
+        ring.proxy_fenced[slot] = set()
+        self._actor().unpublished.append((ring, slot))
+        base = array.__array_interface__["data"][0]
+        row = array.shape[-1] * array.itemsize
+        extents = (base, array.strides[0], coords[-1] * array.itemsize, row)
+        return (all(e % CP_ASYNC_SIZES[0] == 0 for e in extents),)
+
+    @impl(nv.ThreadLoadsArriveOp)
+    def run_thread_loads_arrive(
+        self, interpreter: Interpreter, op: nv.ThreadLoadsArriveOp, args: PythonValues
+    ):
+        """Each of the producer warpgroup's threads arrives once, publishing
+        the slots they wrote."""
+        bars, i, *_ = args
+        bar = self._usable(op, self._barrier(op, bars, i))
+        actor = self._actor()
+        for ring, slot in actor.unpublished:
+            ring.published[slot] = (bar, bar.completed + 1)
+        actor.unpublished.clear()
+        self._arrive(bar, THREADS_PER_WARPGROUP, f"{op.name} {_bar(op, bars, i)}")
         return ()
 
     @impl(nv.TMAStoreOp)
@@ -1107,20 +1131,21 @@ class HopperFunctions(InterpreterFunctions):
                 )
             )
         reads = {(id(v.ring), v.slot) for v in (lhs, rhs) if isinstance(v, View)}
-        block = self._where()[0]
         for v in (lhs, rhs):
             if not isinstance(v, View) or not v.ring.scalars:
                 continue
-            if any((id(v.ring), v.slot) in a.unfenced for a in block.actors.values()):
+            self._check_published(op, v.ring, v.slot)
+            fenced = v.ring.proxy_fenced.get(v.slot)
+            if fenced is not None and id(actor) not in fenced:
                 raise Hazard(
                     format_at(
                         op,
                         f"{op.name} reads slot {v.slot} of %{v.ring.name}, written by "
-                        "the producer's threads and not yet fenced: the tensor cores "
-                        "may see stale data (missing fence_proxy_async)",
+                        f"the producer's threads, and {self._thread()} has not fenced "
+                        "it since its wait: the tensor cores may see stale data "
+                        "(missing fence_proxy_async)",
                     )
                 )
-            self._check_published(op, v.ring, v.slot)
         a = lhs.tile() if isinstance(lhs, View) else lhs
         product = a.astype(np.float32) @ rhs.tile().astype(np.float32)
         result = (np.asarray(acc) + product).astype(np.float32).view(PendingTile)

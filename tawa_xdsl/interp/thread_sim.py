@@ -141,9 +141,11 @@ from tawa_xdsl.interp.scheduler import RoleScheduler
 from tawa_xdsl.interp.thread_state import (
     LANES,
     WARP,
+    AsyncCopy,
     Barrier,
     Block,
     ClusterBarrier,
+    CopyArrival,
     MapParam,
     NamedBarrier,
     ParamValue,
@@ -919,6 +921,96 @@ class ThreadFunctions(InterpreterFunctions):
             if op.expect_tx is not None:
                 bar.state.tx += n * op.expect_tx.value.data
             self._arrive(bar, n, where)
+        self.actor.unsynced -= arriving  # released by their own arrive
+        return ()
+
+    @impl(ptx.CpAsyncOp)
+    def run_cp_async(
+        self, interpreter: Interpreter, op: ptx.CpAsyncOp, args: PythonValues
+    ):
+        """Reads the global bytes now (the inputs are read-only for the
+        launch) and leaves them in flight to their shared bytes (`landing`)
+        until a `cp.async.mbarrier.arrive` of the lane has them land."""
+        lanes = self.actor.mask
+        if not lanes.any():
+            return ()
+        size, n = op.bytes, ptx.width(op.src)
+        who = Who(self.actor.name, op)
+        dst = self._per_lane(self._read(op, 0, args[0], lanes=lanes))[:, :1]
+        dst = dst.astype(np.int64) + size * np.arange(n)
+        src = self._per_lane(self._read(op, 1, args[1], lanes=lanes))
+        sizes = self._per_lane(self._read(op, 2, args[2], lanes=lanes))
+        lane, i = np.nonzero(np.broadcast_to(lanes[:, None], (LANES, n)))
+        dst, src, sizes = dst[lane, i], src[lane, i], sizes[lane, i].astype(np.int64)
+        for what, at in (("shared", dst), ("global", src)):
+            if (bad := at % size != 0).any():
+                raise Hazard(
+                    f"{who}: copies {size} bytes at {what} address "
+                    f"{int(at[bad][0]):#x}, not aligned to {size}"
+                )
+        if (sizes > size).any():
+            raise Hazard(f"{who}: a source size above the copy's {size} bytes")
+        data = np.zeros((len(dst), size), dtype=np.uint8)
+        with self._faults(op):
+            for part in np.unique(sizes[sizes > 0]).tolist():
+                rows = sizes == part
+                data[rows, :part] = self.memory.read(src[rows], part, "cp.async")
+            block = self.actor.block
+            block.smem.check(dst, size, "cp.async destination")
+        span = (dst[:, None] + np.arange(size)).reshape(-1)
+        self._check_tma_target(who, block, span)
+        block.landing[span] += 1
+        self.actor.copies.append(
+            AsyncCopy(np.repeat(lane, size), span, data.reshape(-1))
+        )
+        return ()
+
+    @impl(ptx.CpAsyncArriveOp)
+    def run_cp_async_arrive(
+        self, interpreter: Interpreter, op: ptx.CpAsyncArriveOp, args: PythonValues
+    ):
+        """The arriving lanes' copies land together, then (the engine) their
+        arrivals count; without `noinc` the pending count first goes up by
+        as many, so those arrivals cancel out. A noinc arrival releases the
+        copies only: the lanes' own shared stores need an `mbarrier.arrive`."""
+        lanes = self._lanes(op, args)
+        if not lanes.any():
+            return ()
+        where = Who(self.actor.name, op)
+        arriving = set(np.flatnonzero(lanes.reshape(-1, WARP).any(axis=1)).tolist())
+        if op.noinc and self.actor.unsynced & arriving:
+            raise Hazard(
+                f"{where}: warps {sorted(self.actor.unsynced & arriving)} stored to "
+                "shared memory, and a noinc cp.async arrive does not publish those "
+                "stores (missing mbarrier.arrive?)"
+            )
+        addrs = np.unique(self._barrier_addresses(op, args, lanes))
+        if len(addrs) != 1:
+            raise Hazard(f"{where}: the lanes arrive on different mbarriers")
+        addr = int(addrs[0])
+        bar = self._barrier(op, self.actor.block, addr)
+        n = int(lanes.sum())
+        if not op.noinc:
+            bar.state.pending += n
+        tracked, kept = [], []
+        for copy in self.actor.copies:
+            mine = lanes[copy.lanes]
+            tracked.append((copy.addrs[mine], copy.data[mine]))
+            if not mine.all():
+                kept.append(
+                    AsyncCopy(copy.lanes[~mine], copy.addrs[~mine], copy.data[~mine])
+                )
+        self.actor.copies = kept
+        self.transfers.append(
+            CopyArrival(
+                self.actor.block,
+                np.concatenate([a for a, _ in tracked] or [np.zeros(0, np.int64)]),
+                np.concatenate([d for _, d in tracked] or [np.zeros(0, np.uint8)]),
+                addr,
+                n,
+                where,
+            )
+        )
         return ()
 
     @impl(ptx.MBarrierWaitOp)
@@ -947,6 +1039,7 @@ class ThreadFunctions(InterpreterFunctions):
             return ()
         if op.kind.data == "proxy.async.shared::cta":
             self.actor.unfenced[:] = False
+            self.actor.unfenced_copies[:] = False
         else:
             for bar in self.actor.block.barriers.values():
                 if bar.owner is self.actor:
@@ -1212,7 +1305,10 @@ class ThreadFunctions(InterpreterFunctions):
             self._deliver_store,
         )
 
-    def _deliver(self, t: Transfer) -> None:
+    def _deliver(self, t: Transfer | CopyArrival) -> None:
+        if isinstance(t, CopyArrival):
+            self._deliver_copies(t)
+            return
         block = t.block
         if block.exited:
             raise Hazard(
@@ -1231,6 +1327,26 @@ class ThreadFunctions(InterpreterFunctions):
             raise Hazard(f"{t.what}: its mbarrier at {t.barrier:#x} is gone")
         bar.state.tx -= len(t.data)
         self._maybe_complete(bar.state)
+
+    def _deliver_copies(self, t: CopyArrival) -> None:
+        """`cp.async` copies land (generic-proxy writes: every warpgroup must
+        fence before its wgmmas read them), then their lanes arrive."""
+        block = t.block
+        if block.exited:
+            raise Hazard(f"{t.what}: cp.async copies land after their block exited")
+        block.landing[t.addrs] -= 1
+        if block.reading[t.addrs].any():
+            raise Hazard(
+                f"{t.what}: cp.async copies land in shared bytes a wgmma group "
+                "still in flight reads"
+            )
+        block.smem.bytes[t.addrs] = t.data
+        for wg in block.warpgroups:
+            wg.unfenced_copies[t.addrs] = True
+        bar = block.barriers.get(t.barrier)
+        if bar is None:
+            raise Hazard(f"{t.what}: its mbarrier at {t.barrier:#x} is gone")
+        self._arrive(bar, t.arrivals, t.what)
 
     def _deliver_store(self, st: StoreTransfer) -> None:
         raw = st.block.smem.bytes[st.addrs]
@@ -1304,6 +1420,12 @@ class ThreadFunctions(InterpreterFunctions):
             raise Hazard(
                 f"{who} reads shared bytes written by st.shared and not yet made "
                 "visible to the async proxy (missing fence.proxy.async?)"
+            )
+        if self.actor.unfenced_copies[both].any():
+            raise Hazard(
+                f"{who} reads shared bytes cp.async wrote (the generic proxy) with "
+                "no fence.proxy.async of its own since they landed (missing "
+                "fence.proxy.async after the wait?)"
             )
         raw = block.smem.bytes[both].reshape(-1, esize)
         values = np.ascontiguousarray(raw).view(dtype).reshape(addrs.shape)

@@ -189,10 +189,15 @@ class Warpgroup:
     wgmma_fenced: bool = False
     unfenced: np.ndarray = field(init=False)
     unsynced: set[int] = field(default_factory=set)
-    """Warps whose `st.shared` no `bar.sync` has ordered before another
-    warp's instructions yet: an mbarrier arrive by other warps alone does not
-    publish them (the producer's threads meet at a named barrier before one
-    thread arrives for them all)."""
+    """Warps whose `st.shared` neither a `bar.sync` has ordered before another
+    warp's instructions nor their own `mbarrier.arrive` (release) has
+    published yet: an mbarrier arrive by other warps alone does not publish
+    them."""
+    unfenced_copies: np.ndarray = field(init=False)
+    """Shared bytes `cp.async` copies wrote (generic proxy) since this
+    warpgroup's last `fence.proxy.async`: its wgmmas may not read them."""
+    copies: list[AsyncCopy] = field(default_factory=list)
+    """Its lanes' `cp.async` copies no `cp.async.mbarrier.arrive` tracks yet."""
     bulk_committed: np.ndarray = field(
         default_factory=lambda: np.zeros(LANES, dtype=np.int64)
     )
@@ -201,6 +206,7 @@ class Warpgroup:
 
     def __post_init__(self) -> None:
         self.unfenced = np.zeros(len(self.block.smem.bytes), dtype=bool)
+        self.unfenced_copies = np.zeros(len(self.block.smem.bytes), dtype=bool)
         self.tids = (LANES * self.index + np.arange(LANES, dtype=np.uint32))[:, None]
 
 
@@ -248,6 +254,30 @@ class Transfer:
     data: np.ndarray  # uint8
     barrier: int  # its shared address in `block`
     what: object  # who issued it, formatted only in a report
+
+
+@dataclass(eq=False)
+class AsyncCopy:
+    """`cp.async` copies of one instruction in flight: byte `k` goes to
+    shared address `addrs[k]`, issued by lane `lanes[k]`."""
+
+    lanes: np.ndarray
+    addrs: np.ndarray
+    data: np.ndarray  # uint8
+
+
+@dataclass(eq=False)
+class CopyArrival:
+    """What a `cp.async.mbarrier.arrive` of `arrivals` lanes tracks: their
+    copies, which land together, then their arrivals on the barrier (its
+    shared address in `block`)."""
+
+    block: Block
+    addrs: np.ndarray
+    data: np.ndarray
+    barrier: int
+    arrivals: int
+    what: object
 
 
 @dataclass(eq=False)
