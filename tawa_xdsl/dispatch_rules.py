@@ -198,11 +198,15 @@ the kernel (`thread_loads`) instead of its being copied into a buffer with
 aligned rows before each launch (`realign_us`). The copy reads and writes the
 whole input once per launch; the threads' loads cost nothing extra where each
 tile is read once (a decode GEMM's weight B when M fits one tile row), but
-they are synchronous: a thread has one 16-byte piece in flight, about a
-microsecond each, where TMA keeps the ring's stages in flight. Measured on
-every odd-K row tried, decode included, they ran 2-5x slower than the copy
-(NOTES 3.80), so 0: no input is read by the threads unless `thread_loads`
-names it."""
+where an input's base, pitch and row length are only 2-byte aligned (odd K
+in bf16) they are synchronous: a thread has one 16-byte piece in flight,
+about a microsecond each, where TMA keeps the ring's stages in flight.
+Measured on every odd-K row tried, decode included, they ran 2-5x slower
+than the copy (NOTES 3.80), so 0: no input is read by the threads unless
+`thread_loads` names it. Where those are 4-byte aligned the threads' copies
+are `cp.async`, in flight across slots like TMA's; not measured yet, they
+are copied too (a refit needs the key to say which inputs are 4-byte
+aligned)."""
 
 
 def thread_loads_pay(reads: int) -> bool:

@@ -35,8 +35,8 @@
 // CHECK-NEXT:   nvgpu_async.store_global %[[P]], %gc[%i, %i] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.global<?x?xbf16>
 // CHECK-NEXT:   nvgpu_async.smem_store %[[P]], %[[E]][%i] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.smem<1x128x128xbf16>
 // CHECK-NEXT:   nvgpu_async.fence_proxy_async
-// CHECK-NEXT:   nvgpu_async.thread_load %gc[%i, %i], %[[B]][%s] : !nvgpu_async.global<?x?xbf16>, !nvgpu_async.smem<2x128x64xbf16>
-// CHECK-NEXT:   nvgpu_async.producer_barrier
+// CHECK-NEXT:   %[[T:.*]] = nvgpu_async.thread_load %gc[%i, %i], %[[B]][%s] : !nvgpu_async.global<?x?xbf16>, !nvgpu_async.smem<2x128x64xbf16>
+// CHECK-NEXT:   nvgpu_async.thread_loads_arrive %[[FULL]][%s] after(%[[T]]) : !nvgpu_async.mbarrier<2>
 // CHECK-NEXT:   nvgpu_async.launch_dependents
 // CHECK-NEXT:   nvgpu_async.grid_dependency_wait
 // CHECK-NEXT:   nvgpu_async.consumer_barrier
@@ -81,8 +81,8 @@ func.func @ws_gemm_step(%ma: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], 
     nvgpu_async.store_global %p, %gc[%i, %i] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.global<?x?xbf16>
     nvgpu_async.smem_store %p, %e[%i] : tensor<128x128xbf16, #nvgpu_async.frag<acc, warpgroups = 1>> -> !nvgpu_async.smem<1x128x128xbf16>
     nvgpu_async.fence_proxy_async
-    nvgpu_async.thread_load %gc[%i, %i], %b[%s] : !nvgpu_async.global<?x?xbf16>, !nvgpu_async.smem<2x128x64xbf16>
-    nvgpu_async.producer_barrier
+    %t = nvgpu_async.thread_load %gc[%i, %i], %b[%s] : !nvgpu_async.global<?x?xbf16>, !nvgpu_async.smem<2x128x64xbf16>
+    nvgpu_async.thread_loads_arrive %full[%s] after(%t) : !nvgpu_async.mbarrier<2>
     nvgpu_async.launch_dependents
     nvgpu_async.grid_dependency_wait
     nvgpu_async.consumer_barrier
