@@ -87,6 +87,7 @@ from tawa_xdsl.compiler import (
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects.tile import DescType
 from tawa_xdsl.dispatch_rules import (
+    CP_ASYNC_MAX_READS,
     OFF_SECTOR_SLOWDOWN,
     REDUCE_MIN_WIDTH,
     REDUCE_PROGRAMS,
@@ -146,8 +147,10 @@ def bucket_floor(extent: int) -> int:
 class DispatchKey:
     """What picks a specialization: the bucketed extent of each named dimension
     (in the order the parameters name them), and for each tensor parameter its
-    dtype, whether TMA can describe it (`tma_problem`) and whether it reads it
-    at full speed (`sector_problem`). An output TMA cannot describe is stored
+    dtype, whether TMA can describe it (`tma_problem`), whether it reads it
+    at full speed (`sector_problem`) and whether the producer's threads
+    could copy it with `cp.async` (`cp_async_problem`: what the thread-load
+    rule weighs). An output TMA cannot describe is stored
     from registers (`tma_store=False`, K unsplit); an input is read through a
     buffer with aligned rows (`runtime.realign`), as is an input off the
     sector grid where the copy pays (`Plan.copied`)."""
@@ -156,6 +159,7 @@ class DispatchKey:
     dtypes: tuple[str, ...]
     tma: tuple[bool, ...]
     sectors: tuple[bool, ...]
+    async_copies: tuple[bool, ...]
 
     @property
     def problem(self) -> dict[str, int]:
@@ -168,6 +172,7 @@ class DispatchKey:
             "dtypes": list(self.dtypes),
             "tma": list(self.tma),
             "sectors": list(self.sectors),
+            "async_copies": list(self.async_copies),
         }
 
     def __str__(self) -> str:
@@ -193,19 +198,24 @@ def call_extents(ps: Sequence[Param], values: Sequence[Any]) -> dict[str, int]:
 def dispatch_key(ps: Sequence[Param], values: Sequence[Any]) -> DispatchKey:
     """The key of a call whose arguments are converted (`device_array`) and
     checked (`runtime.kernel.check_device_array`)."""
-    from tawa_xdsl.runtime.kernel import sector_problem, tma_problem
+    from tawa_xdsl.runtime.kernel import cp_async_problem, sector_problem, tma_problem
 
     # an empty extent (K = 0) is planned as 1: the rules count tiles and
     # iterations over positive extents, as `shape_key` takes them
     extents = {n: bucket(max(1, e)) for n, e in call_extents(ps, values).items()}
-    dtypes, tma, sectors = [], [], []
+    dtypes, tma, sectors, copies = [], [], [], []
     for p, v in zip(ps, values, strict=True):
         if p.is_tensor:
             dtypes.append(v.dtype)
             tma.append(tma_problem(p, v) is None)
             sectors.append(sector_problem(p, v) is None)
+            copies.append(cp_async_problem(p, v) is None)
     return DispatchKey(
-        tuple(extents.items()), tuple(dtypes), tuple(tma), tuple(sectors)
+        tuple(extents.items()),
+        tuple(dtypes),
+        tuple(tma),
+        tuple(sectors),
+        tuple(copies),
     )
 
 
@@ -255,6 +265,7 @@ def shape_key(ps: Sequence[Param], extents: Mapping[str, int]) -> DispatchKey:
     return DispatchKey(
         tuple((n, bucket(extents[n])) for n in named if n in extents),
         tuple(type_name(numpy_dtype(p.type.element_type)) for p in tensors),
+        (True,) * len(tensors),
         (True,) * len(tensors),
         (True,) * len(tensors),
     )
@@ -727,23 +738,30 @@ class Dispatcher:
             else None
         )
         extents, chosen, notes = key.problem, [], []
-        for p in self.params:
+        tensors = [p for p in self.params if p.is_tensor]
+        copies = {p.name: ok for p, ok in zip(tensors, key.async_copies, strict=True)}
+        for p in tensors:
             if p.name not in inputs:
                 continue
             reads = self._tile_reads(p, options, extents)
             if reads is None or blocked is not None:
                 notes.append(f"{p.name} copied ({blocked or 'not a K-loop operand'})")
                 continue
-            pays = thread_loads_pay(reads)
+            pays = thread_loads_pay(reads, copies[p.name])
             if pays:
                 chosen.append(p.name)
             verdict = "loaded by the producer's threads" if pays else "copied"
-            notes.append(f"{p.name}: each tile read by {reads} programs, {verdict}")
+            how = "cp.async" if copies[p.name] else "synchronous loads"
+            notes.append(
+                f"{p.name}: each tile read by {reads} programs, {how}, {verdict}"
+            )
         return ",".join(chosen), Reason(
             "thread-loads",
             f"{'; '.join(notes)} (tiles read by at most {THREAD_LOAD_MAX_READS} "
-            "programs load in the kernel: the threads' loads ran slower than the "
-            "copy on every row measured, NOTES 3.80)",
+            f"programs load in the kernel with synchronous loads, at most "
+            f"{CP_ASYNC_MAX_READS} with cp.async: the synchronous loads ran slower "
+            "than the copy on every row measured, NOTES 3.80; cp.async is not "
+            "measured yet)",
         )
 
     def _tile_reads(

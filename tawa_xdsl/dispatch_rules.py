@@ -209,10 +209,18 @@ are copied too (a refit needs the key to say which inputs are 4-byte
 aligned)."""
 
 
-def thread_loads_pay(reads: int) -> bool:
+CP_ASYNC_MAX_READS = 0
+"""`THREAD_LOAD_MAX_READS` for an input whose base, pitch and row length are
+4-byte aligned (a bf16 K = 1002), which the producer's threads copy with
+`cp.async`, several slots in flight as with TMA (docs/hopper.md, "Loads by
+the producer's threads"). Not measured on the GPU yet, so 0 as well."""
+
+
+def thread_loads_pay(reads: int, asynchronous: bool) -> bool:
     """Whether an input TMA cannot describe, each of whose tiles `reads`
-    programs load, is loaded by the producer's threads rather than copied."""
-    return reads <= THREAD_LOAD_MAX_READS
+    programs load, is loaded by the producer's threads rather than copied;
+    `asynchronous`: they would copy it with `cp.async` (4-byte aligned)."""
+    return reads <= (CP_ASYNC_MAX_READS if asynchronous else THREAD_LOAD_MAX_READS)
 
 
 def split_count(

@@ -31,6 +31,7 @@ from tawa_xdsl.dispatch import (
 )
 from tawa_xdsl.dispatch_rules import (
     COPY_LAUNCH_US,
+    CP_ASYNC_MAX_READS,
     HBM_BYTES_PER_US,
     OFF_SECTOR_SLOWDOWN,
     REDUCE_MIN_WIDTH,
@@ -564,7 +565,11 @@ def test_the_key_holds_buckets_dtypes_and_alignment() -> None:
     d = gemm()
     key = d.key(host(500, 256), host(4096, 256), host(500, 4096))
     assert key == DispatchKey(
-        (("M", 512), ("K", 256), ("N", 4096)), ("bf16",) * 3, (True,) * 3, (True,) * 3
+        (("M", 512), ("K", 256), ("N", 4096)),
+        ("bf16",) * 3,
+        (True,) * 3,
+        (True,) * 3,
+        (True,) * 3,
     )
     assert key == d.key_for(M=512, N=4096, K=256)
     assert str(key).startswith("M in (448, 512], K in (224, 256], N in (3584, 4096]")
@@ -573,6 +578,24 @@ def test_the_key_holds_buckets_dtypes_and_alignment() -> None:
     assert odd_base.tma == (False, True, True) and odd_base.problem == key.problem
     odd_pitch = d.key(device((512, 256)), device((4095, 256)), device((512, 4095)))
     assert odd_pitch.tma == (True, True, False)
+
+
+def test_the_key_says_which_inputs_cp_async_could_copy() -> None:
+    """Base, pitch and row length 4-byte aligned (K = 1002 in bf16): the
+    producer's threads would copy with cp.async, which the thread-load rule
+    weighs apart from synchronous loads (rows 2006 bytes apart, a base 2
+    bytes off)."""
+    d = gemm()
+    b = device((4096, 1002), pitch=1003)
+    args = [device((8, 1002)), b, device((8, 4096), 0x100002)]
+    key = d.key(*args)
+    assert key.tma == (False, False, False)
+    assert key.async_copies == (True, False, False)
+    assert key.as_json()["async_copies"] == [True, False, False]
+    why = str(d.plan(key).decision.reasons[-1])
+    assert re.search(r"a: each tile read by \d+ programs, cp\.async, copied", why)
+    assert "b: each tile read by 1 programs, synchronous loads, copied" in why
+    assert "cp.async is not measured yet" in why
 
 
 @pytest.mark.parametrize(
@@ -1669,7 +1692,7 @@ def test_inputs_tma_cannot_describe_are_copied_unless_named() -> None:
     assert plan.options.thread_loads == ""
     why = str(plan.decision.reasons[-1])
     assert why.startswith("thread-loads: a: each tile read by ")
-    assert "b: each tile read by 1 programs, copied" in why
+    assert "b: each tile read by 1 programs, synchronous loads, copied" in why
     assert "NOTES 3.80" in why
     spec = d.specialize(*args)
     assert d.realigned(spec, args) == [0, 1]
@@ -1690,9 +1713,13 @@ def test_thread_loads_given_overrule_the_rule(given: str, copied: list[int]) -> 
 
 
 def test_thread_loads_rule() -> None:
-    """Even an input each of whose tiles one program reads is copied."""
-    assert THREAD_LOAD_MAX_READS == 0
-    assert not thread_loads_pay(1)
+    """Even an input each of whose tiles one program reads is copied, with
+    synchronous loads (measured) or cp.async (not yet); each bound applies to
+    its own kind of copies."""
+    assert THREAD_LOAD_MAX_READS == CP_ASYNC_MAX_READS == 0
+    assert not thread_loads_pay(1, asynchronous=False)
+    assert not thread_loads_pay(1, asynchronous=True)
+    assert thread_loads_pay(0, asynchronous=True)
 
 
 @pytest.mark.parametrize("n", [1000, 1001])

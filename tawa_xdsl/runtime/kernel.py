@@ -30,6 +30,7 @@ from xdsl.ir import Attribute
 from tawa_xdsl.contract import LaunchContract
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.nvgpu_async import ParamKind
+from tawa_xdsl.dialects.ptx import CP_ASYNC_SIZES
 from tawa_xdsl.dialects.tile import DescType, element_bytes
 from tawa_xdsl.grid import Rule, infer_grid
 from tawa_xdsl.kernel import (
@@ -157,6 +158,18 @@ def tma_problem(p: Param, array: DeviceArray) -> str | None:
             f"has rows of {row} bytes, which a TMA store would overrun up to "
             f"the next {TMA_ALIGN}-byte boundary"
         )
+    return problem
+
+
+def cp_async_problem(p: Param, array: DeviceArray) -> str | None:
+    """Why the producer's threads could not load `array` with `cp.async`
+    copies (`thread_loads`), or None: its base address, row pitches and row
+    length must be multiples of the narrowest copy, 4 bytes (else they load
+    it synchronously). The dispatcher keys specializations on this too."""
+    problem = _off_grid(p, array, CP_ASYNC_SIZES[0])
+    row = array.shape[-1] * element_bytes(p.type.element_type)
+    if problem is None and not is_empty(array) and row % CP_ASYNC_SIZES[0]:
+        problem = f"has rows of {row} bytes"
     return problem
 
 
