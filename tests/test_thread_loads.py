@@ -37,7 +37,7 @@ from tawa_xdsl.compiler import CompileOptions, describe
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn
-from tawa_xdsl.interp.barrier_sim import Hazard
+from tawa_xdsl.interp.barrier_sim import Hazard, PredictedHang
 from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.assemble import _ptxas, assemble
 from tawa_xdsl.lowering.distribute import barriers, memory
@@ -186,6 +186,21 @@ def test_wrong_full_count_is_flagged(
     )
     with pytest.raises(Hazard, match="arrivals"):
         _check(case, ptx, loads="a")
+
+
+@pytest.mark.parametrize("ptx", [False, True], ids=["barrier-sim", "thread-sim"])
+def test_full_count_above_the_arrivals_hangs(
+    monkeypatch: pytest.MonkeyPatch, ptx: bool
+) -> None:
+    """One arrival more than the expect_tx and the threads' 128: the slot
+    never fills, the consumers wait for ever; both simulators predict it."""
+    monkeypatch.setattr(
+        kernel_plan.ChannelPlan,
+        "full_arrivals",
+        property(lambda _: THREADS_PER_WARPGROUP + 2),
+    )
+    with pytest.raises(PredictedHang):
+        _check(ASYNC, ptx, loads="a")
 
 
 def _drop_consumer_fences(module: ModuleOp) -> None:
