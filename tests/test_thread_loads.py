@@ -302,13 +302,14 @@ def test_option_refuses_batched_tiles_and_tile_counters() -> None:
 )
 def test_threads_loads_fit_the_producer_budget(kernel: str, options: str) -> None:
     """The producer's threads load on its `setmaxnreg` budget (24 registers
-    beside two consumer warpgroups) without spills or ptxas remarks: one
-    piece per loop iteration (unrolled, ptxas hoisted every piece's loads and
-    spilled up to 1.9 KB)."""
+    beside two consumer warpgroups, 40 beside one) without spills or ptxas
+    remarks, cp.async and synchronous paths alike: one piece per loop
+    iteration (unrolled, ptxas hoisted every piece's loads and spilled up to
+    1.9 KB)."""
     pipeline = f'tawa-hopper-pipeline{{thread-loads="a,b" {options}}}'
     lowered = tawa_xdsl.apply(_module(kernel), pipeline)
     ptx = kernel_ptx(find_kernel(lowered, kernel))
-    assert "ld.global.nc" in ptx
+    assert "ld.global.nc" in ptx and "cp.async.cg.shared.global" in ptx
     result = assemble(ptx)
     assert result.ok and result.remarks == [], result.log[-3000:]
     assert not result.spills, result.log[-3000:]
