@@ -1309,19 +1309,7 @@ class ThreadFunctions(InterpreterFunctions):
         if isinstance(t, CopyArrival):
             self._deliver_copies(t)
             return
-        block = t.block
-        if block.exited:
-            raise Hazard(
-                f"{t.what}: a TMA copy lands in {block.name or 'a block'}, which has "
-                "exited (missing cluster barrier before exit?)"
-            )
-        block.landing[t.addrs] -= 1
-        if block.reading[t.addrs].any():
-            raise Hazard(
-                f"{t.what}: the copy lands in shared bytes a wgmma group still in "
-                "flight reads (missing wgmma.wait_group before the slot was released?)"
-            )
-        block.smem.bytes[t.addrs] = t.data
+        block = self._land(t.block, t.addrs, t.data, f"{t.what}: a TMA copy")
         bar = block.barriers.get(t.barrier)
         if bar is None:
             raise Hazard(f"{t.what}: its mbarrier at {t.barrier:#x} is gone")
@@ -1331,22 +1319,32 @@ class ThreadFunctions(InterpreterFunctions):
     def _deliver_copies(self, t: CopyArrival) -> None:
         """`cp.async` copies land (generic-proxy writes: every warpgroup must
         fence before its wgmmas read them), then their lanes arrive."""
-        block = t.block
-        if block.exited:
-            raise Hazard(f"{t.what}: cp.async copies land after their block exited")
-        block.landing[t.addrs] -= 1
-        if block.reading[t.addrs].any():
-            raise Hazard(
-                f"{t.what}: cp.async copies land in shared bytes a wgmma group "
-                "still in flight reads"
-            )
-        block.smem.bytes[t.addrs] = t.data
+        block = self._land(t.block, t.addrs, t.data, f"{t.what}: cp.async copies")
         for wg in block.warpgroups:
             wg.unfenced_copies[t.addrs] = True
         bar = block.barriers.get(t.barrier)
         if bar is None:
             raise Hazard(f"{t.what}: its mbarrier at {t.barrier:#x} is gone")
         self._arrive(bar, t.arrivals, t.what)
+
+    def _land(
+        self, block: Block, addrs: np.ndarray, data: np.ndarray, what: str
+    ) -> Block:
+        """Copies in flight write their shared bytes: into a block still
+        running, over no bytes a wgmma group in flight reads."""
+        if block.exited:
+            raise Hazard(
+                f"{what} lands in {block.name or 'a block'}, which has exited "
+                "(missing cluster barrier before exit?)"
+            )
+        block.landing[addrs] -= 1
+        if block.reading[addrs].any():
+            raise Hazard(
+                f"{what} lands in shared bytes a wgmma group still in flight reads "
+                "(missing wgmma.wait_group before the slot was released?)"
+            )
+        block.smem.bytes[addrs] = data
+        return block
 
     def _deliver_store(self, st: StoreTransfer) -> None:
         raw = st.block.smem.bytes[st.addrs]
