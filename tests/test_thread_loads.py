@@ -96,6 +96,8 @@ CASES = [
 ]
 ASYNC = CASES[4]
 """Both operands through 4-byte cp.async, zeros in both K tails."""
+MIXED = CASES[7]
+"""A slot of a TMA copy (A) and 4-byte cp.async copies (B)."""
 
 
 def _grid(m: int, n: int, options: str) -> tuple[int, int]:
@@ -111,7 +113,7 @@ def _grid(m: int, n: int, options: str) -> tuple[int, int]:
     sweep(
         CASES,
         fast={CASES[0], CASES[2], CASES[6], CASES[-1]},
-        slow={CASES[1], CASES[3], CASES[4]},
+        slow={CASES[1], CASES[3], CASES[4], CASES[7]},
         ids=lambda c: f"{c[0]}-{c[1]}-{'x'.join(map(str, c[2]))}",
     ),
 )
@@ -139,12 +141,12 @@ def test_thread_loads_match_tma(
 # ---------------------------------------------------------------- mutations
 
 
-def _check(case: tuple, ptx: bool, loads: str | None = None, mutate=None) -> None:
+def _check(case: tuple, ptx: bool, mutate=None) -> None:
     """`case` simulated against float64 (over its whole grid), its lowered
     IR changed by `mutate` first where given."""
-    kernel, case_loads, (m, n, k), view, options = case
+    kernel, loads, (m, n, k), view, options = case
     args, expected = _operands(kernel, m, n, k, view)
-    module = _lower(kernel, loads or case_loads, options, ptx=False)
+    module = _lower(kernel, loads, options, ptx=False)
     if mutate is not None:
         mutate(module)
     if ptx:
@@ -171,7 +173,7 @@ def test_unswizzled_stores_give_wrong_results(monkeypatch: pytest.MonkeyPatch) -
 @pytest.mark.parametrize("ptx", [False, True], ids=["barrier-sim", "thread-sim"])
 @pytest.mark.parametrize(
     "case, arrivals",
-    [(CASES[0], 1), (ASYNC, 1), (CASES[0], THREADS_PER_WARPGROUP)],
+    [(CASES[0], 1), (MIXED, 1), (CASES[0], THREADS_PER_WARPGROUP)],
     ids=["stored-one", "cp.async-one", "stored-no-tma"],
 )
 def test_wrong_full_count_is_flagged(
@@ -180,13 +182,13 @@ def test_wrong_full_count_is_flagged(
     """A `full` barrier expecting one arrival (the expect_tx completes it, the
     threads' arrivals run into the next phase), or the threads' 128 without
     the TMA copies' expect_tx in a slot that has both: both simulators flag
-    the extra arrivals. (The kernels unchanged run clean: the baselines of
-    `test_thread_loads_match_tma`, the same with TMA loading B.)"""
+    the extra arrivals. (`test_thread_loads_match_tma` runs these kernels
+    unchanged.)"""
     monkeypatch.setattr(
         kernel_plan.ChannelPlan, "full_arrivals", property(lambda _: arrivals)
     )
     with pytest.raises(Hazard, match="arrivals"):
-        _check(case, ptx, loads="a")
+        _check(case, ptx)
 
 
 @pytest.mark.parametrize("ptx", [False, True], ids=["barrier-sim", "thread-sim"])
@@ -201,7 +203,7 @@ def test_full_count_above_the_arrivals_hangs(
         property(lambda _: THREADS_PER_WARPGROUP + 2),
     )
     with pytest.raises(PredictedHang):
-        _check(ASYNC, ptx, loads="a")
+        _check(MIXED, ptx)
 
 
 def _drop_consumer_fences(module: ModuleOp) -> None:
@@ -221,7 +223,8 @@ def _drop_consumer_fences(module: ModuleOp) -> None:
 )
 def test_missing_consumer_fence_is_flagged(case: tuple, ptx: bool) -> None:
     """Without `fence.proxy.async` after its wait, the consumer's wgmma
-    reads the cp.async copies' generic-proxy writes. (Stored pieces are
+    reads the cp.async copies' generic-proxy writes (the kernels unchanged:
+    `test_thread_loads_match_tma`). (Stored pieces are
     fenced by the threads that store them; the barrier simulator, which does
     not know which copies run, asks for the fence either way.)"""
     with pytest.raises(Hazard, match="fence"):
