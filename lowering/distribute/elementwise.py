@@ -408,11 +408,15 @@ class Fma(DistributePattern):
 
 
 class CeilDiv(DistributePattern):
-    """ceil(a / b) for a positive divisor, as the quotient plus one where a
-    remainder is left: (a + b - 1) / b wrapped past 2^31 - 1 for a within b
-    of it (a K loop's trip count at K = 2^31 - 1, a persistent kernel's tile
-    count at M = 2^31 - 1) and gave no iterations. A power of two shifts
-    (arithmetic for ceildivsi: the floor, right for negative a too) and masks."""
+    """ceil(a / b) as the quotient towards zero plus one where a remainder is
+    left on the side of the quotient's ceiling: (a + b - 1) / b wrapped past
+    2^31 - 1 for a within b of it (a K loop's trip count at K = 2^31 - 1, a
+    persistent kernel's tile count at M = 2^31 - 1) and gave no iterations. A
+    signed remainder takes a's sign, and the quotient towards zero is already
+    the ceiling where a and b differ in sign, so one is added only where the
+    remainder is not zero and has b's sign (7 / -2 is -3, not -2). A positive
+    power of two shifts (arithmetic for ceildivsi: the floor, right for
+    negative a too) and masks."""
 
     OPS = (arith.CeilDivSIOp, arith.CeilDivUIOp)
 
@@ -427,10 +431,13 @@ class CeilDiv(DistributePattern):
             q = ops.alu(f"shr.{kind}", a, shift)
             r = ops.alu("and.b32", a, ops.imm(int(n) - 1, "b32"))
             left = ops.alu("setp.ne.u32", r, ops.imm(0, "b32"))
-        else:  # quotient towards zero: the ceiling already where a < 0
+        else:
             q = ops.alu(f"div.{kind}", a, b)
             r = ops.alu(f"rem.{kind}", a, b)
-            left = ops.alu(f"setp.gt.{kind}", r, ops.imm(0, "b32"))
+            left = ops.alu("setp.ne.u32", r, ops.imm(0, "b32"))
+            if kind == "s32":  # and r, so a, has b's sign
+                same = ops.alu("xor.b32", r, b)
+                left = ops.alu("setp.ge.and.s32", same, ops.imm(0, "b32"), left)
         one = ops.alu("selp.b32", ops.imm(1, "b32"), ops.imm(0, "b32"), left)
         self.k.define(rewriter, op, ops, Lowered(ops.alu("add.s32", q, one)))
 
