@@ -30,6 +30,7 @@ from xdsl.dialects import func
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import tawa_xdsl
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dtypes import bfloat16, cast, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.grid import decode_rules, infer_grid, recorded_grid_rule
@@ -693,3 +694,46 @@ def test_tuned_stages_count_one_byte_elements() -> None:
     overlap = default_options(find_kernel(gemm, "gemm_fp8_blockwise_overlap"))
     assert overlap["num_stages"] == 2 and overlap["persistent"]
     assert "two_stage" not in overlap
+
+
+# ------------------------------------------------------- refused register stores
+
+
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [
+        ({"tma_store": False}, "this store cannot be: tma_store is off"),
+        (
+            {"persistent": True, "dynamic_tiles": True},
+            "this store cannot be: its coordinate 0 is not provably non-negative "
+            "(a TMA store below 0 faults); a persistent kernel's tile index taken "
+            "from the tile counter (dynamic_tiles)",
+        ),
+        (
+            {"persistent": True, "longest_first": True},
+            "counted down from the last row (longest_first)",
+        ),
+    ],
+    ids=["tma-store-off", "dynamic-tiles", "longest-first"],
+)
+def test_an_fp8_output_not_stored_through_tma_says_why(given, why) -> None:
+    """An e4m3 output tile goes through TMA only; options that send it from
+    registers are refused at the store, in the pipeline, saying which (it was
+    refused at the thread level, with no reason, as if the kernel were at
+    fault)."""
+    line = next(
+        i
+        for i, s in enumerate(GEMM.read_text().splitlines(), 1)
+        if "tile.store %out, %c" in s and "f8E4M3FN" in s
+    )
+    with pytest.raises(OpDiagnostic) as refused:
+        tawa_xdsl.compile(GEMM, "gemm_fp8_e4m3_out", **given).for_shape(
+            M=1000, N=1024, K=1024
+        )
+    message = str(refused.value)
+    assert message.startswith(f"{GEMM}:{line}:")
+    assert (
+        "convert-aref-to-nvgpu-async: 8-bit float tiles are stored through TMA only"
+        in message
+    )
+    assert "this store cannot be: " in message and why in message
