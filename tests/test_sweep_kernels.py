@@ -1390,3 +1390,19 @@ def test_ping_pong_given_to_a_kernel_without_a_loop_of_dots() -> None:
     assert message.startswith(f"{path}:{line}:1: error:")
     assert "no scf.for of @xent holds a tile.dot: drop ping_pong" in message
     assert "128-row" not in message
+
+
+def test_ping_pong_with_a_block_m_the_kernel_does_not_name() -> None:
+    """block_m=128 given with ping_pong to a kernel of 64-row tiles naming no
+    BM is refused for the name (tile-shape), not told to "give 128-row tiles"
+    while block_m=128 was given (the ping-pong check read the tiles before
+    tile-shape's refusal ran)."""
+    path = KERNELS / "gemm_outside9.mlir"
+    with pytest.raises(OpDiagnostic) as refused:
+        tawa_xdsl.compile(
+            path, "gemm_rev_k", ping_pong=True, num_consumers=2, block_m=128
+        )
+    message = str(refused.value)
+    assert "tile-shape: @gemm_rev_k does not name BM" in message
+    assert "block-m=128 given" in message
+    assert "give 128-row tiles" not in message
