@@ -120,6 +120,27 @@ def test_approximate_ops_err_as_the_gpu_may(op: str) -> None:
     assert (np.abs(got - exact) <= rounding).all()
 
 
+SUBNORMAL = {  # op: float64 reference
+    "math.log": np.log,
+    "math.log2": np.log2,
+    "math.log10": lambda x: np.log10(np.abs(x)),
+    "math.rsqrt": lambda x: 1 / np.sqrt(x),
+}
+
+
+@pytest.mark.parametrize("op", sorted(SUBNORMAL))
+def test_logs_and_rsqrt_read_subnormal_inputs(op: str) -> None:
+    """lg2 and rsqrt are the forms without .ftz: a subnormal input is read,
+    as numpy reads it (the .ftz forms flushed it to zero: log 1e-40 was -inf
+    for -92.1, rsqrt 1e-40 inf for 1e20); ex2 keeps .ftz (a subnormal
+    result is less than 2^-126 from the exact one)."""
+    x = np.full((64, 128), 2.0, np.float32)
+    x[0, :4] = [1e-40, 1.4e-45, 1.1e-38, 5e-39]
+    module = to_thread_level(tawa_xdsl.parse(kernel(op, 1)), "tawa-hopper-pipeline")
+    got = simulate_output(module, "k", [x, np.full_like(x, np.nan)], 1, (1, 1))
+    np.testing.assert_allclose(got, SUBNORMAL[op](x.astype(np.float64)), rtol=2e-6)
+
+
 def test_math_ops_assemble() -> None:
     """Every op above in one kernel's PTX, which ptxas takes for sm_90a."""
     lowered = [
