@@ -23,6 +23,7 @@ from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float32Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -542,32 +543,46 @@ WIDENINGS = {"f8E4M3FN": "cvt.rn.f16x2.e4m3x2", "f8E5M2": "cvt.rn.f16x2.e5m2x2"}
 
 
 class TruncF(DistributePattern):
-    """f32 tile -> 16- or 8-bit tile: one conversion per element pair (odd
-    element first: it goes to the upper half)."""
+    """f32 tile (or a 16-bit one, widened to f32 first: exact, so the value
+    is rounded once) -> 16- or 8-bit tile: one conversion per element pair
+    (`narrow`)."""
 
     OPS = (arith.TruncFOp,)
 
     def rewrite(self, op: arith.TruncFOp, rewriter: PatternRewriter):
-        src, et = self.k.lowered(op.input, op), element_type(op.result.type)
-        opcode = PAIR_CONVERSIONS.get(et.name)
-        if not isinstance(op.result.type, TensorType) or opcode is None:
+        et = element_type(op.result.type)
+        if (
+            not isinstance(op.result.type, TensorType)
+            or et.name not in PAIR_CONVERSIONS
+        ):
             raise OpDiagnostic(
                 op,
-                "arith.truncf is supported on f32 register tiles to bf16, f16, "
-                "f8E4M3FN or f8E5M2",
+                "arith.truncf is supported on f32, bf16 and f16 register tiles to "
+                "bf16, f16, f8E4M3FN or f8E5M2",
             )
         ops = Ops(self.k)
-        if src.uniform:  # a splat: one register holds the pair every element reads
-            x = ops.reg(src)
-            self.k.define(rewriter, op, ops, Lowered(ops.alu(opcode, x, x)))
-            return
-        pairs = fragment_count(op.result.type) // 2
-        d = ops.alu(
+        src = self.k.lowered(op.input, op)
+        if not isinstance(element_type(op.input.type), Float32Type):
+            src = widen(ops, src, op.input.type)
+        self.k.define(rewriter, op, ops, narrow(ops, src, op.result.type))
+
+
+def narrow(ops: Ops, src: Lowered, t: TensorType) -> Lowered:
+    """An f32 tile as the 16- or 8-bit tile type `t`: one conversion per
+    element pair (odd element first: it goes to the upper half). A splat is
+    one register holding the pair every element reads."""
+    opcode = PAIR_CONVERSIONS[element_type(t).name]
+    if src.uniform:
+        x = ops.reg(src)
+        return Lowered(ops.alu(opcode, x, x))
+    pairs = fragment_count(t) // 2
+    return Lowered(
+        ops.alu(
             opcode,
             src.select([2 * i + 1 for i in range(pairs)]),
             src.select([2 * i for i in range(pairs)]),
         )
-        self.k.define(rewriter, op, ops, Lowered(d))
+    )
 
 
 def widen(ops: Ops, src: Lowered, t: Attribute) -> Lowered:
@@ -589,7 +604,10 @@ def widen(ops: Ops, src: Lowered, t: Attribute) -> Lowered:
 
 
 class ExtF(DistributePattern):
-    """16- or 8-bit tile -> f32 tile (`widen`)."""
+    """16- or 8-bit tile -> f32 tile (`widen`); an 8-bit tile -> bf16 or f16
+    through f32 (`narrow`: exact, every 8-bit value is one of theirs). The
+    result was left in f32 registers typed as 16-bit pairs: e4m3 1.0 stored
+    as bf16 read 0."""
 
     OPS = (arith.ExtFOp,)
 
@@ -603,6 +621,9 @@ class ExtF(DistributePattern):
             )
         ops = Ops(self.k)
         d = widen(ops, self.k.lowered(op.input, op), op.input.type)
+        if not isinstance(element_type(op.result.type), Float32Type):
+            assert isinstance(op.result.type, TensorType)  # 8-bit: tiles only
+            d = narrow(ops, d, op.result.type)
         self.k.define(rewriter, op, ops, d)
 
 
