@@ -798,3 +798,23 @@ def test_an_fp8_output_not_stored_through_tma_says_why(given, why) -> None:
         in message
     )
     assert "this store cannot be: " in message and why in message
+
+
+def test_an_fp8_vector_store_is_refused_at_the_store() -> None:
+    """A 1-D e4m3 tile goes from registers, which do not store 8-bit pairs:
+    refused at its tile.store, saying so (it was an internal error of
+    distribute-fragments: 'the elements stored are outside the value')."""
+    d = "!tile.desc<?x{}, box = [128]>"
+    source = f"""
+func.func @quantize(%x: {d.format("f32")}, %q: {d.format("f8E4M3FN")}) attributes {{tile.kernel}} {{
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0] : {d.format("f32")} -> tensor<128xf32>
+  %y = arith.truncf %t : tensor<128xf32> to tensor<128xf8E4M3FN>
+  tile.store %y, %q[%c0] : tensor<128xf8E4M3FN> -> {d.format("f8E4M3FN")}
+  func.return
+}}"""
+    with pytest.raises(OpDiagnostic) as refused:
+        tawa_xdsl.apply(tawa_xdsl.parse(source), TUNED)
+    message = str(refused.value)
+    assert message.startswith("<string>:6:3: error: tile.store:")
+    assert "this store cannot be: it is a vector" in message

@@ -559,18 +559,17 @@ class KernelPlan:
         return staged
 
     def _refuse_register_stored_fp8(self, staged: list[tile.StoreOp]) -> None:
-        """8-bit float matrix tiles are stored through TMA only (their
-        registers hold pairs, which the register store path does not split):
-        one that cannot be is refused here, at its store, saying why (it was
+        """8-bit float tiles are stored through TMA only (their registers
+        hold pairs, which the register store path does not split): one that
+        cannot be is refused here, at its store, saying why (a matrix tile was
         refused at the thread level without a reason, though the cause is an
         option or the coordinates: tma_store off, a persistent walk whose tile
-        indices are not proven non-negative)."""
+        indices are not proven non-negative; a vector was an internal error)."""
         for st in self.ws.consumer.walk():
             if (
                 isinstance(st, tile.StoreOp)
                 and st not in staged
                 and is_fp8(st.value.type.element_type)
-                and len(st.value.type.get_shape()) >= 2
             ):
                 raise OpDiagnostic(
                     st,
