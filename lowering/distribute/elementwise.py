@@ -576,13 +576,14 @@ def narrow(ops: Ops, src: Lowered, t: TensorType) -> Lowered:
         x = ops.reg(src)
         return Lowered(ops.alu(opcode, x, x))
     pairs = fragment_count(t) // 2
-    return Lowered(
-        ops.alu(
-            opcode,
-            src.select([2 * i + 1 for i in range(pairs)]),
-            src.select([2 * i for i in range(pairs)]),
-        )
+    d = ops.alu(
+        opcode,
+        src.select([2 * i + 1 for i in range(pairs)]),
+        src.select([2 * i for i in range(pairs)]),
     )
+    # one register of two elements (a row vector's rows r and r + 8) is not
+    # a splat: a map says so (`Lowered.uniform` read it as one)
+    return Lowered(d, (0,) if pairs == 1 else None)
 
 
 def widen(ops: Ops, src: Lowered, t: Attribute) -> Lowered:
