@@ -31,10 +31,6 @@ import math
 import sys
 from pathlib import Path
 
-import torch
-import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
@@ -45,8 +41,6 @@ from common import (
     warm_up,
     write_csv,
 )
-from triton_attention import attention as triton_attention
-from triton_gemm import gemm as triton_gemm
 
 import tawa_xdsl
 
@@ -97,6 +91,8 @@ ATTENTION_STEPS = [
 
 def compiled_steps(file: str, name: str, steps, args: list, out, ref) -> list:
     """(label, launcher) per step, each checked against `ref` first."""
+    import torch
+
     launchers = []
     for label, options in steps:
         kernel = tawa_xdsl.compile(EXAMPLES / file, name, **options)
@@ -109,6 +105,9 @@ def compiled_steps(file: str, name: str, steps, args: list, out, ref) -> list:
 
 
 def gemm(rows: list[dict]) -> None:
+    import torch
+    from triton_gemm import gemm as triton_gemm
+
     for m, n, k in [(8192, 8192, 8192), (4096, 4096, 4096)]:
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
@@ -124,6 +123,11 @@ def gemm(rows: list[dict]) -> None:
 
 
 def attention(rows: list[dict]) -> None:
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from triton_attention import attention as triton_attention
+
     d = 128
     for seq in (4096, 16384):
         for causal in (False, True):
@@ -181,6 +185,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--only", choices=["gemm", "attention"], help="one family")
     args = parser.parse_args()
+    import torch  # after --help, which runs without it (as in common.py)
+
     print(torch.cuda.get_device_name(), flush=True)
     warm_up()
     rows: list[dict] = []

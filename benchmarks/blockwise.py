@@ -122,7 +122,7 @@ def measure(shape: tuple[int, int, int], names: list[str]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shapes", default="", help="MxNxK,... (K % 512 == 0)")
+    parser.add_argument("--shapes", default="", help="MxNxK,... (K %% 512 == 0)")
     parser.add_argument(
         "--variants", default=",".join(VARIANTS), help="comma-separated names"
     )

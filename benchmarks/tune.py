@@ -25,10 +25,6 @@ import math
 import sys
 from pathlib import Path
 
-import torch
-import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
@@ -39,7 +35,7 @@ from common import (
     warm_up,
     write_csv,
 )
-from gemm import SHAPES
+from gemm import SIX
 
 import tawa_xdsl
 from tawa_xdsl.compiler import describe
@@ -130,6 +126,8 @@ def timed(
 ) -> tuple[float, dict] | None:
     """Median ms of one candidate and its resolved options; None if it does not
     compile or fit."""
+    import torch
+
     try:
         kernel = tawa_xdsl.compile(EXAMPLES / file, name, **options)
         out.fill_(float("nan"))
@@ -175,13 +173,17 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer problems")
     parser.add_argument("--only", choices=["gemm", "attention"], help="one family")
     args = parser.parse_args()
+    import torch  # after --help, which runs without it (as in common.py)
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
     print(torch.cuda.get_device_name(), flush=True)
     warm_up()
     rows: list[dict] = []
-    shapes = SHAPES[1:3] if args.quick else SHAPES
+    shapes = SIX[1:3] if args.quick else SIX
     if args.only == "attention":
         shapes = []
-    for m, n, k in shapes:
+    for m, n, k, *_ in shapes:
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
         c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)

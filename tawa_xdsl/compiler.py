@@ -548,6 +548,25 @@ def check_options(
             e.op,
             f"{e.message} (options for @{kernel.sym_name.data}: swap-ab=true given)",
         ) from None
+
+    def refuse(e: Exception, names: Iterable[str]) -> OpDiagnostic:
+        taken = ", ".join(
+            f"{option_name(name)}={_spelled(getattr(resolved, name))} {sources[name]}"
+            for name in names
+            if name in sources
+        )
+        return OpDiagnostic(
+            kernel, f"{e} (options for @{kernel.sym_name.data}: {taken})"
+        )
+
+    for p in hopper_passes(resolved):
+        if not isinstance(p, ChecksOptions):
+            continue
+        try:
+            p.check_options()
+        except PassFailedException as e:
+            raise refuse(e, (option_of_field(p, f.name) for f in fields(p))) from None
+    _check_given_structure(options, kernel)  # before ping_pong reads the tiles
     turns = resolved.num_consumers or 2
     if resolved.ping_pong and turns < 2:
         raise OpDiagnostic(
@@ -577,25 +596,6 @@ def check_options(
             f"these tiles' rows do not split into ({tiles or 'the written sizes'}):"
             " drop ping_pong or give 128-row tiles",
         )
-
-    def refuse(e: Exception, names: Iterable[str]) -> OpDiagnostic:
-        taken = ", ".join(
-            f"{option_name(name)}={_spelled(getattr(resolved, name))} {sources[name]}"
-            for name in names
-            if name in sources
-        )
-        return OpDiagnostic(
-            kernel, f"{e} (options for @{kernel.sym_name.data}: {taken})"
-        )
-
-    for p in hopper_passes(resolved):
-        if not isinstance(p, ChecksOptions):
-            continue
-        try:
-            p.check_options()
-        except PassFailedException as e:
-            raise refuse(e, (option_of_field(p, f.name) for f in fields(p))) from None
-    _check_given_structure(options, kernel)
     for name in REGISTER_OPTIONS:  # a budget no count of consumers takes
         if (regs := getattr(resolved, name)) is not None:
             try:

@@ -120,6 +120,27 @@ def test_approximate_ops_err_as_the_gpu_may(op: str) -> None:
     assert (np.abs(got - exact) <= rounding).all()
 
 
+SUBNORMAL = {  # op: float64 reference
+    "math.log": np.log,
+    "math.log2": np.log2,
+    "math.log10": lambda x: np.log10(np.abs(x)),
+    "math.rsqrt": lambda x: 1 / np.sqrt(x),
+}
+
+
+@pytest.mark.parametrize("op", sorted(SUBNORMAL))
+def test_logs_and_rsqrt_read_subnormal_inputs(op: str) -> None:
+    """lg2 and rsqrt are the forms without .ftz: a subnormal input is read,
+    as numpy reads it (the .ftz forms flushed it to zero: log 1e-40 was -inf
+    for -92.1, rsqrt 1e-40 inf for 1e20); ex2 keeps .ftz (a subnormal
+    result is less than 2^-126 from the exact one)."""
+    x = np.full((64, 128), 2.0, np.float32)
+    x[0, :4] = [1e-40, 1.4e-45, 1.1e-38, 5e-39]
+    module = to_thread_level(tawa_xdsl.parse(kernel(op, 1)), "tawa-hopper-pipeline")
+    got = simulate_output(module, "k", [x, np.full_like(x, np.nan)], 1, (1, 1))
+    np.testing.assert_allclose(got, SUBNORMAL[op](x.astype(np.float64)), rtol=2e-6)
+
+
 def test_math_ops_assemble() -> None:
     """Every op above in one kernel's PTX, which ptxas takes for sm_90a."""
     lowered = [
@@ -180,6 +201,7 @@ PREDICATES = [
     "uno",
     "true",
 ]
+CMPI = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
 SCALARS = {
     # every cmpf predicate, predicate k adding 2^k
     "cmpf": "\n".join(
@@ -195,6 +217,25 @@ SCALARS = {
     "uitofp": "  %v = arith.uitofp %n : i32 to f32",
     "shrui": "  %c3 = arith.constant 3 : i32\n  %i = arith.shrui %n, %c3 : i32\n"
     "  %v = arith.uitofp %i : i32 to f32",
+    # every cmpi predicate of %n against 5, predicate k adding 2^k
+    "cmpi": "  %c5 = arith.constant 5 : i32\n"
+    + "\n".join(
+        f"  %p{k} = arith.cmpi {p}, %n, %c5 : i32\n"
+        f"  %w{k} = arith.constant {float(2**k)} : f32\n"
+        f"  %s{k} = arith.select %p{k}, %w{k}, %zero : f32\n"
+        f"  %v{k} = arith.addf {'%zero' if k == 0 else f'%v{k - 1}'}, %s{k} : f32"
+        for k, p in enumerate(CMPI)
+    )
+    + f"\n  %v = arith.addf %v{len(CMPI) - 1}, %zero : f32",
+    **{
+        op: f"  %c5 = arith.constant 5 : i32\n  %i = arith.{op} %n, %c5 : i32\n"
+        "  %v = arith.uitofp %i : i32 to f32"
+        for op in ("divui", "remui", "ceildivui", "maxui", "minui")
+    },
+    "ceildivsi": "  %cm2 = arith.constant -2 : i32\n  %i = arith.ceildivsi %n, %cm2 : i32\n"
+    "  %v = arith.sitofp %i : i32 to f32",
+    "ceildivsi3": "  %c3 = arith.constant 3 : i32\n  %i = arith.ceildivsi %n, %c3 : i32\n"
+    "  %v = arith.sitofp %i : i32 to f32",
 }
 NAN = float("nan")
 EXPECTED = {  # (a, b, n) -> the value, as the GPU computes it
@@ -202,6 +243,24 @@ EXPECTED = {  # (a, b, n) -> the value, as the GPU computes it
     "fptoui": {(-7.9, 0, 0): 0.0, (3e9, 0, 0): 3e9, (5e9, 0, 0): 2.0**32 - 1},
     "uitofp": {(0, 0, -7): 2.0**32 - 7},
     "shrui": {(0, 0, -8): 2.0**29 - 1},
+    # -7 is 2^32 - 7 to the unsigned ops (the interpreter read it signed)
+    "cmpi": {
+        (0, 0, -7): sum(
+            2.0 ** CMPI.index(p) for p in ["ne", "slt", "sle", "ugt", "uge"]
+        ),
+        (0, 0, 5): sum(
+            2.0 ** CMPI.index(p) for p in ["eq", "sle", "sge", "ule", "uge"]
+        ),
+    },
+    "divui": {(0, 0, -7): 858993457.0},
+    "remui": {(0, 0, -7): 4.0},
+    "ceildivui": {(0, 0, -7): 858993458.0},
+    "maxui": {(0, 0, -7): 2.0**32 - 7},
+    "minui": {(0, 0, -7): 5.0},
+    # a negative divisor: the quotient towards zero is the ceiling where the
+    # signs differ (the thread level added one: 7 / -2 gave -2)
+    "ceildivsi": {(0, 0, 7): -3.0, (0, 0, -7): 4.0, (0, 0, -8): 4.0, (0, 0, 0): 0.0},
+    "ceildivsi3": {(0, 0, -(2**31)): -715827882.0, (0, 0, 7): 3.0},
     "cmpf": {  # ord: bit 7, uno: bit 14, true: bit 15
         (1.0, 2.0, 0): sum(
             2.0 ** PREDICATES.index(p)
@@ -217,9 +276,10 @@ EXPECTED = {  # (a, b, n) -> the value, as the GPU computes it
 
 @pytest.mark.parametrize("op", sorted(SCALARS))
 def test_scalar_op_at_the_thread_level(op: str) -> None:
-    """Scalar comparisons and conversions: what the GPU computes (saturating
-    float-to-integer conversions, unsigned integers read as unsigned, NaN
-    compares unordered), in the interpreter and in the thread simulator."""
+    """Scalar comparisons, conversions and integer quotients: what the GPU
+    computes (saturating float-to-integer conversions, unsigned integers read
+    as unsigned, NaN compares unordered, ceilings of negative quotients), in
+    the interpreter and in the thread simulator."""
     source = scalar_kernel(SCALARS[op])
     module = to_thread_level(tawa_xdsl.parse(source), "tawa-hopper-pipeline")
     for (a, b, n), value in EXPECTED[op].items():
@@ -228,6 +288,22 @@ def test_scalar_op_at_the_thread_level(op: str) -> None:
         assert args[0][0, 0] == np.float32(value), (a, b, n)
         got = simulate_output(module, "s", args, 0, (1,))
         np.testing.assert_array_equal(got, args[0])
+
+
+def test_integer_quotients_assemble() -> None:
+    """The ceilings of signed and unsigned quotients (a remainder's sign
+    compared with the divisor's, `setp.ge.and.s32`) are PTX ptxas takes."""
+    body = """  %c5 = arith.constant 5 : i32
+  %cm2 = arith.constant -2 : i32
+  %q = arith.ceildivsi %n, %cm2 : i32
+  %u = arith.ceildivui %n, %c5 : i32
+  %s = arith.addi %q, %u : i32
+  %v = arith.sitofp %s : i32 to f32"""
+    module = tawa_xdsl.apply(
+        tawa_xdsl.parse(scalar_kernel(body)), "tawa-hopper-pipeline"
+    )
+    result = assemble(kernel_ptx(find_kernel(module, "s")))
+    assert result.ok and not result.remarks, result.log[-2000:]
 
 
 def test_interpreter_refuses_an_op_it_cannot_run_where_written() -> None:

@@ -30,6 +30,7 @@ from xdsl.dialects import func
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import tawa_xdsl
+from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import ptx
 from tawa_xdsl.dtypes import bfloat16, cast, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.grid import decode_rules, infer_grid, recorded_grid_rule
@@ -104,6 +105,67 @@ def test_casts_into_fp8_round_to_nearest_even_and_saturate() -> None:
     )
     assert from_bf16[x == 0.1][0] == 0.1015625  # bf16(0.1) rounds to the same e4m3
     np.testing.assert_array_equal(e5_bf16.astype(np.float32), expected5)  # exact
+
+
+def cast_kernel(src: str, dst: str) -> str:
+    """y = dst(x) of a 64 x 128 tile (arith.truncf or arith.extf)."""
+    op = "arith.extf" if dst in ("bf16", "f16") else "arith.truncf"
+    d = "!tile.desc<?x?x{}, box = [64, 128]>"
+    return f"""
+func.func @cast(%x: {d.format(src)}, %o: {d.format(dst)}) attributes {{tile.kernel}} {{
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0, %c0] : {d.format(src)} -> tensor<64x128x{src}>
+  %y = {op} %t : tensor<64x128x{src}> to tensor<64x128x{dst}>
+  tile.store %y, %o[%c0, %c0] : tensor<64x128x{dst}> -> {d.format(dst)}
+  func.return
+}}"""
+
+
+NARROW = {"bf16": bfloat16, "f16": np.float16}
+EIGHT = {"f8E4M3FN": float8_e4m3fn, "f8E5M2": float8_e5m2}
+
+
+@pytest.mark.parametrize(
+    ("src", "dst"),
+    [
+        ("bf16", "f8E4M3FN"),
+        ("f16", "f8E5M2"),
+        ("f8E4M3FN", "bf16"),
+        ("f8E5M2", "f16"),
+        ("f8E4M3FN", "f16"),
+    ],
+)
+def test_casts_between_16_and_8_bit_tiles_at_the_thread_level(src, dst) -> None:
+    """A 16-bit tile truncated into fp8 goes through f32 (exact, then the
+    saturating pair conversion: it was an internal error, the conversion
+    given the packed pairs), and an fp8 tile extended to bf16 or f16 is
+    packed back into pairs (its f32 values were typed as pairs: e4m3 1.0
+    stored as bf16 read 0): the table's values, as the interpreter gives."""
+    column = 1 if "f8E4M3FN" in (src, dst) else 2  # the table's e4m3 or e5m2
+    x = np.zeros((64, 128), np.float32)
+    table = np.array([row[0] for row in CAST_TABLE], np.float32)
+    x[0, : len(table)], x[1, : len(table)] = table, -table
+    if src in EIGHT:  # the table's results, which the format holds
+        picked = np.array([row[column] for row in CAST_TABLE])
+        x[0, : len(table)], x[1, : len(table)] = picked, -picked
+    with np.errstate(over="ignore"):  # 1e6 is inf in f16
+        x = x.astype({**NARROW, **EIGHT}[src])
+    expected = np.zeros((64, 128), {**NARROW, **EIGHT}[dst])
+    tawa_xdsl.interpret(tawa_xdsl.parse(cast_kernel(src, dst)), "cast", x, expected)
+    if src in NARROW:  # the table's rows whose input the 16-bit type holds
+        held = x[0, : len(table)].astype(np.float32) == table
+        rows = np.array([row[column] for row in CAST_TABLE], np.float32)
+        np.testing.assert_array_equal(
+            expected[0, : len(table)].astype(np.float32)[held], rows[held]
+        )
+    module = to_thread_level(
+        tawa_xdsl.parse(cast_kernel(src, dst)), "tawa-hopper-pipeline"
+    )
+    got = np.zeros_like(expected)
+    tawa_xdsl.simulate(module, "cast", x, got, grid=(1,))
+    np.testing.assert_array_equal(got.astype(np.float32), expected.astype(np.float32))
+    lowered = tawa_xdsl.apply(tawa_xdsl.parse(cast_kernel(src, dst)), TUNED)
+    assert assemble(kernel_ptx(find_kernel(lowered, "cast"))).ok
 
 
 # ------------------------------------------------------------------- helpers
@@ -693,3 +755,66 @@ def test_tuned_stages_count_one_byte_elements() -> None:
     overlap = default_options(find_kernel(gemm, "gemm_fp8_blockwise_overlap"))
     assert overlap["num_stages"] == 2 and overlap["persistent"]
     assert "two_stage" not in overlap
+
+
+# ------------------------------------------------------- refused register stores
+
+
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [
+        ({"tma_store": False}, "this store cannot be: tma_store is off"),
+        (
+            {"persistent": True, "dynamic_tiles": True},
+            "this store cannot be: its coordinate 0 is not provably non-negative "
+            "(a TMA store below 0 faults); a persistent kernel's tile index taken "
+            "from the tile counter (dynamic_tiles)",
+        ),
+        (
+            {"persistent": True, "longest_first": True},
+            "counted down from the last row (longest_first)",
+        ),
+    ],
+    ids=["tma-store-off", "dynamic-tiles", "longest-first"],
+)
+def test_an_fp8_output_not_stored_through_tma_says_why(given, why) -> None:
+    """An e4m3 output tile goes through TMA only; options that send it from
+    registers are refused at the store, in the pipeline, saying which (it was
+    refused at the thread level, with no reason, as if the kernel were at
+    fault)."""
+    line = next(
+        i
+        for i, s in enumerate(GEMM.read_text().splitlines(), 1)
+        if "tile.store %out, %c" in s and "f8E4M3FN" in s
+    )
+    with pytest.raises(OpDiagnostic) as refused:
+        tawa_xdsl.compile(GEMM, "gemm_fp8_e4m3_out", **given).for_shape(
+            M=1000, N=1024, K=1024
+        )
+    message = str(refused.value)
+    assert message.startswith(f"{GEMM}:{line}:")
+    assert (
+        "convert-aref-to-nvgpu-async: 8-bit float tiles are stored through TMA only"
+        in message
+    )
+    assert "this store cannot be: " in message and why in message
+
+
+def test_an_fp8_vector_store_is_refused_at_the_store() -> None:
+    """A 1-D e4m3 tile goes from registers, which do not store 8-bit pairs:
+    refused at its tile.store, saying so (it was an internal error of
+    distribute-fragments: 'the elements stored are outside the value')."""
+    d = "!tile.desc<?x{}, box = [128]>"
+    source = f"""
+func.func @quantize(%x: {d.format("f32")}, %q: {d.format("f8E4M3FN")}) attributes {{tile.kernel}} {{
+  %c0 = arith.constant 0 : index
+  %t = tile.load %x[%c0] : {d.format("f32")} -> tensor<128xf32>
+  %y = arith.truncf %t : tensor<128xf32> to tensor<128xf8E4M3FN>
+  tile.store %y, %q[%c0] : tensor<128xf8E4M3FN> -> {d.format("f8E4M3FN")}
+  func.return
+}}"""
+    with pytest.raises(OpDiagnostic) as refused:
+        tawa_xdsl.apply(tawa_xdsl.parse(source), TUNED)
+    message = str(refused.value)
+    assert message.startswith("<string>:6:3: error: tile.store:")
+    assert "this store cannot be: it is a vector" in message

@@ -35,7 +35,14 @@ the seventh (`*_outside7.mlir`): multi-query attention (one K/V head per
 batch, picked by arith.divui of the program id), causal, at head dim 128 on
 64-row blocks, returning its log-sum-exp; f16 soft-capped sliding-window
 attention; attention at head dim 48 (96-byte rows); a LayerNorm epilogue and a row top-1 (value and i32 index) of a
-one-tile-wide GEMM.
+one-tile-wide GEMM; from the ninth (`*_outside9.mlir`): an e5m2 x e4m3 GEMM
+into f16, one accumulator clamped by arith.maximumf / minimumf into an f16
+tanh and quantized into a saturating e4m3 output, K tiles walked last to
+first on 64 x 128 tiles with K under two tiles; an affine LayerNorm of f16
+rows into bf16 on 16-row tiles, a softmax of [B, S, N] rows walked by a loop
+stepping by num_programs with arith.divsi / remsi; ALiBi attention at head
+dim 32 with each head's slope loaded from a table (tile.extract), a distance
+|i - j| from arith.maxsi, not causal.
 Each computes its float64 reference in the interpreter, and, lowered through
 the Hopper pipeline to the thread level, what the interpreter computes (a
 couple of units in the last place; integers exactly), on extents that are not
@@ -55,7 +62,7 @@ import pytest
 import tawa_xdsl
 from tawa_xdsl.api import parse_kernel
 from tawa_xdsl.diagnostics import OpDiagnostic
-from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn
+from tawa_xdsl.dtypes import bfloat16, float8_e4m3fn, float8_e5m2
 from tawa_xdsl.kernel import find_kernel
 from tawa_xdsl.lowering.assemble import assemble
 from tawa_xdsl.lowering.ptx_target import kernel_ptx
@@ -212,11 +219,27 @@ def _power(x: np.ndarray, w: np.ndarray, n: int) -> np.ndarray:
     return x
 
 
+def _alibi_table(q, k, v, o, slopes, scale) -> list[np.ndarray]:
+    """Attention biased by -slopes[bh, 0] |i - j| (ALiBi, not causal)."""
+    distance = np.abs(np.arange(q.shape[1])[:, None] - np.arange(k.shape[1]))
+    return [_attention(q, k, v, scale, bias=-slopes[:, 0, None, None] * distance)]
+
+
+def _clamp_two(a, b, y, q, lo, hi, s) -> list[np.ndarray]:
+    """tanh(min(max(A B^T, lo), hi)), and s A B^T saturated to e4m3's range."""
+    acc = a @ b.T
+    return [np.tanh(np.clip(acc, lo, hi)), np.clip(s * acc, -448, 448)]
+
+
+def _layernorm_affine(x, g, b, y, eps) -> list[np.ndarray]:
+    return [g * _layernorm(x, eps) + b]
+
+
 def _math_epilogue(x: np.ndarray) -> np.ndarray:
     return np.log(np.abs(x) + 1) + np.sqrt(np.abs(x) + 1) - np.exp2(-np.abs(x))
 
 
-BF, FP8, I32 = bfloat16, float8_e4m3fn, np.dtype(np.int32)
+BF, FP8, E5M2, I32 = bfloat16, float8_e4m3fn, float8_e5m2, np.dtype(np.int32)
 M, N, K = 72, 136, 200
 KEYMASK = (np.arange(2 * 100).reshape(2, 100) % 7 != 3).astype(np.float32)
 """A key-padding mask of 1s (keep) and 0s (drop), every seventh key dropped."""
@@ -1100,6 +1123,65 @@ RUNS = {
         (2, 2),
         lambda q, k, v, o, kb, sc: [_attention(q, k, v, sc, bias=kb[:, None, :])],
     ),
+    "gemm_e5m2_e4m3_f16": Run(
+        "gemm_outside9.mlir",
+        (((7, 144), E5M2), ((129, 144), FP8), ((7, 129), F16), 0.75),
+        (2,),
+        (1, 2),  # 7 rows, a 1-column edge tile, a partial second K tile
+        lambda a, b, c, s: [s * (a @ b.T)],
+    ),
+    "gemm_clamp_two": Run(
+        "gemm_outside9.mlir",
+        (
+            ((129, 40), BF),
+            ((144, 40), BF),
+            ((129, 144), F16),
+            ((129, 144), FP8),
+            -1.5,
+            2.0,
+            200.0,
+        ),
+        (2, 3),
+        (2, 2),  # K under one tile; most of s A B^T past e4m3's 448
+        _clamp_two,
+        0.07,  # e4m3's half step is a sixteenth of the value
+    ),
+    "gemm_rev_k": Run(
+        "gemm_outside9.mlir",
+        (((65, 200), BF), ((257, 200), BF), ((257,), F32), ((65, 257), F32)),
+        (3,),
+        (2, 3),  # one-row and one-column edge tiles
+        lambda a, b, bias, c: [a @ b.T + bias],
+    ),
+    "layernorm_affine": Run(
+        "rows_outside9.mlir",
+        (((63, 255), F16), ((255,), F32), ((255,), F32), ((63, 255), BF), 1e-5),
+        (3,),
+        (4,),
+        _layernorm_affine,
+    ),
+    "softmax_strided": Run(
+        "rows_outside9.mlir",
+        (((3, 65, 127), F32), ((3, 65, 127), F16)),
+        (1,),
+        (5,),  # 6 row tiles over 5 programs: the first walks two
+        lambda x, y: [_softmax(x)],
+        given_grid=True,
+    ),
+    "attention_alibi_d32": Run(
+        "attention_outside9.mlir",
+        (
+            ((2, 65, 32), BF),
+            ((2, 257, 32), BF),
+            ((2, 257, 32), BF),
+            ((2, 65, 32), BF),
+            ((2, 4), F32),
+            0.25,
+        ),
+        (3,),
+        (2, 2),
+        _alibi_table,
+    ),
 }
 
 
@@ -1179,12 +1261,13 @@ NO_CLUSTER = {  # nothing shared
     "gemm_col_major_e4m3",
     "rowquant_fp8",
     "lse_tiles",
+    "softmax_strided",
 }
 TMA_STORED = {"gemm_alpha_beta", "gemm_acc_colmax"}
 """Kernels that store a tensor they load: only through TMA, with the loads'
 tensor map (not from registers, nor at a dynamic tile's coordinates, which
 TMA cannot prove aligned; tests/filecheck/lowering/refusals.mlir)."""
-FP8_STORED = {"gemm_col_major_e4m3", "rowquant_fp8"}
+FP8_STORED = {"gemm_col_major_e4m3", "rowquant_fp8", "gemm_clamp_two"}
 """Kernels with an 8-bit output: stored through TMA only (not from registers,
 nor at a dynamic tile's coordinates)."""
 NO_TWO_STAGE = {"gemm_acc_colmax"}
@@ -1205,10 +1288,16 @@ LATE = {
     k
     for k, run in RUNS.items()
     if run.file.endswith(
-        ("_outside5.mlir", "_outside6.mlir", "_outside7.mlir", "_outside8.mlir")
+        (
+            "_outside5.mlir",
+            "_outside6.mlir",
+            "_outside7.mlir",
+            "_outside8.mlir",
+            "_outside9.mlir",
+        )
     )
 }
-"""The fifth to eighth sweeps' kernels: each runs its tuned
+"""The fifth to ninth sweeps' kernels: each runs its tuned
 configuration (its other configurations only under `--exhaustive`; CI's time
 is spent)."""
 SPARED = {
@@ -1235,6 +1324,7 @@ ASSEMBLED = {
     "gemm_64x32",  # wgmma n = 32
     "axpb_1d",  # 1-D tiles of 256
     "attention_d32",  # 64-byte rows in both dots
+    "gemm_e5m2_e4m3_f16",  # .e5m2.e4m3 wgmmas into an f16 output
 }
 """The kernels CI assembles (all under `--exhaustive`)."""
 
@@ -1300,3 +1390,19 @@ def test_ping_pong_given_to_a_kernel_without_a_loop_of_dots() -> None:
     assert message.startswith(f"{path}:{line}:1: error:")
     assert "no scf.for of @xent holds a tile.dot: drop ping_pong" in message
     assert "128-row" not in message
+
+
+def test_ping_pong_with_a_block_m_the_kernel_does_not_name() -> None:
+    """block_m=128 given with ping_pong to a kernel of 64-row tiles naming no
+    BM is refused for the name (tile-shape), not told to "give 128-row tiles"
+    while block_m=128 was given (the ping-pong check read the tiles before
+    tile-shape's refusal ran)."""
+    path = KERNELS / "gemm_outside9.mlir"
+    with pytest.raises(OpDiagnostic) as refused:
+        tawa_xdsl.compile(
+            path, "gemm_rev_k", ping_pong=True, num_consumers=2, block_m=128
+        )
+    message = str(refused.value)
+    assert "tile-shape: @gemm_rev_k does not name BM" in message
+    assert "block-m=128 given" in message
+    assert "give 128-row tiles" not in message

@@ -23,6 +23,7 @@ from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float32Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -184,11 +185,11 @@ F32_UNARY: dict[type[Operation], list[Step]] = {
     mathd.Exp2Op: _chain(("ex2.approx.ftz.f32", None)),
     mathd.ExpOp: _chain(("mul.f32", LOG2E), ("ex2.approx.ftz.f32", None)),
     mathd.TanhOp: _chain(("tanh.approx.f32", None)),
-    mathd.Log2Op: _chain(("lg2.approx.ftz.f32", None)),
-    mathd.LogOp: _chain(("lg2.approx.ftz.f32", None), ("mul.f32", LN2)),
-    mathd.Log10Op: _chain(("lg2.approx.ftz.f32", None), ("mul.f32", LOG10_2)),
+    mathd.Log2Op: _chain(("lg2.approx.f32", None)),
+    mathd.LogOp: _chain(("lg2.approx.f32", None), ("mul.f32", LN2)),
+    mathd.Log10Op: _chain(("lg2.approx.f32", None), ("mul.f32", LOG10_2)),
     mathd.SqrtOp: _chain(("sqrt.rn.f32", None)),
-    mathd.RsqrtOp: _chain(("rsqrt.approx.ftz.f32", None)),
+    mathd.RsqrtOp: _chain(("rsqrt.approx.f32", None)),
     mathd.AbsFOp: _chain(("abs.f32", None)),
     mathd.CeilOp: _chain(("cvt.rpi.f32.f32", None)),
     mathd.FloorOp: _chain(("cvt.rmi.f32.f32", None)),
@@ -408,11 +409,15 @@ class Fma(DistributePattern):
 
 
 class CeilDiv(DistributePattern):
-    """ceil(a / b) for a positive divisor, as the quotient plus one where a
-    remainder is left: (a + b - 1) / b wrapped past 2^31 - 1 for a within b
-    of it (a K loop's trip count at K = 2^31 - 1, a persistent kernel's tile
-    count at M = 2^31 - 1) and gave no iterations. A power of two shifts
-    (arithmetic for ceildivsi: the floor, right for negative a too) and masks."""
+    """ceil(a / b) as the quotient towards zero plus one where a remainder is
+    left on the side of the quotient's ceiling: (a + b - 1) / b wrapped past
+    2^31 - 1 for a within b of it (a K loop's trip count at K = 2^31 - 1, a
+    persistent kernel's tile count at M = 2^31 - 1) and gave no iterations. A
+    signed remainder takes a's sign, and the quotient towards zero is already
+    the ceiling where a and b differ in sign, so one is added only where the
+    remainder is not zero and has b's sign (7 / -2 is -3, not -2). A positive
+    power of two shifts (arithmetic for ceildivsi: the floor, right for
+    negative a too) and masks."""
 
     OPS = (arith.CeilDivSIOp, arith.CeilDivUIOp)
 
@@ -427,10 +432,13 @@ class CeilDiv(DistributePattern):
             q = ops.alu(f"shr.{kind}", a, shift)
             r = ops.alu("and.b32", a, ops.imm(int(n) - 1, "b32"))
             left = ops.alu("setp.ne.u32", r, ops.imm(0, "b32"))
-        else:  # quotient towards zero: the ceiling already where a < 0
+        else:
             q = ops.alu(f"div.{kind}", a, b)
             r = ops.alu(f"rem.{kind}", a, b)
-            left = ops.alu(f"setp.gt.{kind}", r, ops.imm(0, "b32"))
+            left = ops.alu("setp.ne.u32", r, ops.imm(0, "b32"))
+            if kind == "s32":  # and r, so a, has b's sign
+                same = ops.alu("xor.b32", r, b)
+                left = ops.alu("setp.ge.and.s32", same, ops.imm(0, "b32"), left)
         one = ops.alu("selp.b32", ops.imm(1, "b32"), ops.imm(0, "b32"), left)
         self.k.define(rewriter, op, ops, Lowered(ops.alu("add.s32", q, one)))
 
@@ -535,32 +543,47 @@ WIDENINGS = {"f8E4M3FN": "cvt.rn.f16x2.e4m3x2", "f8E5M2": "cvt.rn.f16x2.e5m2x2"}
 
 
 class TruncF(DistributePattern):
-    """f32 tile -> 16- or 8-bit tile: one conversion per element pair (odd
-    element first: it goes to the upper half)."""
+    """f32 tile (or a 16-bit one, widened to f32 first: exact, so the value
+    is rounded once) -> 16- or 8-bit tile: one conversion per element pair
+    (`narrow`)."""
 
     OPS = (arith.TruncFOp,)
 
     def rewrite(self, op: arith.TruncFOp, rewriter: PatternRewriter):
-        src, et = self.k.lowered(op.input, op), element_type(op.result.type)
-        opcode = PAIR_CONVERSIONS.get(et.name)
-        if not isinstance(op.result.type, TensorType) or opcode is None:
+        et = element_type(op.result.type)
+        if (
+            not isinstance(op.result.type, TensorType)
+            or et.name not in PAIR_CONVERSIONS
+        ):
             raise OpDiagnostic(
                 op,
-                "arith.truncf is supported on f32 register tiles to bf16, f16, "
-                "f8E4M3FN or f8E5M2",
+                "arith.truncf is supported on f32, bf16 and f16 register tiles to "
+                "bf16, f16, f8E4M3FN or f8E5M2",
             )
         ops = Ops(self.k)
-        if src.uniform:  # a splat: one register holds the pair every element reads
-            x = ops.reg(src)
-            self.k.define(rewriter, op, ops, Lowered(ops.alu(opcode, x, x)))
-            return
-        pairs = fragment_count(op.result.type) // 2
-        d = ops.alu(
-            opcode,
-            src.select([2 * i + 1 for i in range(pairs)]),
-            src.select([2 * i for i in range(pairs)]),
-        )
-        self.k.define(rewriter, op, ops, Lowered(d))
+        src = self.k.lowered(op.input, op)
+        if not isinstance(element_type(op.input.type), Float32Type):
+            src = widen(ops, src, op.input.type)
+        self.k.define(rewriter, op, ops, narrow(ops, src, op.result.type))
+
+
+def narrow(ops: Ops, src: Lowered, t: TensorType) -> Lowered:
+    """An f32 tile as the 16- or 8-bit tile type `t`: one conversion per
+    element pair (odd element first: it goes to the upper half). A splat is
+    one register holding the pair every element reads."""
+    opcode = PAIR_CONVERSIONS[element_type(t).name]
+    if src.uniform:
+        x = ops.reg(src)
+        return Lowered(ops.alu(opcode, x, x))
+    pairs = fragment_count(t) // 2
+    d = ops.alu(
+        opcode,
+        src.select([2 * i + 1 for i in range(pairs)]),
+        src.select([2 * i for i in range(pairs)]),
+    )
+    # one register of two elements (a row vector's rows r and r + 8) is not
+    # a splat: a map says so (`Lowered.uniform` read it as one)
+    return Lowered(d, (0,) if pairs == 1 else None)
 
 
 def widen(ops: Ops, src: Lowered, t: Attribute) -> Lowered:
@@ -582,7 +605,10 @@ def widen(ops: Ops, src: Lowered, t: Attribute) -> Lowered:
 
 
 class ExtF(DistributePattern):
-    """16- or 8-bit tile -> f32 tile (`widen`)."""
+    """16- or 8-bit tile -> f32 tile (`widen`); an 8-bit tile -> bf16 or f16
+    through f32 (`narrow`: exact, every 8-bit value is one of theirs). The
+    result was left in f32 registers typed as 16-bit pairs: e4m3 1.0 stored
+    as bf16 read 0."""
 
     OPS = (arith.ExtFOp,)
 
@@ -596,6 +622,9 @@ class ExtF(DistributePattern):
             )
         ops = Ops(self.k)
         d = widen(ops, self.k.lowered(op.input, op), op.input.type)
+        if not isinstance(element_type(op.result.type), Float32Type):
+            assert isinstance(op.result.type, TensorType)  # 8-bit: tiles only
+            d = narrow(ops, d, op.result.type)
         self.k.define(rewriter, op, ops, d)
 
 

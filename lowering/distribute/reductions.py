@@ -39,6 +39,7 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx, tile
 from tawa_xdsl.dialects.nvgpu_async import FragmentKind
+from tawa_xdsl.dialects.tile import is_fp8
 from tawa_xdsl.lowering.distribute.barriers import CONSUMER_BARRIER
 from tawa_xdsl.lowering.distribute.context import (
     MOV,
@@ -46,8 +47,10 @@ from tawa_xdsl.lowering.distribute.context import (
     Lowered,
     Ops,
     geometry,
+    is_16bit,
     scalar_class,
 )
+from tawa_xdsl.lowering.distribute.elementwise import narrow, widen
 from tawa_xdsl.lowering.distribute.kernel import DistributePattern
 from tawa_xdsl.lowering.fragments import Geometry
 
@@ -100,7 +103,14 @@ class Broadcast(DistributePattern):
         if geom.kind != FragmentKind.ACC:
             raise OpDiagnostic(op, "tile.broadcast is supported onto accumulator tiles")
         pick = geom.row_of_acc if src.kind == FragmentKind.ROW else geom.col_of_acc
-        self.k.define(rewriter, op, [], x.select([pick(k) for k in range(geom.count)]))
+        picked = [pick(k) for k in range(geom.count)]
+        et = op.source.type.element_type
+        if is_16bit(et) or is_fp8(et):  # elements in pairs: through f32 registers
+            ops = Ops(self.k)
+            wide = widen(ops, x, op.source.type).select(picked)
+            self.k.define(rewriter, op, ops, narrow(ops, wide, op.result.type))
+            return
+        self.k.define(rewriter, op, [], x.select(picked))
 
 
 class Reduce(DistributePattern):

@@ -68,9 +68,9 @@ from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import aref, tile
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects.nvgpu_async import SMEM_ALIGN_SLACK, ParamKind
-from tawa_xdsl.dialects.tile import element_bytes, tile_bytes
+from tawa_xdsl.dialects.tile import element_bytes, is_fp8, tile_bytes
 from tawa_xdsl.grid import GridInferenceError, encode_rules, recorded_grid_rule
-from tawa_xdsl.kernel import cluster_size
+from tawa_xdsl.kernel import PERSISTENT_ATTR, cluster_size
 from tawa_xdsl.signature import Param as CallerParam
 from tawa_xdsl.signature import params as caller_params
 from tawa_xdsl.target import (
@@ -287,6 +287,7 @@ class KernelPlan:
             plan.grid = encode_rules(recorded_grid_rule(kernel))
         plan._plan_multicast()
         staged = plan._plan_params()
+        plan._refuse_register_stored_fp8(staged)
         plan._plan_shared_memory(staged)
         plan._check_puts()
         return plan
@@ -502,20 +503,16 @@ class KernelPlan:
                 # one tensor map serves the loads and the TMA stores (both take
                 # the descriptor's box); a register store needs the tensor's
                 # pointer, which a loaded parameter does not pass
-                why = (
-                    "tma_store is off"
-                    if not self.tma_store
-                    else "no shared memory is left to stage it"
-                    if all(staged_store(st) for st in stored)
-                    else "it is a vector, or its rows are not a multiple of 128 "
-                    "bytes, or its coordinates are not provably non-negative "
-                    "and 16-byte aligned"
+                st = next(
+                    (st for st in stored if not staged_store(st, self.tma_store)),
+                    stored[0],
                 )
                 raise OpDiagnostic(
-                    stored[0],
+                    st,
                     f"tile.store into %{arg.name_hint}, which the producer also "
                     "loads: such a tensor is stored through TMA with its loads' "
-                    f"tensor map, and this store cannot be: {why}",
+                    f"tensor map, and this store cannot be: "
+                    f"{self._register_store_reason(st)}",
                 )
             threads = bool(loads) and arg.name_hint in self.thread_loads
             if threads and stored:
@@ -561,6 +558,31 @@ class KernelPlan:
                 f"{', '.join(sorted(n for n in loaded if n)) or 'nothing'})",
             )
         return staged
+
+    def _refuse_register_stored_fp8(self, staged: list[tile.StoreOp]) -> None:
+        """8-bit float tiles are stored through TMA only (their registers
+        hold pairs, which the register store path does not split): one that
+        cannot be is refused here, at its store, saying why (a matrix tile was
+        refused at the thread level without a reason, though the cause is an
+        option or the coordinates: tma_store off, a persistent walk whose tile
+        indices are not proven non-negative; a vector was an internal error)."""
+        for st in self.ws.consumer.walk():
+            if (
+                isinstance(st, tile.StoreOp)
+                and st not in staged
+                and is_fp8(st.value.type.element_type)
+            ):
+                raise OpDiagnostic(
+                    st,
+                    "8-bit float tiles are stored through TMA only (their registers "
+                    "hold pairs, which the register store path does not split), and "
+                    f"this store cannot be: {self._register_store_reason(st)}",
+                )
+
+    def _register_store_reason(self, store: tile.StoreOp) -> str:
+        return register_store_reason(
+            store, self.tma_store, PERSISTENT_ATTR in self.kernel.attributes
+        )
 
     def _fits_tma_stores(self, staged: list[tile.StoreOp]) -> bool:
         """Whether these stores go through swizzled staging tiles and TMA: each
@@ -761,6 +783,39 @@ def staged_store(
         and all(non_negative(i) for i in store.indices)
         and multiple_of(store.indices[-1], 16 // esize)
     )
+
+
+def register_store_reason(
+    store: tile.StoreOp, tma_store: bool = True, persistent: bool = False
+) -> str:
+    """Why `store` goes from registers: the first condition of `staged_store`
+    it fails (naming the coordinate not proven, and for a `persistent` kernel
+    the walks that leave it unproven), or where it meets them all, that shared
+    memory has no room left to stage it."""
+    t = store.value.type
+    dims, esize = t.get_shape(), element_bytes(t.element_type)
+    if not tma_store:
+        return "tma_store is off"
+    if len(dims) < 2 or dims[-2] <= 1:
+        return "it is a vector (TMA stores stage matrix tiles)"
+    if dims[-1] * esize % SWIZZLE_BYTES:
+        return f"its rows are {dims[-1] * esize} bytes, not whole {SWIZZLE_BYTES}"
+    for axis, index in enumerate(store.indices):
+        if not non_negative(index):
+            walk = (
+                "; a persistent kernel's tile index taken from the tile counter "
+                "(dynamic_tiles) or counted down from the last row (longest_first) "
+                "is not proven so"
+                if persistent
+                else ""
+            )
+            return (
+                f"its coordinate {axis} is not provably non-negative (a TMA store "
+                f"below 0 faults){walk}"
+            )
+    if not multiple_of(store.indices[-1], 16 // esize):
+        return "its innermost coordinate is not a provable multiple of 16 bytes"
+    return "no shared memory is left to stage it"
 
 
 def _tensor_map(

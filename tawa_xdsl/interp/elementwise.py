@@ -86,7 +86,7 @@ def _rem_trunc(a: Any, b: Any) -> Any:
 
 
 def _ceil_div(a: Any, b: Any) -> Any:
-    return -(_wide(-a) // _wide(b))
+    return -(-_wide(a) // _wide(b))  # negated wide: -(-2^31) is 2^31, not -2^31
 
 
 def _binary(fn: Callable[[Any, Any], Any]):
@@ -116,6 +116,27 @@ def _int_bits(t: Attribute) -> int | None:
     """Bits of a fixed-width integer type (or tile of them); None for index."""
     et = t.element_type if isinstance(t, TensorType) else t
     return None if isinstance(et, IndexType) else np.iinfo(numpy_dtype(et)).bits
+
+
+def unsigned(x: Any, t: Attribute) -> Any:
+    """The bits of integer `x` of type `t` read as an unsigned number: the
+    values hold signless integers sign-extended, and the `...ui` ops, like the
+    GPU's `.u32` instructions, read the bits (-1 in i32 is 2^32 - 1; index
+    at `INDEX_BITS`, the register it lives in)."""
+    bits = _int_bits(t)
+    return _wide(x) % (1 << (INDEX_BITS if bits is None else bits))
+
+
+def _unsigned_binary(fn: Callable[[Any, Any], Any]):
+    """`_binary` of `fn` on both operands' bits read as unsigned numbers."""
+
+    def run(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+        t = op.operands[0].type
+        a, b = unsigned(args[0], t), unsigned(args[1], t)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return (to_type(fn(a, b), op.results[0].type),)
+
+    return run
 
 
 def float_to_int(
@@ -153,10 +174,7 @@ def compare_floats(predicate: str, a: Any, b: Any) -> np.ndarray:
 
 def _uitofp(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
     """The integer's bits read as an unsigned number."""
-    x = _wide(args[0])
-    if (bits := _int_bits(op.operands[0].type)) is not None:
-        x = x % (1 << bits)
-    return (to_type(x, op.results[0].type),)
+    return (to_type(unsigned(args[0], op.operands[0].type), op.results[0].type),)
 
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -185,35 +203,25 @@ class ElementwiseFunctions(InterpreterFunctions):
     run_subi = impl(arith.SubiOp)(_binary(lambda a, b: _wide(a) - _wide(b)))
     run_muli = impl(arith.MuliOp)(_binary(lambda a, b: _wide(a) * _wide(b)))
     run_divsi = impl(arith.DivSIOp)(_binary(_div_trunc))
-    run_divui = impl(arith.DivUIOp)(_binary(lambda a, b: _wide(a) // _wide(b)))
+    run_divui = impl(arith.DivUIOp)(_unsigned_binary(lambda a, b: a // b))
     run_remsi = impl(arith.RemSIOp)(_binary(_rem_trunc))
-    run_remui = impl(arith.RemUIOp)(_binary(lambda a, b: _wide(a) % _wide(b)))
+    run_remui = impl(arith.RemUIOp)(_unsigned_binary(lambda a, b: a % b))
     run_ceildivsi = impl(arith.CeilDivSIOp)(_binary(_ceil_div))
-    run_ceildivui = impl(arith.CeilDivUIOp)(_binary(_ceil_div))
+    run_ceildivui = impl(arith.CeilDivUIOp)(_unsigned_binary(_ceil_div))
     run_floordivsi = impl(arith.FloorDivSIOp)(
         _binary(lambda a, b: _wide(a) // _wide(b))
     )
     run_minsi = impl(arith.MinSIOp)(_binary(np.minimum))
     run_maxsi = impl(arith.MaxSIOp)(_binary(np.maximum))
-    run_minui = impl(arith.MinUIOp)(_binary(np.minimum))
-    run_maxui = impl(arith.MaxUIOp)(_binary(np.maximum))
+    run_minui = impl(arith.MinUIOp)(_unsigned_binary(np.minimum))
+    run_maxui = impl(arith.MaxUIOp)(_unsigned_binary(np.maximum))
     run_andi = impl(arith.AndIOp)(_binary(np.bitwise_and))
     run_ori = impl(arith.OrIOp)(_binary(np.bitwise_or))
     run_xori = impl(arith.XOrIOp)(_binary(np.bitwise_xor))
     run_shli = impl(arith.ShLIOp)(_binary(lambda a, b: _wide(a) << _wide(b)))
     run_shrsi = impl(arith.ShRSIOp)(_binary(lambda a, b: _wide(a) >> _wide(b)))
 
-    @impl(arith.ShRUIOp)
-    def run_shrui(
-        self, interpreter: Interpreter, op: arith.ShRUIOp, args: PythonValues
-    ) -> PythonValues:
-        """The bits of the left side as an unsigned number of its type's width
-        (index: `INDEX_BITS`, the registers it lives in), shifted."""
-        t = op.result.type
-        et = t.element_type if isinstance(t, TensorType) else t
-        width = INDEX_BITS if isinstance(et, IndexType) else et.width.data
-        a, b = _wide(args[0]), _wide(args[1])
-        return (to_type((a & ((1 << width) - 1)) >> b, t),)
+    run_shrui = impl(arith.ShRUIOp)(_unsigned_binary(lambda a, b: a >> b))
 
     run_addf = impl(arith.AddfOp)(_binary(np.add))
     run_subf = impl(arith.SubfOp)(_binary(np.subtract))
@@ -241,7 +249,10 @@ class ElementwiseFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: arith.CmpiOp, args: PythonValues
     ) -> PythonValues:
         name = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-        return (bool(COMPARE[name.lstrip("su")](args[0], args[1])),)
+        a, b = args
+        if name.startswith("u"):  # ult, ule, ugt, uge: the bits, unsigned
+            a, b = unsigned(a, op.lhs.type), unsigned(b, op.lhs.type)
+        return (bool(COMPARE[name.lstrip("su")](a, b)),)
 
     @impl(arith.CmpfOp)
     def run_cmpf(

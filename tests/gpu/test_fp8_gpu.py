@@ -17,11 +17,14 @@ from ..conftest import EXAMPLES
 from ..test_fp8 import (
     ATTENTION_KERNELS,
     BF16_ATTENTION,
+    EIGHT,
     GEMM_KERNELS,
+    NARROW,
     Case,
     assert_e4m3_output,
     assert_e5m2_output,
     attention_case,
+    cast_kernel,
     e5m2_case,
     e5m2_gemm,
     gemm_case,
@@ -121,3 +124,23 @@ def test_fp8_attention_walk_matches_float64(torch, kernel, bh, seq) -> None:
         assert compiled.options["dynamic_tiles"], "the rules did not pick the walk"
         got = args[case.out].cpu().double().numpy()
         assert rel_l2(got, case.reference) < 3e-2
+
+
+@pytest.mark.parametrize(
+    ("src", "dst"),
+    [("bf16", "f8E4M3FN"), ("f16", "f8E5M2"), ("f8E4M3FN", "bf16"), ("f8E5M2", "f16")],
+)
+def test_casts_between_16_and_8_bit_tiles(torch, src, dst) -> None:
+    """16-bit tiles truncated into fp8 (through f32) and fp8 tiles extended to
+    bf16 or f16 (packed back into pairs) on the H100, bit for bit as the
+    interpreter computes them."""
+    rng = np.random.default_rng(4)
+    dtypes = {**NARROW, **EIGHT}
+    with np.errstate(over="ignore"):
+        x = (rng.standard_normal((64, 128)) * 100).astype(dtypes[src])
+    x[0, :3] = [np.nan, np.inf, -np.inf] if src in NARROW else [np.nan, 1.0, -1.0]
+    expected = np.zeros((64, 128), dtypes[dst])
+    tawa_xdsl.interpret(tawa_xdsl.parse(cast_kernel(src, dst)), "cast", x, expected)
+    got = np.zeros_like(expected)
+    tawa_xdsl.compile(cast_kernel(src, dst), "cast")(x, got)
+    np.testing.assert_array_equal(got.astype(np.float32), expected.astype(np.float32))

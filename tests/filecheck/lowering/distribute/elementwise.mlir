@@ -40,7 +40,7 @@
 // CHECK-NEXT:    %[[BACK:.*]] = ptx.alu(%[[HALVES]]) {opcode = "cvt.f32.bf16"} : (!ptx.reg<b16 x 32>) -> !ptx.reg<f32 x 32>
 // CHECK-NEXT:    ptx.alu(%[[BACK]], %[[NINF]], %[[MASK]]) {opcode = "selp.f32"}
 // CHECK-NEXT:    %[[MF:.*]] = ptx.alu(%[[M]]) {opcode = "cvt.rn.f32.s32"} : (!ptx.reg<b32>) -> !ptx.reg<f32>
-// CHECK-NEXT:    %[[LG:.*]] = ptx.alu(%[[MF]]) {opcode = "lg2.approx.ftz.f32"}
+// CHECK-NEXT:    %[[LG:.*]] = ptx.alu(%[[MF]]) {opcode = "lg2.approx.f32"}
 // CHECK-NEXT:    ptx.alu(%[[LG]], %{{.*}}) {opcode = "mul.f32"} : (!ptx.reg<f32>, !ptx.imm<f32>) -> !ptx.reg<f32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.return

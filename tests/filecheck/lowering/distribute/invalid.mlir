@@ -16,11 +16,11 @@ func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.p
 
 // -----
 
-// CHECK: error: arith.truncf is supported on f32 register tiles to bf16, f16, f8E4M3FN or f8E5M2
+// CHECK: error: arith.truncf is supported on f32, bf16 and f16 register tiles to bf16, f16, f8E4M3FN or f8E5M2
 func.func @k(%x: f32) attributes {tile.kernel, nvgpu_async.abi = [#nvgpu_async.param<scalar 0 : f32>], nvgpu_async.launch = #nvgpu_async.launch<threads = 256, smem = 0, cluster = 1>} {
   nvgpu_async.role_dispatch consumers = 1 producer {
   } consumer {
-    // expected-error@+1 {{arith.truncf is supported on f32 register tiles to bf16, f16, f8E4M3FN or f8E5M2}}
+    // expected-error@+1 {{arith.truncf is supported on f32, bf16 and f16 register tiles to bf16, f16, f8E4M3FN or f8E5M2}}
     %c = arith.truncf %x : f32 to bf16
   }
   func.return
