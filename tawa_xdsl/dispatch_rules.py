@@ -204,16 +204,19 @@ about a microsecond each, where TMA keeps the ring's stages in flight.
 Measured on every odd-K row tried, decode included, they ran 2-5x slower
 than the copy (NOTES 3.80), so 0: no input is read by the threads unless
 `thread_loads` names it. Where those are 4-byte aligned the threads' copies
-are `cp.async`, in flight across slots like TMA's; not measured yet, they
-are copied too (a refit needs the key to say which inputs are 4-byte
-aligned)."""
+are `cp.async`, in flight across slots like TMA's, with their own bound
+(`CP_ASYNC_MAX_READS`)."""
 
 
-CP_ASYNC_MAX_READS = 0
+CP_ASYNC_MAX_READS = 2
 """`THREAD_LOAD_MAX_READS` for an input whose base, pitch and row length are
 4-byte aligned (a bf16 K = 1002), which the producer's threads copy with
 `cp.async`, several slots in flight as with TMA (docs/hopper.md, "Loads by
-the producer's threads"). Not measured on the GPU yet, so 0 as well."""
+the producer's threads"). Measured on the H200 (NOTES 3.85, tawa/cuBLAS, B
+copied -> B loaded by the threads, K = 4094): tiles read once 0.45 -> 0.63 at
+M = 8, 0.45 -> 0.56 at 64, 0.37 -> 0.45 at 64 x 14336; read twice 0.53 ->
+0.63 at M = 128; read 4 times 1.02 -> 0.68 at M = 512, and A's tiles, read
+by 43-64 programs, lost on every row."""
 
 
 def thread_loads_pay(reads: int, asynchronous: bool) -> bool:

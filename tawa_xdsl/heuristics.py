@@ -1052,6 +1052,7 @@ def _gemm_tiles(
         and structure.clusterable
         and not pick.streamed
         and "cluster" not in given
+        and not given.get("thread_loads")  # the producer's threads do not multicast
         and _multicast_rule(*clustered(pick), choice)
     )
     # the sizes that differ from the tuned tile's, and the width of any other

@@ -37,7 +37,7 @@ SHAPES = {
     (512, 10240, 8192): {"block_m": 0, "persistent": True},
     (1000, 1000, 1024): {"block_m": 0, "block_n": 64},  # two 64x64 consumers
 }
-NT_WIDTHS = {(64, 4096, 4096): 96, (512, 10240, 8192): 160}
+NT_WIDTHS = {(512, 10240, 8192): 160}
 """Tile widths only B stored N x K can take (its tiles' rows run along K; B
 stored K x N is loaded in rows BN wide, which must be 64 or 128 bytes or a
 multiple of 128: `Structure.lowerable`)."""
