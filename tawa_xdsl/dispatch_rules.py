@@ -283,28 +283,48 @@ def stream_k_programs(tiles: int, iterations: int, sms: int = SM_COUNT) -> int:
     return max(1, min(sms, tiles * max(iterations, 1)))
 
 
-SWAP_AB_MAX_M = 0
-"""The most output rows M at which the shape rules compute a GEMM with its
+SWAP_AB_MAX_M = 16
+"""The most output rows M at which the shape rules weigh a GEMM with its
 operands swapped (`swap_ab`: C^T = B A^T, the weights on wgmma's 64-row side,
-A's rows on its N side); 0: never, until the GPU says otherwise (the lead
-fits it on the H100 from `benchmarks/gemm.py`'s M <= 256 rows).
-
-Why it starts off: at M <= 64 a GEMM waits on HBM (`GEMM_STREAM_BYTES_PER_US`),
-and both forms stream the same bytes of B; swapped, the MMAs lose the 48
-padding rows of 64 that an M = 16 tile issues (a quarter of the tensor-core
-work, which was idle anyway) and a ring slot holds 18 KB instead of 40 KB
-(64x256 tiles), so more slots are in flight per program, but the output is
-written by single 2-byte stores from registers rather than TMA, and no
-measurement says which side wins. The rule is there for the lead to turn
-on; `autotune=True` weighs the swapped form at M <= `SWAP_AB_TUNED_M`."""
+A's rows on its N side) against the unswapped pick (`SWAP_AB_STREAM_GAIN`). Measured
+on the H200 (lead, issue 16; of cuBLAS, unswapped by the rules / swapped on
+64 weight rows): 1x4096x4096 0.900 / 0.929, 8x4096x4096 0.909 / 0.937,
+16x6144x4096 0.937 / 0.970, but 64x6144x4096 0.958 / 0.941; at M = 32 only
+a row the rules split was measured. 128x4096x4096 ran 0.857 / 0.882, a
+single row against three tile shapes' worth of rules, so the ceiling stays
+where the measured wins are."""
 
 SWAP_AB_TUNED_M = 256
 """The most output rows M at which `autotune=True` also times the swapped
 form of a GEMM (issue 16's small-M range)."""
 
-SWAP_AB_BLOCK_N = 128
-"""Weight rows per swapped tile (`block_n`): two 64-row wgmma blocks, the
-tile of one consumer warpgroup each."""
+SWAP_AB_BLOCK_N = 64
+"""Weight rows per swapped tile (`block_n`): one 64-row wgmma block, the tile
+of one consumer warpgroup. On the H200 (lead, issue 16) 64 rows beat 128
+(two warpgroups) on all seven rows measured: 0.929 / 0.925 of cuBLAS at
+1x4096x4096, 0.970 / 0.956 at 16x6144x4096, 0.941 / 0.822 at 64x6144x4096;
+cuBLAS's own small-M kernels (`nvjet_sm90_tst_64x{8..48}`) are 64 weight
+rows by M padded to 8-48."""
+
+SWAP_AB_RATE = 0.35
+"""The swapped tile's MMA rate relative to 128x256 (as `GEMM_RATES`): one
+warpgroup's 64-row wgmma, as the unswapped 64x64 tile's. At M <= 16 the
+swapped K loop waits on HBM, so the model's time is its stream; the rate
+only keeps a swapped tile whose MMAs are the work from looking free."""
+
+SWAP_AB_STREAM_GAIN = 1.6
+"""How much faster a swapped program streams its ring than Little's law over
+`MEMORY_ROUND_TRIP_US` says (`stream_bytes_per_us`, fitted on 20 KB slots of
+64x96 tiles), counting in each slot only its weight rows (the few rows of A
+are the same slice for every program, served by L2). Fitted on the H200
+(lead, issue 16; tawa/cuBLAS, the rules' unswapped pick / swapped uncut on
+64 weight rows): 1x4096x4096 0.900 (K split 3 ways) / 0.929 and 8x4096x4096
+0.909 (split 3) / 0.937 need at least 1.55 and 1.53 for the model to swap
+them; 16x4096x14336 0.939 (split 3) / 0.895 needs under 1.65 for it not to,
+and 16x6144x4096 0.937 (uncut) / 0.970 swaps at any gain. At 1.6 the model
+has the swapped 64 programs at N = 4096 streaming 1.6 TB/s against the
+split's 2.0 (`GEMM_STREAM_BYTES_PER_US`): faster where the reduce kernel's
+fixed cost is a large share, slower on a long K."""
 
 SWAP_AB_MAX_BLOCK_M = 64
 """The widest swapped tile's A side (`block_m`, wgmma's N): a multiple of 8

@@ -63,12 +63,15 @@ from tawa_xdsl.compiler import DEFAULTS, EXCLUSIVE, TILE_OPTIONS
 from tawa_xdsl.dialects import tile
 from tawa_xdsl.dialects.tile import element_bytes, is_fp8
 from tawa_xdsl.dispatch_rules import (
+    GEMM_STREAM_BYTES_PER_US,
     OFF_SECTOR_L2_BYTES_PER_US,
     PROGRAM_FIXED_US,
     STREAM_K_GAIN,
     STREAM_K_SLOWDOWN,
     SWAP_AB_BLOCK_N,
     SWAP_AB_MAX_M,
+    SWAP_AB_RATE,
+    SWAP_AB_STREAM_GAIN,
     TILE_ITERATION_US,
     given_splits,
     loop_time_us,
@@ -612,12 +615,13 @@ def decide(
     operand are read in place off the sector grid; its tiles are then weighed
     against L2's ceiling for such reads (`dispatch_rules.off_sector_floor_us`)."""
     given = given or {}
-    swap = _swap_rule(structure, extents, given)
-    if swap is not None and (swap.options.get("swap_ab") or given.get("swap_ab")):
+    swap = _swap_rule(structure, extents, given, sms)
+    if swap is not None and given.get("swap_ab"):
         choice = swap  # no K cut: the pair's kernels store what swap-operands does not
     elif structure.kind == "gemm":
         choice = _gemm_tiles(structure, extents, given, sms, splitter, off_sector)
-        choice.reasons += swap.reasons if swap is not None else []
+        if swap is not None:
+            choice = _weigh_swap(choice, swap)
     elif structure.kind == "attention":
         choice = _attention(structure, extents, given, sms)
     else:
@@ -669,22 +673,28 @@ def _swap_refusal(kernel: func.FuncOp, shape: KernelShape) -> str | None:
 
 
 def _swap_rule(
-    structure: Structure, extents: Mapping[str, int], given: Mapping[str, Any]
+    structure: Structure,
+    extents: Mapping[str, int],
+    given: Mapping[str, Any],
+    sms: int,
 ) -> _Choice | None:
-    """Whether a GEMM's operands are swapped (`swap_ab`): as given, else at
-    M <= `SWAP_AB_MAX_M`, on a tile of M rounded up to 8 (`swap_block_m`)
-    by `SWAP_AB_BLOCK_N` weight rows (the sizes not given, of the tiles the
-    kernel names), K never cut (the split pair's kernels would be swapped
-    apart). A choice turning it on, else one with only the
-    reason it is off; None for a kernel that is not a GEMM or a problem
-    whose M is unknown here."""
+    """Whether a GEMM's operands may be swapped (`swap_ab`): as given, else at
+    M <= `SWAP_AB_MAX_M` where nothing refuses it, on a tile of M rounded up to
+    8 (`swap_block_m`) by `SWAP_AB_BLOCK_N` weight rows (the sizes not given,
+    of the tiles the kernel names), K never cut (the split pair's kernels would
+    be swapped apart). A choice turning it on, with the wave model's time
+    (`_swapped_us`) where the rules are to weigh it against the unswapped
+    pick, else one with only the reason it is off; None for a kernel that is
+    not a GEMM or a problem whose M is unknown here."""
     rows = structure.rows
     if structure.kind != "gemm" or rows is None or rows.dim not in extents:
         return None
     m, asked = extents[rows.dim], given.get("swap_ab")
     choice = _Choice()
-    if asked is False:
-        choice.reasons.append(Reason("swap-ab", "off: swap_ab=False given"))
+    held = _swap_held(given)
+    if asked is False or (asked is None and held):
+        why = "swap_ab=False given" if asked is False else f"{held} given"
+        choice.reasons.append(Reason("swap-ab", f"off: {why}"))
         return choice
     if asked is None and structure.swap_refusal is not None:
         text = f"off: {structure.swap_refusal}"
@@ -694,7 +704,6 @@ def _swap_rule(
         text = f"off: M = {m} > SWAP_AB_MAX_M = {SWAP_AB_MAX_M}"
         choice.reasons.append(Reason("swap-ab", text))
         return choice
-    why = "swap_ab=True given" if asked else f"M = {m} <= SWAP_AB_MAX_M"
     sizes = {"block_m": swap_block_m(m), "block_n": SWAP_AB_BLOCK_N}
     named = {OPTION_OF[n] for n in structure.tunable if n in OPTION_OF}
     choice.options = {o: v for o, v in sizes.items() if o not in given and o in named}
@@ -704,6 +713,8 @@ def _swap_rule(
     assert cols is not None  # a GEMM's stored tile is 2-D
     bm = given.get("block_m") or choice.options.get("block_m") or rows.size
     bn = given.get("block_n") or choice.options.get("block_n") or cols.size
+    choice.predicted_us = _swapped_us(structure, extents, given, sms, bm, bn)
+    why = "swap_ab=True given" if asked else f"M = {m} <= SWAP_AB_MAX_M"
     choice.reasons.append(
         Reason(
             "swap-ab",
@@ -713,6 +724,88 @@ def _swap_rule(
         )
     )
     return choice
+
+
+SWAP_HELD_BY = (
+    "block_m",
+    "block_n",
+    "num_consumers",
+    "ping_pong",
+    "num_stages",
+    "cluster",
+)
+"""Options that, given, keep the rules from swapping operands on their own:
+tile sizes and warpgroups the caller chose for the kernel as written (two
+consumers, ping-pong, 8 stages or clusters of two do not fit or do not mean
+the same on one warpgroup's 64 weight rows)."""
+
+
+def _swap_held(given: Mapping[str, Any]) -> str | None:
+    """The option given that keeps the rules from swapping (a K cut, which the
+    swapped GEMM does not take, or one of `SWAP_HELD_BY`), or None."""
+    if (given.get("split_k") or 0) > 1:
+        return f"split_k={given['split_k']}"
+    if given.get("stream_k"):
+        return "stream_k=True"
+    held = next((o for o in SWAP_HELD_BY if given.get(o)), None)
+    return None if held is None else f"{held}={given[held]!r}"
+
+
+def _swapped_us(
+    structure: Structure,
+    extents: Mapping[str, int],
+    given: Mapping[str, Any],
+    sms: int,
+    block_m: int,
+    block_n: int,
+) -> float | None:
+    """The wave model's time for the swapped GEMM, uncut, on `block_n` weight
+    rows by `block_m` rows of A: its K loops at `SWAP_AB_RATE`, the operands'
+    stream as any tile shape's (`stream_bytes_per_us`: the swapped tile's
+    programs and stages, each slot's weight rows) but `SWAP_AB_STREAM_GAIN`
+    faster per program, up to HBM's `GEMM_STREAM_BYTES_PER_US`; None where
+    an extent is unknown."""
+    rows, cols, loop = structure.rows, structure.cols, structure.loop
+    assert rows is not None and cols is not None  # a GEMM (`_swap_rule`)
+    if loop is None or loop.dim not in extents or cols.dim not in extents:
+        return None
+    sizes = {t: b for t, b in ((rows.tile, block_m), (cols.tile, block_n)) if t}
+    tiles = structure.tiles(extents, sizes)
+    if tiles is None:
+        return None
+    m, n, k = (extents[a.dim] for a in (rows, cols, loop))
+    stages = given.get("num_stages") or structure.depth(sizes)
+    k_loops = waves(tiles, sms) * structure.iterations(extents, sizes)
+    k_loops *= TILE_ITERATION_US * block_m * block_n / (128 * 256) / SWAP_AB_RATE
+    step = structure.block(loop, sizes) * structure.operand_bytes
+    rate = stream_bytes_per_us(min(tiles, sms), stages, min(block_n, n) * step)
+    rate = min(GEMM_STREAM_BYTES_PER_US, SWAP_AB_STREAM_GAIN * rate)
+    floor = (m + n) * k * structure.operand_bytes / rate
+    return PROGRAM_FIXED_US + loop_time_us(k_loops, floor)
+
+
+def _weigh_swap(unswapped: _Choice, swap: _Choice) -> _Choice:
+    """The rules' swapped choice where the wave model predicts it faster than
+    the unswapped pick (split, streamed or whole: the swapped GEMM runs
+    uncut), else the unswapped one; the reasons say which and by how much."""
+    if swap.predicted_us is None or unswapped.predicted_us is None:
+        unswapped.reasons += [r for r in swap.reasons if r.text.startswith("off")]
+        if swap.options:
+            why = "the wave model has no time for one of the forms here"
+            unswapped.reasons.append(Reason("swap-ab", f"off: {why}"))
+        return unswapped
+    cut = f", K split {unswapped.splits} ways" if unswapped.splits > 1 else ""
+    cut = ", K streamed" if unswapped.stream else cut
+    times = (
+        f"{swap.predicted_us:.1f} us swapped (uncut) against "
+        f"{unswapped.predicted_us:.1f} us unswapped{cut}"
+    )
+    if swap.predicted_us < unswapped.predicted_us:
+        swap.reasons.append(Reason("swap-ab", f"the wave model predicts {times}"))
+        return swap
+    text = f"off: the wave model predicts {times}"
+    unswapped.reasons.append(Reason("swap-ab", text))
+    return unswapped
 
 
 def _not_a_gemm(structure: Structure, given: Mapping[str, Any]) -> list[Reason]:

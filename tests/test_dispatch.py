@@ -37,11 +37,14 @@ from tawa_xdsl.dispatch_rules import (
     REDUCE_MIN_WIDTH,
     REDUCE_PROGRAMS,
     REDUCE_SLOT_US,
+    SWAP_AB_BLOCK_N,
+    SWAP_AB_MAX_M,
     THREAD_LOAD_MAX_READS,
     realign_pays,
     realign_us,
     split_count,
     split_overhead_us,
+    swap_block_m,
     thread_loads_pay,
 )
 from tawa_xdsl.dtypes import bfloat16
@@ -282,7 +285,7 @@ def test_8_bit_outputs_keep_whole_128_byte_rows() -> None:
 def test_few_rows_get_64_row_tiles(m: int) -> None:
     """Few output rows: every tile shape streams the same operand bytes, and
     the MMAs of 128-row tiles would be mostly padding."""
-    d = gemm()
+    d = dispatcher("gemm.mlir", "gemm_nt", swap_ab=False)  # the unswapped tiles
     plan = d.plan(d.key_for(M=m, N=6144, K=4096))
     assert plan.options.block_m == 64 and plan.options.num_consumers == 1
 
@@ -516,7 +519,10 @@ def test_the_gemm_rules_hold_on_any_shape(m: int, n: int, k: int) -> None:
     extents = d.key_for(M=m, N=n, K=k).problem
     decision = decide(d.structure, extents)
     tile = (decision.options.get("block_m", 128), decision.options.get("block_n", 256))
-    assert tile in GEMM_RATES
+    if decision.options.get("swap_ab"):  # weighed at few rows: 64 weight rows
+        assert m <= SWAP_AB_MAX_M and tile == (swap_block_m(m), SWAP_AB_BLOCK_N)
+    else:
+        assert tile in GEMM_RATES
     tiles = d.structure.tiles(extents, {"BM": tile[0], "BN": tile[1]})
     assert tiles is not None
     assert decision.options.get("persistent", True) == (tiles > SM_COUNT)
@@ -1085,7 +1091,7 @@ def test_a_reduce_kernel_with_few_programs_runs_narrower_tiles(shape, width) -> 
     """Each reduce program sums its slots in turn: an output of few partial
     tiles is reduced on narrower ones (the widest multiple of 8 columns that
     gives `REDUCE_PROGRAMS` programs), the partials' rows kept."""
-    d = dispatcher("gemm.mlir", "gemm_nt")
+    d = dispatcher("gemm.mlir", "gemm_nt", swap_ab=False)  # swapped: uncut
     m, n, k = shape
     spec = d.for_shape(M=m, N=n, K=k)
     assert spec.reduce is not None and spec.plan.decision.split_k > 1
@@ -1611,7 +1617,7 @@ def test_a_split_pays_for_each_slot_its_reduce_waits_on(m, n, k, slow) -> None:
     0.74x cuBLAS on the H200 where 3, 12 and 6 slots ran 0.89x, 0.79x, 0.89x."""
     more = split_overhead_us(m, n, 8) - split_overhead_us(m, n, 4)
     assert more == pytest.approx(4 * REDUCE_SLOT_US + 32 * m * n / HBM_BYTES_PER_US)
-    d = gemm()
+    d = dispatcher("gemm.mlir", "gemm_nt", swap_ab=False)  # swapped: uncut
     plan = d.plan(d.key_for(M=m, N=n, K=k))
     assert 1 < plan.decision.split_k < slow
 
@@ -1627,7 +1633,7 @@ def test_an_output_of_one_warpgroups_rows_weighs_64_row_tiles(m, given, rows) ->
     at 2 x 32000 x 4096, 0.82x the 64x256 tile on the H200, NOTES 3.59);
     a block_m the caller gave stays, and from 65 rows both heights are
     weighed."""
-    d = dispatcher("gemm.mlir", "gemm_nt", **given)
+    d = dispatcher("gemm.mlir", "gemm_nt", swap_ab=False, **given)
     plan = d.plan(d.key_for(M=m, N=32000, K=4096))
     considered = {o["block_m"] for o in plan.decision.considered}
     picked = plan.options.block_m or 128

@@ -65,3 +65,18 @@ def test_a_swapped_fp8_gemm(torch, kernel: str, m: int) -> None:
     got = run_on_gpu(torch, EXAMPLES / "gemm_fp8.mlir", case, swap_ab=True)
     err = np.abs(got - case.reference).max() / np.abs(case.reference).max()
     assert err < 1e-2, err
+
+
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (8, 4096, 4096), (16, 6144, 4096)])
+def test_the_rules_swap_a_decode_gemm(torch, shape: tuple[int, int, int]) -> None:
+    """Rows the shape rules swap by default (no option given): the swapped
+    kernel they pick, uncut, against float64 on a NaN-poisoned output."""
+    m, n, k = shape
+    a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
+    b = torch.randn(n, k, device="cuda").to(torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda").to(torch.bfloat16)
+    gemm = tawa_xdsl.compile(EXAMPLES / "gemm.mlir", "gemm_nt")
+    gemm(a, b, c)
+    torch.cuda.synchronize()
+    assert "swap-ab: the wave model predicts" in gemm.explain()
+    assert rel_err(c, a.double() @ b.double().t()) < 1e-2

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tawa_xdsl.compiler import CompileOptions
 from tawa_xdsl.dispatch import Dispatcher
-from tawa_xdsl.dispatch_rules import MIN_SLICE_ITERATIONS
+from tawa_xdsl.dispatch_rules import MIN_SLICE_ITERATIONS, SWAP_AB_MAX_M, swap_block_m
 from tawa_xdsl.examples import path
 from tawa_xdsl.heuristics import GEMM_RATES
 from tawa_xdsl.target import SM_COUNT
@@ -49,8 +49,12 @@ def test_every_gemm_plan_keeps_the_rules(kernel, m: int, n: int, k: int) -> None
         if size
     }
     bm, bn = (d.structure.block(a, sizes) for a in (d.structure.rows, d.structure.cols))
-    assert (bm, bn) in GEMM_RATES
-    assert bn % KERNELS[kernel] == 0
+    if options.swap_ab:  # weighed at few rows: 64 weight rows, M rounded up to 8
+        rows = problem["M"]
+        assert rows <= SWAP_AB_MAX_M and (bm, bn) == (swap_block_m(rows), 64)
+    else:
+        assert (bm, bn) in GEMM_RATES
+        assert bn % KERNELS[kernel] == 0
     tiles = d.structure.tiles(problem, sizes)
     splits = plan.decision.split_k
     assert tiles is not None
