@@ -32,7 +32,7 @@ SHAPES = {
     (3000, 5000, 4096): {"block_n": 256, "persistent": True},
     (2000, 3000, 1024): {"block_n": 192, "persistent": True},
     (128, 128, 8192): {"block_m": 64},
-    (16, 6144, 4096): {"block_m": 64},
+    (16, 6144, 4096): {"block_m": 16, "swap_ab": True},  # swapped (NOTES 3.86)
     (4096, 4096, 4096): {"block_n": 256, "persistent": True},
     (512, 10240, 8192): {"block_m": 0, "persistent": True},
     (1000, 1000, 1024): {"block_m": 0, "block_n": 64},  # two 64x64 consumers
