@@ -504,6 +504,7 @@ class HopperFunctions(InterpreterFunctions):
         )
         scalars = any(
             isinstance(u.operation, nv.SmemStoreScalarOp | nv.ThreadLoadOp)
+            or (isinstance(u.operation, nv.TransposeCopyOp) and u.index == 2)
             for u in op.result.uses
         )
         ring = Ring(op.result.name_hint or "smem", data, scalars)
@@ -893,6 +894,18 @@ class HopperFunctions(InterpreterFunctions):
         generic stores: unfenced until a `fence_proxy_async`, unpublished until
         the producer's next arrive."""
         array, *coords, ring, slot = args
+        self._threads_write(
+            op, ring, slot, read_box(array, coords, ring.data.shape[1:])
+        )
+        return ()
+
+    def _threads_write(
+        self, op: Operation, ring: Ring, slot: int, data: np.ndarray
+    ) -> None:
+        """The producer's threads write `data` into a slot (`thread_load`,
+        `transpose_copy`): not while a wgmma reads it or a TMA copy fills
+        it; unfenced until a `fence_proxy_async`, unpublished until the
+        producer's next arrive."""
         self._slot(op, ring, slot)
         self._check_not_read(ring, slot, op.name)
         if any(t.ring is ring and t.slot == slot for t in self.transfers):
@@ -903,11 +916,32 @@ class HopperFunctions(InterpreterFunctions):
                     "into it is in flight",
                 )
             )
-        ring.data[slot] = read_box(array, coords, ring.data.shape[1:])
+        ring.data[slot] = data
         actor = self._actor()
         actor.unfenced.add((id(ring), slot))
         ring.published.pop(slot, None)
         actor.unpublished.append((ring, slot))
+
+    @impl(nv.TransposeCopyOp)
+    def run_transpose_copy(
+        self, interpreter: Interpreter, op: nv.TransposeCopyOp, args: PythonValues
+    ):
+        """The producer's threads copy a staging slot transposed into a ring
+        slot: the staging copy must have landed (its barrier waited for), and
+        the writes are a `thread_load`'s: unfenced until a `fence_proxy_async`,
+        unpublished until the producer's next arrive."""
+        source, src_slot, ring, slot = args
+        self._slot(op, source, src_slot)
+        if any(t.ring is source and t.slot == src_slot for t in self.transfers):
+            raise Hazard(
+                format_at(
+                    op,
+                    f"{op.name} reads slot {src_slot} of %{source.name} while a TMA "
+                    "copy into it is in flight (missing mbarrier_wait on its "
+                    "staging barrier?)",
+                )
+            )
+        self._threads_write(op, ring, slot, source.data[src_slot].T)
         return ()
 
     @impl(nv.TMAStoreOp)
