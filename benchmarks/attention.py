@@ -20,8 +20,10 @@ exits (no GPU needed).
 
 `--dtype fp8` (issue 17) runs the multi-head rows in FP8 instead, named
 d<D>-s<seq>[-causal]-fp8: Q, K, V random, quantized to e4m3 per tensor;
-tawa-xdsl runs examples/attention_fp8.mlir (V transposed, the descales), our
-Triton kernel the same inputs, and cuDNN (SDPA) the bf16 kernel on the
+tawa-xdsl runs examples/attention_fp8.mlir (V transposed, the descales) and,
+in the rows named ...-fp8-v next to them (head dims 64, 128, 256),
+examples/attention_fp8_v.mlir (V as stored, [BH, S, D]: the producer
+transposes each tile), our Triton kernel the same inputs, and cuDNN (SDPA) the bf16 kernel on the
 dequantized values, for the speed-up FP8 buys (head dim 96 but not 80: e4m3's
 K step of 32 refuses 80). Every kernel is checked against
 float64 attention of the dequantized inputs (relative error < 3e-2: P in e4m3
@@ -86,7 +88,8 @@ BACKENDS = ("cudnn", "flash", "efficient")
 
 class Attention(NamedTuple):
     """One row: batch = TOKENS / seq; q_heads query heads of head dim d share
-    kv_heads K/V heads (equal: multi-head attention); dtype fp8: e4m3 inputs."""
+    kv_heads K/V heads (equal: multi-head attention); dtype fp8: e4m3 inputs,
+    V given to tawa-xdsl transposed unless `v_stored`."""
 
     d: int
     seq: int
@@ -94,6 +97,7 @@ class Attention(NamedTuple):
     q_heads: int
     kv_heads: int
     dtype: str = "bf16"
+    v_stored: bool = False
 
     @property
     def gqa(self) -> bool:
@@ -110,12 +114,15 @@ class Attention(NamedTuple):
             f"{gqa}d{self.d}-s{self.seq}"
             + ("-causal" if self.causal else "")
             + ("-fp8" if self.dtype == "fp8" else "")
+            + ("-v" if self.v_stored else "")
         )
 
     @property
     def kernel(self) -> tuple[str, str]:
         """The example file and kernel of tawa-xdsl that computes it."""
         causal = "_causal" if self.causal else ""
+        if self.v_stored:
+            return "attention_fp8_v.mlir", f"attention{causal}_d{self.d}_fp8_v"
         if self.dtype == "fp8":
             return "attention_fp8.mlir", f"attention{causal}_d{self.d}_fp8"
         if self.gqa:
@@ -134,12 +141,14 @@ class Attention(NamedTuple):
 
 
 def suite(dtype: str = "bf16") -> list[Attention]:
-    """The rows of `--dtype`: FP8 has the multi-head rows only."""
+    """The rows of `--dtype`: FP8 has the multi-head rows only, each next to
+    its row for V as stored."""
     rows = [
-        Attention(d, seq, causal, 2048 // d, 2048 // d, dtype)
+        Attention(d, seq, causal, 2048 // d, 2048 // d, dtype, v_stored)
         for d in (64, 128, 256)
         for seq in SEQS
         for causal in (False, True)
+        for v_stored in ((False, True) if dtype == "fp8" else (False,))
     ]
     rows += [
         Attention(d, seq, causal, heads, heads, dtype)
@@ -172,7 +181,9 @@ QUICK = {
     "fp8": {
         "d64-s1024-causal-fp8",
         "d128-s4096-fp8",
+        "d128-s4096-fp8-v",
         "d128-s16384-fp8",
+        "d128-s16384-fp8-v",
         "d128-s4096-causal-fp8",
         "d256-s4096-fp8",
     },
@@ -281,7 +292,7 @@ def measure(row: Attention, configs: list[dict]) -> dict:
     q3 = q.view(b * row.q_heads, seq, d)
     k3, v3 = (x.view(b * row.kv_heads, seq, d) for x in (k, v))
     v_tawa = v3
-    if descales:  # FP8 V goes in transposed, [BH, D, S] (attention_fp8.mlir)
+    if descales and not row.v_stored:  # [BH, D, S] (attention_fp8.mlir)
         v_tawa = v3.transpose(1, 2).contiguous()
         v3 = v_tawa.transpose(1, 2)  # the same V, keys contiguous for Triton too
 
@@ -350,9 +361,17 @@ def run(rows: list[Attention], configs: list[dict], csv_path: Path) -> list[dict
     )
     mha = [r for r in results if r["q_heads"] == r["kv_heads"]]
     gqa = [r for r in results if r["q_heads"] != r["kv_heads"]]
+    stored = [r for r in mha if r["label"].endswith("-v")]
+    mha = [r for r in mha if r not in stored]
     if mha:
         fp8 = ", fp8; cuDNN in bf16" if mha[0]["dtype"] == "fp8" else ""
         print_geomeans(mha, ["cudnn", "triton"], f" (multi-head{fp8})")
+    if stored:
+        print_geomeans(
+            stored,
+            ["cudnn", "triton"],
+            " (multi-head, fp8, V as stored; cuDNN in bf16)",
+        )
     if gqa:
         print_geomeans(gqa, ["sdpa", "triton"], " (GQA)")
     return results
@@ -390,7 +409,8 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
             if r["q_heads"] != r["kv_heads"]
             else ""
         )
-        return f"{gqa}d={r['d']}{' causal' if r['causal'] else ''}"
+        stored = " V as stored" if r["label"].endswith("-v") else ""
+        return f"{gqa}d={r['d']}{' causal' if r['causal'] else ''}{stored}"
 
     groups = sorted({kind(r) for r in rows})
     if not groups:

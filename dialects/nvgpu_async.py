@@ -605,6 +605,17 @@ class ConsumerBarrierOp(_NoOperandSideEffectOp):
     name = "nvgpu_async.consumer_barrier"
 
 
+@irdl_op_definition
+class ProducerBarrierOp(_NoOperandSideEffectOp):
+    """`bar.sync 5, 128`: the producer warpgroup's threads only, after their
+    `transpose_copy` stores and the proxy fence, so that the one thread that
+    then arrives on the slot's `full` barrier publishes every thread's stores,
+    and the next put's TMA copy into the staging buffer follows every
+    thread's reads of it."""
+
+    name = "nvgpu_async.producer_barrier"
+
+
 class _MmaTurnOp(_NoOperandSideEffectOp):
     """Base of the turn-taking ops: consumer-region only, two or more warpgroups."""
 
@@ -1393,6 +1404,63 @@ class ThreadLoadsArriveOp(IRDLOperation):
         super().__init__(operands=[barriers, index, asynchronous])
 
 
+@irdl_op_definition
+class TransposeCopyOp(IRDLOperation):
+    """Copy an 8-bit R x C tile from slot `src_slot` of `source` into slot
+    `slot` of `buffer` transposed (C x R), with the producer warpgroup's
+    threads: an 8-bit B operand that TMA loaded MN-major (a V tile [keys, D]),
+    made K-major, the only way wgmma reads 8-bit operands. Each thread moves
+    4x4-byte blocks (four 32-bit shared loads, byte permutes, four stores), both
+    tiles in their slots' swizzle. The source must hold the TMA copy (its
+    barrier waited for); the stores are generic-proxy writes, published as a
+    `thread_load`'s are (`fence_proxy_async`, the producer barrier, one
+    arrive)."""
+
+    name = "nvgpu_async.transpose_copy"
+
+    source = operand_def(SmemType)
+    src_slot = operand_def(IndexType)
+    buffer = operand_def(SmemType)
+    slot = operand_def(IndexType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$source `[` $src_slot `]` `,` $buffer `[` $slot `]` attr-dict `:` "
+        "type($source) `,` type($buffer)"
+    )
+
+    BLOCK_ROWS: ClassVar[int] = 32
+    """Source rows a warp's blocks span (8 blocks of 4 rows, 4 of 4 columns)."""
+    BLOCK_COLS: ClassVar[int] = 16
+
+    def __init__(
+        self, source: SSAValue, src_slot: SSAValue, buffer: SSAValue, slot: SSAValue
+    ):
+        super().__init__(operands=[source, src_slot, buffer, slot])
+
+    def verify_(self) -> None:
+        assert isinstance(self.source.type, SmemType)
+        assert isinstance(self.buffer.type, SmemType)
+        src, dst = self.source.type, self.buffer.type
+        tile = src.get_tile()
+        if src.element_type != dst.element_type or element_bytes(src.element_type) != 1:
+            raise VerifyException(
+                f"{self.name} moves 8-bit tiles of one type, not {src.element_type} "
+                f"into {dst.element_type}"
+            )
+        if len(tile) != 2 or dst.get_tile() != tile[::-1]:
+            raise VerifyException(
+                f"{self.name}: a {shape_str(dst.get_tile())} buffer does not hold "
+                f"the transpose of a {shape_str(tile)} tile"
+            )
+        if tile[0] % self.BLOCK_ROWS or tile[1] % self.BLOCK_COLS:
+            raise VerifyException(
+                f"{self.name}: a {shape_str(tile)} tile; the copy takes rows in "
+                f"multiples of {self.BLOCK_ROWS} and columns in multiples of "
+                f"{self.BLOCK_COLS}"
+            )
+
+
 class StorePath(StrEnum):
     """How a register tile reaches global memory (`select-store-path` decides
     which a `store_global` may take; a run-time uniform branch on the tile's
@@ -2030,6 +2098,7 @@ NVGPUAsync = Dialect(
         FenceMBarrierInitOp,
         CTABarrierOp,
         ConsumerBarrierOp,
+        ProducerBarrierOp,
         ClusterBarrierOp,
         MmaTurnInitOp,
         MmaTurnBeginOp,
@@ -2055,6 +2124,7 @@ NVGPUAsync = Dialect(
         StoreGlobalOp,
         ThreadLoadOp,
         ThreadLoadsArriveOp,
+        TransposeCopyOp,
         WgmmaFenceOp,
         WgmmaCommitGroupOp,
         WgmmaWaitGroupOp,

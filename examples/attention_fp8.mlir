@@ -5,11 +5,11 @@
 // batch * heads, SQ / SK = query / key length, D = head dim). Both products read
 // their shared-memory operands K-major, the only way wgmma reads 8-bit inputs:
 // K's rows of D are the K dimension of Q K^T, and for P V the K dimension is the
-// keys, which only a transposed V stores contiguously (a [BH, SK, D] V would be
-// MN-major, which the lowering refuses for 8-bit operands). The online softmax is
-// that of attention.mlir with the descales folded into the score scale
-// (sm_scale * log2(e) * q_descale * k_descale), but m moves in steps of 1 (log2
-// units) and the probabilities are exp2(s * scale - m + 7): the largest of a row
+// keys, which only a transposed V stores contiguously (attention_fp8_v.mlir takes
+// V as stored and has the producer transpose each tile).
+// The online softmax is that of attention.mlir with the descales folded into
+// the score scale (sm_scale * log2(e) * q_descale * k_descale), but m moves in
+// steps of 1 (log2 units) and the probabilities are exp2(s * scale - m + 7): the largest of a row
 // lies in [128, 256), high in e4m3's range (largest 448), so that P, cast to e4m3
 // (round to nearest even, saturating) for the second product, keeps 3 mantissa
 // bits on its large values and flushes to zero only what lies 2^17 below the

@@ -1,6 +1,7 @@
 """Writes the FlashAttention examples (attention.mlir, attention_f16.mlir,
 attention_d80_d96.mlir, attention_d256.mlir, attention_gqa.mlir,
-attention_fp8.mlir) from one template, so the twenty-eight kernels stay alike.
+attention_fp8.mlir, attention_fp8_v.mlir) from one template, so the
+thirty-four kernels stay alike.
 
     python examples/make_attention.py        # rewrite the .mlir files next to it
 
@@ -85,15 +86,10 @@ FP8_HEADER = """\
 // FP8 FlashAttention forward: O = softmax(Q K^T * sm_scale) V with Q, K, V in e4m3
 // and per-tensor descales (the real Q is q_descale * Q, likewise K and V), O in
 // bf16; one program per (BM-query block, batch * head). Q and O are [BH, SQ, D],
-// K is [BH, SK, D], and V comes transposed, v_t = [BH, D, SK] (tile.dims: BH =
-// batch * heads, SQ / SK = query / key length, D = head dim). Both products read
-// their shared-memory operands K-major, the only way wgmma reads 8-bit inputs:
-// K's rows of D are the K dimension of Q K^T, and for P V the K dimension is the
-// keys, which only a transposed V stores contiguously (a [BH, SK, D] V would be
-// MN-major, which the lowering refuses for 8-bit operands). The online softmax is
-// that of attention.mlir with the descales folded into the score scale
-// (sm_scale * log2(e) * q_descale * k_descale), but m moves in steps of 1 (log2
-// units) and the probabilities are exp2(s * scale - m + 7): the largest of a row
+// K is [BH, SK, D], {v_note}
+// The online softmax is that of attention.mlir with the descales folded into
+// the score scale (sm_scale * log2(e) * q_descale * k_descale), but m moves in
+// steps of 1 (log2 units) and the probabilities are exp2(s * scale - m + 7): the largest of a row
 // lies in [128, 256), high in e4m3's range (largest 448), so that P, cast to e4m3
 // (round to nearest even, saturating) for the second product, keeps 3 mantissa
 // bits on its large values and flushes to zero only what lies 2^17 below the
@@ -103,7 +99,7 @@ FP8_HEADER = """\
 // stays exactly 1 while a row's max stays within its power of two. SQ may differ from
 // SK: the causal kernels let query i see keys 0..i. BM = {bm}, BN = {bn} are named
 // (tile.box, tile.size), so `tile-shape{{block-m=.. block-n=..}}` can resize them;
-// BN stays a multiple of 128 (a V^T row of BN bytes is a 128-byte swizzle chunk).
+// BN stays a multiple of 128 ({bn_note}).
 // Launch grid: (ceil(SQ / BM), BH). Head dim 64 has 64-byte rows of Q and K, moved
 // and read 64-byte swizzled; head dim 96 has 96-byte rows, three 32-byte swizzled
 // chunks (head dims that are not multiples of 32 are refused: wgmma's e4m3 K step
@@ -117,19 +113,45 @@ FP8_HEADER = """\
 //     unmasked, the rest with the causal and sequence-length masks.
 """
 
+V_TRANSPOSED_NOTE = """and V comes transposed, v_t = [BH, D, SK] (tile.dims: BH =
+// batch * heads, SQ / SK = query / key length, D = head dim). Both products read
+// their shared-memory operands K-major, the only way wgmma reads 8-bit inputs:
+// K's rows of D are the K dimension of Q K^T, and for P V the K dimension is the
+// keys, which only a transposed V stores contiguously (attention_fp8_v.mlir takes
+// V as stored and has the producer transpose each tile)."""
+
+V_STORED_NOTE = """and so is V, as models store it (tile.dims: BH = batch *
+// heads, SQ / SK = query / key length, D = head dim). Both products read their
+// shared-memory operands K-major, the only way wgmma reads 8-bit inputs: K's rows
+// of D are the K dimension of Q K^T, but for P V the K dimension is the keys, and
+// a V tile [BN keys, D] as TMA loads it is MN-major. The producer warpgroup
+// transposes it: TMA loads the tile into a staging buffer, the producer's 128
+// threads wait for it, read it in 4x4-byte blocks (ld.shared.b32, eight
+// prmt.b32), write it D x BN at the swizzled addresses wgmma reads K-major,
+// fence, meet at a named barrier, and one arrives on the slot's full barrier
+// (nvgpu_async.transpose_copy). attention_fp8.mlir takes V transposed instead
+// (v_t = [BH, D, SK]), which needs no copy but a transpose before the call."""
+
 SUFFIXES = {"bf16": "", "f16": "_f16", FP8: "_fp8"}
 
 
 def kernel(
-    d: int, dtype: str, causal: bool, bm: int, bn: int, gqa: bool = False
+    d: int,
+    dtype: str,
+    causal: bool,
+    bm: int,
+    bn: int,
+    gqa: bool = False,
+    v_stored: bool = False,
 ) -> str:
     """One attention kernel; see the header for what it computes (GQA_HEADER for
     `gqa`: Q and O folded to [BHKV, GSQ, D], the causal mask by position;
-    FP8_HEADER for e4m3 inputs: transposed V, descales, P cast to e4m3, bf16
-    output)."""
+    FP8_HEADER for e4m3 inputs: descales, P cast to e4m3, bf16 output, V
+    transposed unless `v_stored`)."""
     fp8 = dtype == FP8
+    v_t = fp8 and not v_stored  # V comes transposed, [BH, D, SK]
     stem = "attention_gqa" if gqa else "attention"
-    name = f"{stem}{'_causal' if causal else ''}_d{d}{SUFFIXES[dtype]}"
+    name = f"{stem}{'_causal' if causal else ''}_d{d}{suffix(dtype, v_stored)}"
     q_desc = f"!tile.desc<?x?x{d}x{dtype}, box = [1, {bm}, {d}]>"
     o_type = "bf16" if fp8 else dtype
     o_desc = f"!tile.desc<?x?x{d}x{o_type}, box = [1, {bm}, {d}]>"
@@ -146,7 +168,7 @@ def kernel(
     q_attrs = f'{{tile.box = ["", "BM", ""], tile.dims = [{q_dims}, "D"]}}'
     kv_attrs = f'{{tile.box = ["", "BN", ""], tile.dims = [{bh}, "SK", "D"]}}'
     vt_attrs = f'{{tile.box = ["", "", "BN"], tile.dims = [{bh}, "D", "SK"]}}'
-    v_param = f"%v_t: {vt_desc} {vt_attrs}" if fp8 else f"%v: {kv_desc} {kv_attrs}"
+    v_param = f"%v_t: {vt_desc} {vt_attrs}" if v_t else f"%v: {kv_desc} {kv_attrs}"
     seq_q = ", %seq_q: index" if gqa and causal else ""
     scalars = f"%sm_scale: f32{seq_q}" + (
         ", %q_descale: f32, %k_descale: f32, %v_descale: f32" if fp8 else ""
@@ -240,7 +262,7 @@ def kernel(
             f"%l_i = {init[1]}, %acc = {init[2]}) -> {carried} {{"
         )
         body = [f"%k_t = tile.load %k[%bh, %n, %c0] : {kv_desc} -> {tile_t}"]
-        if fp8:  # V^T's tile is D x BN: transposed, the K-major B operand of P V
+        if v_t:  # V^T's tile is D x BN: transposed, the K-major B operand of P V
             v_blk = "%v_blk"
             body += [
                 f"%vt_blk = tile.load %v_t[%bh, %c0, %n] : {vt_desc} -> tensor<{d}x{bn}x{dtype}>",
@@ -362,13 +384,23 @@ def gqa_positions(bm: int) -> list[str]:
     ]
 
 
+def suffix(dtype: str, v_stored: bool = False) -> str:
+    """A kernel name's ending: the dtype's, and `_v` for V as stored (fp8)."""
+    return SUFFIXES[dtype] + ("_v" if v_stored else "")
+
+
 def example(
-    dims: tuple[int, ...], dtype: str, bm: int, bn: int, gqa: bool = False
+    dims: tuple[int, ...],
+    dtype: str,
+    bm: int,
+    bn: int,
+    gqa: bool = False,
+    v_stored: bool = False,
 ) -> str:
-    suffix = SUFFIXES[dtype]
+    end = suffix(dtype, v_stored)
     stem = "attention_gqa" if gqa else "attention"
-    names = [f"@{stem}_d{d}{suffix}" for d in dims]
-    causal = [f"@{stem}_causal_d{d}{suffix}" for d in dims]
+    names = [f"@{stem}_d{d}{end}" for d in dims]
+    causal = [f"@{stem}_causal_d{d}{end}" for d in dims]
     template = FP8_HEADER if dtype == FP8 else GQA_HEADER if gqa else HEADER
     header = template.format(
         dtype=dtype,
@@ -377,8 +409,16 @@ def example(
         note=D256_NOTE if 256 in dims else NARROW_NOTE if 96 in dims else "",
         full=", ".join(names),
         causal=", ".join(causal),
+        v_note=V_STORED_NOTE if v_stored else V_TRANSPOSED_NOTE,
+        bn_note=(
+            "a row of a transposed V tile, BN bytes, is a 128-byte swizzle chunk"
+            if v_stored
+            else "a V^T row of BN bytes is a 128-byte swizzle chunk"
+        ),
     )
-    kernels = [kernel(d, dtype, c, bm, bn, gqa) for d in dims for c in (False, True)]
+    kernels = [
+        kernel(d, dtype, c, bm, bn, gqa, v_stored) for d in dims for c in (False, True)
+    ]
     return header + "\n" + "\n".join(kernels)
 
 
@@ -389,6 +429,7 @@ FILES = {
     "attention_d256.mlir": ((256,), "bf16", 128, 64),
     "attention_gqa.mlir": ((64, 128), "bf16", 128, 128, True),
     "attention_fp8.mlir": ((64, 96, 128, 256), FP8, 128, 128),
+    "attention_fp8_v.mlir": ((64, 128, 256), FP8, 128, 128, False, True),
 }
 
 

@@ -103,6 +103,10 @@ class Channel:
     rings: list[SSAValue]
     full: SSAValue
     empty: SSAValue
+    staging: list[SSAValue] = field(default_factory=list)
+    """The staging buffer of each tile the producer transposes, in payload order."""
+    staged: SSAValue | None = None
+    """The barrier the copies into `staging` complete on."""
 
 
 @dataclass
@@ -307,6 +311,8 @@ class LowerWarpSpecialize(RewritePattern):
                 [values[r] for r in ch.rings],
                 values[ch.full],
                 values[ch.empty],
+                [values[b] for b in ch.staging],
+                values[ch.staged] if ch.staged else None,
             )
         for store, staging in plan.staging.items():
             self.lowering.staging[store] = values[staging]
@@ -322,6 +328,8 @@ class LowerWarpSpecialize(RewritePattern):
                 nv.MBarrierInitOp(full, ch.full_arrivals),
                 nv.MBarrierInitOp(empty, ch.empty_arrivals),
             ]
+            if ch.staged is not None:  # the staging copies' expect_tx
+                prologue.append(nv.MBarrierInitOp(values[ch.staged], 1))
         prologue += [nv.FenceMBarrierInitOp(), nv.CTABarrierOp()]
         if plan.cluster > 1:
             prologue.append(nv.ClusterBarrierOp())
@@ -389,7 +397,8 @@ class EraseLoweredAref(RewritePattern):
 class LowerPut(RewritePattern):
     """Wait until the slot is free (`empty`, parity flipped), arm `full` with the
     slot's bytes, copy each tile into its ring with TMA (to every block of the
-    cluster if multicast)."""
+    cluster if multicast); a tile the producer transposes into its staging
+    buffer, then `_write_by_threads`."""
 
     lowering: Lowering
 
@@ -404,12 +413,12 @@ class LowerPut(RewritePattern):
             rewriter.insert(nv.SmemStoreScalarOp(ticket.result, ch.rings[0], slot))
             rewriter.replace(put, nv.MBarrierArriveOp(ch.full, slot, "thread"), [])
             return
-        by_threads = ch.plan.by_threads or (False,) * len(ch.rings)
-        if not all(by_threads):
+        by_producer = ch.plan.by_producer or (False,) * len(ch.rings)
+        if not all(by_producer):
             rewriter.insert(
                 nv.MBarrierArriveExpectTxOp(ch.full, slot, ch.plan.tma_bytes)
             )
-        for value, ring, threads in zip(put.values, ch.rings, by_threads, strict=True):
+        for value, ring, threads in zip(put.values, ch.rings, by_producer, strict=True):
             load = value.owner
             assert isinstance(load, tile.LoadOp)
             if threads:
@@ -421,21 +430,53 @@ class LowerPut(RewritePattern):
             rewriter.insert(
                 nv.TMALoadOp(load.desc, coords, ring, slot, ch.full, slot, blocks)
             )
-        if any(by_threads):
-            _load_by_threads(rewriter, ch, put, slot, by_threads)
+        if ch.staged is not None:
+            _stage(rewriter, ch, put)
+        if any(by_producer):
+            _write_by_threads(rewriter, ch, put, slot)
         rewriter.erase(put)
 
 
-def _load_by_threads(
-    rewriter: PatternRewriter,
-    ch: Channel,
-    put: aref.PutOp,
-    slot: SSAValue,
-    by_threads: Sequence[bool],
+def _transposed(ch: Channel, put: aref.PutOp) -> list[tuple[tile.LoadOp, SSAValue]]:
+    """The loads of `put` the producer transposes, with their rings."""
+    flips = ch.plan.transposed or (False,) * len(ch.rings)
+    pairs = zip(put.values, ch.rings, flips, strict=True)
+    return [(v.owner, ring) for v, ring, flip in pairs if flip]  # type: ignore[misc]
+
+
+def _stage(rewriter: PatternRewriter, ch: Channel, put: aref.PutOp) -> None:
+    """The TMA copies of the tiles the producer transposes, into their staging
+    buffers (one slot each), completing on `staged`."""
+    assert ch.staged is not None
+    zero = _const(rewriter, 0)
+    rewriter.insert(nv.MBarrierArriveExpectTxOp(ch.staged, zero, ch.plan.staged_bytes))
+    for (load, _), buffer in zip(_transposed(ch, put), ch.staging, strict=True):
+        coords = _coordinates(rewriter, load.desc, load.indices)
+        rewriter.insert(nv.TMALoadOp(load.desc, coords, buffer, zero, ch.staged, zero))
+
+
+def staged_parity(rewriter: PatternRewriter, index: SSAValue) -> SSAValue:
+    """The parity of put `index`'s wait on `staged`: its phases complete one
+    a put, in index order, so the index's lowest bit (the first wait, phase 0,
+    does not pass on the fresh barrier as parity 1 would)."""
+    parity = arith.AndIOp(index, _const(rewriter, 1))
+    parity.result.name_hint = "staged_parity"
+    return rewriter.insert(parity).result
+
+
+def _write_by_threads(
+    rewriter: PatternRewriter, ch: Channel, put: aref.PutOp, slot: SSAValue
 ) -> None:
-    """The tiles the producer's threads load (after the TMA copies are under
-    way), then every thread's arrive on `full`, made when its copies land:
-    the producer goes on to the next slot without waiting for them."""
+    """The tiles the producer's threads write (after the TMA copies are under
+    way). The tiles they load, then every thread's arrive on `full`, made
+    when its copies land (`thread_loads_arrive`: the producer goes on without
+    waiting for them; readers fence after their wait). The tiles they
+    transpose: a wait for the staging copies (`staged` completes once a put:
+    the parity is the index's) and the copies, then the proxy fence that
+    shows the writes to wgmma, the barrier that waits for every thread's (and
+    for every thread's reads of the staging buffers, which the next put
+    refills), and one thread's arrive on `full`."""
+    by_threads = ch.plan.by_threads or (False,) * len(ch.rings)
     loads = []
     for value, ring, threads in zip(put.values, ch.rings, by_threads, strict=True):
         load = value.owner
@@ -444,8 +485,18 @@ def _load_by_threads(
             loads.append(
                 rewriter.insert(nv.ThreadLoadOp(load.desc, load.indices, ring, slot))
             )
-    asynchronous = [op.asynchronous for op in loads]
-    rewriter.insert(nv.ThreadLoadsArriveOp(ch.full, slot, asynchronous))
+    if loads:
+        asynchronous = [op.asynchronous for op in loads]
+        rewriter.insert(nv.ThreadLoadsArriveOp(ch.full, slot, asynchronous))
+    if ch.staged is not None:
+        zero = _const(rewriter, 0)
+        parity = staged_parity(rewriter, put.index)
+        rewriter.insert(nv.MBarrierWaitOp(ch.staged, zero, parity))
+        for (_, ring), buffer in zip(_transposed(ch, put), ch.staging, strict=True):
+            rewriter.insert(nv.TransposeCopyOp(buffer, zero, ring, slot))
+        rewriter.insert(nv.FenceProxyAsyncOp())
+        rewriter.insert(nv.ProducerBarrierOp())
+        rewriter.insert(nv.MBarrierArriveOp(ch.full, slot, "thread"))
 
 
 @dataclass
@@ -479,6 +530,14 @@ class LowerGet(RewritePattern):
         if any(ch.plan.by_threads):  # generic-proxy writes, read by wgmma
             rewriter.insert(nv.FenceProxyAsyncOp())
         views = [nv.SmemSlotOp(ring, slot) for ring in ch.rings]
+        if any(ch.plan.transposed):  # such a ring is read K-major: transposed
+            tiles = [
+                nv.SmemTransOp(v.result) if flip else v
+                for v, flip in zip(views, ch.plan.transposed, strict=True)
+            ]
+            flips = [t for t in tiles if isinstance(t, nv.SmemTransOp)]
+            rewriter.replace(get, [*views, *flips], [t.result for t in tiles])
+            return
         if ch.plan.tickets:
             read = nv.SmemExtractOp(views[0], (0,))
             ticket = arith.IndexCastOp(read.result, IndexType())

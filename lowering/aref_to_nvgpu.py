@@ -57,7 +57,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnknownLoc,
 )
-from xdsl.ir import Operation, Region
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -140,7 +140,7 @@ def _analyse_consumer(ws: aref.WarpSpecializeOp, plan: KernelPlan) -> ConsumerLa
     """Place the consumer's tiles and put its wgmma waits; refuse what the
     hardware path cannot do there."""
     consumer = ws.consumer
-    layouts = place_consumer_tiles(ws)
+    layouts = place_consumer_tiles(ws, plan.transposed_gets())
     try:
         waits = plan_waits(consumer)
     except ReleaseBeforeReadError as e:
@@ -150,13 +150,16 @@ def _analyse_consumer(ws: aref.WarpSpecializeOp, plan: KernelPlan) -> ConsumerLa
     return layouts
 
 
-def place_consumer_tiles(ws: aref.WarpSpecializeOp) -> ConsumerLayouts:
+def place_consumer_tiles(
+    ws: aref.WarpSpecializeOp, transposed: frozenset[SSAValue] = frozenset()
+) -> ConsumerLayouts:
     """Copy the consumer's polymorphic tiles per use and place each of its
     tiles over the warpgroups `cooperative` gave it (in place), refusing a
-    tile no layout holds (`compiler` asks this of given tile sizes at once)."""
+    tile no layout holds (`compiler` asks this of given tile sizes at once);
+    `transposed`: the `aref.get` results whose rings hold them transposed."""
     _walk_once(ws.consumer, CopyPolymorphicPerUse())
     _walk_once(ws.consumer, WidenNarrowReduce())
-    return ConsumerLayouts(ws.consumer, ws.num_consumers.value.data)
+    return ConsumerLayouts(ws.consumer, ws.num_consumers.value.data, transposed)
 
 
 def _walk_once(region: Region, pattern: RewritePattern) -> None:

@@ -344,6 +344,10 @@ class Structure:
     swap_refusal: str | None = "not a GEMM"
     """Why `swap-operands` refuses the kernel (`swap_ab`), None when it takes
     it (a GEMM's only)."""
+    producer_transposes: bool = False
+    """A dot reads an 8-bit loaded tile as its B operand K x N (MN-major: V as
+    stored), which the producer's threads transpose (`transpose_copy`): they
+    work in lock step, which the tile counter's walk does not take."""
 
     @classmethod
     def of(cls, kernel: func.FuncOp) -> Structure:
@@ -444,6 +448,12 @@ class Structure:
             any(cluster_uniform(o, varying) for o in loads),
             walk,
             _swap_refusal(kernel, shape) if kind(kernel) == "gemm" else "not a GEMM",
+            any(
+                isinstance(o, tile.DotOp)
+                and isinstance(o.rhs.owner, tile.LoadOp)
+                and is_fp8(o.rhs.type.element_type)
+                for o in kernel.walk()
+            ),
         )
 
     def block(self, axis: Axis, sizes: Mapping[str, int]) -> int:
@@ -1401,6 +1411,14 @@ def _attention_walk(
         return []
     if structure.tuned.get("cluster", 1) > 1 or pick.tiles <= sms:
         return []
+    if structure.producer_transposes:
+        return [
+            Reason(
+                "attention walk",
+                "off: the producer's threads transpose an 8-bit B tile (V as "
+                "stored), in lock step, which a tile counter does not take",
+            )
+        ]
     walk = dict(FP8_ATTENTION_WALK_OPTIONS if structure.fp8 else ATTENTION_WALK_OPTIONS)
     blocked = sorted(
         ATTENTION_WALK_GIVEN & {o for o, v in given.items() if v is not None}

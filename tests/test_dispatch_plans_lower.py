@@ -147,6 +147,8 @@ ATTENTION = [
     ("attention_fp8.mlir", "attention_causal_d128_fp8", 128),
     ("attention_fp8.mlir", "attention_causal_d96_fp8", 96),
     ("attention_fp8.mlir", "attention_d256_fp8", 256),
+    # V as stored: a staging buffer next to the ring
+    ("attention_fp8_v.mlir", "attention_causal_d256_fp8_v", 256),
 ]
 SEQUENCES = [(64, 512), (16, 1024), (8, 4096), (1, 16384)]
 """(batch x heads, sequence): short causal rows (their own rules), the FP8

@@ -106,9 +106,17 @@ def test_shared_memory_is_aligned_disjoint_and_fits(file, kernel, options) -> No
         assert ch.slot_bytes == sum(
             tile_bytes(t.get_shape(), t.element_type) for t in payload
         )
-        assert [r.type for r in ch.rings] == [
-            nv.SmemType(ch.depth, t.get_shape(), t.element_type) for t in payload
+        flips = ch.transposed or (False,) * len(payload)
+        assert [r.type for r in ch.rings] == [  # an 8-bit B tile held N x K
+            nv.SmemType(ch.depth, t.get_shape()[:: -1 if flip else 1], t.element_type)
+            for t, flip in zip(payload, flips, strict=True)
         ]
+        assert [s.type for s in ch.staging] == [  # one slot, as TMA loads it
+            nv.SmemType(1, t.get_shape(), t.element_type)
+            for t, flip in zip(payload, flips, strict=True)
+            if flip
+        ]
+        assert (ch.staged is None) == (not ch.staging)
         assert ch.full.type == ch.empty.type == nv.MBarrierType(ch.depth)
         per_warpgroup = 128 if ch.thread_release else 1
         assert ch.empty_arrivals == per_warpgroup * plan.num_consumers

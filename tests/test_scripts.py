@@ -213,17 +213,25 @@ def test_attention_suite_has_head_dim_256_and_gqa_rows() -> None:
 
 def test_attention_fp8_suite_is_the_multi_head_grid() -> None:
     attention = load_benchmark("attention")
-    suite = attention.suite("fp8")
+    every = attention.suite("fp8")
+    suite = [r for r in every if not r.v_stored]
     labels = {r.label for r in suite}
     assert len(labels) == len(suite) == 48  # head dims 4 x sequences 6 x causal 2
-    assert labels >= attention.QUICK["fp8"] | {"d128-s16384-fp8"}
+    assert {r.label for r in every} >= attention.QUICK["fp8"] | {"d128-s16384-fp8"}
     assert {r.label.removesuffix("-fp8") for r in suite} == {
         r.label for r in attention.suite() if not r.gqa and r.d != 80
     }
-    assert all(r.backends == ("cudnn",) for r in suite)
+    assert all(r.backends == ("cudnn",) for r in every)
     assert {r.kernel for r in suite} == {
         ("attention_fp8.mlir", name) for name in kernel_names("attention_fp8.mlir")
     }
+    # V as stored: each row of head dim 64, 128, 256 next to its V^T row
+    stored = [r for r in every if r.v_stored]
+    assert [r.label for r in stored] == [r.label + "-v" for r in suite if r.d != 96]
+    assert {r.kernel for r in stored} == {
+        ("attention_fp8_v.mlir", name) for name in kernel_names("attention_fp8_v.mlir")
+    }
+    assert all(every[every.index(r) - 1].label + "-v" == r.label for r in stored)
 
 
 @pytest.mark.parametrize(
@@ -239,8 +247,8 @@ def test_attention_fp8_suite_is_the_multi_head_grid() -> None:
         (["gemm.py", "--dtype", "fp8"], 66),
         (["gemm.py", "--dtype", "fp8", "--quick"], 6),
         (["gemm.py", "--dtype", "fp8", "--rows", "*-fp8-block"], 6),
-        (["attention.py", "--dtype", "fp8"], 48),
-        (["attention.py", "--dtype", "fp8", "--quick"], 5),
+        (["attention.py", "--dtype", "fp8"], 84),
+        (["attention.py", "--dtype", "fp8", "--quick"], 7),
         (["tile_widths.py"], 12),
         (["tile_widths.py", "--config", "num_stages=8", "--rows", "128x*"], 2),
     ],

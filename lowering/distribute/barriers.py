@@ -9,7 +9,8 @@ their bulk groups. A tile moved by TMA is a row of boxes, one per 128-byte
 swizzle chunk; a multicast load in a cluster copies this block's share of the
 boxes into every block. Ping-pong turns are named barriers 2 + w. After
 their `thread_load`s every producer thread arrives on `full` itself
-(`thread_loads_arrive`), when its `cp.async` copies land.
+(`thread_loads_arrive`), when its `cp.async` copies land; after their
+`transpose_copy`s they meet at `PRODUCER_BARRIER` and one arrives.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from xdsl.pattern_rewriter import (
     PatternRewriter,
 )
 
+from tawa_xdsl.compiler import MAX_CONSUMERS
 from tawa_xdsl.diagnostics import OpDiagnostic
 from tawa_xdsl.dialects import nvgpu_async as nv
 from tawa_xdsl.dialects import ptx
@@ -39,6 +41,9 @@ CONSUMER_BARRIER = 1
 """Named barrier of all consumer warpgroups (0 is the CTA's)."""
 TURN_BARRIER0 = 2
 """Consumer warpgroup w's MMA turn barrier is TURN_BARRIER0 + w."""
+PRODUCER_BARRIER = TURN_BARRIER0 + MAX_CONSUMERS
+"""Named barrier of the producer warpgroup's threads (after their
+`transpose_copy` stores), past every consumer warpgroup's turn barrier."""
 
 
 def element_address(ops: Ops, base: SSAValue, index: Lowered, stride: int) -> SSAValue:
@@ -141,6 +146,7 @@ class Fences(DistributePattern):
         nv.FenceProxyAsyncOp,
         nv.CTABarrierOp,
         nv.ConsumerBarrierOp,
+        nv.ProducerBarrierOp,
         nv.ClusterBarrierOp,
     )
 
@@ -156,6 +162,8 @@ class Fences(DistributePattern):
         elif isinstance(op, nv.ConsumerBarrierOp):
             threads = THREADS_PER_WARPGROUP * k.warpgroups
             new = ptx.BarOp(k.imm(CONSUMER_BARRIER, "b32"), threads)
+        elif isinstance(op, nv.ProducerBarrierOp):
+            new = ptx.BarOp(k.imm(PRODUCER_BARRIER, "b32"), THREADS_PER_WARPGROUP)
         else:
             new = ptx.ClusterBarrierOp()
         rewriter.replace(op, new, [])

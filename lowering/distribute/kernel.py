@@ -13,8 +13,8 @@ to 1024 bytes, the leader predicate (thread 0), constant false and true
 predicates (wgmma's scale-d), and in a cluster the block's rank.
 
 Role dispatch: warpgroup 0 is the producer; after its `setmaxnreg` only its
-thread 0 runs the rest of its region, or, when its threads load tiles
-(`thread_load`), all of them, with what one thread issues guarded by the leader
+thread 0 runs the rest of its region, or, when its threads write slots
+(`thread_load`, `transpose_copy`), all of them, with what one thread issues guarded by the leader
 predicate (`KernelState.one_thread`). Warpgroups 1..W are the consumers and
 start with their coordinates (`ConsumerIds`).
 """
@@ -182,7 +182,10 @@ class RoleDispatch(DistributePattern):
         if body and isinstance(body[0], nv.SetMaxNRegOp):
             body[0].detach()
             producer_block.add_op(body[0])
-        if any(isinstance(o, nv.ThreadLoadOp) for o in op.producer.walk()):
+        if any(
+            isinstance(o, nv.ThreadLoadOp | nv.TransposeCopyOp)
+            for o in op.producer.walk()
+        ):
             # every producer thread loads a share of some tiles: the whole
             # warpgroup runs the role, one-thread ops guarded (`one_thread`)
             elected = producer_block

@@ -9,6 +9,9 @@
   staging tile in the 128-byte-swizzled layout TMA reads: 16-byte chunk c of
   row r sits at chunk c ^ (r % 8), and r % 8 is the thread's g for every row it
   holds; one address per 8-column group, one store per element pair.
+- `thread_load` and `transpose_copy`: the producer's threads write a slot
+  (from global memory, or transposed out of a staging buffer TMA filled) at
+  the addresses TMA would have written (`swizzled_piece`).
 - `smem_load`: a vector tile (a bias) read into the column layout, one load
   per 8-column group; a matrix tile TMA loaded (a residual, a split-K partial
   sum) read into the accumulator layout through the same swizzle, one load per
@@ -972,6 +975,132 @@ def swizzled_piece(
     return ops.alu("xor.b32", linear, phase)
 
 
+TRANSPOSE_4X4 = ((0x5140, 0x7362), (0x5410, 0x7632))
+"""The `prmt.b32` selectors that transpose a 4x4-byte block held as four row
+words a0..a3 (byte j of a_i is element (i, j)) in two steps: interleave the
+rows pairwise (t0 = a0.0 a1.0 a0.1 a1.1 and t1 = a0.2 a1.2 a0.3 a1.3 from a0,
+a1; t2, t3 likewise from a2, a3), then join halves (o0 = t0.lo t2.lo =
+a0.0 a1.0 a2.0 a3.0, o1 = t0.hi t2.hi; o2, o3 from t1, t3): word j is column j."""
+
+
+class TransposeCopy(DistributePattern):
+    """`transpose_copy` of an R x C byte tile: R/4 x C/4 blocks of 4x4 bytes,
+    block j = tid + 128 i per thread (a loop, so that one block's registers
+    live at a time). Each warp takes a 32 x 16-byte patch, patches down the
+    source rows first; lane l takes its block row l % 8 and block column l / 8,
+    so that through the 128-byte swizzle (row r's 16-byte piece p at p ^
+    (r % 8)) a warp's row loads touch 8 banks (4 lanes a bank) and its row
+    stores 16 (2 a bank); 32 lanes down one column would all store into one
+    bank. A block: four
+    `ld.shared.b32` (source rows 4 b_r + i at column 4 b_c), eight `prmt.b32`
+    (`TRANSPOSE_4X4`), four `st.shared.b32` (destination rows 4 b_c + i at
+    column 4 b_r), both at the addresses TMA and wgmma use (`swizzled_piece`
+    plus the byte within the piece). Per 128 x 128 tile and thread: 32 loads,
+    64 permutes, 32 stores."""
+
+    OPS = (nv.TransposeCopyOp,)
+
+    def rewrite(self, op: nv.TransposeCopyOp, rewriter: PatternRewriter):
+        k, ops = self.k, Ops(self.k)
+        src, dst = op.source.type, op.buffer.type
+        assert isinstance(src, nv.SmemType) and isinstance(dst, nv.SmemType)
+        rows, cols = src.get_tile()
+        src_base = slot_address(ops, op.source, op.src_slot, op)
+        dst_base = slot_address(ops, op.buffer, op.slot, op)
+        body = Block(arg_types=[bundle("b32")])
+        inner = Ops(k)
+        self._block(inner, body.args[0], rows, (src, src_base), (dst, dst_base))
+        body.add_ops([*inner, ptx.YieldOp()])
+        ops.add(
+            ptx.ForOp(
+                k.tid,
+                ops.imm(rows * cols // 16, "b32"),
+                ops.imm(THREADS_PER_WARPGROUP, "b32"),
+                [],
+                Region(body),
+                [],
+            )
+        )
+        rewriter.replace(op, ops, [])
+
+    @staticmethod
+    def _block(
+        ops: Ops,
+        j: SSAValue,
+        rows: int,
+        src: tuple[nv.SmemType, SSAValue],
+        dst: tuple[nv.SmemType, SSAValue],
+    ) -> None:
+        """Block j: its source rows and columns, loads, permutes and stores."""
+        down = rows // nv.TransposeCopyOp.BLOCK_ROWS  # patches along the rows
+        lane = ops.alu("and.b32", j, ops.imm(31, "b32"))
+        patch = ops.alu("shr.u32", j, ops.imm(5, "b32"))
+        # (patch's place, blocks a patch spans, this lane's block in it)
+        row, col = (
+            ops.alu(
+                "shl.b32",
+                ops.alu(
+                    "mad.lo.u32",
+                    ops.alu(across, patch, ops.imm(down, "b32")),
+                    ops.imm(span, "b32"),
+                    ops.alu(within, lane, ops.imm(bits, "b32")),
+                ),
+                ops.imm(2, "b32"),  # blocks are 4 bytes a side
+            )
+            for across, span, within, bits in (
+                ("rem.u32", 8, "and.b32", 7),  # block row l % 8
+                ("div.u32", 4, "shr.u32", 3),  # block column l / 8
+            )
+        )
+        each = list(range(4))
+        words = ops.add(
+            ptx.LoadOp(
+                "shared",
+                _byte_address(ops, src, row, col),
+                "b32",
+                4,
+                offsets=[0] * 4,
+                addr_elements=each,
+            )
+        ).results[0]
+        (pairs, halves) = TRANSPOSE_4X4
+        mixed = ops.alu(
+            "prmt.b32",
+            Lowered(words, (0, 0, 2, 2)),
+            Lowered(words, (1, 1, 3, 3)),
+            ops.imm([*pairs, *pairs], "b32"),
+        )
+        columns = ops.alu(
+            "prmt.b32",
+            Lowered(mixed, (0, 0, 1, 1)),
+            Lowered(mixed, (2, 2, 3, 3)),
+            ops.imm([*halves, *halves], "b32"),
+        )
+        ops.add(
+            ptx.StoreOp(
+                "shared",
+                _byte_address(ops, dst, col, row),
+                columns,
+                each,
+                offsets=[0] * 4,
+                addr_elements=each,
+            )
+        )
+
+
+def _byte_address(
+    ops: Ops, ring: tuple[nv.SmemType, SSAValue], row: SSAValue, col: SSAValue
+) -> SSAValue:
+    """The shared addresses of rows row .. row + 3 at byte column `col` (a
+    multiple of 4) of a slot (`ring`: its type and address)."""
+    t, base = ring
+    rows = ops.alu("add.u32", row, ops.imm(list(range(4)), "b32"))
+    piece = ops.alu("shr.u32", col, ops.imm(4, "b32"))
+    within = ops.alu("and.b32", col, ops.imm(15, "b32"))
+    at = ops.alu("add.u32", swizzled_piece(ops, t, rows, piece), within)
+    return ops.alu("add.u32", at, base)
+
+
 def patterns(k: KernelState) -> list[DistributePattern]:
     return [
         SmemSlot(k),
@@ -982,4 +1111,5 @@ def patterns(k: KernelState) -> list[DistributePattern]:
         SmemLoad(k),
         StoreGlobal(k),
         ThreadLoad(k),
+        TransposeCopy(k),
     ]

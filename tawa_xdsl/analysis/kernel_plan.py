@@ -151,22 +151,52 @@ class ChannelPlan:
     empty_arrivals: int
     by_threads: tuple[bool, ...] = ()
     """Per payload tile: the producer's threads load it (`thread_load`), not TMA."""
+    transposed: tuple[bool, ...] = ()
+    """Per payload tile: an 8-bit B operand that TMA loads MN-major into a
+    staging buffer and the producer's threads copy transposed into the ring
+    (`transpose_copy`), which then holds it K-major."""
+    staging: tuple[Allocation, ...] = ()
+    """The staging buffer of each transposed tile, in payload order: one slot,
+    free again once the producer's threads have read it (before their barrier),
+    so the next put's copy may refill it."""
+    staged: Allocation | None = None
+    """The barrier the staging copies complete on (one arrival: their
+    expect_tx), waited for by every producer thread with the put's parity."""
+
+    @property
+    def by_producer(self) -> tuple[bool, ...]:
+        """Per payload tile: the producer's threads write its slot (they load
+        it, or transpose it out of its staging buffer), not TMA."""
+        if not self.transposed:
+            return self.by_threads
+        return tuple(
+            a or b for a, b in zip(self.by_threads, self.transposed, strict=True)
+        )
 
     @property
     def full_arrivals(self) -> int:
         """Arrivals that complete a phase of `full`: the expect_tx of the TMA
-        copies, if any, and every producer thread's after its thread loads, if
-        any (`thread_loads_arrive`: each counts, so the copies alone cannot
-        complete a slot whose thread-loaded tiles are still landing)."""
+        copies, if any; every producer thread's after its thread loads, if any
+        (`thread_loads_arrive`: each counts, so the copies alone cannot
+        complete a slot whose thread-loaded tiles are still landing); and one
+        elected producer thread's after the transposing copies, if any (after
+        the producer barrier that orders every thread's writes before it)."""
         threads = THREADS_PER_WARPGROUP if any(self.by_threads) else 0
-        return int(not all(self.by_threads)) + threads
+        return int(not all(self.by_producer)) + threads + int(any(self.transposed))
 
     @property
     def tma_bytes(self) -> int:
-        """Bytes the TMA copies of one put deliver: what `full`'s expect_tx arms."""
+        """Bytes the TMA copies into the ring of one put deliver: what `full`'s
+        expect_tx arms."""
         types = self.create.result.type.types
-        loaded = self.by_threads or (False,) * len(types)
+        loaded = self.by_producer or (False,) * len(types)
         return _slot_bytes([t for t, th in zip(types, loaded, strict=True) if not th])
+
+    @property
+    def staged_bytes(self) -> int:
+        """Bytes the copies into the staging buffers deliver: what `staged`'s
+        expect_tx arms."""
+        return sum(a.type.tile_bytes for a in self.staging)
 
     @property
     def depth(self) -> int:
@@ -324,8 +354,13 @@ class KernelPlan:
     def allocations(self) -> list[Allocation]:
         """Every allocation, in the order the prologue makes them: rings, staging
         tiles, the column reductions' scratch, then each channel's `full` and `empty` barriers."""
-        rings = [r for ch in self.channels.values() for r in ch.rings]
-        barriers = [b for ch in self.channels.values() for b in (ch.full, ch.empty)]
+        channels = self.channels.values()
+        rings = [r for ch in channels for r in (*ch.rings, *ch.staging)]
+        barriers = [
+            b
+            for ch in channels
+            for b in (ch.full, ch.empty, *([ch.staged] if ch.staged else []))
+        ]
         scratch = [self.column_scratch] if self.column_scratch else []
         return [*rings, *self.staging.values(), *scratch, *barriers]
 
@@ -338,11 +373,23 @@ class KernelPlan:
     @property
     def producer_threads(self) -> bool:
         """Whether the whole producer warpgroup runs the producer role (some
-        tile is loaded by its threads), not its thread 0 alone."""
+        tile is loaded or transposed by its threads), not its thread 0 alone."""
         return any(
             self.by_threads(op)
             for op in self.ws.producer.walk()
             if isinstance(op, tile.LoadOp)
+        ) or any(any(ch.transposed) for ch in self.channels.values())
+
+    def transposed_gets(self) -> frozenset[SSAValue]:
+        """The `aref.get` results whose rings hold their tiles transposed
+        (`ChannelPlan.transposed`): the consumer reads them as transposed views."""
+        return frozenset(
+            get.values[i]
+            for ch in self.channels.values()
+            for use in ch.create.result.uses
+            if isinstance(get := use.operation, aref.GetOp)
+            for i, flip in enumerate(ch.transposed)
+            if flip
         )
 
     def is_multicast(self, load: tile.LoadOp, channel: ChannelPlan) -> bool:
@@ -426,9 +473,11 @@ class KernelPlan:
             ):
                 raise OpDiagnostic(
                     load,
-                    f"{load.name} with thread_loads: the producer's threads load "
-                    "tiles in lock step, which a tile counter or a cluster does not "
-                    "take yet (drop dynamic_tiles / cluster, or thread_loads)",
+                    f"{load.name} with thread_loads (or an 8-bit B tile the "
+                    "producer's threads transpose): the producer's threads write "
+                    "slots in lock step, which a tile counter or a cluster does not "
+                    "take yet (drop dynamic_tiles / cluster, or thread_loads, or "
+                    "load the B tile N x K)",
                 )
 
     def _check_thread_load(self, load: tile.LoadOp) -> None:
@@ -613,17 +662,32 @@ class KernelPlan:
         creates = [
             c for c in self.kernel.body.block.ops if isinstance(c, aref.CreateOp)
         ]
+        transposed = {c: self._transposed_by_producer(c) for c in creates}
+        buffers: dict[aref.CreateOp, list[Allocation]] = {}
         for create in creates:
             depth = create.result.type.num_slots
-            for t in create.result.type.types:
+            for t, flip in zip(
+                create.result.type.types, transposed[create], strict=True
+            ):
                 if isinstance(t, TensorType):
-                    ring = nv.SmemType(depth, t.get_shape(), t.element_type)
+                    shape = t.get_shape()[::-1] if flip else t.get_shape()
+                    ring = nv.SmemType(depth, shape, t.element_type)
                 else:
                     ring = nv.SmemType(depth, (1,), TICKET_TYPE)
                 rings.setdefault(create, []).append(
                     Allocation(offset, ring, create.result.name_hint)
                 )
                 offset += ring.total_bytes
+            for t, flip in zip(
+                create.result.type.types, transposed[create], strict=True
+            ):
+                if flip:  # slot-sized: the offset stays aligned
+                    buffer = nv.SmemType(1, t.get_shape(), t.element_type)
+                    name = f"{create.result.name_hint or 'ring'}_staging"
+                    buffers.setdefault(create, []).append(
+                        Allocation(offset, buffer, name)
+                    )
+                    offset += buffer.total_bytes
         for store in staged:
             t = store.value.type
             offset = -(-offset // SLOT_ALIGN) * SLOT_ALIGN  # swizzled tiles align
@@ -660,6 +724,11 @@ class KernelPlan:
                 )
                 offset = bars.end
                 barriers.append(bars)
+            staged = None
+            if create in buffers:
+                name = f"{create.result.name_hint}_staged"
+                staged = Allocation(offset, nv.MBarrierType(1), name)
+                offset = staged.end
             per_thread = THREADS_PER_WARPGROUP if thread_release else 1
             blocks = self.cluster if multicast else 1
             self.channels[create.result] = ChannelPlan(
@@ -670,6 +739,9 @@ class KernelPlan:
                 multicast,
                 per_thread * self.num_consumers * blocks,
                 self._loaded_by_threads(create),
+                transposed[create] if create in buffers else (),
+                tuple(buffers.get(create, ())),
+                staged,
             )
         self.smem_end = offset
         if offset > SMEM_BUDGET:
@@ -706,6 +778,42 @@ class KernelPlan:
                 "slot position",
             )
         return kinds.pop() if kinds else ()
+
+    def _transposed_by_producer(self, create: aref.CreateOp) -> tuple[bool, ...]:
+        """Per payload tile of `create`'s ring: an 8-bit tile that TMA loads and
+        every consumer reads only as the B operand of a `tile.dot` as loaded,
+        K x N (MN-major), which wgmma cannot read; the producer's threads
+        transpose it into its ring. Refused in clusters (its copy would have to
+        reach every block)."""
+        gets = [
+            u.operation
+            for u in create.result.uses
+            if isinstance(u.operation, aref.GetOp)
+        ]
+        loads = self._loaded_by_threads(create)
+        flips = []
+        for i, t in enumerate(create.result.type.types):
+            uses = [u for g in gets for u in uses_through_loops(g.values[i])]
+            flips.append(
+                isinstance(t, TensorType)
+                and tile.is_fp8(t.element_type)
+                and not (loads and loads[i])
+                and bool(uses)
+                and all(
+                    isinstance(u.operation, tile.DotOp) and u.index == 1 for u in uses
+                )
+            )
+        if any(flips) and self.cluster > 1:
+            raise OpDiagnostic(
+                next(
+                    u.operation
+                    for u in uses_through_loops(gets[0].values[flips.index(True)])
+                ),
+                "an 8-bit B operand loaded K x N (MN-major) is transposed by the "
+                "producer's threads, which do not multicast in a cluster (drop "
+                "cluster, or load the B tile N x K and transpose it: tile.trans)",
+            )
+        return tuple(flips)
 
     def _column_scratch_words(self) -> int:
         """32-bit words of the scratch the widest column reduction needs (0: none)."""

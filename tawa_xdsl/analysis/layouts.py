@@ -113,12 +113,20 @@ class ConsumerLayouts:
     """The placement (an `Smem` view or a fragment layout) of every tile value of a
     consumer region at the aref level; `warpgroups` consumer warpgroups share it."""
 
-    def __init__(self, consumer: Region, warpgroups: int):
+    def __init__(
+        self,
+        consumer: Region,
+        warpgroups: int,
+        transposed: frozenset[SSAValue] = frozenset(),
+    ):
         self.warpgroups = warpgroups
         self.placement: dict[SSAValue, Smem | FragmentKind] = {}
         self.stored_transposes: set[SSAValue] = set()
         """Transposes of register tiles only stored: never held, the store
         writes the tile under them transposed (`stored_transposed`)."""
+        self.transposed = transposed
+        """`aref.get` results whose ring holds the tile transposed (the
+        producer transposes it: `ChannelPlan.transposed`)."""
         self._place_views(consumer)
         self._assign(consumer)
 
@@ -134,7 +142,7 @@ class ConsumerLayouts:
             if isinstance(op, aref.GetOp):
                 for v in op.values:
                     if isinstance(v.type, TensorType):  # not a tile ticket
-                        self.placement[v] = Smem()
+                        self.placement[v] = Smem(v in self.transposed)
         sources: dict[SSAValue, list[tuple[SSAValue, bool]]] = {}
         together = _UnionFind()  # the places one value is copied to share a type
         for op in consumer.walk():

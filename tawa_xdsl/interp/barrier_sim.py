@@ -509,6 +509,7 @@ class HopperFunctions(InterpreterFunctions):
         )
         scalars = any(
             isinstance(u.operation, nv.SmemStoreScalarOp | nv.ThreadLoadOp)
+            or (isinstance(u.operation, nv.TransposeCopyOp) and u.index == 2)
             for u in op.result.uses
         )
         ring = Ring(op.result.name_hint or "smem", data, scalars)
@@ -734,6 +735,13 @@ class HopperFunctions(InterpreterFunctions):
         turns[(w + 1) % len(self.consumers)].arrive(self.consumers[w], op.name)
         return ()
 
+    @impl(nv.ProducerBarrierOp)
+    def run_producer_barrier(
+        self, interpreter: Interpreter, op: nv.ProducerBarrierOp, args: PythonValues
+    ):
+        """The producer's threads are one actor here, in program order."""
+        return ()
+
     @impl(nv.FenceProxyAsyncOp)
     def run_fence_proxy(
         self, interpreter: Interpreter, op: nv.FenceProxyAsyncOp, args: PythonValues
@@ -900,6 +908,21 @@ class HopperFunctions(InterpreterFunctions):
         which a reader must fence after its wait; whether the copies are
         `cp.async` (every extent 4-byte aligned), as the thread level picks."""
         array, *coords, ring, slot = args
+        self._threads_write(
+            op, ring, slot, read_box(array, coords, ring.data.shape[1:])
+        )
+        ring.proxy_fenced[slot] = set()
+        base = array.__array_interface__["data"][0]
+        row = array.shape[-1] * array.itemsize
+        extents = (base, array.strides[0], coords[-1] * array.itemsize, row)
+        return (all(e % CP_ASYNC_SIZES[0] == 0 for e in extents),)
+
+    def _threads_write(
+        self, op: Operation, ring: Ring, slot: int, data: np.ndarray
+    ) -> None:
+        """The producer's threads write `data` into a slot (`thread_load`,
+        `transpose_copy`), generic-proxy writes: not while a wgmma reads it or
+        a TMA copy fills it; unpublished until the producer's next arrive."""
         self._slot(op, ring, slot)
         self._check_not_read(ring, slot, op.name)
         if any(t.ring is ring and t.slot == slot for t in self.transfers):
@@ -910,14 +933,9 @@ class HopperFunctions(InterpreterFunctions):
                     "into it is in flight",
                 )
             )
-        ring.data[slot] = read_box(array, coords, ring.data.shape[1:])
+        ring.data[slot] = data
         ring.published.pop(slot, None)
-        ring.proxy_fenced[slot] = set()
         self._actor().unpublished.append((ring, slot))
-        base = array.__array_interface__["data"][0]
-        row = array.shape[-1] * array.itemsize
-        extents = (base, array.strides[0], coords[-1] * array.itemsize, row)
-        return (all(e % CP_ASYNC_SIZES[0] == 0 for e in extents),)
 
     @impl(nv.ThreadLoadsArriveOp)
     def run_thread_loads_arrive(
@@ -932,6 +950,29 @@ class HopperFunctions(InterpreterFunctions):
             ring.published[slot] = (bar, bar.completed + 1)
         actor.unpublished.clear()
         self._arrive(bar, THREADS_PER_WARPGROUP, f"{op.name} {_bar(op, bars, i)}")
+        return ()
+
+    @impl(nv.TransposeCopyOp)
+    def run_transpose_copy(
+        self, interpreter: Interpreter, op: nv.TransposeCopyOp, args: PythonValues
+    ):
+        """The producer's threads copy a staging slot transposed into a ring
+        slot: the staging copy must have landed (its barrier waited for); the
+        writes are unfenced until the producer's own `fence_proxy_async` (a
+        reader does not fence them) and unpublished until its next arrive."""
+        source, src_slot, ring, slot = args
+        self._slot(op, source, src_slot)
+        if any(t.ring is source and t.slot == src_slot for t in self.transfers):
+            raise Hazard(
+                format_at(
+                    op,
+                    f"{op.name} reads slot {src_slot} of %{source.name} while a TMA "
+                    "copy into it is in flight (missing mbarrier_wait on its "
+                    "staging barrier?)",
+                )
+            )
+        self._threads_write(op, ring, slot, source.data[src_slot].T)
+        self._actor().unfenced.add((id(ring), slot))
         return ()
 
     @impl(nv.TMAStoreOp)
@@ -1131,9 +1172,20 @@ class HopperFunctions(InterpreterFunctions):
                 )
             )
         reads = {(id(v.ring), v.slot) for v in (lhs, rhs) if isinstance(v, View)}
+        block = self._where()[0]
         for v in (lhs, rhs):
             if not isinstance(v, View) or not v.ring.scalars:
                 continue
+            if any((id(v.ring), v.slot) in a.unfenced for a in block.actors.values()):
+                raise Hazard(
+                    format_at(
+                        op,
+                        f"{op.name} reads slot {v.slot} of %{v.ring.name}, written by "
+                        "the producer's threads (transpose_copy) and not fenced by "
+                        "them: the tensor cores may see stale data (missing "
+                        "fence_proxy_async)",
+                    )
+                )
             self._check_published(op, v.ring, v.slot)
             fenced = v.ring.proxy_fenced.get(v.slot)
             if fenced is not None and id(actor) not in fenced:

@@ -88,7 +88,9 @@ func.func @fp8_k48(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 48]>, %b: !tile.desc<
 
 // -----
 
-// 8-bit B stored K x N reaches wgmma MN-major, which it cannot read for 8-bit inputs
+// An 8-bit B tile read as loaded (K x N) only is transposed by the producer
+// (transpose-copy.mlir); one also read transposed keeps its loaded layout, so
+// the K x N read reaches wgmma MN-major, which it cannot read for 8-bit inputs
 // SHAPE: error: tile.dot: its f8E5M2 B operand is stored K x N (MN-major): wgmma reads 8-bit operands only K-major; store B as N x K and transpose the loaded tile (tile.trans)
 func.func @fp8_mn_major(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 128]>, %b: !tile.desc<?x?xf8E5M2, box = [128, 128]>,
                         %c: !tile.desc<?x?xf32, box = [64, 128]>) attributes {tile.kernel} {
@@ -97,7 +99,9 @@ func.func @fp8_mn_major(%a: !tile.desc<?x?xf8E4M3FN, box = [64, 128]>, %b: !tile
   %tb = tile.load %b[%c0, %c0] : !tile.desc<?x?xf8E5M2, box = [128, 128]> -> tensor<128x128xf8E5M2>
   %z = arith.constant dense<0.0> : tensor<64x128xf32>
   %d = tile.dot %ta, %tb, %z : tensor<64x128xf8E4M3FN>, tensor<128x128xf8E5M2> -> tensor<64x128xf32>
-  tile.store %d, %c[%c0, %c0] : tensor<64x128xf32> -> !tile.desc<?x?xf32, box = [64, 128]>
+  %tbt = tile.trans %tb : tensor<128x128xf8E5M2> -> tensor<128x128xf8E5M2>
+  %d2 = tile.dot %ta, %tbt, %d : tensor<64x128xf8E4M3FN>, tensor<128x128xf8E5M2> -> tensor<64x128xf32>
+  tile.store %d2, %c[%c0, %c0] : tensor<64x128xf32> -> !tile.desc<?x?xf32, box = [64, 128]>
   func.return
 }
 

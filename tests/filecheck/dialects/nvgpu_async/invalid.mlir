@@ -397,3 +397,33 @@ func.func @k(%g: !nvgpu_async.global<?x?xbf16>, %i: index) {
   func.return
 }
 // CHECK: error: nvgpu_async.thread_load needs 2 coordinates, got 1
+
+// -----
+
+func.func @k(%i: index) {
+  %s = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x128x64xbf16>
+  %b = nvgpu_async.smem_alloc offset = 16384 : !nvgpu_async.smem<2x64x128xbf16>
+  nvgpu_async.transpose_copy %s[%i], %b[%i] : !nvgpu_async.smem<1x128x64xbf16>, !nvgpu_async.smem<2x64x128xbf16>
+  func.return
+}
+// CHECK: error: nvgpu_async.transpose_copy moves 8-bit tiles of one type, not bf16 into bf16
+
+// -----
+
+func.func @k(%i: index) {
+  %s = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x128x64xf8E4M3FN>
+  %b = nvgpu_async.smem_alloc offset = 8192 : !nvgpu_async.smem<2x128x64xf8E4M3FN>
+  nvgpu_async.transpose_copy %s[%i], %b[%i] : !nvgpu_async.smem<1x128x64xf8E4M3FN>, !nvgpu_async.smem<2x128x64xf8E4M3FN>
+  func.return
+}
+// CHECK: error: nvgpu_async.transpose_copy: a 128x64 buffer does not hold the transpose of a 128x64 tile
+
+// -----
+
+func.func @k(%i: index) {
+  %s = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x16x128xf8E4M3FN>
+  %b = nvgpu_async.smem_alloc offset = 2048 : !nvgpu_async.smem<2x128x16xf8E4M3FN>
+  nvgpu_async.transpose_copy %s[%i], %b[%i] : !nvgpu_async.smem<1x16x128xf8E4M3FN>, !nvgpu_async.smem<2x128x16xf8E4M3FN>
+  func.return
+}
+// CHECK: error: nvgpu_async.transpose_copy: a 16x128 tile; the copy takes rows in multiples of 32 and columns in multiples of 16

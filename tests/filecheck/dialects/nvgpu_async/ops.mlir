@@ -176,3 +176,14 @@ func.func @cluster_ops(%m: !nvgpu_async.tensor_map<?x?xbf16, box = [128, 64], sw
   nvgpu_async.mbarrier_arrive warpgroup %b[%i] cluster(4) : !nvgpu_async.mbarrier<2>
   func.return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @transpose_copy
+// CHECK:   nvgpu_async.transpose_copy %s[%i], %b[%j] : !nvgpu_async.smem<1x128x64xf8E4M3FN>, !nvgpu_async.smem<2x64x128xf8E4M3FN>
+func.func @transpose_copy(%i: index, %j: index) {
+  %s = nvgpu_async.smem_alloc offset = 0 : !nvgpu_async.smem<1x128x64xf8E4M3FN>
+  %b = nvgpu_async.smem_alloc offset = 8192 : !nvgpu_async.smem<2x64x128xf8E4M3FN>
+  nvgpu_async.transpose_copy %s[%i], %b[%j] : !nvgpu_async.smem<1x128x64xf8E4M3FN>, !nvgpu_async.smem<2x64x128xf8E4M3FN>
+  func.return
+}
